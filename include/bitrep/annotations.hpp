@@ -1,0 +1,9 @@
+// Every field annotation.
+#pragma once
+
+#include <bitrep/bounded_string.hpp>
+#include <bitrep/bounded_vector.hpp>
+#include <bitrep/field_flags.hpp>
+#include <bitrep/quantized.hpp>
+#include <bitrep/quat.hpp>
+#include <bitrep/ranged.hpp>

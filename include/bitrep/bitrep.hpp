@@ -1,0 +1,10 @@
+// bitrep: bit-packed serialization of annotated structs (serialize 1.0 wire).
+#pragma once
+
+#include <bitrep/annotations.hpp>
+#include <bitrep/bits.hpp>
+#include <bitrep/bytes.hpp>
+#include <bitrep/reflect.hpp>
+#include <bitrep/serialize.hpp>
+#include <bitrep/status.hpp>
+#include <bitrep/stream.hpp>

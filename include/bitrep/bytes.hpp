@@ -1,0 +1,87 @@
+// Values to bytes and back: to_bytes, from_bytes, bit_size.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <bitrep/reflect.hpp>
+#include <bitrep/serialize.hpp>
+#include <bitrep/status.hpp>
+#include <bitrep/stream.hpp>
+
+namespace bitrep {
+
+/// Exactly the number of bits to_bytes writes for this value (its byte count
+/// is the ceiling over 8). Unlike measure_stream::bits() it counts the real
+/// alignment padding from an aligned start instead of the standard's 7.
+template <class T>
+std::size_t bit_size(const T& value)
+{
+    measure_stream stream;
+    bitrep::serialize(stream, value);
+    return stream.exact_bits();
+}
+
+/// Encodes every field that is not transient into a caller buffer. Never
+/// allocates on success; buffer_too_small when it does not fit, and
+/// value_out_of_range (naming the field) for a value outside its annotation.
+template <class T>
+status to_bytes(const T& value, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
+{
+    write_stream stream(buffer);
+    if (!bitrep::serialize(stream, value)) [[unlikely]] {
+        bytes_written = 0;
+        return stream.to_status(reflect::type_name<T>());
+    }
+    bytes_written = stream.flush();
+    return {};
+}
+
+/// Encodes into out, replacing its contents (out is empty on failure).
+template <class T>
+status to_bytes(const T& value, std::vector<std::uint8_t>& out)
+{
+    // A small compile-time bound sizes the buffer without measuring first;
+    // otherwise one exact measuring pass avoids over-allocating.
+    constexpr std::size_t small_bound_bytes = 64 * 1024;
+    constexpr std::size_t bound_bits = max_bits<T>;
+    out.resize(bound_bits <= small_bound_bytes * 8 ? (bound_bits + 7) / 8 : (bit_size(value) + 7) / 8);
+    std::size_t written = 0;
+    status result = to_bytes(value, std::span<std::uint8_t>(out), written);
+    out.resize(written);
+    return result;
+}
+
+/// Convenience: the bytes, or a thrown write_error carrying the status.
+template <class T>
+std::vector<std::uint8_t> to_bytes(const T& value)
+{
+    std::vector<std::uint8_t> out;
+    if (status result = to_bytes(value, out); !result)
+        throw write_error(std::move(result));
+    return out;
+}
+
+/// Decodes bytes written by to_bytes. All or nothing: on any error `out` is
+/// left exactly as it was, and the status names the error, the field path and
+/// the bit. Fields the encoding does not carry (transient) keep their values.
+/// Whole bytes left after the value are refused as trailing_data; the unused
+/// bits of the last byte are ignored, as the standard requires.
+template <class T>
+status from_bytes(std::span<const std::uint8_t> bytes, T& out)
+{
+    T decoded(out);
+    read_stream stream(bytes);
+    if (!bitrep::serialize(stream, decoded)) [[unlikely]]
+        return stream.to_status(reflect::type_name<T>());
+    const std::size_t used_bytes = (stream.bit_position() + 7) / 8;
+    if (used_bytes != bytes.size()) [[unlikely]]
+        return status(error::trailing_data, used_bytes * 8, reflect::type_name<T>(),
+                      "whole bytes left over after the value");
+    out = std::move(decoded);
+    return {};
+}
+
+} // namespace bitrep

@@ -1,0 +1,78 @@
+// Where a read or write failed: the first failure's code, bit and detail,
+// plus the field path, collected innermost-first as the failure unwinds
+// through each enclosing struct, container and optional. Nothing is recorded
+// on success, and recording never allocates (so a read never throws).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <bitrep/status.hpp>
+
+namespace bitrep::detail {
+
+class failure_record {
+public:
+    bool failed() const noexcept { return code_ != error::none; }
+    error code() const noexcept { return code_; }
+
+    /// Records the first failure only; later calls keep the original cause.
+    [[gnu::cold]] bool fail(error code, std::size_t bit, std::string_view detail) noexcept
+    {
+        if (code_ == error::none) {
+            code_ = code;
+            bit_ = bit;
+            detail_ = detail;
+        }
+        return false;
+    }
+
+    /// Called by an enclosing struct as the failure unwinds through it.
+    [[gnu::cold]] void enter_member(std::string_view name) noexcept { push({segment::member_name, name, 0}); }
+    [[gnu::cold]] void enter_position(std::size_t index) noexcept { push({segment::position_number, {}, index}); }
+    [[gnu::cold]] void enter_index(std::size_t index) noexcept { push({segment::element_index, {}, index}); }
+
+    /// Renders e.g. `Player.items[3].count` (or `.#4` for fields of aggregates,
+    /// which Boost.PFR in Boost 1.81 cannot name).
+    status to_status(std::string_view root) const
+    {
+        std::string path(root);
+        if (depth_ > segments_.size())
+            path += ".…";
+        for (std::size_t i = depth_ < segments_.size() ? depth_ : segments_.size(); i-- > 0;) {
+            const auto& s = segments_[i];
+            switch (s.kind) {
+            case segment::member_name: path.append(".").append(s.name); break;
+            case segment::position_number: path.append(".#").append(std::to_string(s.index)); break;
+            case segment::element_index: path.append("[").append(std::to_string(s.index)).append("]"); break;
+            }
+        }
+        return status(code_, bit_, std::move(path), detail_);
+    }
+
+private:
+    struct segment {
+        enum kind_t : std::uint8_t { member_name, position_number, element_index } kind;
+        std::string_view name;
+        std::size_t index;
+    };
+
+    void push(segment s) noexcept
+    {
+        // Past the capacity the outermost segments are dropped and marked.
+        if (depth_ < segments_.size())
+            segments_[depth_] = s;
+        ++depth_;
+    }
+
+    error code_ = error::none;
+    std::size_t bit_ = 0;
+    std::string_view detail_;
+    std::array<segment, 24> segments_{};
+    std::size_t depth_ = 0;
+};
+
+} // namespace bitrep::detail

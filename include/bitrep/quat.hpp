@@ -1,0 +1,35 @@
+// quat<BitsPerComponent>: a unit quaternion sent smallest-three, in
+// 2 + 3 * BitsPerComponent bits (29 bits at 9 bits per component).
+#pragma once
+
+#include <compare>
+
+#include <bitrep/detail/quantize.hpp>
+
+namespace bitrep {
+
+/// A rotation as a unit quaternion. On the wire: the index of the largest
+/// component (2 bits), then the other three, sign-folded so that the largest
+/// is positive, each quantized in [-1/sqrt(2), +1/sqrt(2)] to
+/// BitsPerComponent bits. The receiver rebuilds the largest from the unit
+/// norm. q and -q are the same rotation, so a round trip may flip all signs.
+template <int BitsPerComponent>
+struct quat {
+    static_assert(BitsPerComponent >= 2 && BitsPerComponent <= 24,
+                  "quat: BitsPerComponent must be in [2, 24] (float32 holds 2^24 quanta exactly)");
+    static constexpr int bits_per_component = BitsPerComponent;
+    static constexpr int bits = 2 + 3 * BitsPerComponent;
+    /// 1/sqrt(2) rounded to float32: no smaller component can exceed it.
+    static constexpr float component_limit = 0.707106781f;
+    static constexpr detail::quantizer component_quantizer =
+        detail::quantizer::from_bits(-component_limit, component_limit, BitsPerComponent);
+
+    float x = 0.0f;
+    float y = 0.0f;
+    float z = 0.0f;
+    float w = 1.0f;
+
+    friend constexpr bool operator==(const quat&, const quat&) noexcept = default;
+};
+
+} // namespace bitrep

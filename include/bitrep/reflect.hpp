@@ -1,0 +1,131 @@
+// Walking fields. This is the only header that touches Boost.PFR and
+// Boost.Describe: everything else sees fields as (reference, field_id) pairs
+// and enums as an index table.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <boost/core/type_name.hpp>
+#include <boost/describe/bases.hpp>
+#include <boost/describe/enumerators.hpp>
+#include <boost/describe/members.hpp>
+#include <boost/describe/modifiers.hpp>
+#include <boost/mp11/algorithm.hpp>
+#include <boost/pfr/core.hpp>
+#include <boost/pfr/tuple_size.hpp>
+
+namespace bitrep::reflect {
+
+/// A field's identity in error paths and schemas: a member name for
+/// Boost.Describe'd classes, a position for aggregates (Boost.PFR in Boost
+/// 1.81 cannot name them). Base-class subobjects carry `is_base`.
+struct field_id {
+    std::string_view name;
+    std::size_t position;
+    bool is_base = false;
+};
+
+template <class T>
+concept described = boost::describe::has_describe_members<T>::value;
+
+/// Aggregates that Boost.PFR can walk (and that are not described, since a
+/// description has names and therefore wins).
+template <class T>
+concept aggregate = std::is_class_v<T> && std::is_aggregate_v<T> && !described<T>;
+
+namespace detail {
+constexpr unsigned all_members = boost::describe::mod_any_access;
+
+template <class T, class Visit>
+constexpr bool visit_described(T& object, Visit& visit)
+{
+    using bases = boost::describe::describe_bases<std::remove_const_t<T>, all_members>;
+    using members = boost::describe::describe_members<std::remove_const_t<T>, all_members>;
+    bool ok = [&]<class... B>(boost::mp11::mp_list<B...>) {
+        return (visit(static_cast<std::conditional_t<std::is_const_v<T>, const typename B::type&, typename B::type&>>(object),
+                      field_id{{}, 0, true}) && ...);
+    }(boost::mp11::mp_rename<bases, boost::mp11::mp_list>{});
+    if (!ok)
+        return false;
+    return [&]<class... M, std::size_t... I>(boost::mp11::mp_list<M...>, std::index_sequence<I...>) {
+        return (visit(object.*M::pointer, field_id{M::name, I}) && ...);
+    }(boost::mp11::mp_rename<members, boost::mp11::mp_list>{}, std::make_index_sequence<boost::mp11::mp_size<members>::value>{});
+}
+} // namespace detail
+
+/// Calls visit(field, field_id) for each field in declaration order (for a
+/// described class: its described bases first, then its own members), and
+/// stops at the first call that returns false. Returns whether all succeeded.
+template <class T, class Visit>
+constexpr bool for_each_field(T& object, Visit&& visit)
+{
+    using plain = std::remove_const_t<T>;
+    if constexpr (described<plain>) {
+        return detail::visit_described(object, visit);
+    } else {
+        static_assert(aggregate<plain>, "bitrep::reflect: not an aggregate and not described");
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return (visit(boost::pfr::get<I>(object), field_id{{}, I}) && ...);
+        }(std::make_index_sequence<boost::pfr::tuple_size_v<plain>>{});
+    }
+}
+
+/// Calls visit.template operator()<FieldType>() for each field type, in the
+/// order for_each_field visits them, and folds the results with `combine`.
+template <class T, class Result, class Visit, class Combine>
+constexpr Result fold_field_types(Result initial, Visit visit, Combine combine)
+{
+    Result result = initial;
+    if constexpr (described<T>) {
+        boost::mp11::mp_for_each<boost::describe::describe_bases<T, detail::all_members>>([&](auto base) {
+            result = combine(result, visit.template operator()<typename decltype(base)::type>());
+        });
+        boost::mp11::mp_for_each<boost::describe::describe_members<T, detail::all_members>>([&](auto member) {
+            using field = std::remove_cvref_t<decltype(std::declval<T&>().*decltype(member)::pointer)>;
+            result = combine(result, visit.template operator()<field>());
+        });
+    } else {
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ((result = combine(result, visit.template operator()<boost::pfr::tuple_element_t<I, T>>())), ...);
+        }(std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
+    }
+    return result;
+}
+
+template <class E>
+concept described_enum = std::is_enum_v<E> && boost::describe::has_describe_enumerators<E>::value;
+
+/// An enum's enumerators in declaration order: the wire sends the index.
+template <described_enum E>
+struct enumerators {
+    static constexpr auto values = []<class... D>(boost::mp11::mp_list<D...>) {
+        return std::array<E, sizeof...(D)>{D::value...};
+    }(boost::mp11::mp_rename<boost::describe::describe_enumerators<E>, boost::mp11::mp_list>{});
+    static constexpr auto names = []<class... D>(boost::mp11::mp_list<D...>) {
+        return std::array<std::string_view, sizeof...(D)>{D::name...};
+    }(boost::mp11::mp_rename<boost::describe::describe_enumerators<E>, boost::mp11::mp_list>{});
+    static constexpr std::size_t count = values.size();
+
+    /// The declaration index of value, or count when it is not an enumerator.
+    static constexpr std::size_t index_of(E value) noexcept
+    {
+        for (std::size_t i = 0; i < count; ++i)
+            if (values[i] == value)
+                return i;
+        return count;
+    }
+};
+
+/// A readable type name for error paths (e.g. "Player").
+template <class T>
+std::string type_name()
+{
+    return boost::core::type_name<T>();
+}
+
+} // namespace bitrep::reflect

@@ -1,0 +1,96 @@
+// Errors as values: what went wrong, at which field, at which bit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace bitrep {
+
+enum class error : std::uint8_t {
+    none = 0,
+    truncated,          ///< the input ended before the value did
+    out_of_range,       ///< a decoded integer, length or quantum lies outside its declared bounds
+    bad_padding,        ///< an alignment padding bit is 1
+    bad_utf8,           ///< a string is not well-formed UTF-8
+    interior_nul,       ///< a string holds a zero byte
+    bad_enum,           ///< an enum index or value that is not an enumerator
+    trailing_data,      ///< whole bytes are left over after the value
+    value_out_of_range, ///< (write) a value lies outside its annotation
+    buffer_too_small,   ///< (write) the caller's buffer cannot hold the encoding
+};
+
+constexpr std::string_view to_string(error code) noexcept
+{
+    switch (code) {
+    case error::none: return "ok";
+    case error::truncated: return "truncated";
+    case error::out_of_range: return "out_of_range";
+    case error::bad_padding: return "bad_padding";
+    case error::bad_utf8: return "bad_utf8";
+    case error::interior_nul: return "interior_nul";
+    case error::bad_enum: return "bad_enum";
+    case error::trailing_data: return "trailing_data";
+    case error::value_out_of_range: return "value_out_of_range";
+    case error::buffer_too_small: return "buffer_too_small";
+    }
+    return "unknown";
+}
+
+/// The outcome of a read or write. Converts to true when it succeeded.
+/// On failure it names the error, the field path (e.g. `Player.items[3].count`),
+/// the bit offset where the failing primitive started, and a short detail.
+class status {
+public:
+    status() noexcept = default;
+    status(error code, std::size_t bit_offset, std::string field_path = {}, std::string_view detail = {})
+        : code_(code), bit_offset_(bit_offset), field_path_(std::move(field_path)), detail_(detail)
+    {
+    }
+
+    explicit operator bool() const noexcept { return code_ == error::none; }
+    bool ok() const noexcept { return code_ == error::none; }
+    error code() const noexcept { return code_; }
+    std::size_t bit_offset() const noexcept { return bit_offset_; }
+    const std::string& field_path() const noexcept { return field_path_; }
+    /// A static description of the failed check (never owned, never freed).
+    std::string_view detail() const noexcept { return detail_; }
+
+    /// e.g. "out_of_range at Player.items[3].count, bit 117: value above the range's maximum"
+    std::string message() const
+    {
+        if (ok())
+            return "ok";
+        std::string text(to_string(code_));
+        if (!field_path_.empty())
+            text.append(" at ").append(field_path_).append(",");
+        text.append(" bit ").append(std::to_string(bit_offset_));
+        if (!detail_.empty())
+            text.append(": ").append(detail_);
+        return text;
+    }
+
+    friend bool operator==(const status& s, error e) noexcept { return s.code_ == e; }
+
+private:
+    error code_ = error::none;
+    std::size_t bit_offset_ = 0;
+    std::string field_path_;
+    std::string_view detail_;
+};
+
+/// Thrown only by the convenience writer `to_bytes(const T&)`; every other
+/// entry point, and every read path, returns a status instead.
+class write_error : public std::runtime_error {
+public:
+    explicit write_error(bitrep::status s) : std::runtime_error(s.message()), status_(std::move(s)) {}
+    const bitrep::status& status() const noexcept { return status_; }
+
+private:
+    bitrep::status status_;
+};
+
+} // namespace bitrep

@@ -1,0 +1,386 @@
+// The standard's primitives (serialize 1.0) on three streams that share one
+// description: write_stream packs, read_stream unpacks and refuses what a
+// reader must refuse, measure_stream counts. Every composite primitive is
+// written once, in stream_primitives, on top of the three operations that
+// genuinely differ per stream: bits, align and bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+
+#include <bitrep/bits.hpp>
+#include <bitrep/detail/field_path.hpp>
+#include <bitrep/detail/quantize.hpp>
+#include <bitrep/detail/utf8.hpp>
+#include <bitrep/status.hpp>
+
+namespace bitrep {
+
+/// Which fields a stream carries: `all` (to_bytes), `save` (save files: no
+/// net_only), `replication` (network: no save_only). transient never goes.
+enum class scope : std::uint8_t { all, save, replication };
+
+template <class Derived>
+class stream_primitives : public detail::failure_record {
+public:
+    /// serialize 1.0 bits(value, n) for n in [1, 64]: above 32, the low 32
+    /// bits go first, then the high n - 32.
+    bool serialize_bits(std::uint64_t& value, int bits)
+    {
+        if (bits <= 32) {
+            std::uint32_t low = static_cast<std::uint32_t>(value);
+            if (!self().serialize_bits(low, bits))
+                return false;
+            value = low;
+            return true;
+        }
+        std::uint32_t low = static_cast<std::uint32_t>(value);
+        std::uint32_t high = static_cast<std::uint32_t>(value >> 32);
+        if (!self().serialize_bits(low, 32) || !self().serialize_bits(high, bits - 32))
+            return false;
+        value = (static_cast<std::uint64_t>(high) << 32) | low;
+        return true;
+    }
+
+    bool serialize_bool(bool& value)
+    {
+        std::uint32_t bit = value ? 1u : 0u;
+        if (!self().serialize_bits(bit, 1))
+            return false;
+        value = bit != 0;
+        return true;
+    }
+
+    /// The core of every ranged integer: an offset in [0, span] in
+    /// bits_required(span) bits (zero bits when span is 0). Writers refuse an
+    /// offset above span; readers refuse a decoded one.
+    bool serialize_ranged_offset(std::uint64_t& offset, std::uint64_t span)
+    {
+        const int bits = bits_required_for_span(span);
+        if constexpr (Derived::is_writing) {
+            if (offset > span) [[unlikely]]
+                return fail(error::value_out_of_range, position(), "value outside its declared range");
+        }
+        if constexpr (Derived::is_reading) {
+            offset = 0;
+        }
+        if (bits == 0)
+            return true;
+        const std::size_t start = position();
+        if (!serialize_bits(offset, bits))
+            return false;
+        if constexpr (Derived::is_reading) {
+            if (offset > span) [[unlikely]]
+                return fail(error::out_of_range, start, "decoded value above the range's maximum");
+        }
+        return true;
+    }
+
+    /// int(value, min, max), 32-bit.
+    bool serialize_int(std::int32_t& value, std::int32_t min, std::int32_t max)
+    {
+        std::int64_t wide = value;
+        if (!serialize_int64(wide, min, max))
+            return false;
+        value = static_cast<std::int32_t>(wide);
+        return true;
+    }
+
+    /// int64(value, min, max): over bounds that fit int32 the bytes equal int's.
+    bool serialize_int64(std::int64_t& value, std::int64_t min, std::int64_t max)
+    {
+        const auto umin = static_cast<std::uint64_t>(min);
+        std::uint64_t offset = static_cast<std::uint64_t>(value) - umin;
+        if constexpr (Derived::is_writing) {
+            if (value < min || value > max) [[unlikely]]
+                return fail(error::value_out_of_range, position(), "value outside its declared range");
+        }
+        if (!serialize_ranged_offset(offset, static_cast<std::uint64_t>(max) - umin))
+            return false;
+        value = static_cast<std::int64_t>(umin + offset);
+        return true;
+    }
+
+    /// int_relative(previous, current) for strictly increasing sequences:
+    /// a ladder of tier flags, then the tier's ranged payload, or in the
+    /// final tier the absolute current value (serialize 1.0 section 4).
+    bool serialize_int_relative(std::int32_t previous, std::int32_t& current)
+    {
+        struct tier { std::uint32_t min, max; };
+        static constexpr tier tiers[] = {{1, 1}, {2, 6}, {7, 23}, {24, 280}, {281, 4377}, {4378, 69914}};
+        std::uint32_t difference = 0;
+        if constexpr (Derived::is_writing) {
+            if (current <= previous) [[unlikely]]
+                return fail(error::value_out_of_range, position(), "int_relative needs current > previous");
+        }
+        if constexpr (!Derived::is_reading)
+            difference = static_cast<std::uint32_t>(current) - static_cast<std::uint32_t>(previous);
+        for (const tier& t : tiers) {
+            bool fits = difference >= t.min && difference <= t.max;
+            if (!serialize_bool(fits))
+                return false;
+            if (fits) {
+                std::uint64_t offset = difference - t.min;
+                if (!serialize_ranged_offset(offset, t.max - t.min))
+                    return false;
+                current = static_cast<std::int32_t>(static_cast<std::uint32_t>(previous) +
+                                                    t.min + static_cast<std::uint32_t>(offset));
+                return true;
+            }
+        }
+        const std::size_t start = position();
+        auto absolute = static_cast<std::uint32_t>(current);
+        if (!self().serialize_bits(absolute, 32))
+            return false;
+        current = static_cast<std::int32_t>(absolute);
+        if constexpr (Derived::is_reading) {
+            if (current <= previous) [[unlikely]]
+                return fail(error::out_of_range, start, "int_relative final tier is not above previous");
+        }
+        return true;
+    }
+
+    /// IEEE-754 bit patterns, transparent both ways (NaN payloads, -0, inf).
+    bool serialize_float(float& value)
+    {
+        auto pattern = std::bit_cast<std::uint32_t>(value);
+        if (!self().serialize_bits(pattern, 32))
+            return false;
+        value = std::bit_cast<float>(pattern);
+        return true;
+    }
+
+    bool serialize_double(double& value)
+    {
+        auto pattern = std::bit_cast<std::uint64_t>(value);
+        if (!serialize_bits(pattern, 64))
+            return false;
+        value = std::bit_cast<double>(pattern);
+        return true;
+    }
+
+    /// compressed_float with a precomputed quantizer (see detail/quantize.hpp).
+    bool serialize_quantized(float& value, const detail::quantizer& q)
+    {
+        std::uint32_t quantum = 0;
+        if constexpr (Derived::is_writing) {
+            if (value != value) [[unlikely]]
+                return fail(error::value_out_of_range, position(), "NaN cannot be quantized");
+            quantum = q.quantize(value);
+        }
+        const std::size_t start = position();
+        if (!self().serialize_bits(quantum, q.bits))
+            return false;
+        if constexpr (Derived::is_reading) {
+            if (quantum > q.max_integer) [[unlikely]]
+                return fail(error::out_of_range, start, "quantum above the range's maximum");
+            value = q.dequantize(quantum);
+        }
+        return true;
+    }
+
+    /// compressed_float(value, min, max, resolution) as the standard names it.
+    bool serialize_compressed_float(float& value, float min, float max, float resolution)
+    {
+        return serialize_quantized(value, detail::quantizer::from_resolution(min, max, resolution));
+    }
+
+    /// string(s, buffer_size): length in [0, buffer_size - 1], then the bytes
+    /// (aligned). Readers refuse an over-long length before allocating, a zero
+    /// byte, and malformed UTF-8; writers refuse the same of the value.
+    bool serialize_string(std::string& text, std::size_t buffer_size)
+    {
+        const std::uint64_t max_length = buffer_size - 1;
+        std::uint64_t length = text.size();
+        if constexpr (Derived::is_writing) {
+            if (length > max_length) [[unlikely]]
+                return fail(error::value_out_of_range, position(), "string longer than its bound");
+            if (!check_text(text, position()))
+                return false;
+        }
+        if (!serialize_ranged_offset(length, max_length))
+            return false;
+        if constexpr (Derived::is_reading) {
+            if (length > self().bits_remaining() / 8) [[unlikely]]
+                return fail(error::truncated, position(), "string bytes past the end of the input");
+            text.resize(static_cast<std::size_t>(length));
+        }
+        const std::size_t start = position();
+        if (!self().serialize_bytes(reinterpret_cast<std::uint8_t*>(text.data()), static_cast<std::size_t>(length)))
+            return false;
+        if constexpr (Derived::is_reading) {
+            return check_text(text, start);
+        }
+        return true;
+    }
+
+    /// Bit index of the next operation (exact, from the stream's start).
+    std::size_t position() const noexcept { return static_cast<const Derived&>(*this).bit_position(); }
+
+protected:
+    Derived& self() noexcept { return static_cast<Derived&>(*this); }
+
+    bool check_text(const std::string& text, std::size_t bit)
+    {
+        if (std::memchr(text.data(), 0, text.size()) != nullptr) [[unlikely]]
+            return fail(error::interior_nul, bit, "zero byte inside a string");
+        if (!detail::is_valid_utf8(reinterpret_cast<const unsigned char*>(text.data()), text.size())) [[unlikely]]
+            return fail(error::bad_utf8, bit, "string is not well-formed UTF-8");
+        return true;
+    }
+};
+
+template <scope Scope = scope::all>
+class basic_write_stream : public stream_primitives<basic_write_stream<Scope>> {
+public:
+    static constexpr bool is_writing = true;
+    static constexpr bool is_reading = false;
+    static constexpr bool is_measuring = false;
+    static constexpr bitrep::scope field_scope = Scope;
+
+    explicit basic_write_stream(std::span<std::uint8_t> buffer) noexcept : writer_(buffer) {}
+
+    using stream_primitives<basic_write_stream>::serialize_bits;
+    bool serialize_bits(std::uint32_t& value, int bits)
+    {
+        if (!writer_.write_bits(value, bits)) [[unlikely]]
+            return this->fail(error::buffer_too_small, writer_.bits_written(), "output buffer is full");
+        return true;
+    }
+
+    bool serialize_align()
+    {
+        const int padding = static_cast<int>((8 - writer_.bits_written() % 8) % 8);
+        std::uint32_t zero = 0;
+        return padding == 0 || serialize_bits(zero, padding);
+    }
+
+    bool serialize_bytes(std::uint8_t* data, std::size_t count)
+    {
+        if (!serialize_align())
+            return false;
+        for (std::size_t i = 0; i < count; ++i) {
+            std::uint32_t byte = data[i];
+            if (!serialize_bits(byte, 8))
+                return false;
+        }
+        return true;
+    }
+
+    /// Stores the final partial bytes; returns the meaningful byte count.
+    std::size_t flush() noexcept
+    {
+        writer_.flush();
+        return writer_.bytes_written();
+    }
+
+    std::size_t bit_position() const noexcept { return writer_.bits_written(); }
+
+private:
+    bit_writer writer_;
+};
+
+template <scope Scope = scope::all>
+class basic_read_stream : public stream_primitives<basic_read_stream<Scope>> {
+public:
+    static constexpr bool is_writing = false;
+    static constexpr bool is_reading = true;
+    static constexpr bool is_measuring = false;
+    static constexpr bitrep::scope field_scope = Scope;
+
+    explicit basic_read_stream(std::span<const std::uint8_t> data) noexcept : reader_(data) {}
+
+    using stream_primitives<basic_read_stream>::serialize_bits;
+    bool serialize_bits(std::uint32_t& value, int bits)
+    {
+        if (!reader_.read_bits(value, bits)) [[unlikely]]
+            return this->fail(error::truncated, reader_.bits_read(), "input ends before the value");
+        return true;
+    }
+
+    bool serialize_align()
+    {
+        const int padding = static_cast<int>((8 - reader_.bits_read() % 8) % 8);
+        if (padding == 0)
+            return true;
+        const std::size_t start = reader_.bits_read();
+        std::uint32_t bits = 0;
+        if (!serialize_bits(bits, padding))
+            return false;
+        if (bits != 0) [[unlikely]]
+            return this->fail(error::bad_padding, start, "non-zero alignment padding");
+        return true;
+    }
+
+    bool serialize_bytes(std::uint8_t* data, std::size_t count)
+    {
+        if (!serialize_align())
+            return false;
+        if (count > reader_.bits_remaining() / 8) [[unlikely]]
+            return this->fail(error::truncated, reader_.bits_read(), "bytes past the end of the input");
+        for (std::size_t i = 0; i < count; ++i) {
+            std::uint32_t byte = 0;
+            reader_.read_bits(byte, 8); // cannot fail: checked above
+            data[i] = static_cast<std::uint8_t>(byte);
+        }
+        return true;
+    }
+
+    std::size_t bit_position() const noexcept { return reader_.bits_read(); }
+    std::size_t bits_remaining() const noexcept { return reader_.bits_remaining(); }
+
+private:
+    bit_reader reader_;
+};
+
+/// Counts bits. bits() follows the standard's conservative rule (7 bits per
+/// alignment, so it bounds the size at any starting offset); exact_bits()
+/// counts real padding from an aligned start, which is what to_bytes writes.
+template <scope Scope = scope::all>
+class basic_measure_stream : public stream_primitives<basic_measure_stream<Scope>> {
+public:
+    static constexpr bool is_writing = false;
+    static constexpr bool is_reading = false;
+    static constexpr bool is_measuring = true;
+    static constexpr bitrep::scope field_scope = Scope;
+
+    using stream_primitives<basic_measure_stream>::serialize_bits;
+    bool serialize_bits(std::uint32_t&, int bits) noexcept
+    {
+        bits_ += static_cast<std::size_t>(bits);
+        exact_bits_ += static_cast<std::size_t>(bits);
+        return true;
+    }
+
+    bool serialize_align() noexcept
+    {
+        bits_ += 7;
+        exact_bits_ += (8 - exact_bits_ % 8) % 8;
+        return true;
+    }
+
+    bool serialize_bytes(std::uint8_t*, std::size_t count) noexcept
+    {
+        serialize_align();
+        bits_ += count * 8;
+        exact_bits_ += count * 8;
+        return true;
+    }
+
+    std::size_t bits() const noexcept { return bits_; }
+    std::size_t exact_bits() const noexcept { return exact_bits_; }
+    std::size_t bit_position() const noexcept { return exact_bits_; }
+
+private:
+    std::size_t bits_ = 0;
+    std::size_t exact_bits_ = 0;
+};
+
+using write_stream = basic_write_stream<>;
+using read_stream = basic_read_stream<>;
+using measure_stream = basic_measure_stream<>;
+
+} // namespace bitrep

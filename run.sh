@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# bitrep's two entry points on a fresh Debian bookworm machine:
+#   ./run.sh example   installs what is missing, builds, runs the main example
+#   ./run.sh test      installs what is missing, builds with g++ and clang
+#                      (-Werror), runs every test, and checks find_package()
+#                      from a separate consumer project
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages=(cmake make g++ clang libboost1.81-dev libgtest-dev libbenchmark-dev)
+jobs=$(nproc)
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    echo "installing: ${missing[*]}"
+    local sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+}
+
+# configure_and_build DIR COMPILER BUILD_TYPE
+configure_and_build() {
+  mkdir -p "$(dirname "$1")"
+  cmake -S . -B "$1" -DCMAKE_CXX_COMPILER="$2" -DCMAKE_BUILD_TYPE="$3" > "$1.configure.log" \
+    || { cat "$1.configure.log"; return 1; }
+  cmake --build "$1" -j "$jobs"
+}
+
+case "${1:-}" in
+  example)
+    install_missing
+    configure_and_build build/release g++ Release
+    ./build/release/examples/quickstart
+    ;;
+  test)
+    install_missing
+    # g++ optimised and clang unoptimised: the golden vectors in both builds
+    # prove the wire does not depend on compiler or optimisation level.
+    configure_and_build build/release g++ Release
+    configure_and_build build/clang-debug clang++ Debug
+    (cd build/release && ctest --output-on-failure -j "$jobs")
+    (cd build/clang-debug && ctest --output-on-failure -j "$jobs")
+    # Installed package, used from another project through find_package().
+    rm -rf build/stage build/consumer
+    cmake --install build/release --prefix "$PWD/build/stage" > /dev/null
+    cmake -S tests/consumer -B build/consumer -DCMAKE_PREFIX_PATH="$PWD/build/stage" > build/consumer.configure.log \
+      || { cat build/consumer.configure.log; exit 1; }
+    cmake --build build/consumer -j "$jobs"
+    ./build/consumer/consumer
+    ;;
+  *)
+    echo "usage: $0 example|test" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,5 @@
+// expect: Add BOOST_DESCRIBE_ENUM
+#include <bitrep/bitrep.hpp>
+enum class Color { red, green };
+struct Paint { Color color; };
+int main() { return static_cast<int>(bitrep::to_bytes(Paint{}).size()); }
