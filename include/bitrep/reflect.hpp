@@ -11,10 +11,7 @@
 #include <utility>
 
 #include <boost/core/type_name.hpp>
-#include <boost/describe/bases.hpp>
-#include <boost/describe/enumerators.hpp>
-#include <boost/describe/members.hpp>
-#include <boost/describe/modifiers.hpp>
+#include <boost/describe.hpp> // users describe their types with these macros
 #include <boost/mp11/algorithm.hpp>
 #include <boost/pfr/core.hpp>
 #include <boost/pfr/tuple_size.hpp>
@@ -110,6 +107,7 @@ struct enumerators {
         return std::array<std::string_view, sizeof...(D)>{D::name...};
     }(boost::mp11::mp_rename<boost::describe::describe_enumerators<E>, boost::mp11::mp_list>{});
     static constexpr std::size_t count = values.size();
+    static_assert(count > 0, "bitrep: an enum needs at least one described enumerator");
 
     /// The declaration index of value, or count when it is not an enumerator.
     static constexpr std::size_t index_of(E value) noexcept

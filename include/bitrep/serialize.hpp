@@ -82,6 +82,14 @@ concept has_free_hook = requires(T& value, write_stream& w, read_stream& r, meas
     { bitrep_serialize(m, value) } -> std::convertible_to<bool>;
 };
 
+template <class E>
+constexpr void require_described_enum()
+{
+    static_assert(reflect::described_enum<E>,
+                  "bitrep: this enum is not described. Add BOOST_DESCRIBE_ENUM(YourEnum, enumerator1, enumerator2, "
+                  "...) after its declaration, at namespace scope (it comes with <bitrep/bitrep.hpp>).");
+}
+
 template <class Stream>
 [[gnu::cold]] void enter_field(Stream& stream, const reflect::field_id& id) noexcept
 {
@@ -109,26 +117,26 @@ struct codec {
         } else if constexpr (std::is_same_v<T, bool>) {
             return stream.serialize_bool(value);
         } else if constexpr (std::is_enum_v<T>) {
-            static_assert(reflect::described_enum<T>,
-                          "bitrep: this enum is not described. Add BOOST_DESCRIBE_ENUM(YourEnum, enumerator1, "
-                          "enumerator2, ...) after its declaration (#include <boost/describe/enum.hpp>).");
-            using table = reflect::enumerators<T>;
-            constexpr int bits = bits_required_for_span(table::count - 1);
-            std::uint64_t index = 0;
-            const std::size_t start = stream.position();
-            if constexpr (!Stream::is_reading) {
-                index = table::index_of(value);
-                if (Stream::is_writing && index == table::count) [[unlikely]]
-                    return stream.fail(error::bad_enum, start, "enum value is not an enumerator");
-            }
-            if constexpr (bits > 0) {
-                if (!stream.serialize_bits(index, bits))
-                    return false;
-            }
-            if constexpr (Stream::is_reading) {
-                if (index >= table::count) [[unlikely]]
-                    return stream.fail(error::bad_enum, start, "enum index is not an enumerator");
-                value = table::values[index];
+            detail::require_described_enum<T>();
+            if constexpr (reflect::described_enum<T>) {
+                using table = reflect::enumerators<T>;
+                constexpr int bits = bits_required_for_span(table::count - 1);
+                std::uint64_t index = 0;
+                const std::size_t start = stream.position();
+                if constexpr (!Stream::is_reading) {
+                    index = table::index_of(value);
+                    if (Stream::is_writing && index == table::count) [[unlikely]]
+                        return stream.fail(error::bad_enum, start, "enum value is not an enumerator");
+                }
+                if constexpr (bits > 0) {
+                    if (!stream.serialize_bits(index, bits))
+                        return false;
+                }
+                if constexpr (Stream::is_reading) {
+                    if (index >= table::count) [[unlikely]]
+                        return stream.fail(error::bad_enum, start, "enum index is not an enumerator");
+                    value = table::values[index];
+                }
             }
             return true;
         } else if constexpr (std::is_integral_v<T>) {
@@ -168,7 +176,10 @@ struct codec {
         } else if constexpr (std::is_same_v<T, bool>) {
             return 1;
         } else if constexpr (std::is_enum_v<T>) {
-            return static_cast<std::size_t>(bits_required_for_span(reflect::enumerators<T>::count - 1));
+            detail::require_described_enum<T>();
+            if constexpr (reflect::described_enum<T>)
+                return static_cast<std::size_t>(bits_required_for_span(reflect::enumerators<T>::count - 1));
+            return 0;
         } else if constexpr (std::is_arithmetic_v<T>) {
             return sizeof(T) * 8;
         } else {
