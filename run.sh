@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(cmake make g++ clang libboost1.81-dev libgtest-dev libbenchmark-dev)
+packages=(cmake make g++ clang libclang-rt-14-dev libboost1.81-dev libgtest-dev libbenchmark-dev)
 jobs=$(nproc)
 
 install_missing() {
@@ -23,10 +23,10 @@ install_missing() {
   fi
 }
 
-# configure_and_build DIR COMPILER BUILD_TYPE
+# configure_and_build DIR COMPILER BUILD_TYPE [CMAKE OPTIONS...]
 configure_and_build() {
   mkdir -p "$(dirname "$1")"
-  cmake -S . -B "$1" -DCMAKE_CXX_COMPILER="$2" -DCMAKE_BUILD_TYPE="$3" > "$1.configure.log" \
+  cmake -S . -B "$1" -DCMAKE_CXX_COMPILER="$2" -DCMAKE_BUILD_TYPE="$3" "${@:4}" > "$1.configure.log" \
     || { cat "$1.configure.log"; return 1; }
   cmake --build "$1" -j "$jobs"
 }
@@ -40,9 +40,12 @@ case "${1:-}" in
   test)
     install_missing
     # g++ optimised and clang unoptimised: the golden vectors in both builds
-    # prove the wire does not depend on compiler or optimisation level.
+    # prove the wire does not depend on compiler or optimisation level. The
+    # clang build runs every test under AddressSanitizer and UBSan, and
+    # fuzzes from_bytes with libFuzzer for a bounded time.
     configure_and_build build/release g++ Release
-    configure_and_build build/clang-debug clang++ Debug
+    configure_and_build build/clang-debug clang++ Debug -DBITREP_SANITIZE=ON -DBITREP_FUZZ=ON \
+      -DBITREP_BUILD_BENCHMARKS=OFF
     (cd build/release && ctest --output-on-failure -j "$jobs")
     (cd build/clang-debug && ctest --output-on-failure -j "$jobs")
     # Installed package, used from another project through find_package().

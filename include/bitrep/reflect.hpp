@@ -109,17 +109,30 @@ struct enumerators {
     static constexpr std::size_t count = values.size();
     static_assert(count > 0, "bitrep: an enum needs at least one described enumerator");
 
+    /// Whether enumerator i has the value i (the common `enum class { a, b, c }`),
+    /// which makes the index the value itself.
+    static constexpr bool values_are_indices = [] {
+        for (std::size_t i = 0; i < count; ++i)
+            if (static_cast<std::underlying_type_t<E>>(values[i]) != static_cast<std::underlying_type_t<E>>(i))
+                return false;
+        return true;
+    }();
+
     /// The declaration index of value, or count when it is not an enumerator.
     static constexpr std::size_t index_of(E value) noexcept
     {
-        for (std::size_t i = 0; i < count; ++i)
-            if (values[i] == value)
-                return i;
-        return count;
+        if constexpr (values_are_indices) {
+            const auto raw = static_cast<std::make_unsigned_t<std::underlying_type_t<E>>>(value);
+            return raw < count ? static_cast<std::size_t>(raw) : count;
+        } else {
+            for (std::size_t i = 0; i < count; ++i)
+                if (values[i] == value)
+                    return i;
+            return count;
+        }
     }
 };
 
-/// A readable type name for error paths (e.g. "Player").
 template <class T>
 std::string type_name()
 {

@@ -254,7 +254,14 @@ struct codec<quat<Bits>> {
             for (std::uint32_t i = 0; i < 4; ++i)
                 if (i != largest)
                     sum = detail::keep_rounded(sum + detail::keep_rounded(c[i] * c[i]));
-            c[largest] = sum < 1.0f ? std::sqrt(1.0f - sum) : 0.0f;
+            // The three smallest components of a unit quaternion have squares
+            // summing to at most 3/4 (the largest is at least 1/2), so no
+            // writer sends more than 1: such bytes are forged, and accepting
+            // them would hand the game a rotation that is not unit length.
+            if (sum > 1.0f) [[unlikely]]
+                return stream.fail(error::out_of_range, stream.position() - type::bits,
+                                   "smallest-three components exceed unit length");
+            c[largest] = std::sqrt(1.0f - sum);
             value = type{c[0], c[1], c[2], c[3]};
         }
         return true;

@@ -51,10 +51,13 @@ struct quantizer {
                 bits_required_for_span(max_integer)};
     }
 
-    /// A fixed bit budget: max_integer = 2^bits - 1 (used by smallest-three).
+    /// A fixed bit budget for a range symmetric about 0 (smallest-three):
+    /// max_integer = 2^bits - 2, an even count, so that 0 is exactly a
+    /// quantum (with 2^bits - 1 the identity rotation would come back as
+    /// 0.0014 at 9 bits). The one code above it is refused by readers.
     static constexpr quantizer from_bits(float min, float max, int bits) noexcept
     {
-        const auto max_integer = static_cast<std::uint32_t>((std::uint64_t{1} << bits) - 1);
+        const auto max_integer = static_cast<std::uint32_t>((std::uint64_t{1} << bits) - 2);
         return {min, max - min, max_integer, bits};
     }
 
