@@ -228,6 +228,7 @@ struct codec<quat<Bits>> {
     {
         std::array<float, 4> c{value.x, value.y, value.z, value.w};
         std::uint32_t largest = 0;
+        const std::size_t start = stream.position();
         if constexpr (!Stream::is_reading) {
             for (std::uint32_t i = 1; i < 4; ++i)
                 if (std::fabs(c[i]) > std::fabs(c[largest]))
@@ -235,7 +236,7 @@ struct codec<quat<Bits>> {
             if constexpr (Stream::is_writing) {
                 const float norm = c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3];
                 if (!(std::fabs(norm - 1.0f) <= 0.01f)) [[unlikely]] // also refuses NaN and infinity
-                    return stream.fail(error::value_out_of_range, stream.position(),
+                    return stream.fail(error::value_out_of_range, start,
                                        "quaternion is not unit length (|q|^2 off by more than 1%)");
             }
             if (c[largest] < 0.0f)
@@ -246,7 +247,7 @@ struct codec<quat<Bits>> {
             return false;
         for (std::uint32_t i = 0; i < 4; ++i)
             if (i != largest && !stream.serialize_quantized(c[i], type::component_quantizer))
-                return false;
+                return stream.fail_from(start);
         if constexpr (Stream::is_reading) {
             // The sum is rounded step by step (no fusion) so every receiver
             // rebuilds the same largest component.
@@ -259,8 +260,7 @@ struct codec<quat<Bits>> {
             // writer sends more than 1: such bytes are forged, and accepting
             // them would hand the game a rotation that is not unit length.
             if (sum > 1.0f) [[unlikely]]
-                return stream.fail(error::out_of_range, stream.position() - type::bits,
-                                   "smallest-three components exceed unit length");
+                return stream.fail(error::out_of_range, start, "smallest-three components exceed unit length");
             c[largest] = std::sqrt(1.0f - sum);
             value = type{c[0], c[1], c[2], c[3]};
         }

@@ -37,10 +37,11 @@ public:
             value = low;
             return true;
         }
+        const std::size_t start = position();
         std::uint32_t low = static_cast<std::uint32_t>(value);
         std::uint32_t high = static_cast<std::uint32_t>(value >> 32);
         if (!self().serialize_bits(low, 32) || !self().serialize_bits(high, bits - 32))
-            return false;
+            return fail_from(start);
         value = (static_cast<std::uint64_t>(high) << 32) | low;
         return true;
     }
@@ -111,6 +112,7 @@ public:
     {
         struct tier { std::uint32_t min, max; };
         static constexpr tier tiers[] = {{1, 1}, {2, 6}, {7, 23}, {24, 280}, {281, 4377}, {4378, 69914}};
+        const std::size_t start = position();
         std::uint32_t difference = 0;
         if constexpr (Derived::is_writing) {
             if (current <= previous) [[unlikely]]
@@ -121,20 +123,19 @@ public:
         for (const tier& t : tiers) {
             bool fits = difference >= t.min && difference <= t.max;
             if (!serialize_bool(fits))
-                return false;
+                return fail_from(start);
             if (fits) {
                 std::uint64_t offset = difference - t.min;
                 if (!serialize_ranged_offset(offset, t.max - t.min))
-                    return false;
+                    return fail_from(start);
                 current = static_cast<std::int32_t>(static_cast<std::uint32_t>(previous) +
                                                     t.min + static_cast<std::uint32_t>(offset));
                 return true;
             }
         }
-        const std::size_t start = position();
         auto absolute = static_cast<std::uint32_t>(current);
         if (!self().serialize_bits(absolute, 32))
-            return false;
+            return fail_from(start);
         current = static_cast<std::int32_t>(absolute);
         if constexpr (Derived::is_reading) {
             if (current <= previous) [[unlikely]]
@@ -193,24 +194,24 @@ public:
     /// byte, and malformed UTF-8; writers refuse the same of the value.
     bool serialize_string(std::string& text, std::size_t buffer_size)
     {
+        const std::size_t start = position();
         const std::uint64_t max_length = buffer_size - 1;
         std::uint64_t length = text.size();
         if constexpr (Derived::is_writing) {
             if (length > max_length) [[unlikely]]
-                return fail(error::value_out_of_range, position(), "string longer than its bound");
-            if (!check_text(text, position()))
+                return fail(error::value_out_of_range, start, "string longer than its bound");
+            if (!check_text(text, start))
                 return false;
         }
         if (!serialize_ranged_offset(length, max_length))
-            return false;
+            return fail_from(start);
         if constexpr (Derived::is_reading) {
             if (length > self().bits_remaining() / 8) [[unlikely]]
-                return fail(error::truncated, position(), "string bytes past the end of the input");
+                return fail(error::truncated, start, "string bytes past the end of the input");
             text.resize(static_cast<std::size_t>(length));
         }
-        const std::size_t start = position();
         if (!self().serialize_bytes(reinterpret_cast<std::uint8_t*>(text.data()), static_cast<std::size_t>(length)))
-            return false;
+            return fail_from(start);
         if constexpr (Derived::is_reading) {
             return check_text(text, start);
         }
@@ -260,12 +261,13 @@ public:
 
     bool serialize_bytes(std::uint8_t* data, std::size_t count)
     {
+        const std::size_t start = writer_.bits_written();
         if (!serialize_align())
             return false;
         for (std::size_t i = 0; i < count; ++i) {
             std::uint32_t byte = data[i];
             if (!serialize_bits(byte, 8))
-                return false;
+                return this->fail_from(start);
         }
         return true;
     }
@@ -317,10 +319,11 @@ public:
 
     bool serialize_bytes(std::uint8_t* data, std::size_t count)
     {
+        const std::size_t start = reader_.bits_read();
         if (!serialize_align())
             return false;
         if (count > reader_.bits_remaining() / 8) [[unlikely]]
-            return this->fail(error::truncated, reader_.bits_read(), "bytes past the end of the input");
+            return this->fail(error::truncated, start, "bytes past the end of the input");
         for (std::size_t i = 0; i < count; ++i) {
             std::uint32_t byte = 0;
             reader_.read_bits(byte, 8); // cannot fail: checked above

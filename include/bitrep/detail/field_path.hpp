@@ -30,6 +30,14 @@ public:
         return false;
     }
 
+    /// A primitive built from smaller reads or writes (int64, int_relative,
+    /// string, bytes, quat) reports its failures at its own first bit.
+    [[gnu::cold]] bool fail_from(std::size_t start) noexcept
+    {
+        bit_ = start;
+        return false;
+    }
+
     /// Called by an enclosing struct as the failure unwinds through it.
     [[gnu::cold]] void enter_member(std::string_view name) noexcept { push({segment::member_name, name, 0}); }
     [[gnu::cold]] void enter_position(std::size_t index) noexcept { push({segment::position_number, {}, index}); }

@@ -68,7 +68,11 @@ struct quantizer {
         n = n < 0.0f ? 0.0f : (n > 1.0f ? 1.0f : n);
         const float p = keep_rounded(n * static_cast<float>(max_integer)); // rounding 1
         const float s = keep_rounded(p + 0.5f);                            // rounding 2
-        return static_cast<std::uint32_t>(std::floor(s));
+        const auto q = static_cast<std::uint32_t>(std::floor(s));
+        // With an odd max_integer above 2^23, p + 0.5 can round up to
+        // max_integer + 1, which every conformant reader refuses. Writing
+        // max_integer instead changes only bytes no reader could accept.
+        return q > max_integer ? max_integer : q;
     }
 
     /// Reader step 2. The caller has already refused q > max_integer.
