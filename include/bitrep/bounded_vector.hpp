@@ -16,6 +16,8 @@ template <class T, std::size_t MaxSize>
 class bounded_vector {
 public:
     using value_type = T;
+    using reference = typename std::vector<T>::reference; // a proxy for bool
+    using const_reference = typename std::vector<T>::const_reference;
     using size_type = std::size_t;
     using iterator = typename std::vector<T>::iterator;
     using const_iterator = typename std::vector<T>::const_iterator;
@@ -33,14 +35,14 @@ public:
     static constexpr std::size_t max_size() noexcept { return MaxSize; }
     bool fits() const noexcept { return items_.size() <= MaxSize; }
 
-    T& operator[](std::size_t i) noexcept { return items_[i]; }
-    const T& operator[](std::size_t i) const noexcept { return items_[i]; }
-    T& at(std::size_t i) { return items_.at(i); }
-    const T& at(std::size_t i) const { return items_.at(i); }
-    T& front() noexcept { return items_.front(); }
-    const T& front() const noexcept { return items_.front(); }
-    T& back() noexcept { return items_.back(); }
-    const T& back() const noexcept { return items_.back(); }
+    reference operator[](std::size_t i) noexcept { return items_[i]; }
+    const_reference operator[](std::size_t i) const noexcept { return items_[i]; }
+    reference at(std::size_t i) { return items_.at(i); }
+    const_reference at(std::size_t i) const { return items_.at(i); }
+    reference front() noexcept { return items_.front(); }
+    const_reference front() const noexcept { return items_.front(); }
+    reference back() noexcept { return items_.back(); }
+    const_reference back() const noexcept { return items_.back(); }
     T* data() noexcept { return items_.data(); }
     const T* data() const noexcept { return items_.data(); }
     iterator begin() noexcept { return items_.begin(); }
@@ -51,7 +53,7 @@ public:
     void push_back(const T& item) { items_.push_back(item); }
     void push_back(T&& item) { items_.push_back(std::move(item)); }
     template <class... Args>
-    T& emplace_back(Args&&... args) { return items_.emplace_back(std::forward<Args>(args)...); }
+    reference emplace_back(Args&&... args) { return items_.emplace_back(std::forward<Args>(args)...); }
     void pop_back() { items_.pop_back(); }
     iterator erase(const_iterator at) { return items_.erase(at); }
     iterator erase(const_iterator first, const_iterator last) { return items_.erase(first, last); }

@@ -15,8 +15,10 @@ namespace bitrep {
 /// norm. q and -q are the same rotation, so a round trip may flip all signs.
 template <int BitsPerComponent>
 struct quat {
-    static_assert(BitsPerComponent >= 2 && BitsPerComponent <= 24,
-                  "quat: BitsPerComponent must be in [2, 24] (float32 holds 2^24 quanta exactly)");
+    // Below 3 bits, rounding can push the three sent components of an honest
+    // unit quaternion past unit length (0.5 rounds to 1/sqrt(2) at 2 bits),
+    // which readers refuse. Above 24, float32 cannot hold the quanta exactly.
+    static_assert(BitsPerComponent >= 3 && BitsPerComponent <= 24, "quat: BitsPerComponent must be in [3, 24]");
     static constexpr int bits_per_component = BitsPerComponent;
     static constexpr int bits = 2 + 3 * BitsPerComponent;
     /// 1/sqrt(2) rounded to float32: no smaller component can exceed it.

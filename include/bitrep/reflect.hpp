@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -122,7 +123,7 @@ struct enumerators {
     static constexpr std::size_t index_of(E value) noexcept
     {
         if constexpr (values_are_indices) {
-            const auto raw = static_cast<std::make_unsigned_t<std::underlying_type_t<E>>>(value);
+            const auto raw = static_cast<std::uint64_t>(value); // negative values wrap far above count
             return raw < count ? static_cast<std::size_t>(raw) : count;
         } else {
             for (std::size_t i = 0; i < count; ++i)

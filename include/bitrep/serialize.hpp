@@ -284,11 +284,22 @@ struct codec<bounded_string<MaxLength>> {
 
 namespace detail {
 /// Elements one after another; an element's failure names its index.
-template <class Stream, class T>
-bool serialize_elements(Stream& stream, T* elements, std::size_t count)
+/// std::vector<bool> hands out proxies, so its elements go through a bool.
+template <class Stream, class Container>
+bool serialize_elements(Stream& stream, Container& elements)
 {
+    using element = typename Container::value_type;
+    const std::size_t count = elements.size();
     for (std::size_t i = 0; i < count; ++i) {
-        if (!bitrep::serialize(stream, elements[i])) [[unlikely]] {
+        bool ok;
+        if constexpr (std::is_same_v<element, bool>) {
+            bool bit = elements[i];
+            ok = stream.serialize_bool(bit);
+            elements[i] = bit;
+        } else {
+            ok = bitrep::serialize(stream, elements[i]);
+        }
+        if (!ok) [[unlikely]] {
             stream.enter_index(i);
             return false;
         }
@@ -311,7 +322,7 @@ struct codec<bounded_vector<T, MaxSize>> {
             return false;
         if constexpr (Stream::is_reading)
             value.resize(static_cast<std::size_t>(size)); // size <= MaxSize: bounded allocation
-        return detail::serialize_elements(stream, value.data(), value.size());
+        return detail::serialize_elements(stream, value);
     }
     static constexpr std::size_t max_bits()
     {
@@ -325,7 +336,7 @@ struct codec<std::array<T, N>> {
     template <class Stream>
     static bool serialize(Stream& stream, std::array<T, N>& value)
     {
-        return detail::serialize_elements(stream, value.data(), N);
+        return detail::serialize_elements(stream, value);
     }
     static constexpr std::size_t max_bits() { return detail::multiply_bits(N, codec<T>::max_bits()); }
 };

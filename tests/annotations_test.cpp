@@ -1,0 +1,1185 @@
+// The annotations (ranged, quantized, quat, bounded_string, bounded_vector,
+// field flags): what each one means as a value, and the exact bits it puts
+// on the wire (docs/wire-format.md section 3, serialize 1.0 sections 3, 6, 7).
+#include <bitrep/bitrep.hpp>
+
+#include <boost/describe/class.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <ostream>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace bitrep {
+// Readable gtest output for error codes.
+inline void PrintTo(error code, std::ostream* os) { *os << to_string(code); }
+} // namespace bitrep
+
+namespace {
+
+using bytes = std::vector<std::uint8_t>;
+
+/// An independent bit packer for expected bytes: stream bit i is bit i % 8
+/// of byte i / 8 (serialize 1.0 section 1).
+class bit_builder {
+public:
+    bit_builder& bits(std::uint64_t value, int count)
+    {
+        for (int i = 0; i < count; ++i) {
+            if (size_ % 8 == 0)
+                bytes_.push_back(0);
+            if ((value >> i) & 1u)
+                bytes_.back() = static_cast<std::uint8_t>(bytes_.back() | (1u << (size_ % 8)));
+            ++size_;
+        }
+        return *this;
+    }
+    bit_builder& align()
+    {
+        while (size_ % 8 != 0)
+            bits(0, 1);
+        return *this;
+    }
+    bit_builder& text(std::string_view s)
+    {
+        align();
+        for (char c : s)
+            bits(static_cast<unsigned char>(c), 8);
+        return *this;
+    }
+    const bytes& result() const { return bytes_; }
+
+private:
+    bytes bytes_;
+    std::size_t size_ = 0;
+};
+
+std::uint32_t bits_of(float value) { return std::bit_cast<std::uint32_t>(value); }
+
+/// serialize 1.0 section 6 writer, each step rounded to float32 (volatile
+/// keeps the compiler from widening or fusing).
+std::uint32_t reference_quantum(float value, float min, float max, std::uint32_t max_integer)
+{
+    const volatile float delta = max - min;
+    const volatile float n = (value - min) / delta;
+    const float clamped = n < 0.0f ? 0.0f : (n > 1.0f ? 1.0f : static_cast<float>(n));
+    const volatile float p = clamped * static_cast<float>(max_integer);
+    const volatile float s = p + 0.5f;
+    return static_cast<std::uint32_t>(std::floor(static_cast<float>(s)));
+}
+
+/// serialize 1.0 section 6 reader.
+float reference_value(std::uint32_t quantum, float min, float max, std::uint32_t max_integer)
+{
+    const volatile float delta = max - min;
+    const volatile float n = static_cast<float>(quantum) / static_cast<float>(max_integer);
+    const volatile float p = n * delta;
+    const volatile float value = p + min;
+    return value;
+}
+
+template <class T>
+T decode(const bytes& data, T start = {})
+{
+    const bitrep::status st = bitrep::from_bytes(data, start);
+    EXPECT_TRUE(st) << st.message();
+    return start;
+}
+
+template <class T>
+T round_trip(const T& value, T start = {})
+{
+    return decode(bitrep::to_bytes(value), std::move(start));
+}
+
+template <class T>
+bitrep::status write_status(const T& value)
+{
+    bytes out;
+    return bitrep::to_bytes(value, out);
+}
+
+template <class T>
+bitrep::status read_status(const bytes& data)
+{
+    T target{};
+    return bitrep::from_bytes(data, target);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- ranged
+
+TEST(Ranged, ZeroToHundredCostsSevenBits)
+{
+    EXPECT_EQ(bitrep::bit_size(bitrep::ranged<int, 0, 100>{42}), 7u);
+    EXPECT_EQ(bitrep::to_bytes(bitrep::ranged<int, 0, 100>{87}), (bytes{87}));
+}
+
+TEST(Ranged, WidthIsTheBitLengthOfTheSpan)
+{
+    EXPECT_EQ((bitrep::ranged<int, 0, 1>::bits), 1);
+    EXPECT_EQ((bitrep::ranged<int, 0, 7>::bits), 3);
+    EXPECT_EQ((bitrep::ranged<int, 0, 8>::bits), 4);
+    EXPECT_EQ((bitrep::ranged<int, 0, 255>::bits), 8);
+    EXPECT_EQ((bitrep::ranged<int, -100, 100>::bits), 8);
+    EXPECT_EQ((bitrep::ranged<int, 0, 65535>::bits), 16);
+    EXPECT_EQ((bitrep::ranged<std::uint64_t, 0, 0xFFFFFFFFull>::bits), 32);
+    EXPECT_EQ((bitrep::ranged<std::uint64_t, 0, 0x100000000ull>::bits), 33);
+    EXPECT_EQ((bitrep::ranged<std::uint64_t, 0, 0x10000000000ull>::bits), 41);
+    EXPECT_EQ((bitrep::ranged<std::int64_t, -5'000'000'000, 5'000'000'000>::bits), 34);
+    EXPECT_EQ(bitrep::bit_size(bitrep::ranged<std::int64_t, -5'000'000'000, 5'000'000'000>{0}), 34u);
+}
+
+TEST(Ranged, WritesTheOffsetFromMin)
+{
+    using delta = bitrep::ranged<int, -100, 100>;
+    EXPECT_EQ(bitrep::to_bytes(delta{-100}), (bytes{0x00}));
+    EXPECT_EQ(bitrep::to_bytes(delta{-3}), (bytes{97}));
+    EXPECT_EQ(bitrep::to_bytes(delta{100}), (bytes{200}));
+}
+
+TEST(Ranged, MinAndMaxRoundTripAtEightBits)
+{
+    using s8 = bitrep::ranged<std::int8_t, -128, 127>;
+    using u8 = bitrep::ranged<std::uint8_t, 0, 255>;
+    EXPECT_EQ(bitrep::bit_size(s8{0}), 8u);
+    EXPECT_EQ(bitrep::bit_size(u8{0}), 8u);
+    EXPECT_EQ(round_trip(s8{-128}, s8{5}).value(), -128);
+    EXPECT_EQ(round_trip(s8{127}, s8{5}).value(), 127);
+    EXPECT_EQ(round_trip(u8{0}, u8{5}).value(), 0);
+    EXPECT_EQ(round_trip(u8{255}, u8{5}).value(), 255);
+    EXPECT_EQ(bitrep::to_bytes(s8{-128}), (bytes{0x00}));
+    EXPECT_EQ(bitrep::to_bytes(s8{-1}), (bytes{0x7F}));
+    EXPECT_EQ(bitrep::to_bytes(s8{127}), (bytes{0xFF}));
+}
+
+TEST(Ranged, MinAndMaxRoundTripAtSixteenBits)
+{
+    using s16 = bitrep::ranged<std::int16_t, std::numeric_limits<std::int16_t>::min(), std::numeric_limits<std::int16_t>::max()>;
+    using u16 = bitrep::ranged<std::uint16_t, 0, 65535>;
+    EXPECT_EQ(bitrep::bit_size(s16{0}), 16u);
+    EXPECT_EQ(bitrep::bit_size(u16{0}), 16u);
+    EXPECT_EQ(round_trip(s16{-32768}, s16{1}).value(), -32768);
+    EXPECT_EQ(round_trip(s16{32767}, s16{1}).value(), 32767);
+    EXPECT_EQ(round_trip(u16{0}, u16{1}).value(), 0);
+    EXPECT_EQ(round_trip(u16{65535}, u16{1}).value(), 65535);
+    EXPECT_EQ(bitrep::to_bytes(s16{0}), (bytes{0x00, 0x80}));
+}
+
+TEST(Ranged, FullInt32RangeCostsThirtyTwoBitsAndRoundTrips)
+{
+    using full = bitrep::ranged<std::int32_t, std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()>;
+    EXPECT_EQ(bitrep::bit_size(full{0}), 32u);
+    EXPECT_EQ(bitrep::to_bytes(full{std::numeric_limits<std::int32_t>::min()}), (bytes{0, 0, 0, 0}));
+    EXPECT_EQ(bitrep::to_bytes(full{-1}), (bytes{0xFF, 0xFF, 0xFF, 0x7F}));
+    EXPECT_EQ(bitrep::to_bytes(full{0}), (bytes{0, 0, 0, 0x80}));
+    EXPECT_EQ(round_trip(full{std::numeric_limits<std::int32_t>::min()}, full{7}).value(), std::numeric_limits<std::int32_t>::min());
+    EXPECT_EQ(round_trip(full{std::numeric_limits<std::int32_t>::max()}, full{7}).value(), std::numeric_limits<std::int32_t>::max());
+}
+
+TEST(Ranged, FullUint32RangeCostsThirtyTwoBitsAndRoundTrips)
+{
+    using full = bitrep::ranged<std::uint32_t, 0, 0xFFFFFFFFu>;
+    EXPECT_EQ(bitrep::bit_size(full{0}), 32u);
+    EXPECT_EQ(bitrep::to_bytes(full{0x12345678u}), (bytes{0x78, 0x56, 0x34, 0x12}));
+    EXPECT_EQ(round_trip(full{0xFFFFFFFFu}, full{7}).value(), 0xFFFFFFFFu);
+    EXPECT_EQ(round_trip(full{0u}, full{7}).value(), 0u);
+}
+
+TEST(Ranged, FullInt64RangeCostsSixtyFourBitsAndRoundTrips)
+{
+    constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min();
+    constexpr std::int64_t hi = std::numeric_limits<std::int64_t>::max();
+    using full = bitrep::ranged<std::int64_t, lo, hi>;
+    EXPECT_EQ(bitrep::bit_size(full{0}), 64u);
+    EXPECT_EQ(bitrep::to_bytes(full{lo}), (bytes{0, 0, 0, 0, 0, 0, 0, 0}));
+    EXPECT_EQ(bitrep::to_bytes(full{0}), (bytes{0, 0, 0, 0, 0, 0, 0, 0x80}));
+    EXPECT_EQ(bitrep::to_bytes(full{-1}), (bytes{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F}));
+    EXPECT_EQ(bitrep::to_bytes(full{hi}), (bytes{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}));
+    for (std::int64_t v : {lo, lo + 1, std::int64_t{-1}, std::int64_t{0}, std::int64_t{1}, hi - 1, hi})
+        EXPECT_EQ(round_trip(full{v}, full{12345}).value(), v);
+}
+
+TEST(Ranged, FullUint64RangeCostsSixtyFourBitsAndRoundTrips)
+{
+    constexpr std::uint64_t hi = std::numeric_limits<std::uint64_t>::max();
+    using full = bitrep::ranged<std::uint64_t, 0, hi>;
+    EXPECT_EQ(bitrep::bit_size(full{0}), 64u);
+    EXPECT_EQ(bitrep::to_bytes(full{0x0123456789ABCDEFull}), (bytes{0xEF, 0xCD, 0xAB, 0x89, 0x67, 0x45, 0x23, 0x01}));
+    for (std::uint64_t v : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{0xFFFFFFFFull}, std::uint64_t{0x100000000ull}, hi - 1, hi})
+        EXPECT_EQ(round_trip(full{v}, full{12345}).value(), v);
+}
+
+TEST(Ranged, WideRangesNearTheTopOfTheTypeCostOnlyTheirSpan)
+{
+    constexpr std::uint64_t uhi = std::numeric_limits<std::uint64_t>::max();
+    constexpr std::int64_t shi = std::numeric_limits<std::int64_t>::max();
+    using top_u = bitrep::ranged<std::uint64_t, uhi - 1, uhi>;
+    using top_s = bitrep::ranged<std::int64_t, shi - 2, shi>;
+    EXPECT_EQ(bitrep::bit_size(top_u{uhi}), 1u);
+    EXPECT_EQ(bitrep::to_bytes(top_u{uhi}), (bytes{0x01}));
+    EXPECT_EQ(round_trip(top_u{uhi}, top_u{uhi - 1}).value(), uhi);
+    EXPECT_EQ(bitrep::bit_size(top_s{shi}), 2u);
+    EXPECT_EQ(bitrep::to_bytes(top_s{shi}), (bytes{0x02}));
+    EXPECT_EQ(round_trip(top_s{shi}, top_s{shi - 2}).value(), shi);
+}
+
+TEST(Ranged, Int64BoundsThatFitInt32GiveTheSameBytesAsInt)
+{
+    for (int v : {-100, -1, 0, 57, 100})
+        EXPECT_EQ(bitrep::to_bytes(bitrep::ranged<std::int64_t, -100, 100>{v}), bitrep::to_bytes(bitrep::ranged<int, -100, 100>{v}));
+}
+
+TEST(Ranged, SixtyFourBitFieldAfterABoolIsLaidDownContiguously)
+{
+    struct Wide {
+        bool flag;
+        bitrep::ranged<std::uint64_t, 0, std::numeric_limits<std::uint64_t>::max()> value;
+    };
+    Wide w{};
+    w.flag = true;
+    w.value = 0x8000000000000001ull;
+    EXPECT_EQ(bitrep::bit_size(w), 65u);
+    EXPECT_EQ(bitrep::to_bytes(w), bit_builder{}.bits(1, 1).bits(0x8000000000000001ull, 64).result());
+    const Wide back = round_trip(w);
+    EXPECT_TRUE(back.flag);
+    EXPECT_EQ(back.value.value(), 0x8000000000000001ull);
+}
+
+TEST(Ranged, DegenerateRangeCostsZeroBitsAndReadsBackMin)
+{
+    using five = bitrep::ranged<int, 5, 5>;
+    EXPECT_EQ(bitrep::bit_size(five{5}), 0u);
+    EXPECT_TRUE(bitrep::to_bytes(five{5}).empty());
+    five target{9}; // not even in range: the read must still yield Min
+    ASSERT_TRUE(bitrep::from_bytes(bytes{}, target));
+    EXPECT_EQ(target.value(), 5);
+}
+
+TEST(Ranged, DegenerateRangeInsideAStructTakesNoBits)
+{
+    struct Sandwich {
+        bool a;
+        bitrep::ranged<std::int64_t, -7, -7> nothing;
+        bool b;
+    };
+    Sandwich s{};
+    s.a = true;
+    s.nothing = -7;
+    s.b = true;
+    EXPECT_EQ(bitrep::to_bytes(s), (bytes{0x03}));
+    Sandwich back{};
+    back.nothing = 3;
+    back = decode(bytes{0x03}, back);
+    EXPECT_EQ(back.nothing.value(), -7);
+    EXPECT_TRUE(back.a);
+    EXPECT_TRUE(back.b);
+}
+
+TEST(Ranged, DegenerateRangeRefusesAnyOtherValueOnWrite)
+{
+    EXPECT_EQ(write_status(bitrep::ranged<int, 5, 5>{6}).code(), bitrep::error::value_out_of_range);
+}
+
+TEST(Ranged, ValueAboveMaxIsRefusedOnWrite)
+{
+    const bitrep::status st = write_status(bitrep::ranged<int, 0, 100>{101});
+    EXPECT_EQ(st.code(), bitrep::error::value_out_of_range);
+}
+
+TEST(Ranged, ValueBelowMinIsRefusedOnWrite)
+{
+    EXPECT_EQ(write_status(bitrep::ranged<int, 1, 64>{0}).code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(write_status(bitrep::ranged<std::int8_t, -10, 10>{-11}).code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(write_status(bitrep::ranged<unsigned, 10, 20>{5u}).code(), bitrep::error::value_out_of_range);
+}
+
+TEST(Ranged, DecodedOffsetAboveTheSpanIsRefusedOnRead)
+{
+    using health = bitrep::ranged<int, 0, 100>;
+    EXPECT_EQ(decode<health>(bytes{100}).value(), 100);
+    const bitrep::status st = read_status<health>(bytes{101});
+    EXPECT_EQ(st.code(), bitrep::error::out_of_range);
+    EXPECT_EQ(st.bit_offset(), 0u);
+    EXPECT_EQ(read_status<health>(bytes{127}).code(), bitrep::error::out_of_range);
+}
+
+TEST(Ranged, DecodedOffsetAboveASignedSpanIsRefusedOnRead)
+{
+    using delta = bitrep::ranged<int, -100, 100>; // 8 bits carry offsets up to 255
+    EXPECT_EQ(decode<delta>(bytes{200}).value(), 100);
+    EXPECT_EQ(read_status<delta>(bytes{201}).code(), bitrep::error::out_of_range);
+    EXPECT_EQ(read_status<delta>(bytes{255}).code(), bitrep::error::out_of_range);
+}
+
+TEST(Ranged, DefaultsToZeroWhenInRangeElseToMin)
+{
+    EXPECT_EQ((bitrep::ranged<int, -3, 3>{}.value()), 0);
+    EXPECT_EQ((bitrep::ranged<int, 5, 10>{}.value()), 5);
+    EXPECT_EQ((bitrep::ranged<int, -10, -5>{}.value()), -10);
+}
+
+TEST(Ranged, BehavesLikeItsInteger)
+{
+    bitrep::ranged<int, 0, 100> v = 40;
+    v += 2;
+    ++v;
+    const int plain = v;
+    EXPECT_EQ(plain, 43);
+    EXPECT_TRUE(v == 43);
+    EXPECT_TRUE(v < 50);
+    EXPECT_TRUE(v.in_range());
+    v = 101;
+    EXPECT_FALSE(v.in_range());
+}
+
+// ---------------------------------------------------------------- quantized
+
+using position_t = bitrep::quantized<-100.f, 100.f, 0.01f>; // 20000 quanta, 15 bits
+using speed_t = bitrep::quantized<0.f, 10.f, 0.01f>;        // 1000 quanta, 10 bits
+using angle_t = bitrep::quantized<0, 360, 0.1>;             // 3600 quanta, 12 bits
+
+TEST(Quantized, WidthFollowsTheNumberOfQuanta)
+{
+    EXPECT_EQ(position_t::quantizer.max_integer, 20000u);
+    EXPECT_EQ(position_t::bits, 15);
+    EXPECT_EQ(bitrep::bit_size(position_t{0.0f}), 15u);
+    EXPECT_EQ(speed_t::quantizer.max_integer, 1000u);
+    EXPECT_EQ(bitrep::bit_size(speed_t{0.0f}), 10u);
+    EXPECT_EQ(angle_t::quantizer.max_integer, 3600u);
+    EXPECT_EQ(bitrep::bit_size(angle_t{0.0f}), 12u);
+}
+
+TEST(Quantized, ResolutionCoarserThanTheRangeStillHasOneQuantum)
+{
+    using coarse = bitrep::quantized<0.f, 1.f, 2.f>; // values 0.5 clamps to 1
+    EXPECT_EQ(coarse::quantizer.max_integer, 1u);
+    EXPECT_EQ(bitrep::bit_size(coarse{0.3f}), 1u);
+    EXPECT_EQ(bitrep::to_bytes(coarse{0.3f}), (bytes{0x00}));
+    EXPECT_EQ(bitrep::to_bytes(coarse{0.7f}), (bytes{0x01}));
+    EXPECT_EQ(bits_of(round_trip(coarse{0.7f}).value()), bits_of(1.0f));
+}
+
+TEST(Quantized, StandardDiscriminatingExamplesGiveTheConformantQuantum)
+{
+    // serialize 1.0 section 6: [0,10] at 0.01, between-quanta inputs.
+    EXPECT_EQ(bitrep::to_bytes(speed_t{0.005f}), (bytes{1, 0}));
+    EXPECT_EQ(bitrep::to_bytes(speed_t{0.025f}), (bytes{3, 0}));
+    EXPECT_EQ(bitrep::to_bytes(speed_t{0.105f}), (bytes{11, 0}));
+    EXPECT_EQ(bitrep::to_bytes(speed_t{9.995f}), (bytes{0xE8, 0x03})); // 1000
+    EXPECT_EQ(bitrep::to_bytes(speed_t{2.5f}), (bytes{0xFA, 0x00}));   // 250
+}
+
+TEST(Quantized, MinIsQuantumZeroAndDecodesExactlyToMin)
+{
+    EXPECT_EQ(bitrep::to_bytes(position_t{-100.0f}), (bytes{0, 0}));
+    EXPECT_EQ(bits_of(round_trip(position_t{-100.0f}).value()), bits_of(-100.0f));
+    EXPECT_EQ(bits_of(round_trip(speed_t{0.0f}, speed_t{5.0f}).value()), bits_of(0.0f));
+}
+
+TEST(Quantized, MaxIsTheLastQuantumAndDecodesExactlyToMax)
+{
+    EXPECT_EQ(bitrep::to_bytes(position_t{100.0f}), (bytes{0x20, 0x4E})); // 20000
+    EXPECT_EQ(bits_of(round_trip(position_t{100.0f}).value()), bits_of(100.0f));
+    EXPECT_EQ(bits_of(round_trip(angle_t{360.0f}).value()), bits_of(360.0f));
+}
+
+TEST(Quantized, BetweenQuantaDecodesBitExactlyToTheReferenceQuantum)
+{
+    std::mt19937_64 rng(0x51a7);
+    std::uniform_real_distribution<float> any(-100.0f, 100.0f);
+    for (int i = 0; i < 3000; ++i) {
+        const float v = any(rng);
+        const std::uint32_t q = reference_quantum(v, -100.0f, 100.0f, 20000);
+        const bytes wire = bitrep::to_bytes(position_t{v});
+        ASSERT_EQ(wire.size(), 2u);
+        EXPECT_EQ(static_cast<std::uint32_t>(wire[0] | (wire[1] << 8)), q) << "value " << v;
+        const float expected = reference_value(q, -100.0f, 100.0f, 20000);
+        EXPECT_EQ(bits_of(decode<position_t>(wire).value()), bits_of(expected)) << "value " << v;
+    }
+}
+
+TEST(Quantized, DecodedSpeedsAreBitExactReferenceQuanta)
+{
+    for (float v : {0.005f, 0.025f, 0.105f, 9.995f, 3.14159f, 7.777f}) {
+        const std::uint32_t q = reference_quantum(v, 0.0f, 10.0f, 1000);
+        EXPECT_EQ(bits_of(round_trip(speed_t{v}).value()), bits_of(reference_value(q, 0.0f, 10.0f, 1000))) << v;
+    }
+}
+
+TEST(Quantized, TopOfAnOddRangeAboveTwoToTheTwentyThreeIsWrittenAsTheLastQuantum)
+{
+    // p + 0.5 = 8388609.5 rounds to 8388610 in float32, one above the last
+    // quantum; bitrep writes the last quantum instead (docs/wire-format.md section 2).
+    using wide = bitrep::quantized<0.f, 8388609.f, 1.f>;
+    ASSERT_EQ(wide::quantizer.max_integer, 8388609u);
+    ASSERT_EQ(wide::bits, 24);
+    EXPECT_EQ(bitrep::to_bytes(wide{8388609.0f}), (bytes{0x01, 0x00, 0x80}));
+    EXPECT_EQ(bits_of(round_trip(wide{8388609.0f}).value()), bits_of(8388609.0f));
+}
+
+TEST(Quantized, QuantumAndQuantizedValueMatchTheWire)
+{
+    const position_t v{12.345f};
+    const std::uint32_t q = reference_quantum(12.345f, -100.0f, 100.0f, 20000);
+    EXPECT_EQ(v.quantum(), q);
+    EXPECT_EQ(bits_of(v.quantized_value()), bits_of(round_trip(v).value()));
+}
+
+TEST(Quantized, ValuesAboveMaxClampToMax)
+{
+    EXPECT_EQ(bitrep::to_bytes(position_t{100.001f}), bitrep::to_bytes(position_t{100.0f}));
+    EXPECT_EQ(bitrep::to_bytes(position_t{1e30f}), bitrep::to_bytes(position_t{100.0f}));
+    EXPECT_EQ(bits_of(round_trip(position_t{250.0f}).value()), bits_of(100.0f));
+}
+
+TEST(Quantized, ValuesBelowMinClampToMin)
+{
+    EXPECT_EQ(bitrep::to_bytes(position_t{-100.5f}), (bytes{0, 0}));
+    EXPECT_EQ(bits_of(round_trip(position_t{-1e30f}).value()), bits_of(-100.0f));
+}
+
+TEST(Quantized, InfinitiesClampToTheBounds)
+{
+    const float inf = std::numeric_limits<float>::infinity();
+    EXPECT_EQ(bitrep::to_bytes(position_t{inf}), bitrep::to_bytes(position_t{100.0f}));
+    EXPECT_EQ(bitrep::to_bytes(position_t{-inf}), bitrep::to_bytes(position_t{-100.0f}));
+    EXPECT_EQ(bits_of(round_trip(speed_t{inf}).value()), bits_of(10.0f));
+    EXPECT_EQ(bits_of(round_trip(speed_t{-inf}, speed_t{4.0f}).value()), bits_of(0.0f));
+}
+
+struct Body {
+    position_t x;
+    position_t y;
+};
+BOOST_DESCRIBE_STRUCT(Body, (), (x, y))
+
+TEST(Quantized, NanIsRefusedOnWriteNamingTheField)
+{
+    Body body{};
+    body.y = std::numeric_limits<float>::quiet_NaN();
+    const bitrep::status st = write_status(body);
+    EXPECT_EQ(st.code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(st.field_path(), "Body.y");
+    EXPECT_EQ(st.bit_offset(), 15u);
+    EXPECT_EQ(write_status(position_t{-std::numeric_limits<float>::quiet_NaN()}).code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(write_status(position_t{std::bit_cast<float>(0x7F800001u)}).code(), bitrep::error::value_out_of_range);
+}
+
+TEST(Quantized, QuantumAboveTheLastIsRefusedOnRead)
+{
+    EXPECT_EQ(read_status<speed_t>(bytes{0xE8, 0x03}).code(), bitrep::error::none); // 1000
+    const bitrep::status st = read_status<speed_t>(bytes{0xE9, 0x03});           // 1001
+    EXPECT_EQ(st.code(), bitrep::error::out_of_range);
+    EXPECT_EQ(st.bit_offset(), 0u);
+    EXPECT_EQ(read_status<speed_t>(bytes{0xFF, 0x03}).code(), bitrep::error::out_of_range); // 1023
+    EXPECT_EQ(read_status<position_t>(bytes{0x21, 0x4E}).code(), bitrep::error::out_of_range); // 20001
+}
+
+TEST(Quantized, DefaultsToZeroWhenInRangeElseToMin)
+{
+    EXPECT_EQ(bits_of(position_t{}.value()), bits_of(0.0f));
+    EXPECT_EQ(bits_of(bitrep::quantized<5.f, 10.f, 0.5f>{}.value()), bits_of(5.0f));
+}
+
+TEST(Quantized, BehavesLikeAFloatInMemory)
+{
+    position_t v = 1.5f;
+    v += 0.25f;
+    const float plain = v;
+    EXPECT_EQ(plain, 1.75f);
+    EXPECT_TRUE(v == 1.75f);
+    v = 1000.0f; // memory keeps the value; only the wire clamps
+    EXPECT_EQ(v.value(), 1000.0f);
+}
+
+// ---------------------------------------------------------------- quat
+
+namespace {
+
+constexpr float quat_limit = 0.707106781f;
+
+template <int B>
+bitrep::quat<B> unit(float x, float y, float z, float w)
+{
+    const float length = std::sqrt(x * x + y * y + z * z + w * w);
+    return {x / length, y / length, z / length, w / length};
+}
+
+template <int B>
+float quantum_step()
+{
+    return 2.0f * quat_limit / static_cast<float>((1u << B) - 2u); // 2^B - 2 quanta
+}
+
+std::array<float, 4> components(const auto& q) { return {q.x, q.y, q.z, q.w}; }
+
+std::size_t largest_index(const std::array<float, 4>& c)
+{
+    std::size_t largest = 0;
+    for (std::size_t i = 1; i < 4; ++i)
+        if (std::fabs(c[i]) > std::fabs(c[largest]))
+            largest = i;
+    return largest;
+}
+
+/// Each of the three sent components is off by at most half a quantum h (plus
+/// float rounding). The rebuilt largest l = sqrt(1 - S) is off by at most
+/// |dS| / l, with l >= 1/2 and |dS| <= 2 (|a| + |b| + |c|) h + 3h^2 <= 3h + 3h^2,
+/// so by at most 6h + 6h^2 = 3 quanta + 1.5 quanta^2.
+template <int B>
+void expect_close_rotation(const bitrep::quat<B>& original, const bitrep::quat<B>& decoded)
+{
+    auto o = components(original);
+    const auto d = components(decoded);
+    const std::size_t largest = largest_index(o);
+    if (o[largest] < 0.0f)
+        for (float& c : o)
+            c = -c;
+    const float step = quantum_step<B>();
+    for (std::size_t i = 0; i < 4; ++i) {
+        const float bound = i == largest ? 3.0f * step + 1.5f * step * step + 4e-6f : 0.5f * step + 1e-6f;
+        EXPECT_LE(std::fabs(d[i] - o[i]), bound) << "component " << i << " of quat<" << B << ">";
+    }
+}
+
+template <int B>
+void expect_random_round_trips(std::uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (int i = 0; i < 500; ++i) {
+        const auto q = unit<B>(normal(rng), normal(rng), normal(rng), normal(rng));
+        const bytes wire = bitrep::to_bytes(q);
+        ASSERT_EQ(wire.size(), static_cast<std::size_t>((2 + 3 * B + 7) / 8));
+        expect_close_rotation(q, decode<bitrep::quat<B>>(wire));
+    }
+}
+
+} // namespace
+
+TEST(Quat, CostsTwoPlusThreeTimesTheComponentBits)
+{
+    EXPECT_EQ(bitrep::bit_size(bitrep::quat<9>{}), 29u);
+    EXPECT_EQ(bitrep::bit_size(bitrep::quat<3>{}), 11u);
+    EXPECT_EQ(bitrep::bit_size(bitrep::quat<10>{}), 32u);
+    EXPECT_EQ(bitrep::bit_size(bitrep::quat<16>{}), 50u);
+    EXPECT_EQ(bitrep::bit_size(bitrep::quat<24>{}), 74u);
+    EXPECT_EQ(bitrep::to_bytes(bitrep::quat<9>{}).size(), 4u);
+    EXPECT_EQ(bitrep::to_bytes(bitrep::quat<16>{}).size(), 7u);
+    EXPECT_EQ(bitrep::max_bits<bitrep::quat<9>>, 29u);
+}
+
+TEST(Quat, IdentityHasTheHandComputedBytes)
+{
+    // largest = w (index 3); x, y, z = 0 quantize to floor(0.5 * 510 + 0.5) = 255.
+    const std::uint64_t expected = 3u | (255u << 2) | (255u << 11) | (255u << 20);
+    EXPECT_EQ(bitrep::to_bytes(bitrep::quat<9>{0.0f, 0.0f, 0.0f, 1.0f}), bit_builder{}.bits(expected, 29).result());
+    EXPECT_EQ(bitrep::to_bytes(bitrep::quat<9>{0.0f, 0.0f, 0.0f, 1.0f}), (bytes{0xFF, 0xFB, 0xF7, 0x0F}));
+}
+
+TEST(Quat, IdentitySurvivesARoundTripExactly)
+{
+    const auto decoded = round_trip(bitrep::quat<9>{0.0f, 0.0f, 0.0f, 1.0f}, bitrep::quat<9>{0.5f, 0.5f, 0.5f, 0.5f});
+    EXPECT_EQ(bits_of(decoded.x), bits_of(0.0f));
+    EXPECT_EQ(bits_of(decoded.y), bits_of(0.0f));
+    EXPECT_EQ(bits_of(decoded.z), bits_of(0.0f));
+    EXPECT_EQ(bits_of(decoded.w), bits_of(1.0f));
+}
+
+TEST(Quat, ZeroComponentsOfASingleAxisRotationSurviveExactly)
+{
+    const bitrep::quat<9> about_y{0.0f, 0.38268343f, 0.0f, 0.92387953f}; // 45 degrees about y
+    const auto decoded = round_trip(about_y);
+    EXPECT_EQ(bits_of(decoded.x), bits_of(0.0f));
+    EXPECT_EQ(bits_of(decoded.z), bits_of(0.0f));
+    expect_close_rotation(about_y, decoded);
+}
+
+TEST(Quat, ReaderRebuildsTheLargestFromTheUnitNormStepByStep)
+{
+    const std::uint64_t code = 3u | (300u << 2) | (200u << 11) | (255u << 20);
+    const auto decoded = decode<bitrep::quat<9>>(bit_builder{}.bits(code, 29).result());
+    const float x = reference_value(300, -quat_limit, quat_limit, 510);
+    const float y = reference_value(200, -quat_limit, quat_limit, 510);
+    const float z = reference_value(255, -quat_limit, quat_limit, 510);
+    volatile float x2 = x * x;
+    volatile float y2 = y * y;
+    volatile float z2 = z * z;
+    volatile float sum = 0.0f + x2;
+    sum = sum + y2;
+    sum = sum + z2;
+    const float w = std::sqrt(1.0f - sum);
+    EXPECT_EQ(bits_of(decoded.x), bits_of(x));
+    EXPECT_EQ(bits_of(decoded.y), bits_of(y));
+    EXPECT_EQ(bits_of(decoded.z), bits_of(z));
+    EXPECT_EQ(bits_of(decoded.w), bits_of(w));
+}
+
+TEST(Quat, RoundTripStaysWithinTheQuantizationBoundAtNineBits) { expect_random_round_trips<9>(9); }
+TEST(Quat, RoundTripStaysWithinTheQuantizationBoundAtThreeBits) { expect_random_round_trips<3>(3); }
+TEST(Quat, RoundTripStaysWithinTheQuantizationBoundAtTwelveBits) { expect_random_round_trips<12>(12); }
+TEST(Quat, RoundTripStaysWithinTheQuantizationBoundAtSixteenBits) { expect_random_round_trips<16>(16); }
+TEST(Quat, RoundTripStaysWithinTheQuantizationBoundAtTwentyFourBits) { expect_random_round_trips<24>(24); }
+
+TEST(Quat, EachLargestIndexIsSentInTheFirstTwoBits)
+{
+    for (std::uint8_t largest = 0; largest < 4; ++largest) {
+        std::array<float, 4> c{0.2f, -0.3f, 0.1f, 0.25f};
+        c[largest] = 0.85f;
+        const auto q = unit<9>(c[0], c[1], c[2], c[3]);
+        const bytes wire = bitrep::to_bytes(q);
+        EXPECT_EQ(wire[0] & 0x03, largest);
+        expect_close_rotation(q, decode<bitrep::quat<9>>(wire));
+    }
+}
+
+TEST(Quat, TiesGoToTheFirstLargestComponent)
+{
+    const bytes tie = bitrep::to_bytes(bitrep::quat<9>{0.5f, 0.5f, 0.5f, 0.5f});
+    EXPECT_EQ(tie[0] & 0x03, 0);
+}
+
+TEST(Quat, QAndMinusQGiveTheSameBytes)
+{
+    const auto q = unit<9>(0.1f, -0.9f, 0.3f, 0.2f);
+    const bitrep::quat<9> negated{-q.x, -q.y, -q.z, -q.w};
+    EXPECT_EQ(bitrep::to_bytes(q), bitrep::to_bytes(negated));
+}
+
+TEST(Quat, NegativeLargestIsFoldedToPositiveOnRead)
+{
+    const auto q = unit<9>(0.1f, -0.9f, 0.3f, 0.2f);
+    const auto decoded = round_trip(q);
+    EXPECT_GT(decoded.y, 0.0f);
+    EXPECT_LT(decoded.x, 0.0f);
+    EXPECT_LT(decoded.z, 0.0f);
+    EXPECT_LT(decoded.w, 0.0f);
+    expect_close_rotation(q, decoded);
+}
+
+TEST(Quat, NonUnitQuaternionIsRefusedOnWrite)
+{
+    EXPECT_EQ(write_status(bitrep::quat<9>{0.0f, 0.0f, 0.0f, 0.0f}).code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(write_status(bitrep::quat<9>{1.0f, 1.0f, 0.0f, 0.0f}).code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(write_status(bitrep::quat<9>{0.0f, 0.0f, 0.0f, 2.0f}).code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(write_status(bitrep::quat<9>{0.0f, 0.0f, 0.0f, 1.02f}).code(), bitrep::error::value_out_of_range);
+}
+
+TEST(Quat, NearlyUnitQuaternionWithinOnePercentIsAccepted)
+{
+    EXPECT_TRUE(write_status(bitrep::quat<9>{0.0f, 0.0f, 0.0f, 1.004f})); // |q|^2 = 1.008
+    EXPECT_TRUE(write_status(bitrep::quat<9>{0.0f, 0.0f, 0.0f, 0.996f})); // |q|^2 = 0.992
+}
+
+TEST(Quat, NanOrInfiniteQuaternionIsRefusedOnWrite)
+{
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    EXPECT_EQ(write_status(bitrep::quat<9>{nan, 0.0f, 0.0f, 1.0f}).code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(write_status(bitrep::quat<9>{0.0f, 0.0f, 0.0f, nan}).code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(write_status(bitrep::quat<9>{inf, 0.0f, 0.0f, 0.0f}).code(), bitrep::error::value_out_of_range);
+}
+
+TEST(Quat, CodeAboveTheLastQuantumIsRefusedOnRead)
+{
+    // 2^9 - 2 = 510 is the last quantum; 511 is refused like any compressed float above its range.
+    const std::uint64_t code = 3u | (511u << 2) | (255u << 11) | (255u << 20);
+    const bitrep::status st = read_status<bitrep::quat<9>>(bit_builder{}.bits(code, 29).result());
+    EXPECT_EQ(st.code(), bitrep::error::out_of_range);
+    EXPECT_EQ(st.bit_offset(), 0u); // errors point at the quaternion's first bit
+    const std::uint64_t last = 3u | (255u << 2) | (255u << 11) | (511u << 20);
+    EXPECT_EQ(read_status<bitrep::quat<9>>(bit_builder{}.bits(last, 29).result()).code(), bitrep::error::out_of_range);
+}
+
+TEST(Quat, SmallestThreeWhoseSquaresExceedOneAreRefusedOnRead)
+{
+    const std::uint64_t code = 0u | (510u << 2) | (510u << 11) | (510u << 20); // three components of 1/sqrt(2)
+    const bitrep::status st = read_status<bitrep::quat<9>>(bit_builder{}.bits(code, 29).result());
+    EXPECT_EQ(st.code(), bitrep::error::out_of_range);
+    EXPECT_EQ(st.bit_offset(), 0u);
+}
+
+TEST(Quat, SmallestThreeWhoseSquaresSumToAtMostOneAreAcceptedOnRead)
+{
+    const std::uint64_t code = 1u | (510u << 2) | (255u << 11) | (510u << 20); // x = w = 1/sqrt(2), z = 0
+    const auto decoded = decode<bitrep::quat<9>>(bit_builder{}.bits(code, 29).result());
+    const volatile float square = quat_limit * quat_limit;
+    const volatile float sum = square + square;
+    EXPECT_EQ(bits_of(decoded.x), bits_of(quat_limit));
+    EXPECT_EQ(bits_of(decoded.z), bits_of(0.0f));
+    EXPECT_EQ(bits_of(decoded.w), bits_of(quat_limit));
+    EXPECT_EQ(bits_of(decoded.y), bits_of(std::sqrt(1.0f - sum)));
+}
+
+TEST(Quat, NarrowestQuatRoundTripsEveryEqualMagnitudeUnitQuaternion)
+{
+    // The narrowest width (3 bits) must read back whatever its writer
+    // accepts. Four equal magnitudes is the worst case for rounding the
+    // three sent components up (at 2 bits, 0.5 rounded to 1/sqrt(2), their
+    // squares summed to 1.5, and quat<2> no longer compiles for that reason).
+    for (int signs = 0; signs < 16; ++signs) {
+        const auto sign = [&](int bit) { return (signs >> bit) & 1 ? -0.5f : 0.5f; };
+        const bitrep::quat<3> equal{sign(0), sign(1), sign(2), sign(3)};
+        bytes wire;
+        ASSERT_TRUE(bitrep::to_bytes(equal, wire));
+        bitrep::quat<3> decoded{};
+        const bitrep::status st = bitrep::from_bytes(wire, decoded);
+        EXPECT_TRUE(st) << "signs " << signs << ": " << st.message();
+    }
+}
+
+// ---------------------------------------------------------------- bounded_string
+
+struct Named {
+    bitrep::ranged<int, 0, 7> level;
+    bitrep::bounded_string<16> name;
+};
+BOOST_DESCRIBE_STRUCT(Named, (), (level, name))
+
+TEST(BoundedString, EmptyCostsTheLengthAndThePadding)
+{
+    EXPECT_EQ(bitrep::bit_size(bitrep::bounded_string<16>{}), 8u); // 5 + 3
+    EXPECT_EQ(bitrep::to_bytes(bitrep::bounded_string<16>{}), (bytes{0x00}));
+    EXPECT_EQ(round_trip(bitrep::bounded_string<16>{}, bitrep::bounded_string<16>{"old"}), "");
+}
+
+TEST(BoundedString, ShortStringIsLengthPaddingThenBytes)
+{
+    EXPECT_EQ(bitrep::bit_size(bitrep::bounded_string<16>{"hi"}), 24u); // 5 + 3 + 16
+    EXPECT_EQ(bitrep::to_bytes(bitrep::bounded_string<16>{"hi"}), (bytes{0x02, 'h', 'i'}));
+    EXPECT_EQ(round_trip(bitrep::bounded_string<16>{"hi"}), "hi");
+}
+
+TEST(BoundedString, LengthFieldWidthFollowsTheBound)
+{
+    EXPECT_EQ(bitrep::bit_size(bitrep::bounded_string<31>{}), 8u);  // 5 bits + 3
+    EXPECT_EQ(bitrep::bit_size(bitrep::bounded_string<255>{}), 8u); // 8 bits + 0
+    EXPECT_EQ(bitrep::bit_size(bitrep::bounded_string<256>{}), 16u); // 9 bits + 7
+    EXPECT_EQ(bitrep::bit_size(bitrep::bounded_string<0>{}), 0u);
+}
+
+TEST(BoundedString, StringAfterOtherFieldsPadsToTheNextByte)
+{
+    Named n{};
+    n.level = 5;
+    n.name = "ab";
+    // level 3 bits, length 5 bits: already aligned after 8 bits.
+    EXPECT_EQ(bitrep::to_bytes(n), (bytes{0x05 | (2 << 3), 'a', 'b'}));
+    struct Late {
+        bool flag;
+        bitrep::bounded_string<16> name;
+    };
+    Late late{};
+    late.flag = true;
+    late.name = "ab";
+    EXPECT_EQ(bitrep::bit_size(late), 1u + 5u + 2u + 16u);
+    EXPECT_EQ(bitrep::to_bytes(late), bit_builder{}.bits(1, 1).bits(2, 5).text("ab").result());
+}
+
+TEST(BoundedString, FullLengthRoundTrips)
+{
+    const bitrep::bounded_string<16> full{"0123456789abcdef"};
+    EXPECT_EQ(bitrep::bit_size(full), 5u + 3u + 128u);
+    const bytes wire = bitrep::to_bytes(full);
+    EXPECT_EQ(wire, bit_builder{}.bits(16, 5).text("0123456789abcdef").result());
+    EXPECT_EQ(round_trip(full), "0123456789abcdef");
+}
+
+TEST(BoundedString, OneOverTheBoundIsRefusedOnWriteNamingTheField)
+{
+    Named n{};
+    n.name = "0123456789abcdefg";
+    const bitrep::status st = write_status(n);
+    EXPECT_EQ(st.code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(st.field_path(), "Named.name");
+    EXPECT_EQ(st.bit_offset(), 3u);
+    EXPECT_NE(st.message().find("Named.name"), std::string::npos);
+}
+
+TEST(BoundedString, BoundCountsBytesNotCodePoints)
+{
+    EXPECT_TRUE(write_status(bitrep::bounded_string<3>{"\xE6\x97\xA5"})); // 日: 3 bytes
+    EXPECT_EQ(write_status(bitrep::bounded_string<5>{"\xE6\x97\xA5\xE6\x9C\xAC"}).code(), bitrep::error::value_out_of_range);
+}
+
+TEST(BoundedString, Utf8ContentRoundTripsByteForByte)
+{
+    const std::string text = "h\xC3\xA9llo \xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x98\x80"; // héllo 日本 😀
+    ASSERT_LE(text.size(), 32u);
+    const bitrep::bounded_string<32> value{text};
+    const bytes wire = bitrep::to_bytes(value);
+    EXPECT_EQ(wire, bit_builder{}.bits(text.size(), 6).text(text).result());
+    EXPECT_EQ(round_trip(value), text);
+}
+
+TEST(BoundedString, MalformedUtf8IsRefusedOnWrite)
+{
+    EXPECT_EQ(write_status(bitrep::bounded_string<8>{"a\xC3"}).code(), bitrep::error::bad_utf8);
+    EXPECT_EQ(write_status(bitrep::bounded_string<8>{"\xC0\x80"}).code(), bitrep::error::bad_utf8);
+}
+
+TEST(BoundedString, ZeroByteIsRefusedOnWrite)
+{
+    EXPECT_EQ(write_status(bitrep::bounded_string<8>{std::string("a\0b", 3)}).code(), bitrep::error::interior_nul);
+}
+
+TEST(BoundedString, LengthAboveTheBoundIsRefusedOnRead)
+{
+    using small = bitrep::bounded_string<4>; // 3-bit length: 5..7 are representable but refused
+    EXPECT_EQ(decode<small>(bit_builder{}.bits(4, 3).text("abcd").result()), "abcd");
+    const bitrep::status st = read_status<small>(bit_builder{}.bits(5, 3).text("abcde").result());
+    EXPECT_EQ(st.code(), bitrep::error::out_of_range);
+    EXPECT_EQ(st.bit_offset(), 0u);
+}
+
+TEST(BoundedString, LengthPastTheEndOfTheInputIsTruncated)
+{
+    using small = bitrep::bounded_string<4>;
+    EXPECT_EQ(read_status<small>(bit_builder{}.bits(4, 3).text("abc").result()).code(), bitrep::error::truncated);
+    EXPECT_EQ(read_status<small>(bytes{0x01}).code(), bitrep::error::truncated);
+}
+
+TEST(BoundedString, NonZeroPaddingIsRefusedOnRead)
+{
+    using small = bitrep::bounded_string<4>;
+    const bitrep::status st = read_status<small>(bytes{0x01 | 0x40, 'a'});
+    EXPECT_EQ(st.code(), bitrep::error::bad_padding);
+    EXPECT_EQ(st.bit_offset(), 0u); // the string primitive's first bit
+}
+
+TEST(BoundedString, ZeroByteIsRefusedOnRead)
+{
+    using small = bitrep::bounded_string<4>;
+    EXPECT_EQ(read_status<small>(bytes{0x03, 'a', 0x00, 'b'}).code(), bitrep::error::interior_nul);
+    EXPECT_EQ(read_status<small>(bytes{0x01, 0x00}).code(), bitrep::error::interior_nul);
+}
+
+TEST(BoundedString, EveryKindOfMalformedUtf8IsRefusedOnRead)
+{
+    using text = bitrep::bounded_string<4>;
+    const std::vector<std::string> malformed = {
+        "\x80",             // stray continuation
+        "\xBF",             // stray continuation
+        "\xC0\x80",         // overlong lead C0
+        "\xC1\xBF",         // overlong lead C1
+        "\xE0\x80\x80",     // overlong three-byte form
+        "\xF0\x80\x80\x80", // overlong four-byte form
+        "\xED\xA0\x80",     // surrogate U+D800
+        "\xED\xBF\xBF",     // surrogate U+DFFF
+        "\xF4\x90\x80\x80", // above U+10FFFF
+        "\xF5\x80\x80\x80", // invalid lead F5
+        "\xFF",             // invalid lead FF
+        "\xE6\x97",         // truncated sequence
+        "a\xC3",            // truncated at the end
+        "\xC3\x28",         // bad continuation
+    };
+    for (const std::string& payload : malformed) {
+        const bytes wire = bit_builder{}.bits(payload.size(), 3).text(payload).result();
+        EXPECT_EQ(read_status<text>(wire).code(), bitrep::error::bad_utf8) << "payload size " << payload.size();
+    }
+}
+
+TEST(BoundedString, BoundaryCodePointsAreAcceptedOnRead)
+{
+    using text = bitrep::bounded_string<4>;
+    const std::vector<std::string> valid = {"\x7F", "\xC2\x80", "\xE0\xA0\x80", "\xED\x9F\xBF", "\xEE\x80\x80", "\xF0\x90\x80\x80", "\xF4\x8F\xBF\xBF"};
+    for (const std::string& payload : valid) {
+        const bytes wire = bit_builder{}.bits(payload.size(), 3).text(payload).result();
+        EXPECT_EQ(decode<text>(wire), payload);
+    }
+}
+
+TEST(BoundedString, BehavesLikeAString)
+{
+    bitrep::bounded_string<8> s = "ab";
+    s += "cd";
+    s.push_back('e');
+    EXPECT_EQ(s.size(), 5u);
+    EXPECT_EQ(std::string_view(s), "abcde");
+    EXPECT_TRUE(s.fits());
+    s += "fghi";
+    EXPECT_FALSE(s.fits());
+}
+
+// ---------------------------------------------------------------- bounded_vector
+
+using slot_t = bitrep::ranged<int, 0, 7>;
+
+struct Bag {
+    bool open;
+    bitrep::bounded_vector<slot_t, 4> items;
+};
+BOOST_DESCRIBE_STRUCT(Bag, (), (open, items))
+
+TEST(BoundedVector, EmptyCostsOnlyTheSize)
+{
+    EXPECT_EQ((bitrep::bit_size(bitrep::bounded_vector<slot_t, 4>{})), 3u);
+    EXPECT_EQ((bitrep::to_bytes(bitrep::bounded_vector<slot_t, 4>{})), (bytes{0x00}));
+    const auto back = round_trip(bitrep::bounded_vector<slot_t, 4>{}, bitrep::bounded_vector<slot_t, 4>{1, 2});
+    EXPECT_TRUE(back.empty());
+}
+
+TEST(BoundedVector, FullVectorIsTheSizeThenEachElement)
+{
+    const bitrep::bounded_vector<slot_t, 4> full{1, 2, 3, 4};
+    EXPECT_EQ(bitrep::bit_size(full), 15u);
+    // size 4 in 3 bits, then 1, 2, 3, 4 in 3 bits each: 0x468C
+    EXPECT_EQ(bitrep::to_bytes(full), (bytes{0x8C, 0x46}));
+    EXPECT_EQ(round_trip(full), full);
+}
+
+TEST(BoundedVector, SizeWidthIsBitsRequiredForTheBound)
+{
+    EXPECT_EQ((bitrep::bit_size(bitrep::bounded_vector<slot_t, 1>{})), 1u);
+    EXPECT_EQ((bitrep::bit_size(bitrep::bounded_vector<slot_t, 8>{})), 4u);
+    EXPECT_EQ((bitrep::bit_size(bitrep::bounded_vector<slot_t, 7>{})), 3u);
+    EXPECT_EQ((bitrep::bit_size(bitrep::bounded_vector<slot_t, 1000>{})), 10u);
+}
+
+TEST(BoundedVector, OneOverTheBoundIsRefusedOnWriteNamingTheField)
+{
+    Bag bag{};
+    bag.items = {1, 2, 3, 4, 5};
+    const bitrep::status st = write_status(bag);
+    EXPECT_EQ(st.code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(st.field_path(), "Bag.items");
+    EXPECT_EQ(st.bit_offset(), 1u);
+}
+
+TEST(BoundedVector, ElementOutOfRangeNamesItsIndex)
+{
+    Bag bag{};
+    bag.items = {1, 2, 8};
+    const bitrep::status st = write_status(bag);
+    EXPECT_EQ(st.code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(st.field_path(), "Bag.items[2]");
+    EXPECT_EQ(st.bit_offset(), 1u + 3u + 3u + 3u);
+}
+
+TEST(BoundedVector, LengthAboveBoundIsRefusedOnRead)
+{
+    using bounded = bitrep::bounded_vector<slot_t, 4>;
+    for (std::uint64_t size : {5u, 6u, 7u}) {
+        bit_builder wire;
+        wire.bits(size, 3);
+        for (std::uint64_t i = 0; i < size; ++i)
+            wire.bits(1, 3);
+        const bitrep::status st = read_status<bounded>(wire.result());
+        EXPECT_EQ(st.code(), bitrep::error::out_of_range) << size;
+        EXPECT_EQ(st.bit_offset(), 0u);
+    }
+}
+
+TEST(BoundedVector, ReadingResizesTheTargetToTheDecodedSize)
+{
+    using bounded = bitrep::bounded_vector<slot_t, 4>;
+    EXPECT_EQ(round_trip(bounded{7}, bounded{1, 2, 3, 4}), bounded{7});
+    EXPECT_EQ(round_trip(bounded{5, 6, 7}, bounded{1}), (bounded{5, 6, 7}));
+}
+
+TEST(BoundedVector, VectorOfStructsRoundTrips)
+{
+    struct Entry {
+        bitrep::ranged<int, -5, 5> delta;
+        bitrep::bounded_string<4> tag;
+        bool operator==(const Entry&) const = default;
+    };
+    bitrep::bounded_vector<Entry, 3> entries;
+    entries.push_back({-5, "a"});
+    entries.push_back({5, "abcd"});
+    entries.push_back({0, ""});
+    // size 2 | delta 4, length 3, pad 7, "a" | delta 4, length 3, pad 1, "abcd" | delta 4, length 3, pad 1
+    EXPECT_EQ(bitrep::bit_size(entries), 72u);
+    EXPECT_EQ(round_trip(entries), entries);
+}
+
+TEST(BoundedVector, BehavesLikeAVector)
+{
+    bitrep::bounded_vector<int, 2> v{1, 2};
+    EXPECT_TRUE(v.fits());
+    v.push_back(3);
+    EXPECT_EQ(v.size(), 3u);
+    EXPECT_FALSE(v.fits());
+    EXPECT_EQ(v.back(), 3);
+    EXPECT_EQ(v.max_size(), 2u);
+}
+
+// ---------------------------------------------------------------- field flags
+
+struct Flags {
+    slot_t always;
+    bitrep::save_only<slot_t> saved;
+    bitrep::net_only<slot_t> replicated;
+    bitrep::transient<slot_t> cache;
+};
+
+namespace {
+
+Flags sample_flags()
+{
+    Flags f{};
+    f.always = 1;
+    f.saved = 2;
+    f.replicated = 3;
+    f.cache = 4;
+    return f;
+}
+
+template <bitrep::scope Scope, class T>
+bytes write_with_scope(T& value)
+{
+    std::array<std::uint8_t, 64> buffer{};
+    bitrep::basic_write_stream<Scope> stream(buffer);
+    EXPECT_TRUE(bitrep::serialize(stream, value));
+    const std::size_t size = stream.flush();
+    return bytes(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(size));
+}
+
+} // namespace
+
+TEST(FieldFlags, ToBytesWritesSaveOnlyAndNetOnlyButNeverTransient)
+{
+    const Flags f = sample_flags();
+    EXPECT_EQ(bitrep::bit_size(f), 9u);
+    EXPECT_EQ(bitrep::to_bytes(f), bit_builder{}.bits(1, 3).bits(2, 3).bits(3, 3).result());
+}
+
+TEST(FieldFlags, SaveScopeSkipsNetOnly)
+{
+    Flags f = sample_flags();
+    EXPECT_EQ(write_with_scope<bitrep::scope::save>(f), bit_builder{}.bits(1, 3).bits(2, 3).result());
+}
+
+TEST(FieldFlags, ReplicationScopeSkipsSaveOnly)
+{
+    Flags f = sample_flags();
+    EXPECT_EQ(write_with_scope<bitrep::scope::replication>(f), bit_builder{}.bits(1, 3).bits(3, 3).result());
+}
+
+TEST(FieldFlags, AllScopeStreamMatchesToBytes)
+{
+    Flags f = sample_flags();
+    EXPECT_EQ(write_with_scope<bitrep::scope::all>(f), bitrep::to_bytes(f));
+}
+
+TEST(FieldFlags, TransientFieldIsLeftUntouchedByFromBytes)
+{
+    Flags target{};
+    target.cache = 6;
+    ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(sample_flags()), target));
+    EXPECT_EQ(target.always, 1);
+    EXPECT_EQ(target.saved, 2);
+    EXPECT_EQ(target.replicated, 3);
+    EXPECT_EQ(target.cache, 6);
+}
+
+TEST(FieldFlags, SaveScopeReadLeavesNetOnlyUntouched)
+{
+    const bytes wire = bit_builder{}.bits(5, 3).bits(6, 3).result();
+    Flags target{};
+    target.replicated = 7;
+    target.cache = 7;
+    bitrep::basic_read_stream<bitrep::scope::save> stream(wire);
+    ASSERT_TRUE(bitrep::serialize(stream, target));
+    EXPECT_EQ(stream.position(), 6u);
+    EXPECT_EQ(target.always, 5);
+    EXPECT_EQ(target.saved, 6);
+    EXPECT_EQ(target.replicated, 7);
+    EXPECT_EQ(target.cache, 7);
+}
+
+TEST(FieldFlags, ReplicationScopeReadLeavesSaveOnlyUntouched)
+{
+    const bytes wire = bit_builder{}.bits(5, 3).bits(6, 3).result();
+    Flags target{};
+    target.saved = 7;
+    bitrep::basic_read_stream<bitrep::scope::replication> stream(wire);
+    ASSERT_TRUE(bitrep::serialize(stream, target));
+    EXPECT_EQ(target.always, 5);
+    EXPECT_EQ(target.saved, 7);
+    EXPECT_EQ(target.replicated, 6);
+}
+
+TEST(FieldFlags, MeasureStreamHonoursTheScope)
+{
+    Flags f = sample_flags();
+    bitrep::basic_measure_stream<bitrep::scope::save> save;
+    bitrep::basic_measure_stream<bitrep::scope::replication> replication;
+    bitrep::measure_stream all;
+    ASSERT_TRUE(bitrep::serialize(save, f));
+    ASSERT_TRUE(bitrep::serialize(replication, f));
+    ASSERT_TRUE(bitrep::serialize(all, f));
+    EXPECT_EQ(save.exact_bits(), 6u);
+    EXPECT_EQ(replication.exact_bits(), 6u);
+    EXPECT_EQ(all.exact_bits(), 9u);
+}
+
+TEST(FieldFlags, TransientValueOutOfRangeIsNeverChecked)
+{
+    Flags f = sample_flags();
+    f.cache = 100; // outside slot_t, but never written
+    EXPECT_TRUE(write_status(f));
+}
+
+TEST(FieldFlags, TransientCostsNothingInMaxBits)
+{
+    EXPECT_EQ(bitrep::max_bits<bitrep::transient<slot_t>>, 0u);
+    EXPECT_EQ(bitrep::max_bits<bitrep::save_only<slot_t>>, 3u);
+    EXPECT_EQ(bitrep::max_bits<Flags>, 9u);
+}
+
+struct Transform {
+    position_t x;
+    position_t y;
+    position_t z;
+};
+
+struct Camera {
+    bitrep::net_only<Transform> view;
+    bitrep::save_only<std::uint8_t> zoom;
+    bitrep::transient<float> blend;
+};
+
+TEST(FieldFlags, FlaggedClassMembersRemainAccessible)
+{
+    Camera camera{};
+    camera.view.x = 1.0f;
+    camera.view.y = -2.5f;
+    Transform& plain = camera.view.get();
+    plain.z = 3.0f;
+    const Camera back = round_trip(camera);
+    const auto expected = [](float v) { return reference_value(reference_quantum(v, -100.0f, 100.0f, 20000), -100.0f, 100.0f, 20000); };
+    EXPECT_EQ(bits_of(back.view.x.value()), bits_of(expected(1.0f)));
+    EXPECT_EQ(bits_of(back.view.y.value()), bits_of(expected(-2.5f)));
+    EXPECT_EQ(bits_of(back.view.z.value()), bits_of(expected(3.0f)));
+}
+
+TEST(FieldFlags, FlaggedScalarsConvertToAndFromTheirValue)
+{
+    Camera camera{};
+    camera.zoom = 200;
+    camera.blend = 0.5f;
+    const std::uint8_t zoom = camera.zoom;
+    const float blend = camera.blend;
+    EXPECT_EQ(zoom, 200);
+    EXPECT_EQ(blend, 0.5f);
+    EXPECT_EQ(bitrep::bit_size(camera), 45u + 8u);
+    Camera target{};
+    target.blend = 0.25f;
+    target = decode(bitrep::to_bytes(camera), target);
+    EXPECT_EQ(target.zoom.get(), 200);
+    EXPECT_EQ(target.blend.get(), 0.25f);
+}

@@ -1,0 +1,1044 @@
+// to_bytes / from_bytes / bit_size end to end: golden bytes, exact sizes,
+// every error code with its field path and bit offset, all-or-nothing reads
+// under truncation and hostile input, and randomized round trips.
+#include <bitrep/bitrep.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <ostream>
+#include <random>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace bitrep {
+// Readable gtest output for error codes.
+inline void PrintTo(error code, std::ostream* os) { *os << to_string(code); }
+} // namespace bitrep
+
+namespace {
+
+using bytes = std::vector<std::uint8_t>;
+
+/// An independent bit packer for expected bytes: stream bit i is bit i % 8
+/// of byte i / 8 (serialize 1.0 section 1).
+class bit_builder {
+public:
+    bit_builder& bits(std::uint64_t value, int count)
+    {
+        for (int i = 0; i < count; ++i) {
+            if (size_ % 8 == 0)
+                bytes_.push_back(0);
+            if ((value >> i) & 1u)
+                bytes_.back() = static_cast<std::uint8_t>(bytes_.back() | (1u << (size_ % 8)));
+            ++size_;
+        }
+        return *this;
+    }
+    bit_builder& align()
+    {
+        while (size_ % 8 != 0)
+            bits(0, 1);
+        return *this;
+    }
+    bit_builder& text(std::string_view s)
+    {
+        align();
+        for (char c : s)
+            bits(static_cast<unsigned char>(c), 8);
+        return *this;
+    }
+    const bytes& result() const { return bytes_; }
+
+private:
+    bytes bytes_;
+    std::size_t size_ = 0;
+};
+
+std::uint32_t bits_of(float value) { return std::bit_cast<std::uint32_t>(value); }
+std::uint64_t bits_of(double value) { return std::bit_cast<std::uint64_t>(value); }
+
+bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+
+} // namespace
+
+enum class Team { red, blue, green };
+BOOST_DESCRIBE_ENUM(Team, red, blue, green)
+
+enum class Small : std::int8_t { a, b, c };
+BOOST_DESCRIBE_ENUM(Small, a, b, c)
+
+enum class Sparse { low = -5, mid = 40, high = 1000 };
+BOOST_DESCRIBE_ENUM(Sparse, low, mid, high)
+
+using position_t = bitrep::quantized<-100.f, 100.f, 0.01f>;
+using angle_t = bitrep::quantized<0.f, 360.f, 0.1f>;
+using speed_t = bitrep::quantized<0.f, 10.f, 0.01f>;
+
+// ---------------------------------------------------------------- golden bytes
+
+struct Golden {
+    bitrep::ranged<int, 0, 100> health;
+    bool alive;
+    Team team;
+    bitrep::ranged<int, -100, 100> delta;
+    speed_t speed;
+    bitrep::bounded_string<16> tag;
+    std::uint16_t code;
+    bool operator==(const Golden&) const = default;
+};
+
+namespace {
+Golden golden_value()
+{
+    Golden g{};
+    g.health = 87;
+    g.alive = true;
+    g.team = Team::blue;
+    g.delta = -3;
+    g.speed = 0.025f; // quantum 3 (serialize 1.0 section 6 example)
+    g.tag = "ok";
+    g.code = 0xBEEF;
+    return g;
+}
+} // namespace
+
+TEST(Golden, StructBytesAreItsFieldsPrimitivesInOrder)
+{
+    // health 87 (7) | alive 1 (1) | blue 1 (2) | -3 -> 97 (8) | quantum 3 (10) |
+    // length 2 (5) | pad 7 | 'o' 'k' | 0xBEEF (16) = 72 bits
+    EXPECT_EQ(bitrep::to_bytes(golden_value()), (bytes{0xD7, 0x85, 0x0D, 0x20, 0x00, 0x6F, 0x6B, 0xEF, 0xBE}));
+}
+
+TEST(Golden, StructBytesMatchAnIndependentBitPacker)
+{
+    const bytes expected = bit_builder{}
+                               .bits(87, 7)
+                               .bits(1, 1)
+                               .bits(1, 2)
+                               .bits(97, 8)
+                               .bits(3, 10)
+                               .bits(2, 5)
+                               .text("ok")
+                               .bits(0xBEEF, 16)
+                               .result();
+    EXPECT_EQ(bitrep::to_bytes(golden_value()), expected);
+}
+
+TEST(Golden, StructBytesEqualTheStreamPrimitivesCalledByHand)
+{
+    std::array<std::uint8_t, 32> buffer{};
+    bitrep::write_stream stream(buffer);
+    std::int32_t health = 87;
+    bool alive = true;
+    std::int32_t team = 1;
+    std::int32_t delta = -3;
+    float speed = 0.025f;
+    std::string tag = "ok";
+    std::uint64_t code = 0xBEEF;
+    ASSERT_TRUE(stream.serialize_int(health, 0, 100));
+    ASSERT_TRUE(stream.serialize_bool(alive));
+    ASSERT_TRUE(stream.serialize_int(team, 0, 2));
+    ASSERT_TRUE(stream.serialize_int(delta, -100, 100));
+    ASSERT_TRUE(stream.serialize_compressed_float(speed, 0.0f, 10.0f, 0.01f));
+    ASSERT_TRUE(stream.serialize_string(tag, 17));
+    ASSERT_TRUE(stream.serialize_bits(code, 16));
+    const std::size_t size = stream.flush();
+    EXPECT_EQ(bitrep::to_bytes(golden_value()), bytes(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(size)));
+}
+
+TEST(Golden, BitSizeIsTheExactBitCount)
+{
+    EXPECT_EQ(bitrep::bit_size(golden_value()), 72u);
+}
+
+TEST(Golden, BytesDecodeBackToTheSameFields)
+{
+    Golden back{};
+    ASSERT_TRUE(bitrep::from_bytes(bytes{0xD7, 0x85, 0x0D, 0x20, 0x00, 0x6F, 0x6B, 0xEF, 0xBE}, back));
+    EXPECT_EQ(back.health, 87);
+    EXPECT_TRUE(back.alive);
+    EXPECT_EQ(back.team, Team::blue);
+    EXPECT_EQ(back.delta, -3);
+    EXPECT_EQ(back.speed.quantum(), 3u);
+    EXPECT_EQ(back.tag, "ok");
+    EXPECT_EQ(back.code, 0xBEEF);
+}
+
+struct StandardExample {
+    bool flag;
+    bitrep::ranged<int, 0, 7> value;
+    bitrep::bounded_string<0> aligner; // string(s, 1): no length bits, just align
+    bool operator==(const StandardExample&) const = default;
+};
+
+TEST(Golden, StandardBoolIntAlignExampleIsOneByte0x0B)
+{
+    StandardExample e{};
+    e.flag = true;
+    e.value = 5;
+    EXPECT_EQ(bitrep::to_bytes(e), (bytes{0x0B}));
+}
+
+// ---------------------------------------------------------------- errors and paths
+
+struct Item {
+    bitrep::ranged<int, 0, 100> count;
+    bitrep::ranged<int, 0, 3> kind;
+    bool operator==(const Item&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(Item, (), (count, kind))
+
+struct Player {
+    bitrep::ranged<int, 0, 100> health;
+    bitrep::bounded_vector<Item, 8> items; // size in 4 bits, 9 bits per item
+    bitrep::bounded_string<8> name;        // length in 4 bits
+    Team team;
+    bool operator==(const Player&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(Player, (), (health, items, name, team))
+
+namespace {
+
+Player sample_player()
+{
+    Player p{};
+    p.health = 50;
+    for (int i = 0; i < 5; ++i)
+        p.items.push_back({10 * i, i % 4});
+    p.name = "hero";
+    p.team = Team::green;
+    return p;
+}
+
+/// health, item count and the first `valid` items (count 10 * i, kind 1).
+bit_builder player_prefix(std::uint64_t item_count, int valid)
+{
+    bit_builder b;
+    b.bits(50, 7).bits(item_count, 4);
+    for (int i = 0; i < valid; ++i)
+        b.bits(static_cast<std::uint64_t>(10 * i), 7).bits(1, 2);
+    return b;
+}
+
+/// Reads into a copy of `start` and checks that a failure left it untouched.
+template <class T>
+bitrep::status read_keeping(const bytes& data, const T& start)
+{
+    T target = start;
+    const bitrep::status st = bitrep::from_bytes(data, target);
+    if (!st) {
+        EXPECT_TRUE(target == start) << "a failed read changed the target: " << st.message();
+    }
+    return st;
+}
+
+} // namespace
+
+TEST(Errors, DecodedValueAboveItsRangeIsOutOfRangeWithNamedPathAndBit)
+{
+    bit_builder b = player_prefix(4, 3);
+    b.bits(101, 7).bits(0, 2).bits(0, 4).align().bits(0, 2);
+    const bitrep::status st = read_keeping(b.result(), sample_player());
+    EXPECT_EQ(st.code(), bitrep::error::out_of_range);
+    EXPECT_EQ(st.field_path(), "Player.items[3].count");
+    EXPECT_EQ(st.bit_offset(), 38u); // 7 + 4 + 3 * 9
+    EXPECT_TRUE(contains(st.message(), "out_of_range"));
+    EXPECT_TRUE(contains(st.message(), "Player.items[3].count"));
+    EXPECT_TRUE(contains(st.message(), "bit 38"));
+}
+
+TEST(Errors, ValueOutsideItsAnnotationIsRefusedOnWriteWithNamedPathAndBit)
+{
+    Player p = sample_player();
+    p.items[3].count = 101;
+    bytes out{1, 2, 3};
+    const bitrep::status st = bitrep::to_bytes(p, out);
+    EXPECT_EQ(st.code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(st.field_path(), "Player.items[3].count");
+    EXPECT_EQ(st.bit_offset(), 38u);
+    EXPECT_TRUE(contains(st.message(), "value_out_of_range at Player.items[3].count, bit 38"));
+    EXPECT_TRUE(out.empty());
+}
+
+TEST(Errors, ConvenienceToBytesThrowsWriteErrorCarryingTheStatus)
+{
+    Player p = sample_player();
+    p.health = 101;
+    try {
+        (void)bitrep::to_bytes(p);
+        FAIL() << "to_bytes accepted health 101";
+    } catch (const bitrep::write_error& e) {
+        EXPECT_EQ(e.status().code(), bitrep::error::value_out_of_range);
+        EXPECT_EQ(e.status().field_path(), "Player.health");
+        EXPECT_EQ(std::string(e.what()), e.status().message());
+    }
+}
+
+TEST(Errors, VectorSizeAboveItsBoundIsOutOfRange)
+{
+    const bitrep::status st = read_keeping(player_prefix(9, 9).result(), sample_player());
+    EXPECT_EQ(st.code(), bitrep::error::out_of_range);
+    EXPECT_EQ(st.field_path(), "Player.items");
+    EXPECT_EQ(st.bit_offset(), 7u);
+}
+
+TEST(Errors, InputEndingInsideAValueIsTruncated)
+{
+    const bytes full = bitrep::to_bytes(golden_value());
+    const bytes cut(full.begin(), full.end() - 1);
+    const bitrep::status st = read_keeping(cut, Golden{});
+    EXPECT_EQ(st.code(), bitrep::error::truncated);
+    EXPECT_EQ(st.field_path(), "Golden.#6");
+    EXPECT_EQ(st.bit_offset(), 56u);
+    EXPECT_TRUE(contains(st.message(), "Golden.#6"));
+    EXPECT_TRUE(contains(st.message(), "bit 56"));
+}
+
+struct LateWide {
+    bool flag;
+    std::uint64_t value;
+    bool operator==(const LateWide&) const = default;
+};
+
+TEST(Errors, TruncatedSixtyFourBitValueReportsItsFirstBit)
+{
+    LateWide w{};
+    w.value = 0x0123456789ABCDEFull;
+    const bytes full = bitrep::to_bytes(w);
+    ASSERT_EQ(full.size(), 9u);
+    const bitrep::status st = read_keeping(bytes(full.begin(), full.begin() + 5), LateWide{});
+    EXPECT_EQ(st.code(), bitrep::error::truncated);
+    EXPECT_EQ(st.field_path(), "LateWide.#1");
+    EXPECT_EQ(st.bit_offset(), 1u); // the low 32 bits were there: the 64-bit primitive still started at bit 1
+}
+
+TEST(Errors, EmptyInputIsTruncatedAtTheFirstField)
+{
+    const bitrep::status st = read_keeping(bytes{}, Golden{});
+    EXPECT_EQ(st.code(), bitrep::error::truncated);
+    EXPECT_EQ(st.field_path(), "Golden.#0");
+    EXPECT_EQ(st.bit_offset(), 0u);
+}
+
+TEST(Errors, NonZeroAlignmentPaddingIsBadPadding)
+{
+    // flag 1, value 5, then padding bits 4..7 of which bit 4 is set.
+    const bitrep::status st = read_keeping(bytes{0x0B | 0x10}, StandardExample{});
+    EXPECT_EQ(st.code(), bitrep::error::bad_padding);
+    EXPECT_EQ(st.field_path(), "StandardExample.#2");
+    EXPECT_EQ(st.bit_offset(), 4u);
+    EXPECT_EQ(read_keeping(bytes{0x0B | 0x80}, StandardExample{}).code(), bitrep::error::bad_padding);
+}
+
+TEST(Errors, MalformedUtf8IsBadUtf8AtTheString)
+{
+    // health, no items, name of 2 bytes (C0 80: overlong NUL), team red
+    const bytes data = player_prefix(0, 0).bits(2, 4).text("\xC0\x80").bits(0, 2).result();
+    const bitrep::status st = read_keeping(data, sample_player());
+    EXPECT_EQ(st.code(), bitrep::error::bad_utf8);
+    EXPECT_EQ(st.field_path(), "Player.name");
+    EXPECT_EQ(st.bit_offset(), 11u); // the string primitive starts after health (7) and the item count (4)
+    EXPECT_TRUE(contains(st.message(), "bad_utf8 at Player.name, bit 11"));
+}
+
+TEST(Errors, ZeroByteInAStringIsInteriorNul)
+{
+    const bytes data = player_prefix(0, 0).bits(3, 4).text(std::string_view("a\0b", 3)).bits(0, 2).result();
+    const bitrep::status st = read_keeping(data, sample_player());
+    EXPECT_EQ(st.code(), bitrep::error::interior_nul);
+    EXPECT_EQ(st.field_path(), "Player.name");
+}
+
+TEST(Errors, StringRefusalsOnReadReportTheStringsStartBitAsWritesDo)
+{
+    // The name starts at bit 11 (health 7 + item count 4). A write of the
+    // same malformed name reports bit 11; a read must point at the same primitive.
+    Player bad = sample_player();
+    bad.items.clear();
+    bad.name = std::string("a\0b", 3);
+    bytes sink;
+    const bitrep::status written = bitrep::to_bytes(bad, sink);
+    EXPECT_EQ(written.code(), bitrep::error::interior_nul);
+    EXPECT_EQ(written.bit_offset(), 11u);
+    const bytes data = player_prefix(0, 0).bits(3, 4).text(std::string_view("a\0b", 3)).bits(0, 2).result();
+    const bitrep::status read = read_keeping(data, sample_player());
+    EXPECT_EQ(read.code(), bitrep::error::interior_nul);
+    EXPECT_EQ(read.bit_offset(), written.bit_offset());
+}
+
+TEST(Errors, EnumIndexBeyondTheEnumeratorsIsBadEnumOnRead)
+{
+    const bytes data = player_prefix(0, 0).bits(0, 4).align().bits(3, 2).result(); // team index 3 of 3
+    const bitrep::status st = read_keeping(data, sample_player());
+    EXPECT_EQ(st.code(), bitrep::error::bad_enum);
+    EXPECT_EQ(st.field_path(), "Player.team");
+    EXPECT_EQ(st.bit_offset(), 16u);
+    EXPECT_TRUE(contains(st.message(), "bit 16"));
+}
+
+TEST(Errors, EnumIndexBeyondAnIndexValuedEnumIsBadEnumOnRead)
+{
+    Small target = Small::b;
+    EXPECT_EQ(bitrep::from_bytes(bytes{0x03}, target).code(), bitrep::error::bad_enum);
+    EXPECT_EQ(target, Small::b);
+    Sparse sparse = Sparse::mid;
+    EXPECT_EQ(bitrep::from_bytes(bytes{0x03}, sparse).code(), bitrep::error::bad_enum);
+    EXPECT_EQ(sparse, Sparse::mid);
+}
+
+TEST(Errors, NonEnumeratorValueIsBadEnumOnWrite)
+{
+    Player p = sample_player();
+    p.team = static_cast<Team>(3);
+    bytes out;
+    const bitrep::status st = bitrep::to_bytes(p, out);
+    EXPECT_EQ(st.code(), bitrep::error::bad_enum);
+    EXPECT_EQ(st.field_path(), "Player.team");
+    EXPECT_EQ(bitrep::to_bytes(static_cast<Small>(-1), out).code(), bitrep::error::bad_enum);
+    EXPECT_EQ(bitrep::to_bytes(static_cast<Small>(3), out).code(), bitrep::error::bad_enum);
+    EXPECT_EQ(bitrep::to_bytes(static_cast<Sparse>(41), out).code(), bitrep::error::bad_enum);
+    EXPECT_EQ(bitrep::to_bytes(static_cast<Sparse>(2), out).code(), bitrep::error::bad_enum);
+}
+
+TEST(Errors, WholeExtraByteIsTrailingData)
+{
+    bytes data = bitrep::to_bytes(golden_value());
+    data.push_back(0x00);
+    const bitrep::status st = read_keeping(data, Golden{});
+    EXPECT_EQ(st.code(), bitrep::error::trailing_data);
+    EXPECT_EQ(st.bit_offset(), 72u);
+    EXPECT_EQ(st.field_path(), "Golden");
+}
+
+struct Eighteen {
+    bitrep::ranged<int, 0, 100> health;
+    bool alive;
+    Team team;
+    bitrep::ranged<int, -100, 100> delta;
+    bool operator==(const Eighteen&) const = default;
+};
+
+TEST(Errors, NonZeroUnusedBitsOfTheLastByteAreAccepted)
+{
+    Eighteen e{};
+    e.health = 87;
+    e.alive = true;
+    e.team = Team::blue;
+    e.delta = -3;
+    bytes data = bitrep::to_bytes(e);
+    ASSERT_EQ(data, (bytes{0xD7, 0x85, 0x01}));
+    data[2] = static_cast<std::uint8_t>(data[2] | 0xFC); // bits 18..23 are not part of the value
+    Eighteen back{};
+    const bitrep::status st = bitrep::from_bytes(data, back);
+    EXPECT_TRUE(st) << st.message();
+    EXPECT_EQ(back, e);
+}
+
+TEST(Errors, CallerBufferTooSmallIsBufferTooSmall)
+{
+    std::array<std::uint8_t, 16> storage{};
+    storage.fill(0xEE);
+    std::size_t written = 99;
+    const bitrep::status st = bitrep::to_bytes(golden_value(), std::span<std::uint8_t>(storage.data(), 8), written);
+    EXPECT_EQ(st.code(), bitrep::error::buffer_too_small);
+    EXPECT_EQ(st.field_path(), "Golden.#6");
+    EXPECT_EQ(written, 0u);
+    for (std::size_t i = 8; i < storage.size(); ++i)
+        EXPECT_EQ(storage[i], 0xEE) << "byte " << i << " lies outside the span";
+}
+
+TEST(Errors, EmptyCallerBufferIsBufferTooSmall)
+{
+    std::size_t written = 99;
+    EXPECT_EQ(bitrep::to_bytes(true, std::span<std::uint8_t>(), written).code(), bitrep::error::buffer_too_small);
+    EXPECT_EQ(written, 0u);
+}
+
+TEST(Errors, ZeroBitValueFitsAnEmptyBuffer)
+{
+    std::size_t written = 99;
+    EXPECT_TRUE(bitrep::to_bytes(bitrep::ranged<int, 4, 4>{4}, std::span<std::uint8_t>(), written));
+    EXPECT_EQ(written, 0u);
+}
+
+TEST(Errors, StatusOfASuccessIsOk)
+{
+    Golden g{};
+    const bitrep::status st = bitrep::from_bytes(bitrep::to_bytes(golden_value()), g);
+    EXPECT_TRUE(st.ok());
+    EXPECT_EQ(st.code(), bitrep::error::none);
+    EXPECT_EQ(st.message(), "ok");
+}
+
+struct Slot {
+    bool used;
+    bitrep::ranged<int, 0, 100> count;
+};
+struct Inventory {
+    bitrep::ranged<int, 0, 7> owner;
+    bitrep::bounded_vector<Slot, 4> slots; // size in 3 bits, 8 bits per slot
+};
+
+TEST(Errors, AggregatePathsUseFieldPositions)
+{
+    const bytes data = bit_builder{}.bits(1, 3).bits(2, 3).bits(1, 1).bits(5, 7).bits(1, 1).bits(120, 7).result();
+    Inventory target{};
+    const bitrep::status st = bitrep::from_bytes(data, target);
+    EXPECT_EQ(st.code(), bitrep::error::out_of_range);
+    EXPECT_EQ(st.field_path(), "Inventory.#1[1].#1");
+    EXPECT_EQ(st.bit_offset(), 15u);
+    EXPECT_TRUE(contains(st.message(), "Inventory.#1[1].#1, bit 15"));
+}
+
+template <int Depth>
+struct Nest {
+    Nest<Depth - 1> inner;
+};
+template <>
+struct Nest<0> {
+    bitrep::ranged<int, 0, 1> leaf;
+};
+
+template <int Depth>
+Nest<0>& innermost(Nest<Depth>& nest)
+{
+    if constexpr (Depth == 0)
+        return nest;
+    else
+        return innermost(nest.inner);
+}
+
+TEST(Errors, VeryDeepPathsKeepTheInnermostSegmentsAndMarkTheCut)
+{
+    Nest<30> deep{};
+    innermost(deep).leaf = 2;
+    const bitrep::status st = [&] {
+        bytes out;
+        return bitrep::to_bytes(deep, out);
+    }();
+    EXPECT_EQ(st.code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(st.bit_offset(), 0u);
+    const std::string& path = st.field_path();
+    EXPECT_TRUE(contains(path, "\xE2\x80\xA6")) << path; // the cut is marked with an ellipsis
+    std::string kept; // the 24 innermost of 31 segments
+    for (int i = 0; i < 24; ++i)
+        kept += ".#0";
+    ASSERT_GE(path.size(), kept.size());
+    EXPECT_EQ(path.substr(path.size() - kept.size()), kept) << path;
+    EXPECT_EQ(path.find(".#0"), path.size() - kept.size()) << "more than 24 segments kept: " << path;
+}
+
+// ---------------------------------------------------------------- to_bytes overloads
+
+TEST(ToBytes, VectorOverloadReplacesTheContents)
+{
+    bytes out(100, 0xAA);
+    ASSERT_TRUE(bitrep::to_bytes(golden_value(), out));
+    EXPECT_EQ(out, bitrep::to_bytes(golden_value()));
+}
+
+TEST(ToBytes, SpanOverloadWritesExactlyTheMeaningfulBytes)
+{
+    std::array<std::uint8_t, 16> storage{};
+    storage.fill(0xEE);
+    std::size_t written = 0;
+    ASSERT_TRUE(bitrep::to_bytes(golden_value(), std::span<std::uint8_t>(storage.data(), 9), written));
+    EXPECT_EQ(written, 9u);
+    EXPECT_EQ(bytes(storage.begin(), storage.begin() + 9), bitrep::to_bytes(golden_value()));
+    for (std::size_t i = 9; i < storage.size(); ++i)
+        EXPECT_EQ(storage[i], 0xEE);
+}
+
+TEST(ToBytes, UnusedHighBitsOfTheLastByteAreZero)
+{
+    Eighteen e{};
+    e.health = 100;
+    e.alive = true;
+    e.team = Team::green;
+    e.delta = 100; // offset 200: bits 10..17 = 11001000
+    const bytes data = bitrep::to_bytes(e);
+    ASSERT_EQ(data.size(), 3u);
+    EXPECT_EQ(data[2] & 0xFC, 0);
+}
+
+struct Library {
+    bitrep::bounded_vector<bitrep::bounded_string<255>, 1000> books;
+    bool operator==(const Library&) const = default;
+};
+
+TEST(ToBytes, TypesWithAHugeBoundAreSizedByMeasuring)
+{
+    static_assert(bitrep::max_bits<Library> > 64u * 1024u * 8u);
+    Library library{};
+    library.books = {"Dune", "", std::string(255, 'x')};
+    const bytes data = bitrep::to_bytes(library);
+    // size 10 bits | 8 + pad 6 + 32 | 8 + pad 0 | 8 + pad 0 + 2040
+    EXPECT_EQ(bitrep::bit_size(library), 10u + 8u + 6u + 32u + 8u + 8u + 2040u);
+    EXPECT_EQ(data.size(), (bitrep::bit_size(library) + 7) / 8);
+    Library back{};
+    ASSERT_TRUE(bitrep::from_bytes(data, back));
+    EXPECT_EQ(back, library);
+}
+
+// ---------------------------------------------------------------- the complex struct
+
+struct Transform {
+    position_t x, y, z;
+    angle_t yaw;
+    bool operator==(const Transform&) const = default;
+};
+
+struct Gear {
+    bitrep::ranged<std::uint16_t, 0, 999> id;
+    bitrep::ranged<int, 1, 64> count;
+    Small grade;
+    bool operator==(const Gear&) const = default;
+};
+
+struct Base {
+    bitrep::ranged<int, 0, 15> level;
+    bool operator==(const Base&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(Base, (), (level))
+
+class Stats : public Base {
+public:
+    bitrep::ranged<std::int64_t, -5'000'000'000, 5'000'000'000> gold;
+    Sparse rank = Sparse::low;
+
+    double luck() const { return luck_; }
+    void set_luck(double v) { luck_ = v; }
+    const std::optional<bitrep::ranged<int, -3, 3>>& mood() const { return mood_; }
+    void set_mood(std::optional<bitrep::ranged<int, -3, 3>> m) { mood_ = m; }
+    bool operator==(const Stats&) const = default;
+
+private:
+    double luck_ = 0.0;
+    std::optional<bitrep::ranged<int, -3, 3>> mood_;
+
+    BOOST_DESCRIBE_CLASS(Stats, (Base), (gold, rank), (), (luck_, mood_))
+};
+
+struct Complex {
+    bitrep::ranged<int, 0, 100> health;
+    bool alive;
+    Team team;
+    Transform transform;
+    bitrep::quat<9> orientation;
+    bitrep::bounded_string<16> name;
+    bitrep::bounded_vector<Gear, 8> gear;
+    std::optional<bitrep::ranged<int, 0, 7>> emote;
+    std::array<bool, 4> flags;
+    Stats stats;
+    std::optional<Transform> target;
+    bitrep::bounded_vector<bitrep::bounded_string<4>, 3> tags;
+    float raw;
+    double precise;
+    std::int64_t big;
+    std::uint8_t level;
+    bitrep::ranged<int, 7, 7> constant;
+    bitrep::transient<int> cache;
+    bitrep::save_only<std::uint16_t> saved;
+    bitrep::net_only<bitrep::ranged<int, 0, 3>> lane;
+    bool operator==(const Complex&) const = default;
+};
+
+namespace {
+
+template <class Int>
+Int random_int(std::mt19937_64& rng, Int lo, Int hi)
+{
+    if constexpr (std::is_signed_v<Int>)
+        return static_cast<Int>(std::uniform_int_distribution<long long>(lo, hi)(rng));
+    else
+        return static_cast<Int>(std::uniform_int_distribution<unsigned long long>(lo, hi)(rng));
+}
+
+template <class Ranged>
+Ranged random_ranged(std::mt19937_64& rng)
+{
+    return Ranged{random_int<typename Ranged::value_type>(rng, Ranged::min, Ranged::max)};
+}
+
+template <class Quantized>
+Quantized random_quantized(std::mt19937_64& rng)
+{
+    // A little outside the range too: those values clamp.
+    const float span = Quantized::max - Quantized::min;
+    return Quantized{std::uniform_real_distribution<float>(Quantized::min - span / 16, Quantized::max + span / 16)(rng)};
+}
+
+bool coin(std::mt19937_64& rng) { return (rng() & 1u) != 0; }
+
+template <std::size_t N>
+bitrep::bounded_string<N> random_text(std::mt19937_64& rng)
+{
+    std::string text;
+    const std::size_t length = random_int<std::size_t>(rng, 0, N);
+    while (text.size() < length) {
+        if (length - text.size() >= 2 && rng() % 5 == 0)
+            text += "\xC3\xA9"; // é, two bytes
+        else
+            text += static_cast<char>('a' + rng() % 26);
+    }
+    return bitrep::bounded_string<N>{text};
+}
+
+Transform random_transform(std::mt19937_64& rng)
+{
+    return {random_quantized<position_t>(rng), random_quantized<position_t>(rng), random_quantized<position_t>(rng),
+            random_quantized<angle_t>(rng)};
+}
+
+bitrep::quat<9> random_quat(std::mt19937_64& rng)
+{
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    const float x = normal(rng), y = normal(rng), z = normal(rng), w = normal(rng);
+    const float length = std::sqrt(x * x + y * y + z * z + w * w);
+    return {x / length, y / length, z / length, w / length};
+}
+
+Complex random_complex(std::mt19937_64& rng)
+{
+    Complex c{};
+    c.health = random_ranged<decltype(c.health)>(rng);
+    c.alive = coin(rng);
+    c.team = static_cast<Team>(rng() % 3);
+    c.transform = random_transform(rng);
+    c.orientation = random_quat(rng);
+    c.name = random_text<16>(rng);
+    const std::size_t gear_count = rng() % 9;
+    for (std::size_t i = 0; i < gear_count; ++i)
+        c.gear.push_back({random_ranged<bitrep::ranged<std::uint16_t, 0, 999>>(rng), random_ranged<bitrep::ranged<int, 1, 64>>(rng),
+                          static_cast<Small>(rng() % 3)});
+    if (coin(rng))
+        c.emote = random_ranged<bitrep::ranged<int, 0, 7>>(rng);
+    for (bool& flag : c.flags)
+        flag = coin(rng);
+    c.stats.level = random_ranged<bitrep::ranged<int, 0, 15>>(rng);
+    c.stats.gold = random_ranged<decltype(c.stats.gold)>(rng);
+    c.stats.rank = std::array{Sparse::low, Sparse::mid, Sparse::high}[rng() % 3];
+    c.stats.set_luck(std::uniform_real_distribution<double>(-1e6, 1e6)(rng));
+    if (coin(rng))
+        c.stats.set_mood(random_ranged<bitrep::ranged<int, -3, 3>>(rng));
+    if (coin(rng))
+        c.target = random_transform(rng);
+    const std::size_t tag_count = rng() % 4;
+    for (std::size_t i = 0; i < tag_count; ++i)
+        c.tags.push_back(random_text<4>(rng));
+    c.raw = std::uniform_real_distribution<float>(-1e9f, 1e9f)(rng);
+    c.precise = std::uniform_real_distribution<double>(-1e300, 1e300)(rng);
+    c.big = static_cast<std::int64_t>(rng());
+    c.level = static_cast<std::uint8_t>(rng());
+    c.cache = static_cast<int>(rng() % 1000);
+    c.saved = static_cast<std::uint16_t>(rng());
+    c.lane = random_ranged<bitrep::ranged<int, 0, 3>>(rng);
+    return c;
+}
+
+template <class Q>
+void expect_same_quantum(const Q& sent, const Q& received)
+{
+    EXPECT_EQ(received.quantum(), sent.quantum());
+    EXPECT_EQ(bits_of(received.value()), bits_of(sent.quantized_value()));
+}
+
+void expect_same_transform(const Transform& sent, const Transform& received)
+{
+    expect_same_quantum(sent.x, received.x);
+    expect_same_quantum(sent.y, received.y);
+    expect_same_quantum(sent.z, received.z);
+    expect_same_quantum(sent.yaw, received.yaw);
+}
+
+void expect_same_rotation(const bitrep::quat<9>& sent, const bitrep::quat<9>& received)
+{
+    std::array<float, 4> s{sent.x, sent.y, sent.z, sent.w};
+    const std::array<float, 4> r{received.x, received.y, received.z, received.w};
+    std::size_t largest = 0;
+    for (std::size_t i = 1; i < 4; ++i)
+        if (std::fabs(s[i]) > std::fabs(s[largest]))
+            largest = i;
+    if (s[largest] < 0.0f)
+        for (float& c : s)
+            c = -c;
+    const float quantum = 2.0f * 0.707106781f / 510.0f;
+    for (std::size_t i = 0; i < 4; ++i)
+        EXPECT_LE(std::fabs(r[i] - s[i]), i == largest ? 3.0f * quantum : 0.5f * quantum + 1e-6f) << "component " << i;
+}
+
+/// Every carried field equal (quantized in quantized space, rotations
+/// within the quantization bound); transient left as the target had it.
+void expect_round_trip(const Complex& sent, const Complex& received, const Complex& start)
+{
+    EXPECT_EQ(received.health, sent.health);
+    EXPECT_EQ(received.alive, sent.alive);
+    EXPECT_EQ(received.team, sent.team);
+    expect_same_transform(sent.transform, received.transform);
+    expect_same_rotation(sent.orientation, received.orientation);
+    EXPECT_EQ(received.name, sent.name);
+    EXPECT_EQ(received.gear, sent.gear);
+    EXPECT_EQ(received.emote, sent.emote);
+    EXPECT_EQ(received.flags, sent.flags);
+    EXPECT_EQ(received.stats, sent.stats);
+    ASSERT_EQ(received.target.has_value(), sent.target.has_value());
+    if (sent.target)
+        expect_same_transform(*sent.target, *received.target);
+    EXPECT_EQ(received.tags, sent.tags);
+    EXPECT_EQ(bits_of(received.raw), bits_of(sent.raw));
+    EXPECT_EQ(bits_of(received.precise), bits_of(sent.precise));
+    EXPECT_EQ(received.big, sent.big);
+    EXPECT_EQ(received.level, sent.level);
+    EXPECT_EQ(received.constant, 7);
+    EXPECT_EQ(received.cache.get(), start.cache.get());
+    EXPECT_EQ(received.saved.get(), sent.saved.get());
+    EXPECT_EQ(received.lane, sent.lane);
+}
+
+/// Unchanged means equal field by field and encoding to the same bytes.
+void expect_unchanged(const Complex& target, const Complex& before, const bitrep::status& st)
+{
+    EXPECT_TRUE(target == before) << "a failed read changed the target: " << st.message();
+    EXPECT_EQ(bitrep::to_bytes(target), bitrep::to_bytes(before)) << st.message();
+}
+
+} // namespace
+
+TEST(RoundTrip, RandomComplexValuesComeBackFieldByField)
+{
+    std::mt19937_64 rng(20240601);
+    for (int i = 0; i < 300; ++i) {
+        SCOPED_TRACE("value " + std::to_string(i));
+        const Complex sent = random_complex(rng);
+        const Complex start = random_complex(rng);
+        Complex received = start;
+        const bitrep::status st = bitrep::from_bytes(bitrep::to_bytes(sent), received);
+        ASSERT_TRUE(st) << st.message();
+        expect_round_trip(sent, received, start);
+    }
+}
+
+TEST(RoundTrip, EmptyAndFullContainersComeBack)
+{
+    std::mt19937_64 rng(7);
+    Complex full = random_complex(rng);
+    full.name = "0123456789abcdef";
+    full.gear.clear();
+    for (int i = 0; i < 8; ++i)
+        full.gear.push_back({999, 64, Small::c});
+    full.tags = {"abcd", "efgh", "ijkl"};
+    full.emote = bitrep::ranged<int, 0, 7>{7};
+    full.target = random_transform(rng);
+    Complex empty = full;
+    empty.name = "";
+    empty.gear.clear();
+    empty.tags.clear();
+    empty.emote.reset();
+    empty.target.reset();
+    for (const Complex* sent : {&full, &empty}) {
+        Complex received = random_complex(rng);
+        const Complex start = received;
+        ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(*sent), received));
+        expect_round_trip(*sent, received, start);
+    }
+}
+
+TEST(BitSize, EqualsTheBitsActuallyWrittenForRandomValues)
+{
+    std::mt19937_64 rng(99);
+    std::vector<std::uint8_t> buffer(bitrep::max_bits<Complex> / 8 + 8);
+    for (int i = 0; i < 500; ++i) {
+        const Complex value = random_complex(rng);
+        bitrep::write_stream stream(buffer);
+        ASSERT_TRUE(bitrep::serialize(stream, value));
+        const std::size_t bits = bitrep::bit_size(value);
+        EXPECT_EQ(stream.position(), bits);
+        EXPECT_EQ(stream.flush(), (bits + 7) / 8);
+        EXPECT_EQ(bitrep::to_bytes(value).size(), (bits + 7) / 8);
+    }
+}
+
+TEST(BitSize, SpanOverloadReportsCeilOfBitSizeBytes)
+{
+    std::mt19937_64 rng(100);
+    std::vector<std::uint8_t> buffer(bitrep::max_bits<Complex> / 8 + 1);
+    for (int i = 0; i < 200; ++i) {
+        const Complex value = random_complex(rng);
+        std::size_t written = 0;
+        ASSERT_TRUE(bitrep::to_bytes(value, buffer, written));
+        EXPECT_EQ(written, (bitrep::bit_size(value) + 7) / 8);
+    }
+}
+
+TEST(BitSize, IsExactForKnownLayouts)
+{
+    EXPECT_EQ(bitrep::bit_size(bitrep::ranged<int, 0, 100>{1}), 7u);
+    EXPECT_EQ(bitrep::bit_size(true), 1u);
+    EXPECT_EQ(bitrep::bit_size(Team::green), 2u);
+    EXPECT_EQ(bitrep::bit_size(position_t{1.0f}), 15u);
+    EXPECT_EQ(bitrep::bit_size(std::optional<position_t>{}), 1u);
+    EXPECT_EQ(bitrep::bit_size(std::optional<position_t>{position_t{1.0f}}), 16u);
+    EXPECT_EQ(bitrep::bit_size(bitrep::bounded_string<16>{"hi"}), 24u);
+}
+
+TEST(MaxBits, BoundsBitSizeForRandomValues)
+{
+    std::mt19937_64 rng(101);
+    for (int i = 0; i < 500; ++i) {
+        const Complex value = random_complex(rng);
+        bitrep::measure_stream measure;
+        ASSERT_TRUE(bitrep::serialize(measure, value));
+        EXPECT_LE(bitrep::bit_size(value), measure.bits());
+        EXPECT_LE(measure.bits(), bitrep::max_bits<Complex>);
+    }
+}
+
+// ---------------------------------------------------------------- all-or-nothing reads
+
+TEST(Truncation, EveryShorterByteLengthIsTruncatedAndLeavesTheTargetUnchanged)
+{
+    std::mt19937_64 rng(5);
+    for (int round = 0; round < 20; ++round) {
+        const bytes full = bitrep::to_bytes(random_complex(rng));
+        const Complex before = random_complex(rng);
+        for (std::size_t length = 0; length < full.size(); ++length) {
+            Complex target = before;
+            const bitrep::status st = bitrep::from_bytes(std::span<const std::uint8_t>(full.data(), length), target);
+            EXPECT_EQ(st.code(), bitrep::error::truncated) << "length " << length << ": " << st.message();
+            expect_unchanged(target, before, st);
+        }
+    }
+}
+
+struct FixedLayout {
+    bitrep::ranged<int, 0, 100> health;
+    Team team;
+    position_t x;
+    bitrep::quat<9> orientation;
+    std::int64_t big;
+    std::array<bool, 3> flags;
+    float raw;
+    bool operator==(const FixedLayout&) const = default;
+};
+
+TEST(Truncation, EveryShorterBitLengthFailsAndLeavesTheTargetUnchanged)
+{
+    FixedLayout value{};
+    value.health = 77;
+    value.team = Team::green;
+    value.x = 12.5f;
+    value.orientation = {0.0f, 0.6f, 0.0f, 0.8f};
+    value.big = -123456789012345;
+    value.flags = {true, true, true};
+    value.raw = -1.5f;
+    const bytes full = bitrep::to_bytes(value);
+    const std::size_t total_bits = bitrep::bit_size(value);
+    ASSERT_EQ(total_bits, 7u + 2u + 15u + 29u + 64u + 3u + 32u);
+    FixedLayout before{};
+    before.health = 3;
+    for (std::size_t kept = 0; kept < total_bits; ++kept) {
+        const std::size_t length = (kept + 7) / 8;
+        if (length == full.size())
+            break; // the same bytes with some bits cleared: a different value, not a truncation
+        bytes cut(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(length));
+        if (kept % 8 != 0)
+            cut.back() = static_cast<std::uint8_t>(cut.back() & ((1u << (kept % 8)) - 1u));
+        FixedLayout target = before;
+        const bitrep::status st = bitrep::from_bytes(cut, target);
+        EXPECT_FALSE(st) << "kept " << kept << " bits";
+        EXPECT_EQ(target, before) << "kept " << kept << " bits";
+    }
+}
+
+TEST(Truncation, MaskedPrefixesOfAComplexValueNeverChangeAFailedTarget)
+{
+    std::mt19937_64 rng(6);
+    for (int round = 0; round < 5; ++round) {
+        const Complex value = random_complex(rng);
+        const bytes full = bitrep::to_bytes(value);
+        const Complex before = random_complex(rng);
+        for (std::size_t kept = 0; kept < full.size() * 8; ++kept) {
+            bytes cut(full.begin(), full.begin() + static_cast<std::ptrdiff_t>((kept + 7) / 8));
+            if (kept % 8 != 0)
+                cut.back() = static_cast<std::uint8_t>(cut.back() & ((1u << (kept % 8)) - 1u));
+            Complex target = before;
+            const bitrep::status st = bitrep::from_bytes(cut, target);
+            if (!st)
+                expect_unchanged(target, before, st);
+            else
+                EXPECT_EQ((bitrep::bit_size(target) + 7) / 8, cut.size());
+        }
+    }
+}
+
+TEST(Robustness, RandomBytesNeverCrashAndFailuresLeaveTheTargetUnchanged)
+{
+    std::mt19937_64 rng(0xB17EB);
+    const Complex before = random_complex(rng);
+    int accepted = 0;
+    for (int i = 0; i < 4000; ++i) {
+        bytes data(rng() % 96);
+        for (std::uint8_t& b : data)
+            b = static_cast<std::uint8_t>(rng());
+        Complex target = before;
+        const bitrep::status st = bitrep::from_bytes(data, target);
+        if (st) {
+            ++accepted;
+            // Whatever is accepted is exactly as long as its own encoding.
+            EXPECT_EQ((bitrep::bit_size(target) + 7) / 8, data.size());
+            EXPECT_EQ(target.cache.get(), before.cache.get());
+        } else {
+            EXPECT_NE(st.code(), bitrep::error::value_out_of_range);
+            EXPECT_NE(st.code(), bitrep::error::buffer_too_small);
+            expect_unchanged(target, before, st);
+        }
+    }
+    EXPECT_LT(accepted, 4000);
+}
+
+TEST(Robustness, FlippedBitsInValidEncodingsNeverChangeAFailedTarget)
+{
+    std::mt19937_64 rng(0xF11B);
+    int failures = 0;
+    for (int i = 0; i < 3000; ++i) {
+        bytes data = bitrep::to_bytes(random_complex(rng));
+        const int flips = 1 + static_cast<int>(rng() % 3);
+        for (int f = 0; f < flips; ++f) {
+            const std::size_t bit = rng() % (data.size() * 8);
+            data[bit / 8] = static_cast<std::uint8_t>(data[bit / 8] ^ (1u << (bit % 8)));
+        }
+        const Complex before = random_complex(rng);
+        Complex target = before;
+        const bitrep::status st = bitrep::from_bytes(data, target);
+        if (!st) {
+            ++failures;
+            expect_unchanged(target, before, st);
+        } else {
+            EXPECT_EQ((bitrep::bit_size(target) + 7) / 8, data.size());
+        }
+    }
+    EXPECT_GT(failures, 0);
+}
+
+TEST(Robustness, LengthsBeyondTheInputFailCleanly)
+{
+    // A string length of 8 with only 2 payload bytes, and a vector of 8 items
+    // with none present: both fail cleanly.
+    Player target = sample_player();
+    const Player before = target;
+    const bytes long_name = player_prefix(0, 0).bits(8, 4).text("ab").result();
+    EXPECT_EQ(bitrep::from_bytes(long_name, target).code(), bitrep::error::truncated);
+    EXPECT_EQ(target, before);
+    const bytes many_items = player_prefix(8, 0).result();
+    EXPECT_EQ(bitrep::from_bytes(many_items, target).code(), bitrep::error::truncated);
+    EXPECT_EQ(target, before);
+}
