@@ -69,13 +69,14 @@ bool serialize_orientation(Stream& stream, bitrep::quat<9>& q)
 {
     float c[4] = {q.x, q.y, q.z, q.w};
     std::uint32_t largest = 0;
+    const std::size_t start = stream.position();
     if constexpr (Stream::is_writing) {
         for (std::uint32_t i = 1; i < 4; ++i)
             if (std::fabs(c[i]) > std::fabs(c[largest]))
                 largest = i;
         const float norm = c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3];
         if (!(std::fabs(norm - 1.0f) <= 0.01f)) [[unlikely]]
-            return stream.fail(error::value_out_of_range, stream.position(),
+            return stream.fail(error::value_out_of_range, start,
                                "quaternion is not unit length (|q|^2 off by more than 1%)");
         if (c[largest] < 0.0f)
             for (float& component : c)
@@ -85,13 +86,15 @@ bool serialize_orientation(Stream& stream, bitrep::quat<9>& q)
         return false;
     for (std::uint32_t i = 0; i < 4; ++i)
         if (i != largest && !stream.serialize_quantized(c[i], component_quantizer))
-            return false;
+            return stream.fail_from(start);
     if constexpr (Stream::is_reading) {
         float sum = 0.0f;
         for (std::uint32_t i = 0; i < 4; ++i)
             if (i != largest)
                 sum = bitrep::detail::keep_rounded(sum + bitrep::detail::keep_rounded(c[i] * c[i]));
-        c[largest] = sum < 1.0f ? std::sqrt(1.0f - sum) : 0.0f;
+        if (sum > 1.0f) [[unlikely]]
+            return stream.fail(error::out_of_range, start, "smallest-three components exceed unit length");
+        c[largest] = std::sqrt(1.0f - sum);
         q = bitrep::quat<9>{c[0], c[1], c[2], c[3]};
     }
     return true;

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <span>
 
+#include <bitrep/detail/inline.hpp>
+
 namespace bitrep {
 
 /// Bits needed for an unsigned span (max - min): 0 when the span is 0, else
@@ -70,7 +72,7 @@ public:
     }
 
     /// Appends the low `bits` bits of value (1 <= bits <= 32).
-    bool write_bits(std::uint32_t value, int bits) noexcept
+    BITREP_ALWAYS_INLINE bool write_bits(std::uint32_t value, int bits) noexcept
     {
         assert(bits >= 1 && bits <= 32);
         assert(bits == 32 || (value >> bits) == 0);
@@ -124,7 +126,7 @@ public:
     }
 
     /// Reads `bits` bits (1 <= bits <= 32) into value.
-    bool read_bits(std::uint32_t& value, int bits) noexcept
+    BITREP_ALWAYS_INLINE bool read_bits(std::uint32_t& value, int bits) noexcept
     {
         assert(bits >= 1 && bits <= 32);
         if (static_cast<std::size_t>(bits) > total_bits_ - bits_read_) [[unlikely]]

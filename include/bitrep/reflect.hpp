@@ -17,6 +17,8 @@
 #include <boost/pfr/core.hpp>
 #include <boost/pfr/tuple_size.hpp>
 
+#include <bitrep/detail/inline.hpp>
+
 namespace bitrep::reflect {
 
 /// A field's identity in error paths and schemas: a member name for
@@ -39,19 +41,28 @@ concept aggregate = std::is_class_v<T> && std::is_aggregate_v<T> && !described<T
 namespace detail {
 constexpr unsigned all_members = boost::describe::mod_any_access;
 
+// Field identities are static constants: visitors receive a reference that
+// costs nothing to pass. (Built on the stack per field, they cost GCC four
+// stores per field even though only the cold failure path reads them.)
+template <std::size_t I>
+inline constexpr field_id position_id{{}, I};
+template <class Member, std::size_t I>
+inline constexpr field_id member_id{Member::name, I};
+inline constexpr field_id base_id{{}, 0, true};
+
 template <class T, class Visit>
-constexpr bool visit_described(T& object, Visit& visit)
+BITREP_ALWAYS_INLINE constexpr bool visit_described(T& object, Visit& visit)
 {
     using bases = boost::describe::describe_bases<std::remove_const_t<T>, all_members>;
     using members = boost::describe::describe_members<std::remove_const_t<T>, all_members>;
     bool ok = [&]<class... B>(boost::mp11::mp_list<B...>) {
         return (visit(static_cast<std::conditional_t<std::is_const_v<T>, const typename B::type&, typename B::type&>>(object),
-                      field_id{{}, 0, true}) && ...);
+                      base_id) && ...);
     }(boost::mp11::mp_rename<bases, boost::mp11::mp_list>{});
     if (!ok)
         return false;
     return [&]<class... M, std::size_t... I>(boost::mp11::mp_list<M...>, std::index_sequence<I...>) {
-        return (visit(object.*M::pointer, field_id{M::name, I}) && ...);
+        return (visit(object.*M::pointer, member_id<M, I>) && ...);
     }(boost::mp11::mp_rename<members, boost::mp11::mp_list>{}, std::make_index_sequence<boost::mp11::mp_size<members>::value>{});
 }
 } // namespace detail
@@ -60,7 +71,7 @@ constexpr bool visit_described(T& object, Visit& visit)
 /// described class: its described bases first, then its own members), and
 /// stops at the first call that returns false. Returns whether all succeeded.
 template <class T, class Visit>
-constexpr bool for_each_field(T& object, Visit&& visit)
+BITREP_ALWAYS_INLINE constexpr bool for_each_field(T& object, Visit&& visit)
 {
     using plain = std::remove_const_t<T>;
     if constexpr (described<plain>) {
@@ -68,7 +79,7 @@ constexpr bool for_each_field(T& object, Visit&& visit)
     } else {
         static_assert(aggregate<plain>, "bitrep::reflect: not an aggregate and not described");
         return [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return (visit(boost::pfr::get<I>(object), field_id{{}, I}) && ...);
+            return (visit(boost::pfr::get<I>(object), detail::position_id<I>) && ...);
         }(std::make_index_sequence<boost::pfr::tuple_size_v<plain>>{});
     }
 }

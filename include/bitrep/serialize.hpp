@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <bitrep/annotations.hpp>
+#include <bitrep/detail/inline.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/stream.hpp>
 
@@ -29,7 +30,7 @@ struct codec;
 /// hooks call it for their members, so they share every encoding. A const
 /// value can be written or measured, never read into.
 template <class Stream, class T>
-bool serialize(Stream& stream, T& value)
+BITREP_ALWAYS_INLINE bool serialize(Stream& stream, T& value)
 {
     using plain = std::remove_cv_t<T>;
     static_assert(!(std::is_const_v<T> && Stream::is_reading), "bitrep::serialize: cannot read into a const value");
@@ -108,7 +109,7 @@ template <class Stream>
 template <class T>
 struct codec {
     template <class Stream>
-    static bool serialize(Stream& stream, T& value)
+    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, T& value)
     {
         if constexpr (detail::has_member_hook<T>) {
             return value.serialize(stream);
@@ -143,14 +144,16 @@ struct codec {
             auto pattern = static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(value));
             if (!stream.serialize_bits(pattern, static_cast<int>(sizeof(T) * 8)))
                 return false;
-            value = static_cast<T>(static_cast<std::make_unsigned_t<T>>(pattern));
+            if constexpr (Stream::is_reading)
+                value = static_cast<T>(static_cast<std::make_unsigned_t<T>>(pattern));
             return true;
         } else if constexpr (std::is_same_v<T, float>) {
             return stream.serialize_float(value);
         } else if constexpr (std::is_same_v<T, double>) {
             return stream.serialize_double(value);
         } else if constexpr (reflect::described<T> || reflect::aggregate<T>) {
-            return reflect::for_each_field(value, [&stream]<class Field>(Field& field, const reflect::field_id& id) {
+            return reflect::for_each_field(value, [&stream]<class Field>(Field& field, const reflect::field_id& id)
+                                                      BITREP_LAMBDA_ALWAYS_INLINE {
                 if (bitrep::serialize(stream, field)) [[likely]]
                     return true;
                 detail::enter_field(stream, id);
@@ -194,14 +197,15 @@ struct codec<ranged<Int, Min, Max>> {
     using type = ranged<Int, Min, Max>;
 
     template <class Stream>
-    static bool serialize(Stream& stream, type& value)
+    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, type& value)
     {
         // Unsigned modular arithmetic: a value below Min wraps far above the
         // span, so the one offset check refuses both directions.
         std::uint64_t offset = static_cast<std::uint64_t>(value.value()) - static_cast<std::uint64_t>(Min);
         if (!stream.serialize_ranged_offset(offset, type::span))
             return false;
-        value = static_cast<Int>(static_cast<std::uint64_t>(Min) + offset);
+        if constexpr (Stream::is_reading)
+            value = static_cast<Int>(static_cast<std::uint64_t>(Min) + offset);
         return true;
     }
     static constexpr std::size_t max_bits() { return type::bits; }
@@ -212,7 +216,7 @@ struct codec<quantized<Min, Max, Resolution>> {
     using type = quantized<Min, Max, Resolution>;
 
     template <class Stream>
-    static bool serialize(Stream& stream, type& value)
+    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, type& value)
     {
         return stream.serialize_quantized(value.get(), type::quantizer);
     }
@@ -224,7 +228,7 @@ struct codec<quat<Bits>> {
     using type = quat<Bits>;
 
     template <class Stream>
-    static bool serialize(Stream& stream, type& value)
+    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, type& value)
     {
         std::array<float, 4> c{value.x, value.y, value.z, value.w};
         std::uint32_t largest = 0;

@@ -13,6 +13,7 @@
 
 #include <bitrep/bits.hpp>
 #include <bitrep/detail/field_path.hpp>
+#include <bitrep/detail/inline.hpp>
 #include <bitrep/detail/quantize.hpp>
 #include <bitrep/detail/utf8.hpp>
 #include <bitrep/status.hpp>
@@ -28,13 +29,14 @@ class stream_primitives : public detail::failure_record {
 public:
     /// serialize 1.0 bits(value, n) for n in [1, 64]: above 32, the low 32
     /// bits go first, then the high n - 32.
-    bool serialize_bits(std::uint64_t& value, int bits)
+    BITREP_ALWAYS_INLINE bool serialize_bits(std::uint64_t& value, int bits)
     {
         if (bits <= 32) {
             std::uint32_t low = static_cast<std::uint32_t>(value);
             if (!self().serialize_bits(low, bits))
                 return false;
-            value = low;
+            if constexpr (Derived::is_reading)
+                value = low;
             return true;
         }
         const std::size_t start = position();
@@ -42,23 +44,25 @@ public:
         std::uint32_t high = static_cast<std::uint32_t>(value >> 32);
         if (!self().serialize_bits(low, 32) || !self().serialize_bits(high, bits - 32))
             return fail_from(start);
-        value = (static_cast<std::uint64_t>(high) << 32) | low;
+        if constexpr (Derived::is_reading)
+            value = (static_cast<std::uint64_t>(high) << 32) | low;
         return true;
     }
 
-    bool serialize_bool(bool& value)
+    BITREP_ALWAYS_INLINE bool serialize_bool(bool& value)
     {
         std::uint32_t bit = value ? 1u : 0u;
         if (!self().serialize_bits(bit, 1))
             return false;
-        value = bit != 0;
+        if constexpr (Derived::is_reading)
+            value = bit != 0;
         return true;
     }
 
     /// The core of every ranged integer: an offset in [0, span] in
     /// bits_required(span) bits (zero bits when span is 0). Writers refuse an
     /// offset above span; readers refuse a decoded one.
-    bool serialize_ranged_offset(std::uint64_t& offset, std::uint64_t span)
+    BITREP_ALWAYS_INLINE bool serialize_ranged_offset(std::uint64_t& offset, std::uint64_t span)
     {
         const int bits = bits_required_for_span(span);
         if constexpr (Derived::is_writing) {
@@ -86,7 +90,8 @@ public:
         std::int64_t wide = value;
         if (!serialize_int64(wide, min, max))
             return false;
-        value = static_cast<std::int32_t>(wide);
+        if constexpr (Derived::is_reading)
+            value = static_cast<std::int32_t>(wide);
         return true;
     }
 
@@ -101,7 +106,8 @@ public:
         }
         if (!serialize_ranged_offset(offset, static_cast<std::uint64_t>(max) - umin))
             return false;
-        value = static_cast<std::int64_t>(umin + offset);
+        if constexpr (Derived::is_reading)
+            value = static_cast<std::int64_t>(umin + offset);
         return true;
     }
 
@@ -128,16 +134,17 @@ public:
                 std::uint64_t offset = difference - t.min;
                 if (!serialize_ranged_offset(offset, t.max - t.min))
                     return fail_from(start);
-                current = static_cast<std::int32_t>(static_cast<std::uint32_t>(previous) +
-                                                    t.min + static_cast<std::uint32_t>(offset));
+                if constexpr (Derived::is_reading)
+                    current = static_cast<std::int32_t>(static_cast<std::uint32_t>(previous) + t.min +
+                                                        static_cast<std::uint32_t>(offset));
                 return true;
             }
         }
         auto absolute = static_cast<std::uint32_t>(current);
         if (!self().serialize_bits(absolute, 32))
             return fail_from(start);
-        current = static_cast<std::int32_t>(absolute);
         if constexpr (Derived::is_reading) {
+            current = static_cast<std::int32_t>(absolute);
             if (current <= previous) [[unlikely]]
                 return fail(error::out_of_range, start, "int_relative final tier is not above previous");
         }
@@ -150,7 +157,8 @@ public:
         auto pattern = std::bit_cast<std::uint32_t>(value);
         if (!self().serialize_bits(pattern, 32))
             return false;
-        value = std::bit_cast<float>(pattern);
+        if constexpr (Derived::is_reading)
+            value = std::bit_cast<float>(pattern);
         return true;
     }
 
@@ -159,12 +167,13 @@ public:
         auto pattern = std::bit_cast<std::uint64_t>(value);
         if (!serialize_bits(pattern, 64))
             return false;
-        value = std::bit_cast<double>(pattern);
+        if constexpr (Derived::is_reading)
+            value = std::bit_cast<double>(pattern);
         return true;
     }
 
     /// compressed_float with a precomputed quantizer (see detail/quantize.hpp).
-    bool serialize_quantized(float& value, const detail::quantizer& q)
+    BITREP_ALWAYS_INLINE bool serialize_quantized(float& value, const detail::quantizer& q)
     {
         std::uint32_t quantum = 0;
         if constexpr (Derived::is_writing) {
@@ -245,7 +254,7 @@ public:
     explicit basic_write_stream(std::span<std::uint8_t> buffer) noexcept : writer_(buffer) {}
 
     using stream_primitives<basic_write_stream>::serialize_bits;
-    bool serialize_bits(std::uint32_t& value, int bits)
+    BITREP_ALWAYS_INLINE bool serialize_bits(std::uint32_t& value, int bits)
     {
         if (!writer_.write_bits(value, bits)) [[unlikely]]
             return this->fail(error::buffer_too_small, writer_.bits_written(), "output buffer is full");
@@ -296,7 +305,7 @@ public:
     explicit basic_read_stream(std::span<const std::uint8_t> data) noexcept : reader_(data) {}
 
     using stream_primitives<basic_read_stream>::serialize_bits;
-    bool serialize_bits(std::uint32_t& value, int bits)
+    BITREP_ALWAYS_INLINE bool serialize_bits(std::uint32_t& value, int bits)
     {
         if (!reader_.read_bits(value, bits)) [[unlikely]]
             return this->fail(error::truncated, reader_.bits_read(), "input ends before the value");
@@ -351,7 +360,7 @@ public:
     static constexpr bitrep::scope field_scope = Scope;
 
     using stream_primitives<basic_measure_stream>::serialize_bits;
-    bool serialize_bits(std::uint32_t&, int bits) noexcept
+    BITREP_ALWAYS_INLINE bool serialize_bits(std::uint32_t&, int bits) noexcept
     {
         bits_ += static_cast<std::size_t>(bits);
         exact_bits_ += static_cast<std::size_t>(bits);

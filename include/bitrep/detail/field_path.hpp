@@ -39,9 +39,12 @@ public:
     }
 
     /// Called by an enclosing struct as the failure unwinds through it.
-    [[gnu::cold]] void enter_member(std::string_view name) noexcept { push({segment::member_name, name, 0}); }
-    [[gnu::cold]] void enter_position(std::size_t index) noexcept { push({segment::position_number, {}, index}); }
-    [[gnu::cold]] void enter_index(std::size_t index) noexcept { push({segment::element_index, {}, index}); }
+    [[gnu::cold]] void enter_member(std::string_view name) noexcept
+    {
+        push({segment::member_name, name.data(), name.size()});
+    }
+    [[gnu::cold]] void enter_position(std::size_t index) noexcept { push({segment::position_number, nullptr, index}); }
+    [[gnu::cold]] void enter_index(std::size_t index) noexcept { push({segment::element_index, nullptr, index}); }
 
     /// Renders e.g. `Player.items[3].count` (or `.#4` for fields of aggregates,
     /// which Boost.PFR in Boost 1.81 cannot name).
@@ -53,19 +56,22 @@ public:
         for (std::size_t i = depth_ < segments_.size() ? depth_ : segments_.size(); i-- > 0;) {
             const auto& s = segments_[i];
             switch (s.kind) {
-            case segment::member_name: path.append(".").append(s.name); break;
-            case segment::position_number: path.append(".#").append(std::to_string(s.index)); break;
-            case segment::element_index: path.append("[").append(std::to_string(s.index)).append("]"); break;
+            case segment::member_name: path.append(".").append(s.name, s.number); break;
+            case segment::position_number: path.append(".#").append(std::to_string(s.number)); break;
+            case segment::element_index: path.append("[").append(std::to_string(s.number)).append("]"); break;
             }
         }
         return status(code_, bit_, std::move(path), detail_);
     }
 
 private:
+    // Trivially constructible, and left uninitialised until a failure
+    // unwinds (depth_ says how many are set): every stream carries one of
+    // these, so zero-filling it would cost each small message ~600 bytes of stores.
     struct segment {
         enum kind_t : std::uint8_t { member_name, position_number, element_index } kind;
-        std::string_view name;
-        std::size_t index;
+        const char* name;
+        std::size_t number; // the name's length, or the position / index
     };
 
     void push(segment s) noexcept
@@ -79,7 +85,7 @@ private:
     error code_ = error::none;
     std::size_t bit_ = 0;
     std::string_view detail_;
-    std::array<segment, 24> segments_{};
+    std::array<segment, 24> segments_;
     std::size_t depth_ = 0;
 };
 

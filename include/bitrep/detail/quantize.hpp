@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include <bitrep/bits.hpp>
+#include <bitrep/detail/inline.hpp>
 
 namespace bitrep::detail {
 
@@ -15,7 +16,7 @@ namespace bitrep::detail {
 /// default in GNU mode) with FMA hardware, `p = n * m; s = p + 0.5f` would be
 /// fused into one rounding and change the wire. An empty asm that claims to
 /// modify x is a fusion barrier that costs no instruction.
-inline float keep_rounded(float x) noexcept
+BITREP_ALWAYS_INLINE float keep_rounded(float x) noexcept
 {
 #if defined(__GNUC__) && defined(__x86_64__)
     asm("" : "+x"(x));
@@ -61,14 +62,17 @@ struct quantizer {
         return {min, max - min, max_integer, bits};
     }
 
-    /// Writer steps 1-4. Out-of-range inputs saturate; the caller refuses NaN.
+    /// Writer steps 1-4. Out-of-range inputs saturate. Writers refuse NaN
+    /// before calling this; here it maps to quantum 0 so that no input is
+    /// undefined behaviour.
     std::uint32_t quantize(float value) const noexcept
     {
         float n = (value - min) / delta;
-        n = n < 0.0f ? 0.0f : (n > 1.0f ? 1.0f : n);
+        n = n > 0.0f ? (n < 1.0f ? n : 1.0f) : 0.0f;
         const float p = keep_rounded(n * static_cast<float>(max_integer)); // rounding 1
         const float s = keep_rounded(p + 0.5f);                            // rounding 2
-        const auto q = static_cast<std::uint32_t>(std::floor(s));
+        // s >= 0.5, so truncation is floor(s) without a libm call.
+        const auto q = static_cast<std::uint32_t>(s);
         // With an odd max_integer above 2^23, p + 0.5 can round up to
         // max_integer + 1, which every conformant reader refuses. Writing
         // max_integer instead changes only bytes no reader could accept.
