@@ -92,6 +92,25 @@ public:
         return true;
     }
 
+    /// Appends whole bytes at a byte-aligned position: the few that complete
+    /// the scratch word go through it, the rest are copied straight into the
+    /// buffer (stream bit byte_index_ * 8 + j is scratch bit j throughout).
+    bool write_bytes(const std::uint8_t* bytes, std::size_t count) noexcept
+    {
+        assert(bits_written_ % 8 == 0);
+        if (count > (capacity_bits_ - bits_written_) / 8) [[unlikely]]
+            return false;
+        std::size_t i = 0;
+        for (; i < count && scratch_bits_ != 0; ++i)
+            write_bits(bytes[i], 8);
+        if (i < count) {
+            std::memcpy(data_ + byte_index_, bytes + i, count - i);
+            byte_index_ += count - i;
+            bits_written_ += (count - i) * 8;
+        }
+        return true;
+    }
+
     /// Stores the partially filled last bytes. Call once, after the last write.
     void flush() noexcept
     {
@@ -150,6 +169,29 @@ public:
         scratch_ >>= bits;
         scratch_bits_ -= bits;
         bits_read_ += static_cast<std::size_t>(bits);
+        return true;
+    }
+
+    /// Reads whole bytes at a byte-aligned position; the mirror of
+    /// bit_writer::write_bytes. Fails, consuming nothing, past the end.
+    bool read_bytes(std::uint8_t* out, std::size_t count) noexcept
+    {
+        assert(bits_read_ % 8 == 0);
+        if (count > (total_bits_ - bits_read_) / 8) [[unlikely]]
+            return false;
+        std::size_t i = 0;
+        for (; i < count && scratch_bits_ != 0; ++i) {
+            std::uint32_t byte = 0;
+            read_bits(byte, 8);
+            out[i] = static_cast<std::uint8_t>(byte);
+        }
+        // Only reached with an empty scratch word, which means every loaded
+        // byte was consumed and byte_index_ is the next unread byte.
+        if (i < count) {
+            std::memcpy(out + i, data_ + byte_index_, count - i);
+            byte_index_ += count - i;
+            bits_read_ += (count - i) * 8;
+        }
         return true;
     }
 

@@ -273,11 +273,8 @@ public:
         const std::size_t start = writer_.bits_written();
         if (!serialize_align())
             return false;
-        for (std::size_t i = 0; i < count; ++i) {
-            std::uint32_t byte = data[i];
-            if (!serialize_bits(byte, 8))
-                return this->fail_from(start);
-        }
+        if (!writer_.write_bytes(data, count)) [[unlikely]]
+            return this->fail(error::buffer_too_small, start, "output buffer is full");
         return true;
     }
 
@@ -331,13 +328,8 @@ public:
         const std::size_t start = reader_.bits_read();
         if (!serialize_align())
             return false;
-        if (count > reader_.bits_remaining() / 8) [[unlikely]]
+        if (!reader_.read_bytes(data, count)) [[unlikely]]
             return this->fail(error::truncated, start, "bytes past the end of the input");
-        for (std::size_t i = 0; i < count; ++i) {
-            std::uint32_t byte = 0;
-            reader_.read_bits(byte, 8); // cannot fail: checked above
-            data[i] = static_cast<std::uint8_t>(byte);
-        }
         return true;
     }
 
