@@ -64,24 +64,59 @@ std::vector<std::uint8_t> to_bytes(const T& value)
     return out;
 }
 
-/// Decodes bytes written by to_bytes. All or nothing: on any error `out` is
-/// left exactly as it was, and the status names the error, the field path and
-/// the bit. Fields the encoding does not carry (transient) keep their values.
-/// Whole bytes left after the value are refused as trailing_data; the unused
-/// bits of the last byte are ignored, as the standard requires.
+namespace detail {
+/// Reads a whole encoding into target in place (not all-or-nothing: callers
+/// pass a copy) and refuses whole bytes left after the value.
 template <class T>
-status from_bytes(std::span<const std::uint8_t> bytes, T& out)
+status decode_in_place(std::span<const std::uint8_t> bytes, T& target)
 {
-    T decoded(out);
     read_stream stream(bytes);
-    if (!bitrep::serialize(stream, decoded)) [[unlikely]]
+    if (!bitrep::serialize(stream, target)) [[unlikely]]
         return stream.to_status(reflect::type_name<T>());
     const std::size_t used_bytes = (stream.bit_position() + 7) / 8;
     if (used_bytes != bytes.size()) [[unlikely]]
         return status(error::trailing_data, used_bytes * 8, reflect::type_name<T>(),
                       "whole bytes left over after the value");
-    out = std::move(decoded);
     return {};
 }
+} // namespace detail
+
+/// Decodes bytes written by to_bytes. All or nothing: on any error `out` is
+/// left exactly as it was, and the status names the error, the field path and
+/// the bit. Fields the encoding does not carry (transient) keep their values.
+/// Whole bytes left after the value are refused as trailing_data; the unused
+/// bits of the last byte are ignored, as the standard requires.
+/// It decodes into a copy of `out`, which allocates for each container; a
+/// receive loop that wants no allocation uses bitrep::decoder.
+template <class T>
+status from_bytes(std::span<const std::uint8_t> bytes, T& out)
+{
+    T decoded(out);
+    status result = detail::decode_in_place(bytes, decoded);
+    if (result)
+        out = std::move(decoded);
+    return result;
+}
+
+/// from_bytes for a receive loop: the same all-or-nothing guarantee, but the
+/// working copy is kept between calls, so copying `out` into it reuses its
+/// containers' capacity and a steady stream of messages allocates nothing.
+template <class T>
+class decoder {
+public:
+    status decode(std::span<const std::uint8_t> bytes, T& out)
+    {
+        scratch_ = out;
+        status result = detail::decode_in_place(bytes, scratch_);
+        if (result) {
+            using std::swap;
+            swap(out, scratch_);
+        }
+        return result;
+    }
+
+private:
+    T scratch_{};
+};
 
 } // namespace bitrep
