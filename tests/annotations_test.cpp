@@ -7,13 +7,14 @@
 
 #include <gtest/gtest.h>
 
+#include "test_oracle.hpp"
+
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <ostream>
 #include <random>
 #include <span>
 #include <string>
@@ -21,94 +22,14 @@
 #include <utility>
 #include <vector>
 
-namespace bitrep {
-// Readable gtest output for error codes.
-inline void PrintTo(error code, std::ostream* os) { *os << to_string(code); }
-} // namespace bitrep
-
 namespace {
 
-using bytes = std::vector<std::uint8_t>;
-
-/// An independent bit packer for expected bytes: stream bit i is bit i % 8
-/// of byte i / 8 (serialize 1.0 section 1).
-class bit_builder {
-public:
-    bit_builder& bits(std::uint64_t value, int count)
-    {
-        for (int i = 0; i < count; ++i) {
-            if (size_ % 8 == 0)
-                bytes_.push_back(0);
-            if ((value >> i) & 1u)
-                bytes_.back() = static_cast<std::uint8_t>(bytes_.back() | (1u << (size_ % 8)));
-            ++size_;
-        }
-        return *this;
-    }
-    bit_builder& align()
-    {
-        while (size_ % 8 != 0)
-            bits(0, 1);
-        return *this;
-    }
-    bit_builder& text(std::string_view s)
-    {
-        align();
-        for (char c : s)
-            bits(static_cast<unsigned char>(c), 8);
-        return *this;
-    }
-    const bytes& result() const { return bytes_; }
-
-private:
-    bytes bytes_;
-    std::size_t size_ = 0;
-};
-
-std::uint32_t bits_of(float value) { return std::bit_cast<std::uint32_t>(value); }
-
-/// serialize 1.0 section 6 writer, each step rounded to float32 (volatile
-/// keeps the compiler from widening or fusing).
-std::uint32_t reference_quantum(float value, float min, float max, std::uint32_t max_integer)
-{
-    const volatile float delta = max - min;
-    const volatile float n = (value - min) / delta;
-    const float clamped = n < 0.0f ? 0.0f : (n > 1.0f ? 1.0f : static_cast<float>(n));
-    const volatile float p = clamped * static_cast<float>(max_integer);
-    const volatile float s = p + 0.5f;
-    return static_cast<std::uint32_t>(std::floor(static_cast<float>(s)));
-}
-
-/// serialize 1.0 section 6 reader.
-float reference_value(std::uint32_t quantum, float min, float max, std::uint32_t max_integer)
-{
-    const volatile float delta = max - min;
-    const volatile float n = static_cast<float>(quantum) / static_cast<float>(max_integer);
-    const volatile float p = n * delta;
-    const volatile float value = p + min;
-    return value;
-}
-
-template <class T>
-T decode(const bytes& data, T start = {})
-{
-    const bitrep::status st = bitrep::from_bytes(data, start);
-    EXPECT_TRUE(st) << st.message();
-    return start;
-}
-
-template <class T>
-T round_trip(const T& value, T start = {})
-{
-    return decode(bitrep::to_bytes(value), std::move(start));
-}
-
-template <class T>
-bitrep::status write_status(const T& value)
-{
-    bytes out;
-    return bitrep::to_bytes(value, out);
-}
+using oracle::bit_builder;
+using oracle::bits_of;
+using oracle::bytes;
+using oracle::decode;
+using oracle::round_trip;
+using oracle::write_status;
 
 template <class T>
 bitrep::status read_status(const bytes& data)
@@ -400,22 +321,24 @@ TEST(Quantized, BetweenQuantaDecodesBitExactlyToTheReferenceQuantum)
 {
     std::mt19937_64 rng(0x51a7);
     std::uniform_real_distribution<float> any(-100.0f, 100.0f);
+    const auto reference = oracle::quantizer::with_max_integer(-100.0f, 100.0f, 20000);
     for (int i = 0; i < 3000; ++i) {
         const float v = any(rng);
-        const std::uint32_t q = reference_quantum(v, -100.0f, 100.0f, 20000);
+        const std::uint32_t q = reference.quantize(v);
         const bytes wire = bitrep::to_bytes(position_t{v});
         ASSERT_EQ(wire.size(), 2u);
         EXPECT_EQ(static_cast<std::uint32_t>(wire[0] | (wire[1] << 8)), q) << "value " << v;
-        const float expected = reference_value(q, -100.0f, 100.0f, 20000);
+        const float expected = reference.dequantize(q);
         EXPECT_EQ(bits_of(decode<position_t>(wire).value()), bits_of(expected)) << "value " << v;
     }
 }
 
 TEST(Quantized, DecodedSpeedsAreBitExactReferenceQuanta)
 {
+    const auto reference = oracle::quantizer::with_max_integer(0.0f, 10.0f, 1000);
     for (float v : {0.005f, 0.025f, 0.105f, 9.995f, 3.14159f, 7.777f}) {
-        const std::uint32_t q = reference_quantum(v, 0.0f, 10.0f, 1000);
-        EXPECT_EQ(bits_of(round_trip(speed_t{v}).value()), bits_of(reference_value(q, 0.0f, 10.0f, 1000))) << v;
+        const std::uint32_t q = reference.quantize(v);
+        EXPECT_EQ(bits_of(round_trip(speed_t{v}).value()), bits_of(reference.dequantize(q))) << v;
     }
 }
 
@@ -433,7 +356,7 @@ TEST(Quantized, TopOfAnOddRangeAboveTwoToTheTwentyThreeIsWrittenAsTheLastQuantum
 TEST(Quantized, QuantumAndQuantizedValueMatchTheWire)
 {
     const position_t v{12.345f};
-    const std::uint32_t q = reference_quantum(12.345f, -100.0f, 100.0f, 20000);
+    const std::uint32_t q = oracle::quantizer::with_max_integer(-100.0f, 100.0f, 20000).quantize(12.345f);
     EXPECT_EQ(v.quantum(), q);
     EXPECT_EQ(bits_of(v.quantized_value()), bits_of(round_trip(v).value()));
 }
@@ -612,9 +535,10 @@ TEST(Quat, ReaderRebuildsTheLargestFromTheUnitNormStepByStep)
 {
     const std::uint64_t code = 3u | (300u << 2) | (200u << 11) | (255u << 20);
     const auto decoded = decode<bitrep::quat<9>>(bit_builder{}.bits(code, 29).result());
-    const float x = reference_value(300, -quat_limit, quat_limit, 510);
-    const float y = reference_value(200, -quat_limit, quat_limit, 510);
-    const float z = reference_value(255, -quat_limit, quat_limit, 510);
+    const auto component = oracle::quantizer::with_max_integer(-quat_limit, quat_limit, 510);
+    const float x = component.dequantize(300);
+    const float y = component.dequantize(200);
+    const float z = component.dequantize(255);
     volatile float x2 = x * x;
     volatile float y2 = y * y;
     volatile float z2 = z * z;
@@ -1161,7 +1085,8 @@ TEST(FieldFlags, FlaggedClassMembersRemainAccessible)
     Transform& plain = camera.view.get();
     plain.z = 3.0f;
     const Camera back = round_trip(camera);
-    const auto expected = [](float v) { return reference_value(reference_quantum(v, -100.0f, 100.0f, 20000), -100.0f, 100.0f, 20000); };
+    const auto reference = oracle::quantizer::with_max_integer(-100.0f, 100.0f, 20000);
+    const auto expected = [&](float v) { return reference.dequantize(reference.quantize(v)); };
     EXPECT_EQ(bits_of(back.view.x.value()), bits_of(expected(1.0f)));
     EXPECT_EQ(bits_of(back.view.y.value()), bits_of(expected(-2.5f)));
     EXPECT_EQ(bits_of(back.view.z.value()), bits_of(expected(3.0f)));

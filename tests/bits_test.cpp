@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include "test_oracle.hpp"
+
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -18,32 +21,17 @@
 
 namespace {
 
-using byte_vector = std::vector<std::uint8_t>;
+using byte_vector = oracle::bytes;
 
 struct group {
     std::uint32_t value;
     int bits;
 };
 
-/// The reference's definition, one bit at a time: stream bit i is bit i % 8
-/// (bit 0 = least significant) of byte i / 8, and a group's least
-/// significant bit goes first.
-byte_vector reference_pack(const std::vector<group>& groups)
-{
-    byte_vector out;
-    std::size_t position = 0;
-    for (const group& g : groups) {
-        for (int b = 0; b < g.bits; ++b, ++position) {
-            if (position / 8 >= out.size())
-                out.push_back(0);
-            if ((g.value >> b) & 1u)
-                out[position / 8] = static_cast<std::uint8_t>(out[position / 8] | (1u << (position % 8)));
-        }
-    }
-    return out;
-}
-
-/// Stream bits [position, position + bits) by the same definition.
+/// Stream bits [position, position + bits) by the reference's definition, one
+/// bit at a time: stream bit i is bit i % 8 (bit 0 = least significant) of
+/// byte i / 8, and a group's least significant bit comes first. (The bytes of a
+/// group list by the same definition: oracle::pack.)
 std::uint32_t reference_extract(std::span<const std::uint8_t> data, std::size_t position, int bits)
 {
     std::uint32_t value = 0;
@@ -133,7 +121,7 @@ TEST(BitWriter, ManyStraddlingGroupsMatchTheBitByBitReferencePacker)
     // Widths 31, 7, 29, 17, 32, 3 cross both 32- and 64-bit boundaries at varying offsets.
     const std::vector<group> groups = {{0x5A5A5A5A & low_mask(31), 31}, {0x55, 7},      {0x1234567, 29},
                                        {0x1F0F0, 17},                   {0xDEADBEEF, 32}, {0x6, 3}};
-    EXPECT_EQ(pack(groups), reference_pack(groups));
+    EXPECT_EQ(pack(groups), oracle::pack(groups));
 }
 
 TEST(BitWriter, RandomGroupSequencesMatchTheBitByBitReferencePacker)
@@ -142,7 +130,7 @@ TEST(BitWriter, RandomGroupSequencesMatchTheBitByBitReferencePacker)
     std::uniform_int_distribution<std::size_t> length(1, 14);
     for (int iteration = 0; iteration < 3000; ++iteration) {
         const auto groups = random_groups(rng, length(rng));
-        ASSERT_EQ(pack(groups), reference_pack(groups)) << "iteration " << iteration;
+        ASSERT_EQ(pack(groups), oracle::pack(groups)) << "iteration " << iteration;
     }
 }
 
@@ -271,7 +259,7 @@ TEST(BitWriter, NeverWritesOutsideItsSpan)
             ASSERT_EQ(storage[i], 0x5A) << "byte before the span, iteration " << iteration;
         for (std::size_t i = 11; i < storage.size(); ++i)
             ASSERT_EQ(storage[i], 0x5A) << "byte after the span, iteration " << iteration;
-        const byte_vector expected = reference_pack(accepted);
+        const byte_vector expected = oracle::pack(accepted);
         ASSERT_EQ(byte_vector(inner.begin(), inner.begin() + static_cast<std::ptrdiff_t>(expected.size())), expected);
     }
 }
@@ -313,7 +301,7 @@ TEST(BitReader, RandomGroupsReadBackFromReferencePackedBytes)
     std::uniform_int_distribution<std::size_t> length(1, 14);
     for (int iteration = 0; iteration < 3000; ++iteration) {
         const auto groups = random_groups(rng, length(rng));
-        const byte_vector data = reference_pack(groups);
+        const byte_vector data = oracle::pack(groups);
         bitrep::bit_reader reader{std::span<const std::uint8_t>(data)};
         std::size_t position = 0;
         for (const group& g : groups) {
@@ -497,4 +485,88 @@ TEST(BitsRequired, SpanFormAgreesWithTheBoundsForm)
     EXPECT_EQ(bitrep::bits_required_for_span(0xFFFFFFFFull), 32);
     EXPECT_EQ(bitrep::bits_required_for_span(0x100000000ull), 33);
     EXPECT_EQ(bitrep::bits_required_for_span(~0ull), 64);
+}
+
+// ---------------------------------------------------------------- whole bytes
+
+TEST(BitWriter, WriteBytesAtEveryAlignedStateEqualsEightBitGroups)
+{
+    // Whole bytes written after 0..7 bytes of lead-in (so the scratch word is
+    // empty or holds 1..3 bytes) must lay down exactly what 8-bit groups do.
+    for (std::size_t lead = 0; lead < 8; ++lead) {
+        for (std::size_t count = 0; count < 13; ++count) {
+            byte_vector payload(count);
+            for (std::size_t i = 0; i < count; ++i)
+                payload[i] = static_cast<std::uint8_t>(0xA0 + i);
+            oracle::bit_builder expected;
+            for (std::size_t i = 0; i < lead; ++i)
+                expected.bits(i + 1, 8);
+            for (std::uint8_t b : payload)
+                expected.bits(b, 8);
+            expected.bits(5, 3); // a trailing partial group after the bytes
+
+            byte_vector buffer(lead + count + 1);
+            bitrep::bit_writer writer(buffer);
+            for (std::size_t i = 0; i < lead; ++i)
+                ASSERT_TRUE(writer.write_bits(static_cast<std::uint32_t>(i + 1), 8));
+            ASSERT_TRUE(writer.write_bytes(payload.data(), count));
+            ASSERT_TRUE(writer.write_bits(5, 3));
+            writer.flush();
+            EXPECT_EQ(writer.bits_written(), (lead + count) * 8 + 3);
+            EXPECT_EQ(buffer, expected.result()) << "lead " << lead << ", count " << count;
+        }
+    }
+}
+
+TEST(BitWriter, WriteBytesThatDoNotFitAreRefusedAndNothingIsWritten)
+{
+    byte_vector buffer(4, 0xEE);
+    bitrep::bit_writer writer(buffer);
+    ASSERT_TRUE(writer.write_bits(0x11, 8));
+    const std::uint8_t payload[4] = {1, 2, 3, 4};
+    EXPECT_FALSE(writer.write_bytes(payload, 4));
+    EXPECT_EQ(writer.bits_written(), 8u);
+    EXPECT_TRUE(writer.write_bytes(payload, 3));
+    writer.flush();
+    EXPECT_EQ(buffer, (byte_vector{0x11, 1, 2, 3}));
+}
+
+TEST(BitReader, ReadBytesAtEveryAlignedStateReturnsTheBytesInOrder)
+{
+    byte_vector data(24);
+    for (std::size_t i = 0; i < data.size(); ++i)
+        data[i] = static_cast<std::uint8_t>(i * 7 + 1);
+    for (std::size_t lead = 0; lead < 8; ++lead) {
+        for (std::size_t count = 0; lead + count < data.size(); ++count) {
+            bitrep::bit_reader reader(data);
+            for (std::size_t i = 0; i < lead; ++i) {
+                std::uint32_t byte = 0;
+                ASSERT_TRUE(reader.read_bits(byte, 8));
+            }
+            byte_vector out(count);
+            ASSERT_TRUE(reader.read_bytes(out.data(), count));
+            EXPECT_TRUE(std::equal(out.begin(), out.end(), data.begin() + static_cast<std::ptrdiff_t>(lead)))
+                << "lead " << lead << ", count " << count;
+            // The stream continues correctly after the bytes.
+            if (lead + count < data.size()) {
+                std::uint32_t next = 0;
+                ASSERT_TRUE(reader.read_bits(next, 8));
+                EXPECT_EQ(next, data[lead + count]);
+            }
+        }
+    }
+}
+
+TEST(BitReader, ReadBytesPastTheEndIsRefusedAndConsumesNothing)
+{
+    const byte_vector data{1, 2, 3};
+    bitrep::bit_reader reader(data);
+    std::uint32_t first = 0;
+    ASSERT_TRUE(reader.read_bits(first, 8));
+    std::uint8_t out[3] = {};
+    EXPECT_FALSE(reader.read_bytes(out, 3));
+    EXPECT_EQ(reader.bits_read(), 8u);
+    EXPECT_TRUE(reader.read_bytes(out, 2));
+    EXPECT_EQ(out[0], 2);
+    EXPECT_EQ(out[1], 3);
 }

@@ -5,66 +5,26 @@
 
 #include <gtest/gtest.h>
 
+#include "test_oracle.hpp"
+
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <ostream>
 #include <random>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
-namespace bitrep {
-// Readable gtest output for error codes.
-inline void PrintTo(error code, std::ostream* os) { *os << to_string(code); }
-} // namespace bitrep
-
 namespace {
 
-using bytes = std::vector<std::uint8_t>;
-
-/// An independent bit packer for expected bytes: stream bit i is bit i % 8
-/// of byte i / 8 (serialize 1.0 section 1).
-class bit_builder {
-public:
-    bit_builder& bits(std::uint64_t value, int count)
-    {
-        for (int i = 0; i < count; ++i) {
-            if (size_ % 8 == 0)
-                bytes_.push_back(0);
-            if ((value >> i) & 1u)
-                bytes_.back() = static_cast<std::uint8_t>(bytes_.back() | (1u << (size_ % 8)));
-            ++size_;
-        }
-        return *this;
-    }
-    bit_builder& align()
-    {
-        while (size_ % 8 != 0)
-            bits(0, 1);
-        return *this;
-    }
-    bit_builder& text(std::string_view s)
-    {
-        align();
-        for (char c : s)
-            bits(static_cast<unsigned char>(c), 8);
-        return *this;
-    }
-    const bytes& result() const { return bytes_; }
-
-private:
-    bytes bytes_;
-    std::size_t size_ = 0;
-};
-
-std::uint32_t bits_of(float value) { return std::bit_cast<std::uint32_t>(value); }
-std::uint64_t bits_of(double value) { return std::bit_cast<std::uint64_t>(value); }
+using oracle::bit_builder;
+using oracle::bits_of;
+using oracle::bytes;
 
 bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
@@ -1041,4 +1001,64 @@ TEST(Robustness, LengthsBeyondTheInputFailCleanly)
     const bytes many_items = player_prefix(8, 0).result();
     EXPECT_EQ(bitrep::from_bytes(many_items, target).code(), bitrep::error::truncated);
     EXPECT_EQ(target, before);
+}
+
+// ---------------------------------------------------------------- decoder
+
+namespace {
+
+struct Cached {
+    bitrep::ranged<int, 0, 100> health;
+    bitrep::bounded_vector<Item, 8> items;
+    bitrep::transient<int> frame_cache;
+};
+
+} // namespace
+
+TEST(Decoder, DecodesLikeFromBytesAcrossManyMessages)
+{
+    bitrep::decoder<Player> decoder;
+    Player target{};
+    for (int round = 0; round < 20; ++round) {
+        Player sent = sample_player();
+        sent.health = round;
+        sent.items.resize(static_cast<std::size_t>(round % 9));
+        const bytes wire = bitrep::to_bytes(sent);
+        ASSERT_TRUE(decoder.decode(wire, target)) << "round " << round;
+        EXPECT_EQ(target, sent) << "round " << round;
+    }
+}
+
+TEST(Decoder, FailedDecodeLeavesTheTargetUntouchedAndTheNextOneWorks)
+{
+    bitrep::decoder<Player> decoder;
+    Player target = sample_player();
+    const Player before = target;
+    bytes wire = bitrep::to_bytes(before);
+    wire.pop_back();
+    const bitrep::status st = decoder.decode(wire, target);
+    EXPECT_EQ(st.code(), bitrep::error::truncated);
+    EXPECT_EQ(target, before);
+
+    Player other = sample_player();
+    other.name = "other";
+    ASSERT_TRUE(decoder.decode(bitrep::to_bytes(other), target));
+    EXPECT_EQ(target, other);
+}
+
+TEST(Decoder, KeepsTheTargetsTransientFieldsNotThoseOfAnEarlierTarget)
+{
+    bitrep::decoder<Cached> decoder;
+    Cached first{};
+    first.frame_cache = 1;
+    Cached second{};
+    second.frame_cache = 2;
+    Cached sent{};
+    sent.health = 9;
+    const bytes wire = bitrep::to_bytes(sent);
+    ASSERT_TRUE(decoder.decode(wire, first));
+    ASSERT_TRUE(decoder.decode(wire, second));
+    EXPECT_EQ(first.frame_cache.get(), 1);
+    EXPECT_EQ(second.frame_cache.get(), 2);
+    EXPECT_EQ(second.health, 9);
 }

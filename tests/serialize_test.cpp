@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_oracle.hpp"
+
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -16,57 +18,14 @@
 #include <utility>
 #include <vector>
 
-namespace bitrep {
-// Readable gtest output for error codes.
-inline void PrintTo(error code, std::ostream* os) { *os << to_string(code); }
-} // namespace bitrep
-
 namespace {
 
-using bytes = std::vector<std::uint8_t>;
-
-/// An independent bit packer for expected bytes: stream bit i is bit i % 8
-/// of byte i / 8 (serialize 1.0 section 1).
-class bit_builder {
-public:
-    bit_builder& bits(std::uint64_t value, int count)
-    {
-        for (int i = 0; i < count; ++i) {
-            if (size_ % 8 == 0)
-                bytes_.push_back(0);
-            if ((value >> i) & 1u)
-                bytes_.back() = static_cast<std::uint8_t>(bytes_.back() | (1u << (size_ % 8)));
-            ++size_;
-        }
-        return *this;
-    }
-    const bytes& result() const { return bytes_; }
-
-private:
-    bytes bytes_;
-    std::size_t size_ = 0;
-};
-
-template <class T>
-T decode(const bytes& data, T start = {})
-{
-    const bitrep::status st = bitrep::from_bytes(data, start);
-    EXPECT_TRUE(st) << st.message();
-    return start;
-}
-
-template <class T>
-T round_trip(const T& value, T start = {})
-{
-    return decode(bitrep::to_bytes(value), std::move(start));
-}
-
-template <class T>
-bitrep::status write_status(const T& value)
-{
-    bytes out;
-    return bitrep::to_bytes(value, out);
-}
+using oracle::bit_builder;
+using oracle::bits_of;
+using oracle::bytes;
+using oracle::decode;
+using oracle::round_trip;
+using oracle::write_status;
 
 template <class Int>
 void expect_integer_extremes_round_trip()
@@ -178,11 +137,6 @@ TEST(Integers, SixtyFourBitValueStraddlingWordsIsContiguous)
 }
 
 // ---------------------------------------------------------------- float and double
-
-namespace {
-std::uint32_t bits_of(float value) { return std::bit_cast<std::uint32_t>(value); }
-std::uint64_t bits_of(double value) { return std::bit_cast<std::uint64_t>(value); }
-} // namespace
 
 TEST(Float, IsItsIeeeBitPatternLittleEndian)
 {

@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_oracle.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -28,18 +30,13 @@
 #include <string>
 #include <vector>
 
-namespace bitrep {
-// Readable failure messages: print error codes by name.
-void PrintTo(error code, std::ostream* os)
-{
-    *os << to_string(code);
-}
-} // namespace bitrep
-
 namespace {
 
 using bitrep::error;
-using byte_vector = std::vector<std::uint8_t>;
+using byte_vector = oracle::bytes;
+using oracle::bits_of;
+using oracle::f32;
+using oracle::pack; // input bytes by the reference's layout, for adversarial vectors
 
 constexpr std::int32_t int32_min = std::numeric_limits<std::int32_t>::min();
 constexpr std::int32_t int32_max = std::numeric_limits<std::int32_t>::max();
@@ -63,28 +60,6 @@ protected:
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-struct field {
-    std::uint64_t value;
-    int bits; // 0..64
-};
-
-/// Builds input bytes by the reference's definition of the layout, one bit at
-/// a time (used for adversarial vectors a writer would never produce).
-byte_vector pack(std::initializer_list<field> fields)
-{
-    byte_vector out;
-    std::size_t position = 0;
-    for (const field& f : fields) {
-        for (int b = 0; b < f.bits; ++b, ++position) {
-            if (position / 8 >= out.size())
-                out.push_back(0);
-            if ((f.value >> b) & 1u)
-                out[position / 8] = static_cast<std::uint8_t>(out[position / 8] | (1u << (position % 8)));
-        }
-    }
-    return out;
-}
 
 /// The span a reader gets. The pointer goes through an empty asm so that GCC
 /// 12 at -O3 cannot tie it to a small constant-size allocation: bits.hpp's
@@ -166,64 +141,6 @@ int bit_length(std::uint64_t span)
 {
     return 64 - std::countl_zero(span);
 }
-
-std::uint32_t pattern_of(float f)
-{
-    return std::bit_cast<std::uint32_t>(f);
-}
-
-std::uint64_t pattern_of(double d)
-{
-    return std::bit_cast<std::uint64_t>(d);
-}
-
-/// Forces a float32 rounding that no contraction can fuse across.
-float f32(float x)
-{
-    volatile float stored = x;
-    return stored;
-}
-
-/// compressed_float exactly as reference section 6 states it, every step
-/// rounded to float32 (independent of bitrep's detail::quantizer).
-struct reference_quantizer {
-    float min;
-    float delta;
-    std::uint32_t max_integer;
-    int bits;
-
-    reference_quantizer(float lo, float hi, float resolution)
-    {
-        min = lo;
-        delta = f32(hi - lo);
-        float values = f32(delta / resolution);
-        if (values < 1.0f)
-            values = 1.0f;
-        if (values > 4294967040.0f)
-            values = 4294967040.0f;
-        max_integer = static_cast<std::uint32_t>(std::ceil(values));
-        bits = bit_length(max_integer);
-    }
-
-    std::uint32_t quantize(float value) const
-    {
-        float n = f32(f32(value - min) / delta);
-        if (n < 0.0f)
-            n = 0.0f;
-        if (n > 1.0f)
-            n = 1.0f;
-        const float p = f32(n * static_cast<float>(max_integer)); // rounding 1
-        const float s = f32(p + 0.5f);                            // rounding 2
-        return static_cast<std::uint32_t>(std::floor(s));
-    }
-
-    float dequantize(std::uint32_t q) const
-    {
-        const float n = f32(static_cast<float>(q) / static_cast<float>(max_integer));
-        const float p = f32(n * delta);
-        return f32(p + min);
-    }
-};
 
 /// UTF-8 encoding of one scalar value (written for these tests).
 void append_utf8(std::string& out, std::uint32_t cp)
@@ -1105,7 +1022,7 @@ TEST_F(Float, EverySpecialPatternIsWrittenVerbatimAndReadBackBitExactly)
         float v = 0.0f;
         const auto d = decode(expected, [&](auto& s) { return s.serialize_float(v); });
         EXPECT_TRUE(d.status.ok()) << std::hex << pattern;
-        EXPECT_EQ(pattern_of(v), pattern) << std::hex << pattern;
+        EXPECT_EQ(bits_of(v), pattern) << std::hex << pattern;
     }
 }
 
@@ -1117,7 +1034,7 @@ TEST_F(Float, ReaderAcceptsEveryRandomPatternBitExactly)
         float v = 0.0f;
         const auto d = decode(pack({{pattern, 32}}), [&](auto& s) { return s.serialize_float(v); });
         ASSERT_TRUE(d.status.ok()) << std::hex << pattern;
-        ASSERT_EQ(pattern_of(v), pattern);
+        ASSERT_EQ(bits_of(v), pattern);
     }
 }
 
@@ -1158,7 +1075,7 @@ TEST_F(Double, EverySpecialPatternIsWrittenVerbatimAndReadBackBitExactly)
         double v = 0.0;
         const auto d = decode(expected, [&](auto& s) { return s.serialize_double(v); });
         EXPECT_TRUE(d.status.ok()) << std::hex << pattern;
-        EXPECT_EQ(pattern_of(v), pattern) << std::hex << pattern;
+        EXPECT_EQ(bits_of(v), pattern) << std::hex << pattern;
     }
 }
 
@@ -1235,7 +1152,7 @@ TEST_F(CompressedFloat, DiscriminatingTableSeparatesConformantFromDoubleAndFused
         const auto in_double = static_cast<std::uint32_t>(std::floor(static_cast<double>(n) * 1000.0 + 0.5));
         // One float32 fused multiply-add: a single rounding.
         const auto fused = static_cast<std::uint32_t>(std::floor(std::fma(n, 1000.0f, 0.5f)));
-        const auto conformant = reference_quantizer(0.0f, 10.0f, 0.01f).quantize(row.value);
+        const auto conformant = oracle::quantizer(0.0f, 10.0f, 0.01f).quantize(row.value);
         EXPECT_EQ(conformant, row.conformant) << row.value;
         EXPECT_EQ(in_double, row.in_double) << row.value;
         EXPECT_EQ(fused, row.fused) << row.value;
@@ -1320,8 +1237,8 @@ TEST_F(CompressedFloat, DecodeIsThreeFloat32RoundingsBitExact)
         const auto d = decode(pack({{v.q, 10}}),
                               [&](auto& s) { return s.serialize_compressed_float(value, 0.0f, 10.0f, 0.01f); });
         ASSERT_TRUE(d.status.ok()) << v.q;
-        EXPECT_EQ(pattern_of(value), pattern_of(v.expected)) << v.q << ": got " << std::hexfloat << value;
-        EXPECT_EQ(pattern_of(value), pattern_of(reference_quantizer(0.0f, 10.0f, 0.01f).dequantize(v.q))) << v.q;
+        EXPECT_EQ(bits_of(value), bits_of(v.expected)) << v.q << ": got " << std::hexfloat << value;
+        EXPECT_EQ(bits_of(value), bits_of(oracle::quantizer(0.0f, 10.0f, 0.01f).dequantize(v.q))) << v.q;
     }
 }
 
@@ -1346,11 +1263,11 @@ TEST_F(CompressedFloat, DecodeWithNonZeroMinRoundsTheProductBeforeAddingMin)
         const auto d = decode(pack({{v.q, 15}}),
                               [&](auto& s) { return s.serialize_compressed_float(value, -100.0f, 100.0f, 0.01f); });
         ASSERT_TRUE(d.status.ok()) << v.q;
-        EXPECT_EQ(pattern_of(value), pattern_of(v.expected)) << v.q << ": got " << std::hexfloat << value;
+        EXPECT_EQ(bits_of(value), bits_of(v.expected)) << v.q << ": got " << std::hexfloat << value;
         // The vector discriminates: the fused decode really is different.
         const float n = f32(static_cast<float>(v.q) / 20000.0f);
-        EXPECT_EQ(pattern_of(std::fma(n, 200.0f, -100.0f)), pattern_of(v.fused)) << v.q;
-        EXPECT_NE(pattern_of(v.fused), pattern_of(v.expected)) << v.q;
+        EXPECT_EQ(bits_of(std::fma(n, 200.0f, -100.0f)), bits_of(v.fused)) << v.q;
+        EXPECT_NE(bits_of(v.fused), bits_of(v.expected)) << v.q;
     }
 }
 
@@ -1374,7 +1291,7 @@ TEST_F(CompressedFloat, RandomInputsQuantizeAndDecodeExactlyAsTheReferenceArithm
         const float delta = f32(std::pow(10.0f, unit(rng) * 6.0f - 2.0f));
         const float max = f32(min + delta);
         const float resolution = f32(std::pow(10.0f, unit(rng) * 4.0f - 3.0f));
-        const reference_quantizer ref(min, max, resolution);
+        const oracle::quantizer ref(min, max, resolution);
         // Below 2^23 quanta, p + 0.5 is exact. (For an odd max_integer_value in [2^23, 2^24), the
         // standard's own rounding takes p = max to max + 1, which readers refuse; not round-trippable.)
         if (!(max > min) || ref.max_integer >= (1u << 23))
@@ -1389,8 +1306,8 @@ TEST_F(CompressedFloat, RandomInputsQuantizeAndDecodeExactlyAsTheReferenceArithm
         float back = 0.0f;
         const auto d = decode(e.data, [&](auto& s) { return s.serialize_compressed_float(back, min, max, resolution); });
         ASSERT_TRUE(d.status.ok());
-        ASSERT_EQ(pattern_of(back), pattern_of(ref.dequantize(q))) << std::hexfloat << "q " << q << " in [" << min
-                                                                   << ", " << max << "] at " << resolution;
+        ASSERT_EQ(bits_of(back), bits_of(ref.dequantize(q))) << std::hexfloat << "q " << q << " in [" << min
+                                                             << ", " << max << "] at " << resolution;
     }
 }
 
@@ -1422,7 +1339,7 @@ TEST_F(CompressedFloat, FixedBitQuantizerHasAnEvenQuantumCountSoZeroIsExact)
     float back = 1.0f;
     const auto d = decode(e.data, [&](auto& s) { return s.serialize_quantized(back, q); });
     ASSERT_TRUE(d.status.ok());
-    EXPECT_EQ(pattern_of(back), pattern_of(0.0f));
+    EXPECT_EQ(bits_of(back), bits_of(0.0f));
 }
 
 TEST_F(CompressedFloat, FixedBitQuantizerRefusesTheOneCodeAboveItsQuanta)
@@ -1758,7 +1675,7 @@ TEST_F(TrailingBits, NonZeroTrailingBitsOfTheLastByteAreNeverExamined)
     float f = 0.0f;
     d = decode(byte_vector{0x01, 0xFC}, [&](auto& s) { return s.serialize_compressed_float(f, 0.0f, 10.0f, 0.01f); });
     EXPECT_TRUE(d.status.ok());
-    EXPECT_EQ(pattern_of(f), pattern_of(reference_quantizer(0.0f, 10.0f, 0.01f).dequantize(1)));
+    EXPECT_EQ(bits_of(f), bits_of(oracle::quantizer(0.0f, 10.0f, 0.01f).dequantize(1)));
 }
 
 TEST_F(TrailingBits, WholeBytesLeftOverAreNotAPrimitiveRefusal)
@@ -2312,13 +2229,13 @@ bool apply(Stream& s, op& o)
     case kind::float32: {
         auto v = std::bit_cast<float>(static_cast<std::uint32_t>(o.pattern));
         const bool ok = s.serialize_float(v);
-        o.pattern = pattern_of(v);
+        o.pattern = bits_of(v);
         return ok;
     }
     case kind::float64: {
         auto v = std::bit_cast<double>(o.pattern);
         const bool ok = s.serialize_double(v);
-        o.pattern = pattern_of(v);
+        o.pattern = bits_of(v);
         return ok;
     }
     case kind::compressed: return s.serialize_compressed_float(o.f, o.fmin, o.fmax, o.fres);
@@ -2434,7 +2351,7 @@ op random_op(std::mt19937_64& rng)
             o.fmin = (rng() % 3 == 0) ? 0.0f : f32(unit(rng) * 2000.0f - 1000.0f);
             o.fmax = f32(o.fmin + f32(std::pow(10.0f, unit(rng) * 5.0f - 2.0f)));
             o.fres = f32(std::pow(10.0f, unit(rng) * 4.0f - 3.0f));
-            const reference_quantizer ref(o.fmin, o.fmax, o.fres);
+            const oracle::quantizer ref(o.fmin, o.fmax, o.fres);
             if (o.fmax > o.fmin && ref.max_integer < (1u << 23)) // see the random CompressedFloat test
                 break;
         }
@@ -2479,7 +2396,7 @@ std::size_t reference_width(const op& o, bool& aligns)
     }
     case kind::float32: return 32;
     case kind::float64: return 64;
-    case kind::compressed: return static_cast<std::size_t>(reference_quantizer(o.fmin, o.fmax, o.fres).bits);
+    case kind::compressed: return static_cast<std::size_t>(oracle::quantizer(o.fmin, o.fmax, o.fres).bits);
     case kind::bytes: aligns = true; return 8 * o.data.size();
     case kind::string: aligns = true; return static_cast<std::size_t>(bit_length(o.buffer_size - 1)) + 8 * o.text.size();
     }
@@ -2517,8 +2434,8 @@ void expect_read_matches(const op& written, const op& read, std::size_t index)
     case kind::float32:
     case kind::float64: EXPECT_EQ(read.pattern, written.pattern) << "op " << index; break;
     case kind::compressed: {
-        const reference_quantizer ref(written.fmin, written.fmax, written.fres);
-        EXPECT_EQ(pattern_of(read.f), pattern_of(ref.dequantize(ref.quantize(written.f))))
+        const oracle::quantizer ref(written.fmin, written.fmax, written.fres);
+        EXPECT_EQ(bits_of(read.f), bits_of(ref.dequantize(ref.quantize(written.f))))
             << "op " << index << std::hexfloat << ": " << written.f << " in [" << written.fmin << ", " << written.fmax
             << "] at " << written.fres;
         break;
