@@ -495,9 +495,9 @@ TEST(BitWriter, WriteBytesAtEveryAlignedStateEqualsEightBitGroups)
     // empty or holds 1..3 bytes) must lay down exactly what 8-bit groups do.
     for (std::size_t lead = 0; lead < 8; ++lead) {
         for (std::size_t count = 0; count < 13; ++count) {
-            byte_vector payload(count);
+            byte_vector payload;
             for (std::size_t i = 0; i < count; ++i)
-                payload[i] = static_cast<std::uint8_t>(0xA0 + i);
+                payload.push_back(static_cast<std::uint8_t>(0xA0 + i));
             oracle::bit_builder expected;
             for (std::size_t i = 0; i < lead; ++i)
                 expected.bits(i + 1, 8);
