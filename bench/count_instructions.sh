@@ -13,8 +13,9 @@ out=$(mktemp -d)
 for bench in "${benches[@]}"; do
   valgrind --tool=callgrind --callgrind-out-file="$out/$bench.cg" \
     "$build/bench/$bench" --benchmark_min_time=0.01 > /dev/null 2>&1
-  # Inclusive instructions of Codec::to_bytes / from_bytes under each
-  # benchmark loop, divided by their call counts.
+  # Inclusive instructions of Codec::to_bytes / from_bytes (kept out of line
+  # in the benchmarks) under each benchmark loop, divided by their call
+  # counts: the first, costliest callee of each loop is that wrapper.
   callgrind_annotate --inclusive=yes --tree=caller "$out/$bench.cg" 2>/dev/null |
     awk -v bench="$bench" '
       /^ *[0-9,]+ +\([ 0-9.]+%\) +< .*(encode|decode)<[^>]*(reflected|hand_written)>.*\([0-9]+x\)/ {

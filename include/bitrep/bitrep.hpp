@@ -4,6 +4,7 @@
 #include <bitrep/annotations.hpp>
 #include <bitrep/bits.hpp>
 #include <bitrep/bytes.hpp>
+#include <bitrep/codec.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>

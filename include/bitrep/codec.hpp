@@ -1,0 +1,66 @@
+// The customization point: codec<T> says how a kind of value maps onto the
+// stream primitives, and bitrep::serialize(stream, value) is the one entry
+// point that dispatches to it. Each kind's codec lives in codecs/ and holds
+// every facet of that kind (serialize for write, read and measure alike, and
+// its max_bits bound), so the facets can never drift apart.
+#pragma once
+
+#include <cstddef>
+#include <limits>
+#include <string_view>
+#include <type_traits>
+
+#include <bitrep/detail/inline.hpp>
+
+namespace bitrep {
+
+/// Specialized per kind in codecs/; the primary template (serialize.hpp)
+/// covers classes: serialization hooks, described classes and aggregates.
+template <class T>
+struct codec;
+
+/// The one entry point: serializes value through any stream. Hand-written
+/// hooks call it for their members, so they share every encoding. A const
+/// value can be written or measured, never read into.
+template <class Stream, class T>
+BITREP_ALWAYS_INLINE bool serialize(Stream& stream, T& value)
+{
+    using plain = std::remove_cv_t<T>;
+    static_assert(!(std::is_const_v<T> && Stream::is_reading), "bitrep::serialize: cannot read into a const value");
+    return codec<plain>::serialize(stream, const_cast<plain&>(value));
+}
+
+/// serialize() that names the field in the error path when it fails; for
+/// hand-written hooks.
+template <class Stream, class T>
+bool serialize_field(Stream& stream, std::string_view name, T& value)
+{
+    if (serialize(stream, value)) [[likely]]
+        return true;
+    stream.enter_member(name);
+    return false;
+}
+
+/// An upper bound, in bits, of any value of T, following the standard's
+/// measure rule (7 bits per alignment). unbounded_bits for hook types that
+/// declare no `static constexpr std::size_t bitrep_max_bits`.
+inline constexpr std::size_t unbounded_bits = std::numeric_limits<std::size_t>::max();
+
+template <class T>
+inline constexpr std::size_t max_bits = codec<T>::max_bits();
+
+namespace detail {
+constexpr std::size_t add_bits(std::size_t a, std::size_t b) noexcept
+{
+    return a > unbounded_bits - b ? unbounded_bits : a + b;
+}
+constexpr std::size_t multiply_bits(std::size_t count, std::size_t each) noexcept
+{
+    return each != 0 && count > unbounded_bits / each ? unbounded_bits : count * each;
+}
+
+template <class T>
+inline constexpr bool always_false = false;
+} // namespace detail
+
+} // namespace bitrep

@@ -1,0 +1,23 @@
+// bounded_string<N>: the standard's string with buffer_size N + 1.
+#pragma once
+
+#include <bitrep/codec.hpp>
+#include <bitrep/bits.hpp>
+#include <bitrep/bounded_string.hpp>
+
+namespace bitrep {
+
+template <std::size_t MaxLength>
+struct codec<bounded_string<MaxLength>> {
+    template <class Stream>
+    static bool serialize(Stream& stream, bounded_string<MaxLength>& value)
+    {
+        return stream.serialize_string(value.str(), MaxLength + 1);
+    }
+    static constexpr std::size_t max_bits()
+    {
+        return static_cast<std::size_t>(bits_required_for_span(MaxLength)) + 7 + MaxLength * 8;
+    }
+};
+
+} // namespace bitrep

@@ -1,0 +1,96 @@
+// bounded_vector<T, N> (size, then elements), std::array<T, N> (elements)
+// and std::optional<T> (presence bit, then the value).
+#pragma once
+
+#include <bitrep/codec.hpp>
+#include <bitrep/bits.hpp>
+#include <bitrep/bounded_vector.hpp>
+#include <bitrep/status.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+namespace bitrep {
+
+namespace detail {
+/// Elements one after another; an element's failure names its index.
+/// std::vector<bool> hands out proxies, so its elements go through a bool.
+template <class Stream, class Container>
+bool serialize_elements(Stream& stream, Container& elements)
+{
+    using element = typename Container::value_type;
+    const std::size_t count = elements.size();
+    for (std::size_t i = 0; i < count; ++i) {
+        bool ok;
+        if constexpr (std::is_same_v<element, bool>) {
+            bool bit = elements[i];
+            ok = stream.serialize_bool(bit);
+            elements[i] = bit;
+        } else {
+            ok = bitrep::serialize(stream, elements[i]);
+        }
+        if (!ok) [[unlikely]] {
+            stream.enter_index(i);
+            return false;
+        }
+    }
+    return true;
+}
+} // namespace detail
+
+template <class T, std::size_t MaxSize>
+struct codec<bounded_vector<T, MaxSize>> {
+    template <class Stream>
+    static bool serialize(Stream& stream, bounded_vector<T, MaxSize>& value)
+    {
+        std::uint64_t size = value.size();
+        if constexpr (Stream::is_writing) {
+            if (size > MaxSize) [[unlikely]]
+                return stream.fail(error::value_out_of_range, stream.position(), "vector longer than its bound");
+        }
+        if (!stream.serialize_ranged_offset(size, MaxSize))
+            return false;
+        if constexpr (Stream::is_reading)
+            value.resize(static_cast<std::size_t>(size)); // size <= MaxSize: bounded allocation
+        return detail::serialize_elements(stream, value);
+    }
+    static constexpr std::size_t max_bits()
+    {
+        return detail::add_bits(static_cast<std::size_t>(bits_required_for_span(MaxSize)),
+                                detail::multiply_bits(MaxSize, codec<T>::max_bits()));
+    }
+};
+
+template <class T, std::size_t N>
+struct codec<std::array<T, N>> {
+    template <class Stream>
+    static bool serialize(Stream& stream, std::array<T, N>& value)
+    {
+        return detail::serialize_elements(stream, value);
+    }
+    static constexpr std::size_t max_bits() { return detail::multiply_bits(N, codec<T>::max_bits()); }
+};
+
+template <class T>
+struct codec<std::optional<T>> {
+    template <class Stream>
+    static bool serialize(Stream& stream, std::optional<T>& value)
+    {
+        bool present = value.has_value();
+        if (!stream.serialize_bool(present))
+            return false;
+        if constexpr (Stream::is_reading) {
+            if (!present) {
+                value.reset();
+                return true;
+            }
+            if (!value)
+                value.emplace();
+        }
+        return !present || bitrep::serialize(stream, *value);
+    }
+    static constexpr std::size_t max_bits() { return detail::add_bits(1, codec<T>::max_bits()); }
+};
+
+} // namespace bitrep

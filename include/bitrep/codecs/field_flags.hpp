@@ -1,0 +1,34 @@
+// save_only / net_only / transient: the field, when the stream's scope carries it.
+#pragma once
+
+#include <bitrep/codec.hpp>
+#include <bitrep/field_flags.hpp>
+#include <bitrep/stream.hpp>
+
+namespace bitrep {
+
+template <class T, field_flag Flag>
+struct codec<flagged<T, Flag>> {
+    template <class Stream>
+    static constexpr bool carried()
+    {
+        switch (Flag) {
+        case field_flag::transient: return false;
+        case field_flag::save_only: return Stream::field_scope != scope::replication;
+        case field_flag::net_only: return Stream::field_scope != scope::save;
+        }
+        return false;
+    }
+
+    template <class Stream>
+    static bool serialize(Stream& stream, flagged<T, Flag>& value)
+    {
+        if constexpr (carried<Stream>())
+            return bitrep::serialize(stream, value.get());
+        else
+            return true; // not carried by this stream: untouched on read
+    }
+    static constexpr std::size_t max_bits() { return Flag == field_flag::transient ? 0 : codec<T>::max_bits(); }
+};
+
+} // namespace bitrep

@@ -1,0 +1,110 @@
+// Unannotated scalars: bool (1 bit), integers and floats at full width, and
+// enums described with BOOST_DESCRIBE_ENUM (their declaration index).
+#pragma once
+
+#include <bitrep/codec.hpp>
+#include <bitrep/reflect.hpp>
+#include <bitrep/stream.hpp>
+
+#include <cstdint>
+
+namespace bitrep {
+
+template <>
+struct codec<bool> {
+    template <class Stream>
+    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, bool& value)
+    {
+        return stream.serialize_bool(value);
+    }
+    static constexpr std::size_t max_bits() { return 1; }
+};
+
+/// The two's complement pattern in sizeof(T) * 8 bits.
+template <class T>
+    requires(std::is_integral_v<T> && !std::is_same_v<T, bool>)
+struct codec<T> {
+    template <class Stream>
+    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, T& value)
+    {
+        auto pattern = static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(value));
+        if (!stream.serialize_bits(pattern, static_cast<int>(sizeof(T) * 8)))
+            return false;
+        if constexpr (Stream::is_reading)
+            value = static_cast<T>(static_cast<std::make_unsigned_t<T>>(pattern));
+        return true;
+    }
+    static constexpr std::size_t max_bits() { return sizeof(T) * 8; }
+};
+
+template <>
+struct codec<float> {
+    template <class Stream>
+    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, float& value)
+    {
+        return stream.serialize_float(value);
+    }
+    static constexpr std::size_t max_bits() { return 32; }
+};
+
+template <>
+struct codec<double> {
+    template <class Stream>
+    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, double& value)
+    {
+        return stream.serialize_double(value);
+    }
+    static constexpr std::size_t max_bits() { return 64; }
+};
+
+namespace detail {
+template <class E>
+constexpr void require_described_enum()
+{
+    static_assert(reflect::described_enum<E>,
+                  "bitrep: this enum is not described. Add BOOST_DESCRIBE_ENUM(YourEnum, enumerator1, enumerator2, "
+                  "...) after its declaration, at namespace scope (it comes with <bitrep/bitrep.hpp>).");
+}
+} // namespace detail
+
+/// The enumerator's declaration index in bits_required(0, count - 1) bits; a
+/// value or index that is not an enumerator is refused (bad_enum).
+template <class T>
+    requires std::is_enum_v<T>
+struct codec<T> {
+    template <class Stream>
+    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, T& value)
+    {
+        detail::require_described_enum<T>();
+        if constexpr (reflect::described_enum<T>) {
+            using table = reflect::enumerators<T>;
+            constexpr int bits = bits_required_for_span(table::count - 1);
+            std::uint64_t index = 0;
+            const std::size_t start = stream.position();
+            if constexpr (!Stream::is_reading) {
+                index = table::index_of(value);
+                if (Stream::is_writing && index == table::count) [[unlikely]]
+                    return stream.fail(error::bad_enum, start, "enum value is not an enumerator");
+            }
+            if constexpr (bits > 0) {
+                if (!stream.serialize_bits(index, bits))
+                    return false;
+            }
+            if constexpr (Stream::is_reading) {
+                if (index >= table::count) [[unlikely]]
+                    return stream.fail(error::bad_enum, start, "enum index is not an enumerator");
+                value = table::values[index];
+            }
+        }
+        return true;
+    }
+    static constexpr std::size_t max_bits()
+    {
+        detail::require_described_enum<T>();
+        if constexpr (reflect::described_enum<T>)
+            return static_cast<std::size_t>(bits_required_for_span(reflect::enumerators<T>::count - 1));
+        return 0;
+    }
+};
+
+} // namespace bitrep
