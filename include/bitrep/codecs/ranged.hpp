@@ -17,7 +17,9 @@ struct codec<ranged<Int, Min, Max>> {
     {
         // Unsigned modular arithmetic: a value below Min wraps far above the
         // span, so the one offset check refuses both directions.
-        std::uint64_t offset = static_cast<std::uint64_t>(value.value()) - static_cast<std::uint64_t>(Min);
+        std::uint64_t offset = 0;
+        if constexpr (!Stream::is_reading)
+            offset = static_cast<std::uint64_t>(value.value()) - static_cast<std::uint64_t>(Min);
         if (!stream.serialize_ranged_offset(offset, type::span))
             return false;
         if constexpr (Stream::is_reading)
