@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Deterministic cost of each benchmark: instructions per call of the
-# encode/decode function (callgrind), reflected and hand-written side by
-# side. Timings on a shared host drift; instruction counts do not, so use
-# these to decide whether a change helped, and the benchmarks for time.
+# reflected and hand-written entry points, side by side (callgrind). Timings
+# on a shared host drift; instruction counts do not, so use these to decide
+# whether a change helped, and the benchmarks for time.
 #   bench/count_instructions.sh BUILD_DIR [bench_name ...]
 set -euo pipefail
 build=${1:?usage: $0 BUILD_DIR [bench_name ...]}
@@ -10,21 +10,28 @@ shift
 benches=("$@")
 ((${#benches[@]})) || benches=(monster_bench cubes_bench)
 out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
 for bench in "${benches[@]}"; do
   valgrind --tool=callgrind --callgrind-out-file="$out/$bench.cg" \
     "$build/bench/$bench" --benchmark_min_time=0.01 > /dev/null 2>&1
-  # Inclusive instructions of Codec::to_bytes / from_bytes (kept out of line
-  # in the benchmarks) under each benchmark loop, divided by their call
-  # counts: the first, costliest callee of each loop is that wrapper.
+  # The entry points (side_by_side::reflected<T>::to_bytes / from_bytes and
+  # each file's hand_written::to_bytes / from_bytes) are kept out of line, so
+  # each has one block in the caller tree: its callers' lines ("<", with call
+  # counts) and then its own line ("*", with its inclusive cost).
   callgrind_annotate --inclusive=yes --tree=caller "$out/$bench.cg" 2>/dev/null |
     awk -v bench="$bench" '
-      /^ *[0-9,]+ +\([ 0-9.]+%\) +< .*(encode|decode)<[^>]*(reflected|hand_written)>.*\([0-9]+x\)/ {
-        ir = $1; gsub(",", "", ir)
-        match($0, /\(([0-9]+)x\)/); calls = substr($0, RSTART + 1, RLENGTH - 3)
-        op = ($0 ~ /encode</) ? "encode" : "decode"
-        side = ($0 ~ /reflected/) ? "reflected" : "hand_written"
-        key = op " " side
-        if (!(key in seen)) { seen[key] = 1; cost[key] = ir / calls }
+      /^ *$/ { calls = 0; next }
+      / < / { if (match($0, /\(([0-9]+)x\)/)) calls += substr($0, RSTART + 1, RLENGTH - 3); next }
+      / \* / {
+        side = ""
+        if ($0 ~ /side_by_side::reflected<.*>::(to|from)_bytes\(/) side = "reflected"
+        else if ($0 ~ /hand_written::(to|from)_bytes\(/) side = "hand_written"
+        if (side != "" && calls > 0) {
+          ir = $1; gsub(",", "", ir)
+          op = ($0 ~ /::to_bytes\(/) ? "encode" : "decode"
+          cost[op " " side] = ir / calls
+        }
+        calls = 0
       }
       END {
         split("encode decode", list, " ")
@@ -34,4 +41,3 @@ for bench in "${benches[@]}"; do
         }
       }'
 done
-rm -rf "$out"

@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "allocation_counter.hpp"
+#include "side_by_side.hpp"
 
 namespace {
 
@@ -119,31 +119,15 @@ bool serialize_snapshot(Stream& stream, Snapshot& snapshot)
     return true;
 }
 
-/// Mirrors bitrep::to_bytes(value, buffer, written).
-bitrep::status to_bytes(const Snapshot& snapshot, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
+bitrep::status to_bytes(const Snapshot& value, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
 {
-    bitrep::write_stream stream(buffer);
-    if (!serialize_snapshot(stream, const_cast<Snapshot&>(snapshot))) [[unlikely]] {
-        bytes_written = 0;
-        return stream.to_status("Snapshot");
-    }
-    bytes_written = stream.flush();
-    return {};
+    return side_by_side::hand_to_bytes([](auto& stream, Snapshot& v) { return serialize_snapshot(stream, v); }, "Snapshot", value, buffer,
+                                       bytes_written);
 }
 
-/// Mirrors bitrep::from_bytes: decode into a copy of the target, refuse
-/// whole trailing bytes, and move into the target only on success.
 bitrep::status from_bytes(std::span<const std::uint8_t> bytes, Snapshot& out)
 {
-    Snapshot decoded(out);
-    bitrep::read_stream stream(bytes);
-    if (!serialize_snapshot(stream, decoded)) [[unlikely]]
-        return stream.to_status("Snapshot");
-    const std::size_t used_bytes = (stream.bit_position() + 7) / 8;
-    if (used_bytes != bytes.size()) [[unlikely]]
-        return bitrep::status(error::trailing_data, used_bytes * 8, "Snapshot", "whole bytes left over after the value");
-    out = std::move(decoded);
-    return {};
+    return side_by_side::hand_from_bytes([](auto& stream, Snapshot& v) { return serialize_snapshot(stream, v); }, "Snapshot", bytes, out);
 }
 
 } // namespace hand
@@ -185,7 +169,7 @@ const Snapshot& sample_snapshot()
     return snapshot;
 }
 
-std::vector<std::uint8_t> encoding_buffer() { return std::vector<std::uint8_t>((bitrep::max_bits<Snapshot> + 7) / 8); }
+std::vector<std::uint8_t> encoding_buffer() { return side_by_side::encoding_buffer(bitrep::max_bits<Snapshot>); }
 
 /// The encoded sample, exactly its meaningful length (from_bytes refuses more).
 const std::vector<std::uint8_t>& sample_bytes()
@@ -283,30 +267,6 @@ void verify_reflected_equals_hand_written()
 
 // ---------------------------------------------------------------- benchmarks
 
-void report_per_object(benchmark::State& state, std::size_t objects, std::size_t bytes)
-{
-    const auto count = static_cast<double>(objects);
-    state.SetItemsProcessed(state.iterations() * static_cast<benchmark::IterationCount>(objects));
-    // CPU seconds per cube (shown in ns): the rate counter inverted.
-    state.counters["time_per_object"] =
-        benchmark::Counter(count, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-    state.counters["bytes_per_object"] = benchmark::Counter(static_cast<double>(bytes) / count);
-}
-
-// The wrappers stay out of line so that a profile (bench/count_instructions.sh)
-// sees one function per side with its whole cost, allocation included; both
-// sides pay the same call.
-struct reflected {
-    [[gnu::noinline]] static bitrep::status to_bytes(const Snapshot& snapshot, std::span<std::uint8_t> buffer, std::size_t& written)
-    {
-        return bitrep::to_bytes(snapshot, buffer, written);
-    }
-    [[gnu::noinline]] static bitrep::status from_bytes(std::span<const std::uint8_t> bytes, Snapshot& out)
-    {
-        return bitrep::from_bytes(bytes, out);
-    }
-};
-
 struct hand_written {
     [[gnu::noinline]] static bitrep::status to_bytes(const Snapshot& snapshot, std::span<std::uint8_t> buffer, std::size_t& written)
     {
@@ -318,48 +278,28 @@ struct hand_written {
     }
 };
 
-template <class Codec>
-void encode(benchmark::State& state)
-{
-    const Snapshot& snapshot = sample_snapshot();
-    std::vector<std::uint8_t> buffer = encoding_buffer();
-    std::size_t written = 0;
-    bitrep_bench::allocation_meter allocations;
-    for (auto _ : state) {
-        bool ok = Codec::to_bytes(snapshot, std::span<std::uint8_t>(buffer), written).ok();
-        benchmark::DoNotOptimize(ok);
-        benchmark::DoNotOptimize(written);
-        benchmark::ClobberMemory(); // the buffer's bytes count as used
-    }
-    allocations.report(state);
-    report_per_object(state, cube_count, written);
-}
-
-template <class Codec>
-void decode(benchmark::State& state)
-{
-    const std::vector<std::uint8_t>& bytes = sample_bytes();
-    auto target = std::make_unique<Snapshot>(); // 28 KiB: off the stack, reused like a receive loop's
-    bitrep_bench::allocation_meter allocations;
-    for (auto _ : state) {
-        bool ok = Codec::from_bytes(bytes, *target).ok();
-        benchmark::DoNotOptimize(ok);
-        benchmark::ClobberMemory();
-    }
-    allocations.report(state);
-    report_per_object(state, cube_count, bytes.size());
-}
-
 } // namespace
 
 int main(int argc, char** argv)
 {
     verify_reflected_equals_hand_written();
 
-    benchmark::RegisterBenchmark("Cubes/Encode/Reflected", encode<reflected>)->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("Cubes/Encode/HandWritten", encode<hand_written>)->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("Cubes/Decode/Reflected", decode<reflected>)->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("Cubes/Decode/HandWritten", decode<hand_written>)->Unit(benchmark::kMicrosecond);
+    using side_by_side::decode;
+    using side_by_side::encode;
+    using reflected = side_by_side::reflected<Snapshot>;
+    const auto encode_with = [](auto codec) {
+        return [](benchmark::State& state) { encode<decltype(codec)>(state, sample_snapshot(), cube_count); };
+    };
+    const auto decode_with = [](auto codec) {
+        return [](benchmark::State& state) {
+            auto target = std::make_unique<Snapshot>(); // 28 KiB: off the stack
+            decode<decltype(codec)>(state, sample_bytes(), *target, cube_count);
+        };
+    };
+    benchmark::RegisterBenchmark("Cubes/Encode/Reflected", encode_with(reflected{}))->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("Cubes/Encode/HandWritten", encode_with(hand_written{}))->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("Cubes/Decode/Reflected", decode_with(reflected{}))->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("Cubes/Decode/HandWritten", decode_with(hand_written{}))->Unit(benchmark::kMicrosecond);
 
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv))

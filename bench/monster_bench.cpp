@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "allocation_counter.hpp"
+#include "side_by_side.hpp"
 
 namespace {
 
@@ -177,31 +177,15 @@ bool serialize_batch(Stream& stream, Batch& batch)
     return serialize_items(stream, batch.monsters, [](Stream& s, Monster& monster) { return serialize_monster(s, monster); });
 }
 
-/// Mirrors bitrep::to_bytes(value, buffer, written).
-bitrep::status to_bytes(const Batch& batch, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
+bitrep::status to_bytes(const Batch& value, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
 {
-    bitrep::write_stream stream(buffer);
-    if (!serialize_batch(stream, const_cast<Batch&>(batch))) [[unlikely]] {
-        bytes_written = 0;
-        return stream.to_status("Batch");
-    }
-    bytes_written = stream.flush();
-    return {};
+    return side_by_side::hand_to_bytes([](auto& stream, Batch& v) { return serialize_batch(stream, v); }, "Batch", value, buffer,
+                                       bytes_written);
 }
 
-/// Mirrors bitrep::from_bytes: decode into a copy of the target, refuse
-/// whole trailing bytes, and move into the target only on success.
 bitrep::status from_bytes(std::span<const std::uint8_t> bytes, Batch& out)
 {
-    Batch decoded(out);
-    bitrep::read_stream stream(bytes);
-    if (!serialize_batch(stream, decoded)) [[unlikely]]
-        return stream.to_status("Batch");
-    const std::size_t used_bytes = (stream.bit_position() + 7) / 8;
-    if (used_bytes != bytes.size()) [[unlikely]]
-        return bitrep::status(error::trailing_data, used_bytes * 8, "Batch", "whole bytes left over after the value");
-    out = std::move(decoded);
-    return {};
+    return side_by_side::hand_from_bytes([](auto& stream, Batch& v) { return serialize_batch(stream, v); }, "Batch", bytes, out);
 }
 
 } // namespace hand
@@ -257,7 +241,7 @@ const Batch& sample_batch()
     return batch;
 }
 
-std::vector<std::uint8_t> encoding_buffer() { return std::vector<std::uint8_t>((bitrep::max_bits<Batch> + 7) / 8); }
+std::vector<std::uint8_t> encoding_buffer() { return side_by_side::encoding_buffer(bitrep::max_bits<Batch>); }
 
 /// The encoded sample, exactly its meaningful length (from_bytes refuses more).
 const std::vector<std::uint8_t>& sample_bytes()
@@ -334,37 +318,6 @@ void verify_reflected_equals_hand_written()
 
 // ---------------------------------------------------------------- benchmarks
 
-void report_per_object(benchmark::State& state, std::size_t objects, std::size_t bytes)
-{
-    const auto count = static_cast<double>(objects);
-    state.SetItemsProcessed(state.iterations() * static_cast<benchmark::IterationCount>(objects));
-    // CPU seconds per monster (shown in ns): the rate counter inverted.
-    state.counters["time_per_object"] =
-        benchmark::Counter(count, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-    state.counters["bytes_per_object"] = benchmark::Counter(static_cast<double>(bytes) / count);
-}
-
-// The wrappers stay out of line so that a profile (bench/count_instructions.sh)
-// sees one function per side with its whole cost, allocation included; both
-// sides pay the same call.
-struct reflected {
-    [[gnu::noinline]] static bitrep::status to_bytes(const Batch& batch, std::span<std::uint8_t> buffer, std::size_t& written)
-    {
-        return bitrep::to_bytes(batch, buffer, written);
-    }
-    [[gnu::noinline]] static bitrep::status from_bytes(std::span<const std::uint8_t> bytes, Batch& out) { return bitrep::from_bytes(bytes, out); }
-};
-
-/// The same reflected decode through bitrep::decoder, which keeps its working
-/// copy between messages: the all-or-nothing guarantee without allocating.
-struct reflected_decoder {
-    [[gnu::noinline]] static bitrep::status from_bytes(std::span<const std::uint8_t> bytes, Batch& out)
-    {
-        static bitrep::decoder<Batch> reused;
-        return reused.decode(bytes, out);
-    }
-};
-
 struct hand_written {
     [[gnu::noinline]] static bitrep::status to_bytes(const Batch& batch, std::span<std::uint8_t> buffer, std::size_t& written)
     {
@@ -373,51 +326,32 @@ struct hand_written {
     [[gnu::noinline]] static bitrep::status from_bytes(std::span<const std::uint8_t> bytes, Batch& out) { return hand::from_bytes(bytes, out); }
 };
 
-template <class Codec>
-void encode(benchmark::State& state)
-{
-    const Batch& batch = sample_batch();
-    std::vector<std::uint8_t> buffer = encoding_buffer();
-    std::size_t written = 0;
-    bitrep_bench::allocation_meter allocations;
-    for (auto _ : state) {
-        bool ok = Codec::to_bytes(batch, std::span<std::uint8_t>(buffer), written).ok();
-        benchmark::DoNotOptimize(ok);
-        benchmark::DoNotOptimize(written);
-        benchmark::ClobberMemory(); // the buffer's bytes count as used
-    }
-    allocations.report(state);
-    report_per_object(state, batch.monsters.size(), written);
-}
-
-template <class Codec>
-void decode(benchmark::State& state)
-{
-    const std::vector<std::uint8_t>& bytes = sample_bytes();
-    Batch target; // reused, as a receive loop would reuse its object
-    bitrep_bench::allocation_meter allocations;
-    for (auto _ : state) {
-        bool ok = Codec::from_bytes(bytes, target).ok();
-        benchmark::DoNotOptimize(ok);
-        benchmark::ClobberMemory();
-    }
-    allocations.report(state);
-    if (target != sample_batch())
-        state.SkipWithError("decode did not reproduce the batch");
-    report_per_object(state, target.monsters.size(), bytes.size());
-}
-
 } // namespace
 
 int main(int argc, char** argv)
 {
     verify_reflected_equals_hand_written();
 
-    benchmark::RegisterBenchmark("Monster/Encode/Reflected", encode<reflected>)->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("Monster/Encode/HandWritten", encode<hand_written>)->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("Monster/Decode/Reflected", decode<reflected>)->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("Monster/Decode/HandWritten", decode<hand_written>)->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("Monster/Decode/ReflectedDecoder", decode<reflected_decoder>)
+    using side_by_side::decode;
+    using side_by_side::encode;
+    using reflected = side_by_side::reflected<Batch>;
+    using reflected_decoder = side_by_side::reflected_decoder<Batch>;
+    const auto encode_with = [](auto codec) {
+        return [](benchmark::State& state) { encode<decltype(codec)>(state, sample_batch(), batch_size); };
+    };
+    const auto decode_with = [](auto codec) {
+        return [](benchmark::State& state) {
+            Batch target;
+            decode<decltype(codec)>(state, sample_bytes(), target, batch_size);
+            if (target != sample_batch())
+                state.SkipWithError("decode did not reproduce the batch");
+        };
+    };
+    benchmark::RegisterBenchmark("Monster/Encode/Reflected", encode_with(reflected{}))->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("Monster/Encode/HandWritten", encode_with(hand_written{}))->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("Monster/Decode/Reflected", decode_with(reflected{}))->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("Monster/Decode/HandWritten", decode_with(hand_written{}))->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("Monster/Decode/ReflectedDecoder", decode_with(reflected_decoder{}))
         ->Unit(benchmark::kMicrosecond);
 
     benchmark::Initialize(&argc, argv);
