@@ -171,29 +171,15 @@ const Snapshot& sample_snapshot()
 
 std::vector<std::uint8_t> encoding_buffer() { return side_by_side::encoding_buffer(bitrep::max_bits<Snapshot>); }
 
-/// The encoded sample, exactly its meaningful length (from_bytes refuses more).
 const std::vector<std::uint8_t>& sample_bytes()
 {
-    static const std::vector<std::uint8_t> bytes = [] {
-        std::vector<std::uint8_t> buffer = encoding_buffer();
-        std::size_t written = 0;
-        if (!bitrep::to_bytes(sample_snapshot(), std::span<std::uint8_t>(buffer), written))
-            std::abort();
-        buffer.resize(written);
-        return buffer;
-    }();
+    static const std::vector<std::uint8_t> bytes = side_by_side::encoded(sample_snapshot());
     return bytes;
 }
 
 // ------------------------------------------------------ correctness, untimed
 
-void check(bool condition, const char* what)
-{
-    if (!condition) {
-        std::fprintf(stderr, "cubes_bench: CHECK FAILED: %s\n", what);
-        std::abort();
-    }
-}
+using side_by_side::check;
 
 /// The same rotation within the 9-bit quantization (q and -q are the same).
 bool same_rotation(const bitrep::quat<9>& a, const bitrep::quat<9>& b)

@@ -243,29 +243,15 @@ const Batch& sample_batch()
 
 std::vector<std::uint8_t> encoding_buffer() { return side_by_side::encoding_buffer(bitrep::max_bits<Batch>); }
 
-/// The encoded sample, exactly its meaningful length (from_bytes refuses more).
 const std::vector<std::uint8_t>& sample_bytes()
 {
-    static const std::vector<std::uint8_t> bytes = [] {
-        std::vector<std::uint8_t> buffer = encoding_buffer();
-        std::size_t written = 0;
-        if (!bitrep::to_bytes(sample_batch(), std::span<std::uint8_t>(buffer), written))
-            std::abort();
-        buffer.resize(written);
-        return buffer;
-    }();
+    static const std::vector<std::uint8_t> bytes = side_by_side::encoded(sample_batch());
     return bytes;
 }
 
 // ------------------------------------------------------ correctness, untimed
 
-void check(bool condition, const char* what)
-{
-    if (!condition) {
-        std::fprintf(stderr, "monster_bench: CHECK FAILED: %s\n", what);
-        std::abort();
-    }
-}
+using side_by_side::check;
 
 void verify_reflected_equals_hand_written()
 {

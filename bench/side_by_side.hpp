@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <span>
 #include <utility>
 #include <vector>
@@ -75,6 +77,27 @@ struct reflected_decoder {
 };
 
 inline std::vector<std::uint8_t> encoding_buffer(std::size_t max_bits) { return std::vector<std::uint8_t>((max_bits + 7) / 8); }
+
+/// value's encoding at exactly its meaningful length (from_bytes refuses more).
+template <class T>
+std::vector<std::uint8_t> encoded(const T& value)
+{
+    std::vector<std::uint8_t> buffer = encoding_buffer(bitrep::max_bits<T>);
+    std::size_t written = 0;
+    if (!bitrep::to_bytes(value, std::span<std::uint8_t>(buffer), written))
+        std::abort();
+    buffer.resize(written);
+    return buffer;
+}
+
+/// Untimed correctness checks run before any benchmark: a failure aborts.
+inline void check(bool condition, const char* what)
+{
+    if (!condition) {
+        std::fprintf(stderr, "CHECK FAILED: %s\n", what);
+        std::abort();
+    }
+}
 
 inline void report_per_object(benchmark::State& state, std::size_t objects, std::size_t bytes)
 {
