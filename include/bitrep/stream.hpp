@@ -96,14 +96,12 @@ public:
     }
 
     /// int64(value, min, max): over bounds that fit int32 the bytes equal int's.
+    /// The offset is computed in unsigned arithmetic, so a value below min
+    /// wraps far above the span and the one offset check refuses both sides.
     bool serialize_int64(std::int64_t& value, std::int64_t min, std::int64_t max)
     {
         const auto umin = static_cast<std::uint64_t>(min);
         std::uint64_t offset = static_cast<std::uint64_t>(value) - umin;
-        if constexpr (Derived::is_writing) {
-            if (value < min || value > max) [[unlikely]]
-                return fail(error::value_out_of_range, position(), "value outside its declared range");
-        }
         if (!serialize_ranged_offset(offset, static_cast<std::uint64_t>(max) - umin))
             return false;
         if constexpr (Derived::is_reading)
