@@ -23,18 +23,23 @@ install_missing() {
   fi
 }
 
-# configure_and_build DIR COMPILER BUILD_TYPE [CMAKE OPTIONS...]
-configure_and_build() {
+# configure DIR COMPILER BUILD_TYPE [CMAKE OPTIONS...]
+configure() {
   mkdir -p "$(dirname "$1")"
   cmake -S . -B "$1" -DCMAKE_CXX_COMPILER="$2" -DCMAKE_BUILD_TYPE="$3" "${@:4}" > "$1.configure.log" \
     || { cat "$1.configure.log"; return 1; }
+}
+
+configure_and_build() {
+  configure "$@"
   cmake --build "$1" -j "$jobs"
 }
 
 case "${1:-}" in
   example)
     install_missing
-    configure_and_build build/release g++ Release
+    configure build/release g++ Release
+    cmake --build build/release -j "$jobs" --target quickstart
     ./build/release/examples/quickstart
     ;;
   test)
