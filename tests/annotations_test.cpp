@@ -17,6 +17,7 @@
 #include <limits>
 #include <random>
 #include <span>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -1107,4 +1108,79 @@ TEST(FieldFlags, FlaggedScalarsConvertToAndFromTheirValue)
     target = decode(bitrep::to_bytes(camera), target);
     EXPECT_EQ(target.zoom.get(), 200);
     EXPECT_EQ(target.blend.get(), 0.25f);
+}
+
+// ---------------------------------------------------------------- usable like the plain value
+
+TEST(Ranged, ComparesWithAnyIntegerByValue)
+{
+    const bitrep::ranged<std::uint16_t, 0, 999> id = 998;
+    EXPECT_TRUE(id == 998);
+    EXPECT_TRUE(id < 999);
+    EXPECT_TRUE(5 < id);
+    EXPECT_TRUE(id != 5u);
+    EXPECT_TRUE(id == 998L);
+    EXPECT_TRUE(id > -1); // by value, not by converting -1 to unsigned
+    const bitrep::ranged<std::int8_t, -5, 5> small = -3;
+    EXPECT_TRUE(small == -3);
+    EXPECT_TRUE(small < 0);
+    const bitrep::ranged<int, 0, 100> a = 3;
+    const bitrep::ranged<int, 0, 50> b = 3;
+    EXPECT_TRUE(a == b);
+}
+
+TEST(Quantized, ComparesWithDoubleAndIntegerLiterals)
+{
+    const bitrep::quantized<-100.f, 100.f, 0.01f> q = 1.5f;
+    EXPECT_TRUE(q == 1.5);
+    EXPECT_FALSE(q == 0);
+    EXPECT_TRUE(q < 2);
+    EXPECT_TRUE(q > 1.0);
+}
+
+namespace {
+std::string as_string(const std::string& s) { return s; }
+std::size_t count_of(const std::vector<int>& v) { return v.size(); }
+} // namespace
+
+TEST(BoundedString, ConvertsImplicitlyToStdStringAndStreams)
+{
+    const bitrep::bounded_string<16> name = std::string_view("hero");
+    const std::string copy = name;
+    EXPECT_EQ(copy, "hero");
+    EXPECT_EQ(as_string(name), "hero");
+    std::ostringstream out;
+    out << name;
+    EXPECT_EQ(out.str(), "hero");
+}
+
+TEST(BoundedVector, ConvertsImplicitlyToStdVector)
+{
+    const bitrep::bounded_vector<int, 8> values{1, 2, 3};
+    const std::vector<int> copy = values;
+    EXPECT_EQ(copy, (std::vector<int>{1, 2, 3}));
+    EXPECT_EQ(count_of(values), 3u);
+}
+
+namespace {
+struct WithCaches {
+    bitrep::ranged<int, 0, 7> level;
+    bitrep::transient<std::string> label;        // not encodable, never encoded
+    bitrep::transient<std::vector<int>> scratch; // likewise
+};
+} // namespace
+
+TEST(FieldFlags, TransientFieldMayHoldATypeThatCannotBeEncoded)
+{
+    WithCaches value{};
+    value.level = 5;
+    value.label = std::string("kept");
+    EXPECT_EQ(bitrep::bit_size(value), 3u);
+    EXPECT_EQ(bitrep::max_bits<WithCaches>, 3u);
+    const bytes wire = bitrep::to_bytes(value);
+    WithCaches decoded{};
+    decoded.label = std::string("local");
+    ASSERT_TRUE(bitrep::from_bytes(wire, decoded));
+    EXPECT_EQ(decoded.level, 5);
+    EXPECT_EQ(decoded.label.get(), "local");
 }

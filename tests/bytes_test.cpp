@@ -11,6 +11,8 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <new>
 #include <limits>
 #include <optional>
 #include <random>
@@ -487,7 +489,7 @@ TEST(Errors, VeryDeepPathsKeepTheInnermostSegmentsAndMarkTheCut)
     }();
     EXPECT_EQ(st.code(), bitrep::error::value_out_of_range);
     EXPECT_EQ(st.bit_offset(), 0u);
-    const std::string& path = st.field_path();
+    const std::string path(st.field_path());
     EXPECT_TRUE(contains(path, "\xE2\x80\xA6")) << path; // the cut is marked with an ellipsis
     std::string kept; // the 24 innermost of 31 segments
     for (int i = 0; i < 24; ++i)
@@ -1061,4 +1063,36 @@ TEST(Decoder, KeepsTheTargetsTransientFieldsNotThoseOfAnEarlierTarget)
     EXPECT_EQ(first.frame_cache.get(), 1);
     EXPECT_EQ(second.frame_cache.get(), 2);
     EXPECT_EQ(second.health, 9);
+}
+
+// ---------------------------------------------------------------- uninitialised targets
+
+TEST(Reads, NeverLookAtTheTargetsOldValues)
+{
+    // A default-initialised target holds garbage in its bools, ints and
+    // floats (here: 0x7F bytes, not a valid bool). A read must only store;
+    // under UBSan (the clang test build) loading such a bool would abort.
+    Player sent = sample_player();
+    const bytes wire = bitrep::to_bytes(sent);
+    struct Target {
+        bool alive;
+        std::int32_t score;
+        float speed;
+        std::array<bool, 3> flags;
+        bitrep::quat<9> orientation;
+        Player player;
+    };
+    alignas(Target) unsigned char storage[sizeof(Target)];
+    std::memset(storage, 0x7F, sizeof storage);
+    Target* target = new (storage) Target; // default-initialised: members keep the 0x7F bytes
+    const Target source{true, -3, 2.5f, {true, false, true}, {}, sent};
+    const bytes target_wire = bitrep::to_bytes(source);
+    bitrep::read_stream stream(target_wire);
+    ASSERT_TRUE(bitrep::serialize(stream, *target));
+    EXPECT_TRUE(target->alive);
+    EXPECT_EQ(target->score, -3);
+    EXPECT_EQ(target->speed, 2.5f);
+    EXPECT_EQ(target->player, sent);
+    target->~Target();
+    EXPECT_FALSE(wire.empty());
 }

@@ -872,3 +872,46 @@ TEST(Enum, WithBoolUnderlyingTypeSendsItsIndexInOneBit)
     ASSERT_TRUE(bitrep::from_bytes(wire, decoded));
     EXPECT_EQ(decoded, Toggle::on);
 }
+
+// ---------------------------------------------------------------- hooks that refuse
+
+namespace {
+struct Refusing {
+    std::int32_t x = 0;
+    // Refuses negative values in the usual serialize style: return false,
+    // without recording why.
+    template <class Stream>
+    bool serialize(Stream& stream)
+    {
+        if constexpr (Stream::is_writing) {
+            if (x < 0)
+                return false;
+        }
+        if (!stream.serialize_int(x, -10, 10))
+            return false;
+        return !(Stream::is_reading && x < 0);
+    }
+};
+} // namespace
+
+TEST(Hooks, ReturningFalseWithoutRecordingIsAFailureOnWrite)
+{
+    const Refusing value{-5};
+    bytes out;
+    const bitrep::status st = bitrep::to_bytes(value, out);
+    EXPECT_FALSE(st);
+    EXPECT_EQ(st.code(), bitrep::error::hook_failed);
+    EXPECT_TRUE(out.empty());
+    EXPECT_THROW((void)bitrep::to_bytes(value), bitrep::write_error);
+}
+
+TEST(Hooks, ReturningFalseWithoutRecordingIsAFailureOnReadAndLeavesTheTarget)
+{
+    // -5 in [-10, 10] is offset 5 in 5 bits.
+    const bytes wire{0x05};
+    Refusing target{7};
+    const bitrep::status st = bitrep::from_bytes(wire, target);
+    EXPECT_FALSE(st);
+    EXPECT_EQ(st.code(), bitrep::error::hook_failed);
+    EXPECT_EQ(target.x, 7);
+}

@@ -3,6 +3,7 @@
 
 #include <compare>
 #include <cstddef>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,7 @@ public:
     bounded_string& operator=(std::string text) noexcept { text_ = std::move(text); return *this; }
 
     operator std::string_view() const noexcept { return text_; }
+    operator const std::string&() const noexcept { return text_; }
     const std::string& str() const noexcept { return text_; }
     std::string& str() noexcept { return text_; }
     const char* c_str() const noexcept { return text_.c_str(); }
@@ -65,6 +67,8 @@ public:
     friend std::strong_ordering operator<=>(const bounded_string& a, const char* b) noexcept { return std::string_view(a.text_) <=> std::string_view(b); }
     friend bool operator==(const bounded_string& a, const std::string& b) noexcept { return a.text_ == b; }
     friend std::strong_ordering operator<=>(const bounded_string& a, const std::string& b) noexcept { return a.text_ <=> b; }
+
+    friend std::ostream& operator<<(std::ostream& out, const bounded_string& s) { return out << s.text_; }
 
 private:
     std::string text_;

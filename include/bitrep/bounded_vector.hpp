@@ -27,6 +27,7 @@ public:
     bounded_vector(std::initializer_list<T> items) : items_(items) {}
     bounded_vector(std::vector<T> items) noexcept : items_(std::move(items)) {}
 
+    operator const std::vector<T>&() const noexcept { return items_; }
     const std::vector<T>& vector() const noexcept { return items_; }
     std::vector<T>& vector() noexcept { return items_; }
 

@@ -33,7 +33,7 @@ status to_bytes(const T& value, std::span<std::uint8_t> buffer, std::size_t& byt
     write_stream stream(buffer);
     if (!bitrep::serialize(stream, value)) [[unlikely]] {
         bytes_written = 0;
-        return stream.to_status(reflect::type_name<T>());
+        return stream.failure_status(reflect::type_name<T>());
     }
     bytes_written = stream.flush();
     return {};
@@ -72,7 +72,7 @@ status decode_in_place(std::span<const std::uint8_t> bytes, T& target)
 {
     read_stream stream(bytes);
     if (!bitrep::serialize(stream, target)) [[unlikely]]
-        return stream.to_status(reflect::type_name<T>());
+        return stream.failure_status(reflect::type_name<T>());
     const std::size_t used_bytes = (stream.bit_position() + 7) / 8;
     if (used_bytes != bytes.size()) [[unlikely]]
         return status(error::trailing_data, used_bytes * 8, reflect::type_name<T>(),

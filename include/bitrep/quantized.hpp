@@ -65,8 +65,20 @@ public:
 
     friend constexpr bool operator==(const quantized&, const quantized&) noexcept = default;
     friend constexpr auto operator<=>(const quantized&, const quantized&) noexcept = default;
-    friend constexpr bool operator==(const quantized& a, float b) noexcept { return a.value_ == b; }
-    friend constexpr auto operator<=>(const quantized& a, float b) noexcept { return a.value_ <=> b; }
+    // Templates, so that comparing with a double or an integer literal is an
+    // exact match and never ties with the built-in operator.
+    template <class Number>
+        requires(std::is_arithmetic_v<Number> && !std::is_same_v<Number, bool>)
+    friend constexpr bool operator==(const quantized& a, Number b) noexcept
+    {
+        return a.value_ == b;
+    }
+    template <class Number>
+        requires(std::is_arithmetic_v<Number> && !std::is_same_v<Number, bool>)
+    friend constexpr std::partial_ordering operator<=>(const quantized& a, Number b) noexcept
+    {
+        return a.value_ <=> b;
+    }
 
 private:
     float value_ = (min <= 0.0f && 0.0f <= max) ? 0.0f : min;

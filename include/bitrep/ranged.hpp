@@ -4,6 +4,7 @@
 #include <compare>
 #include <concepts>
 #include <cstdint>
+#include <utility>
 
 #include <bitrep/bits.hpp>
 
@@ -56,8 +57,23 @@ public:
 
     friend constexpr bool operator==(const ranged&, const ranged&) noexcept = default;
     friend constexpr auto operator<=>(const ranged&, const ranged&) noexcept = default;
-    friend constexpr bool operator==(const ranged& a, Int b) noexcept { return a.value_ == b; }
-    friend constexpr auto operator<=>(const ranged& a, Int b) noexcept { return a.value_ <=> b; }
+    // Templates, so that comparing with any integer is an exact match and never
+    // ties with the built-in operator reached through the conversion to Int;
+    // std::cmp_* compares mixed signedness by value, not by bit pattern.
+    template <std::integral U>
+        requires(!std::same_as<U, bool>)
+    friend constexpr bool operator==(const ranged& a, U b) noexcept
+    {
+        return std::cmp_equal(a.value_, b);
+    }
+    template <std::integral U>
+        requires(!std::same_as<U, bool>)
+    friend constexpr std::strong_ordering operator<=>(const ranged& a, U b) noexcept
+    {
+        if (std::cmp_less(a.value_, b))
+            return std::strong_ordering::less;
+        return std::cmp_equal(a.value_, b) ? std::strong_ordering::equal : std::strong_ordering::greater;
+    }
 
 private:
     Int value_ = detail::default_in_range(Min, Max);

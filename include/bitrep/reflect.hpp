@@ -11,7 +11,6 @@
 #include <type_traits>
 #include <utility>
 
-#include <boost/core/type_name.hpp>
 #include <boost/describe.hpp> // users describe their types with these macros
 #include <boost/mp11/algorithm.hpp>
 #include <boost/pfr/core.hpp>
@@ -145,10 +144,29 @@ struct enumerators {
     }
 };
 
+namespace detail {
 template <class T>
-std::string type_name()
+constexpr std::string_view pretty_function_of() noexcept
 {
-    return boost::core::type_name<T>();
+    return __PRETTY_FUNCTION__; // "...[with T = Player; ...]" (GCC) or "...[T = Player]" (clang)
+}
+} // namespace detail
+
+/// A readable type name for error paths (e.g. "Player"), taken from the
+/// compiler at compile time so that reporting a failure never allocates. A
+/// leading anonymous namespace is dropped; GCC and clang then agree.
+template <class T>
+constexpr std::string_view type_name() noexcept
+{
+    constexpr std::string_view full = detail::pretty_function_of<T>();
+    constexpr std::size_t start = full.find("T = ") + 4;
+    constexpr std::size_t semicolon = full.find(';', start);
+    constexpr std::size_t end = semicolon != std::string_view::npos ? semicolon : full.rfind(']');
+    std::string_view name = full.substr(start, end - start);
+    for (std::string_view anonymous : {std::string_view("(anonymous namespace)::"), std::string_view("{anonymous}::")})
+        if (name.starts_with(anonymous))
+            name.remove_prefix(anonymous.size());
+    return name;
 }
 
 } // namespace bitrep::reflect

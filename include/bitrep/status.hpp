@@ -1,6 +1,8 @@
 // Errors as values: what went wrong, at which field, at which bit.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -21,6 +23,7 @@ enum class error : std::uint8_t {
     trailing_data,      ///< whole bytes are left over after the value
     value_out_of_range, ///< (write) a value lies outside its annotation
     buffer_too_small,   ///< (write) the caller's buffer cannot hold the encoding
+    hook_failed,        ///< a serialization hook returned false without recording why
 };
 
 constexpr std::string_view to_string(error code) noexcept
@@ -36,6 +39,7 @@ constexpr std::string_view to_string(error code) noexcept
     case error::trailing_data: return "trailing_data";
     case error::value_out_of_range: return "value_out_of_range";
     case error::buffer_too_small: return "buffer_too_small";
+    case error::hook_failed: return "hook_failed";
     }
     return "unknown";
 }
@@ -43,19 +47,32 @@ constexpr std::string_view to_string(error code) noexcept
 /// The outcome of a read or write. Converts to true when it succeeded.
 /// On failure it names the error, the field path (e.g. `Player.items[3].count`),
 /// the bit offset where the failing primitive started, and a short detail.
+/// It holds the path inline (a longer one keeps its end, after "..."), so
+/// making a status never allocates and never throws: read paths and the
+/// caller-buffer writer stay allocation-free even when they fail.
 class status {
 public:
+    static constexpr std::size_t max_path_length = 119;
+
     status() noexcept = default;
-    status(error code, std::size_t bit_offset, std::string field_path = {}, std::string_view detail = {})
-        : code_(code), bit_offset_(bit_offset), field_path_(std::move(field_path)), detail_(detail)
+    status(error code, std::size_t bit_offset, std::string_view field_path = {}, std::string_view detail = {}) noexcept
+        : code_(code), bit_offset_(bit_offset), detail_(detail)
     {
+        if (field_path.size() > max_path_length) {
+            constexpr std::string_view cut = "...";
+            field_path.remove_prefix(field_path.size() - (max_path_length - cut.size()));
+            std::copy(cut.begin(), cut.end(), path_.begin());
+            path_length_ = cut.size();
+        }
+        std::copy(field_path.begin(), field_path.end(), path_.begin() + static_cast<std::ptrdiff_t>(path_length_));
+        path_length_ += static_cast<std::uint8_t>(field_path.size());
     }
 
     explicit operator bool() const noexcept { return code_ == error::none; }
     bool ok() const noexcept { return code_ == error::none; }
     error code() const noexcept { return code_; }
     std::size_t bit_offset() const noexcept { return bit_offset_; }
-    const std::string& field_path() const noexcept { return field_path_; }
+    std::string_view field_path() const noexcept { return {path_.data(), path_length_}; }
     /// A static description of the failed check (never owned, never freed).
     std::string_view detail() const noexcept { return detail_; }
 
@@ -65,8 +82,8 @@ public:
         if (ok())
             return "ok";
         std::string text(to_string(code_));
-        if (!field_path_.empty())
-            text.append(" at ").append(field_path_).append(",");
+        if (path_length_ != 0)
+            text.append(" at ").append(field_path()).append(",");
         text.append(" bit ").append(std::to_string(bit_offset_));
         if (!detail_.empty())
             text.append(": ").append(detail_);
@@ -77,9 +94,10 @@ public:
 
 private:
     error code_ = error::none;
+    std::uint8_t path_length_ = 0;
     std::size_t bit_offset_ = 0;
-    std::string field_path_;
     std::string_view detail_;
+    std::array<char, max_path_length> path_{};
 };
 
 /// Thrown only by the convenience writer `to_bytes(const T&)`; every other

@@ -31,8 +31,10 @@ public:
     /// bits go first, then the high n - 32.
     BITREP_ALWAYS_INLINE bool serialize_bits(std::uint64_t& value, int bits)
     {
+        // Reads never look at the old value: the target may be uninitialised.
+        const std::uint64_t written = Derived::is_reading ? 0 : value;
         if (bits <= 32) {
-            std::uint32_t low = static_cast<std::uint32_t>(value);
+            std::uint32_t low = static_cast<std::uint32_t>(written);
             if (!self().serialize_bits(low, bits))
                 return false;
             if constexpr (Derived::is_reading)
@@ -40,8 +42,8 @@ public:
             return true;
         }
         const std::size_t start = position();
-        std::uint32_t low = static_cast<std::uint32_t>(value);
-        std::uint32_t high = static_cast<std::uint32_t>(value >> 32);
+        std::uint32_t low = static_cast<std::uint32_t>(written);
+        std::uint32_t high = static_cast<std::uint32_t>(written >> 32);
         if (!self().serialize_bits(low, 32) || !self().serialize_bits(high, bits - 32))
             return fail_from(start);
         if constexpr (Derived::is_reading)
@@ -51,7 +53,9 @@ public:
 
     BITREP_ALWAYS_INLINE bool serialize_bool(bool& value)
     {
-        std::uint32_t bit = value ? 1u : 0u;
+        std::uint32_t bit = 0;
+        if constexpr (!Derived::is_reading)
+            bit = value ? 1u : 0u;
         if (!self().serialize_bits(bit, 1))
             return false;
         if constexpr (Derived::is_reading)
@@ -87,7 +91,7 @@ public:
     /// int(value, min, max), 32-bit.
     bool serialize_int(std::int32_t& value, std::int32_t min, std::int32_t max)
     {
-        std::int64_t wide = value;
+        std::int64_t wide = Derived::is_reading ? 0 : value;
         if (!serialize_int64(wide, min, max))
             return false;
         if constexpr (Derived::is_reading)
@@ -101,7 +105,7 @@ public:
     bool serialize_int64(std::int64_t& value, std::int64_t min, std::int64_t max)
     {
         const auto umin = static_cast<std::uint64_t>(min);
-        std::uint64_t offset = static_cast<std::uint64_t>(value) - umin;
+        std::uint64_t offset = Derived::is_reading ? 0 : static_cast<std::uint64_t>(value) - umin;
         if (!serialize_ranged_offset(offset, static_cast<std::uint64_t>(max) - umin))
             return false;
         if constexpr (Derived::is_reading)
@@ -138,7 +142,7 @@ public:
                 return true;
             }
         }
-        auto absolute = static_cast<std::uint32_t>(current);
+        auto absolute = Derived::is_reading ? 0u : static_cast<std::uint32_t>(current);
         if (!self().serialize_bits(absolute, 32))
             return fail_from(start);
         if constexpr (Derived::is_reading) {
@@ -152,7 +156,7 @@ public:
     /// IEEE-754 bit patterns, transparent both ways (NaN payloads, -0, inf).
     bool serialize_float(float& value)
     {
-        auto pattern = std::bit_cast<std::uint32_t>(value);
+        auto pattern = Derived::is_reading ? 0u : std::bit_cast<std::uint32_t>(value);
         if (!self().serialize_bits(pattern, 32))
             return false;
         if constexpr (Derived::is_reading)
@@ -162,7 +166,7 @@ public:
 
     bool serialize_double(double& value)
     {
-        auto pattern = std::bit_cast<std::uint64_t>(value);
+        auto pattern = Derived::is_reading ? std::uint64_t{0} : std::bit_cast<std::uint64_t>(value);
         if (!serialize_bits(pattern, 64))
             return false;
         if constexpr (Derived::is_reading)
@@ -227,6 +231,16 @@ public:
 
     /// Bit index of the next operation (exact, from the stream's start).
     std::size_t position() const noexcept { return static_cast<const Derived&>(*this).bit_position(); }
+
+    /// The status of an operation that returned false, its path rooted at
+    /// `root` (e.g. "Player"). A hook may return false without recording
+    /// why; that is still a failure (hook_failed, where the stream stopped).
+    status failure_status(std::string_view root)
+    {
+        if (!failed())
+            fail(error::hook_failed, position(), "a serialization hook returned false without recording an error");
+        return to_status(root);
+    }
 
 protected:
     Derived& self() noexcept { return static_cast<Derived&>(*this); }

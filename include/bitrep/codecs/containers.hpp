@@ -24,7 +24,7 @@ bool serialize_elements(Stream& stream, Container& elements)
     for (std::size_t i = 0; i < count; ++i) {
         bool ok;
         if constexpr (std::is_same_v<element, bool>) {
-            bool bit = elements[i];
+            bool bit = Stream::is_reading ? false : static_cast<bool>(elements[i]);
             ok = stream.serialize_bool(bit);
             elements[i] = bit;
         } else {

@@ -28,7 +28,15 @@ struct codec<flagged<T, Flag>> {
         else
             return true; // not carried by this stream: untouched on read
     }
-    static constexpr std::size_t max_bits() { return Flag == field_flag::transient ? 0 : codec<T>::max_bits(); }
+    static constexpr std::size_t max_bits()
+    {
+        // A transient field is never encoded, so T need not be encodable
+        // (a cache may be a std::string or anything else).
+        if constexpr (Flag == field_flag::transient)
+            return 0;
+        else
+            return codec<T>::max_bits();
+    }
 };
 
 } // namespace bitrep

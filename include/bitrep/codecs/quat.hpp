@@ -19,7 +19,9 @@ struct codec<quat<Bits>> {
     template <class Stream>
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, type& value)
     {
-        std::array<float, 4> c{value.x, value.y, value.z, value.w};
+        std::array<float, 4> c{};
+        if constexpr (!Stream::is_reading)
+            c = {value.x, value.y, value.z, value.w};
         std::uint32_t largest = 0;
         const std::size_t start = stream.position();
         if constexpr (!Stream::is_reading) {

@@ -27,7 +27,9 @@ struct codec<T> {
     template <class Stream>
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, T& value)
     {
-        auto pattern = static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<T>>(value));
+        std::uint64_t pattern = 0;
+        if constexpr (!Stream::is_reading)
+            pattern = static_cast<std::make_unsigned_t<T>>(value);
         if (!stream.serialize_bits(pattern, static_cast<int>(sizeof(T) * 8)))
             return false;
         if constexpr (Stream::is_reading)

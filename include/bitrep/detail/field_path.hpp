@@ -4,10 +4,11 @@
 // on success, and recording never allocates (so a read never throws).
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <string_view>
 
 #include <bitrep/status.hpp>
@@ -47,24 +48,49 @@ public:
     [[gnu::cold]] void enter_index(std::size_t index) noexcept { push({segment::element_index, nullptr, index}); }
 
     /// Renders e.g. `Player.items[3].count` (or `.#4` for fields of aggregates,
-    /// which Boost.PFR in Boost 1.81 cannot name).
-    status to_status(std::string_view root) const
+    /// which Boost.PFR in Boost 1.81 cannot name), without allocating.
+    status to_status(std::string_view root) const noexcept
     {
-        std::string path(root);
+        path_text path;
+        path.append(root);
         if (depth_ > segments_.size())
-            path += ".…";
+            path.append(".…");
         for (std::size_t i = depth_ < segments_.size() ? depth_ : segments_.size(); i-- > 0;) {
             const auto& s = segments_[i];
             switch (s.kind) {
-            case segment::member_name: path.append(".").append(s.name, s.number); break;
-            case segment::position_number: path.append(".#").append(std::to_string(s.number)); break;
-            case segment::element_index: path.append("[").append(std::to_string(s.number)).append("]"); break;
+            case segment::member_name: path.append(".").append({s.name, s.number}); break;
+            case segment::position_number: path.append(".#").append_number(s.number); break;
+            case segment::element_index: path.append("[").append_number(s.number).append("]"); break;
             }
         }
-        return status(code_, bit_, std::move(path), detail_);
+        return status(code_, bit_, path.view(), detail_);
     }
 
 private:
+    /// A fixed buffer a little longer than a status holds, so the status can
+    /// still mark a truncated path.
+    class path_text {
+    public:
+        path_text& append(std::string_view text) noexcept
+        {
+            const std::size_t n = std::min(text.size(), buffer_.size() - length_);
+            std::copy_n(text.data(), n, buffer_.data() + length_);
+            length_ += n;
+            return *this;
+        }
+        path_text& append_number(std::size_t number) noexcept
+        {
+            char digits[24];
+            const auto end = std::to_chars(digits, digits + sizeof digits, number).ptr;
+            return append({digits, static_cast<std::size_t>(end - digits)});
+        }
+        std::string_view view() const noexcept { return {buffer_.data(), length_}; }
+
+    private:
+        std::array<char, 2 * status::max_path_length> buffer_;
+        std::size_t length_ = 0;
+    };
+
     // Trivially constructible, and left uninitialised until a failure
     // unwinds (depth_ says how many are set): every stream carries one of
     // these, so zero-filling it would cost each small message ~600 bytes of stores.
