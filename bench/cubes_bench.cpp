@@ -3,8 +3,9 @@
 // one message per snapshot, encoded and decoded two ways side by side:
 //
 //   Reflected   bitrep::to_bytes(snapshot, buffer, written) / bitrep::from_bytes
-//   HandWritten explicit per-field calls on bitrep's write_stream/read_stream,
-//               the same checks and the same all-or-nothing decode
+//   HandWritten separate encode and decode functions written directly against
+//               bitrep::bit_writer / bit_reader, the same checks and the same
+//               all-or-nothing decode
 //
 // Before timing anything the binary checks that both produce identical bytes
 // and that both decodes round-trip; it aborts if not.
@@ -18,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <random>
 #include <span>
@@ -48,86 +50,175 @@ using Snapshot = std::array<Cube, cube_count>;
 
 // ------------------------------------------------- the hand-written baseline
 //
-// What a careful engineer writes against the stream primitives without
-// reflection: one function serving read and write (the serialize idiom),
-// explicit per-field calls with the primitives' own range checks on write
-// and refusals on read, and from_bytes' all-or-nothing decode.
+// What a careful engineer writes by hand directly against the bit writer and
+// reader, without reflection and without bitrep's streams: one encode and one
+// decode function per struct, one write_bits / read_bits per wire field, the
+// range checks bitrep makes on write, the refusals a conforming reader makes
+// on read, and from_bytes' all-or-nothing decode. The only bitrep pieces used
+// are bit_writer / bit_reader, bits_required and the quantizer (with its
+// keep_rounded float32 barrier). Errors come back as a bitrep::status with
+// the same code and bit as bitrep's, so the checks before timing can compare
+// the two.
+//
+// Every helper is [[gnu::always_inline]], as bitrep forces its own thin
+// layers inline (BITREP_ALWAYS_INLINE); here both compilers inline them
+// anyway. The failure record is an object of its own, so the cold path never
+// takes the writer's or the reader's address.
 namespace hand {
 
+using bitrep::bit_reader;
+using bitrep::bit_writer;
 using bitrep::error;
 
 /// The smallest three components of a unit quaternion lie in +-1/sqrt(2).
 constexpr float component_limit = 0.707106781f;
 constexpr auto component_quantizer = bitrep::detail::quantizer::from_bits(-component_limit, component_limit, 9);
 
-/// Smallest three, written out the way the codec does it (index of the
-/// largest, sign folded so the largest is positive, the other three
-/// quantized; the reader rebuilds the largest from the unit norm, summing
-/// with one rounding per step so every receiver gets the same float).
-template <class Stream>
-bool serialize_orientation(Stream& stream, bitrep::quat<9>& q)
+using side_by_side::failure;
+
+// ------------------------------------------------------------------ encode
+
+/// The standard's int(value, Min, Max): the offset value - Min, in unsigned
+/// arithmetic so that a value below Min wraps above the span and the one
+/// check refuses both sides.
+template <int Min, int Max>
+[[gnu::always_inline]] inline bool put_ranged(bit_writer& out, failure& why, int value)
+{
+    constexpr auto span = static_cast<std::uint32_t>(Max) - static_cast<std::uint32_t>(Min);
+    constexpr int bits = bitrep::bits_required(Min, Max);
+    const std::uint32_t offset = static_cast<std::uint32_t>(value) - static_cast<std::uint32_t>(Min);
+    if (offset > span) [[unlikely]]
+        return why.set(error::value_out_of_range, out.bits_written(), "value outside its declared range");
+    if (!out.write_bits(offset, bits)) [[unlikely]]
+        return why.set(error::buffer_too_small, out.bits_written(), "output buffer is full");
+    return true;
+}
+
+/// Smallest three: the index of the largest component (2 bits), the sign
+/// folded so that the largest is positive, the other three quantized.
+[[gnu::always_inline]] inline bool put_orientation(bit_writer& out, failure& why, const bitrep::quat<9>& q)
 {
     float c[4] = {q.x, q.y, q.z, q.w};
+    const std::size_t start = out.bits_written();
+    const float norm = c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3];
+    if (!(std::fabs(norm - 1.0f) <= 0.01f)) [[unlikely]] // also refuses NaN and infinity
+        return why.set(error::value_out_of_range, start, "quaternion is not unit length (|q|^2 off by more than 1%)");
     std::uint32_t largest = 0;
-    const std::size_t start = stream.position();
-    if constexpr (Stream::is_writing) {
-        for (std::uint32_t i = 1; i < 4; ++i)
-            if (std::fabs(c[i]) > std::fabs(c[largest]))
-                largest = i;
-        const float norm = c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3];
-        if (!(std::fabs(norm - 1.0f) <= 0.01f)) [[unlikely]]
-            return stream.fail(error::value_out_of_range, start,
-                               "quaternion is not unit length (|q|^2 off by more than 1%)");
-        if (c[largest] < 0.0f)
-            for (float& component : c)
-                component = -component;
-    }
-    if (!stream.serialize_bits(largest, 2))
-        return false;
+    for (std::uint32_t i = 1; i < 4; ++i)
+        if (std::fabs(c[i]) > std::fabs(c[largest]))
+            largest = i;
+    if (c[largest] < 0.0f)
+        for (float& component : c)
+            component = -component; // q and -q are the same rotation
+    if (!out.write_bits(largest, 2)) [[unlikely]]
+        return why.set(error::buffer_too_small, start, "output buffer is full");
     for (std::uint32_t i = 0; i < 4; ++i)
-        if (i != largest && !stream.serialize_quantized(c[i], component_quantizer))
-            return stream.fail_from(start);
-    if constexpr (Stream::is_reading) {
-        float sum = 0.0f;
-        for (std::uint32_t i = 0; i < 4; ++i)
-            if (i != largest)
-                sum = bitrep::detail::keep_rounded(sum + bitrep::detail::keep_rounded(c[i] * c[i]));
-        if (sum > 1.0f) [[unlikely]]
-            return stream.fail(error::out_of_range, start, "smallest-three components exceed unit length");
-        c[largest] = std::sqrt(1.0f - sum);
-        q = bitrep::quat<9>{c[0], c[1], c[2], c[3]};
+        if (i != largest && !out.write_bits(component_quantizer.quantize(c[i]), component_quantizer.bits)) [[unlikely]]
+            return why.set(error::buffer_too_small, start, "output buffer is full");
+    return true;
+}
+
+[[gnu::always_inline]] inline bool put_cube(bit_writer& out, failure& why, const Cube& cube)
+{
+    if (!put_ranged<-16383, 16383>(out, why, cube.x) || !put_ranged<-16383, 16383>(out, why, cube.y) ||
+        !put_ranged<0, 8191>(out, why, cube.z) || !put_orientation(out, why, cube.orientation))
+        return false;
+    if (!out.write_bits(cube.interacting ? 1u : 0u, 1)) [[unlikely]]
+        return why.set(error::buffer_too_small, out.bits_written(), "output buffer is full");
+    return true;
+}
+
+/// Mirrors bitrep::to_bytes(value, buffer, written). A std::array has a
+/// fixed count, so nothing but the cubes goes on the wire.
+bitrep::status to_bytes(const Snapshot& snapshot, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
+{
+    bit_writer out(buffer);
+    failure why;
+    for (const Cube& cube : snapshot) {
+        if (!put_cube(out, why, cube)) [[unlikely]] {
+            bytes_written = 0;
+            return why.to_status("Snapshot");
+        }
     }
+    out.flush();
+    bytes_written = out.bytes_written();
+    return {};
+}
+
+// ------------------------------------------------------------------ decode
+
+template <int Min, int Max>
+[[gnu::always_inline]] inline bool get_ranged(bit_reader& in, failure& why, int& value)
+{
+    constexpr auto span = static_cast<std::uint32_t>(Max) - static_cast<std::uint32_t>(Min);
+    constexpr int bits = bitrep::bits_required(Min, Max);
+    const std::size_t start = in.bits_read();
+    std::uint32_t offset;
+    if (!in.read_bits(offset, bits)) [[unlikely]]
+        return why.set(error::truncated, start, "input ends before the value");
+    if (offset > span) [[unlikely]]
+        return why.set(error::out_of_range, start, "decoded value above the range's maximum");
+    value = static_cast<int>(static_cast<std::uint32_t>(Min) + offset);
     return true;
 }
 
-template <class Stream>
-bool serialize_cube(Stream& stream, Cube& cube)
+/// Rebuilds the largest component from the unit norm, summing the squares
+/// with one float32 rounding per step so that every receiver gets the same
+/// float; sent components whose squares sum past 1 are forged and refused.
+[[gnu::always_inline]] inline bool get_orientation(bit_reader& in, failure& why, bitrep::quat<9>& q)
 {
-    return stream.serialize_int(cube.x.get(), -16383, 16383) &&
-           stream.serialize_int(cube.y.get(), -16383, 16383) &&
-           stream.serialize_int(cube.z.get(), 0, 8191) &&
-           serialize_orientation(stream, cube.orientation) &&
-           stream.serialize_bool(cube.interacting);
-}
-
-template <class Stream>
-bool serialize_snapshot(Stream& stream, Snapshot& snapshot)
-{
-    for (Cube& cube : snapshot)
-        if (!serialize_cube(stream, cube))
-            return false;
+    using bitrep::detail::keep_rounded;
+    const std::size_t start = in.bits_read();
+    std::uint32_t largest;
+    if (!in.read_bits(largest, 2)) [[unlikely]]
+        return why.set(error::truncated, start, "input ends before the value");
+    float c[4] = {};
+    float sum = 0.0f;
+    for (std::uint32_t i = 0; i < 4; ++i) {
+        if (i == largest)
+            continue;
+        std::uint32_t quantum;
+        if (!in.read_bits(quantum, component_quantizer.bits)) [[unlikely]]
+            return why.set(error::truncated, start, "input ends before the value");
+        if (quantum > component_quantizer.max_integer) [[unlikely]]
+            return why.set(error::out_of_range, start, "quantum above the range's maximum");
+        c[i] = component_quantizer.dequantize(quantum);
+        sum = keep_rounded(sum + keep_rounded(c[i] * c[i]));
+    }
+    if (sum > 1.0f) [[unlikely]]
+        return why.set(error::out_of_range, start, "smallest-three components exceed unit length");
+    c[largest] = std::sqrt(1.0f - sum);
+    q = bitrep::quat<9>{c[0], c[1], c[2], c[3]};
     return true;
 }
 
-bitrep::status to_bytes(const Snapshot& value, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
+[[gnu::always_inline]] inline bool get_cube(bit_reader& in, failure& why, Cube& cube)
 {
-    return side_by_side::hand_to_bytes([](auto& stream, Snapshot& v) { return serialize_snapshot(stream, v); }, "Snapshot", value, buffer,
-                                       bytes_written);
+    if (!get_ranged<-16383, 16383>(in, why, cube.x.get()) || !get_ranged<-16383, 16383>(in, why, cube.y.get()) ||
+        !get_ranged<0, 8191>(in, why, cube.z.get()) || !get_orientation(in, why, cube.orientation))
+        return false;
+    std::uint32_t bit;
+    if (!in.read_bits(bit, 1)) [[unlikely]]
+        return why.set(error::truncated, in.bits_read(), "input ends before the value");
+    cube.interacting = bit != 0;
+    return true;
 }
 
+/// Mirrors bitrep::from_bytes: decode into a copy of the target, refuse
+/// whole trailing bytes, and move into the target only on success.
 bitrep::status from_bytes(std::span<const std::uint8_t> bytes, Snapshot& out)
 {
-    return side_by_side::hand_from_bytes([](auto& stream, Snapshot& v) { return serialize_snapshot(stream, v); }, "Snapshot", bytes, out);
+    Snapshot decoded(out);
+    bit_reader in(bytes);
+    failure why;
+    for (Cube& cube : decoded)
+        if (!get_cube(in, why, cube)) [[unlikely]]
+            return why.to_status("Snapshot");
+    const std::size_t used_bytes = (in.bits_read() + 7) / 8;
+    if (used_bytes != bytes.size()) [[unlikely]]
+        return bitrep::status(error::trailing_data, used_bytes * 8, "Snapshot", "whole bytes left over after the value");
+    out = std::move(decoded);
+    return {};
 }
 
 } // namespace hand
@@ -230,20 +321,60 @@ void verify_reflected_equals_hand_written()
           "truncated input is refused with the same error at the same bit");
     check(from_reflected == before && from_hand == before, "a refused decode leaves the target untouched");
 
-    // Same write-side range checks: a z below 0 and a non-unit quaternion.
+    // Same write-side checks: each bad value is refused by both sides with the
+    // same code at the same bit.
     std::vector<std::uint8_t> scratch = encoding_buffer();
     std::size_t ignored = 0;
-    const auto refused_alike = [&](const Snapshot& bad) {
+    const auto check_write_refusal = [&](auto change, bitrep::error expected, const char* what) {
+        Snapshot bad = snapshot;
+        change(bad);
         const bitrep::status r = bitrep::to_bytes(bad, std::span<std::uint8_t>(scratch), ignored);
         const bitrep::status h = hand::to_bytes(bad, scratch, ignored);
-        return r.code() == bitrep::error::value_out_of_range && h.code() == r.code() && h.bit_offset() == r.bit_offset();
+        check(side_by_side::refused_alike(r, h, expected), what);
     };
-    Snapshot below_range = snapshot;
-    below_range[500].z = -1;
-    check(refused_alike(below_range), "an out-of-range z is refused on write by both, at the same bit");
-    Snapshot not_unit = snapshot;
-    not_unit[600].orientation.w += 0.5f;
-    check(refused_alike(not_unit), "a non-unit quaternion is refused on write by both, at the same bit");
+    check_write_refusal([](Snapshot& s) { s[500].z = -1; }, bitrep::error::value_out_of_range,
+                        "an out-of-range z is refused on write by both, at the same bit");
+    check_write_refusal([](Snapshot& s) { s[300].x = 16384; }, bitrep::error::value_out_of_range,
+                        "an out-of-range x is refused on write by both, at the same bit");
+    check_write_refusal([](Snapshot& s) { s[600].orientation.w += 0.5f; }, bitrep::error::value_out_of_range,
+                        "a non-unit quaternion is refused on write by both, at the same bit");
+    check_write_refusal([](Snapshot& s) { s[700].orientation.y = std::numeric_limits<float>::quiet_NaN(); },
+                        bitrep::error::value_out_of_range, "a NaN quaternion is refused on write by both, at the same bit");
+    {
+        const std::span<std::uint8_t> small(scratch.data(), reflected_size - 3);
+        const bitrep::status r = bitrep::to_bytes(snapshot, small, ignored);
+        const bitrep::status h = hand::to_bytes(snapshot, small, ignored);
+        check(side_by_side::refused_alike(r, h, bitrep::error::buffer_too_small),
+              "a buffer 3 bytes short is refused by both, at the same bit");
+    }
+
+    // Same read-side refusals, on forged variants of the sample bytes. Cube 0
+    // lies at bits 0-72: x 0-14, y 15-29, z 30-42, orientation 43-71 (the
+    // largest component's index 43-44, then three 9-bit quanta), flag 72.
+    const auto check_read_refusal = [&](auto forge, bitrep::error expected, std::size_t bit, const char* what) {
+        std::vector<std::uint8_t> forged = reflected;
+        forge(forged);
+        auto r_target = std::make_unique<Snapshot>(snapshot);
+        auto h_target = std::make_unique<Snapshot>(snapshot);
+        const bitrep::status r = bitrep::from_bytes(forged, *r_target);
+        const bitrep::status h = hand::from_bytes(forged, *h_target);
+        check(side_by_side::refused_alike(r, h, expected) && r.bit_offset() == bit, what);
+        check(*r_target == snapshot && *h_target == snapshot, "a refused decode leaves the target untouched");
+    };
+    using side_by_side::overwrite_bits;
+    using bytes_t = std::vector<std::uint8_t>;
+    check_read_refusal([](bytes_t& b) { overwrite_bits(b, 0, 15, 32767); }, bitrep::error::out_of_range, 0,
+                       "an x offset above the span is refused on read by both");
+    check_read_refusal([](bytes_t& b) { overwrite_bits(b, 54, 9, 511); }, bitrep::error::out_of_range, 43,
+                       "a component quantum above 510 is refused on read by both");
+    check_read_refusal(
+        [](bytes_t& b) {
+            for (std::size_t bit = 45; bit < 72; bit += 9)
+                overwrite_bits(b, bit, 9, 510);
+        },
+        bitrep::error::out_of_range, 43, "smallest-three components past unit length are refused on read by both");
+    check_read_refusal([](bytes_t& b) { b.push_back(0); }, bitrep::error::trailing_data, reflected_size * 8,
+                       "a whole trailing byte is refused on read by both");
 
     std::fprintf(stderr,
                  "cubes_bench: verified: %zu cubes -> %zu bytes (%.3f bytes/cube), reflected == hand-written bytes, "

@@ -3,8 +3,9 @@
 //
 //   Reflected   bitrep::to_bytes(batch, buffer, written) / bitrep::from_bytes
 //   ReflectedDecoder  the same decode through a reused bitrep::decoder
-//   HandWritten explicit per-field calls on bitrep's write_stream/read_stream,
-//               the same checks and the same all-or-nothing decode
+//   HandWritten separate encode and decode functions written directly against
+//               bitrep::bit_writer / bit_reader, the same checks and the same
+//               all-or-nothing decode
 //
 // Before timing anything the binary checks that both produce identical bytes
 // and decode each other's output back to the original batch; it aborts if not.
@@ -18,6 +19,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <random>
 #include <span>
 #include <string>
@@ -69,123 +72,311 @@ struct Batch {
 
 // ------------------------------------------------- the hand-written baseline
 //
-// What a careful engineer writes against the stream primitives without
-// reflection: one function per struct serving read and write (the serialize
-// idiom), explicit per-field calls, the primitives' own range checks on write
-// and refusals on read, and from_bytes' all-or-nothing decode.
+// What a careful engineer writes by hand directly against the bit writer and
+// reader, without reflection and without bitrep's streams: one encode and one
+// decode function per struct, one write_bits / read_bits per wire field, the
+// range checks bitrep makes on write, the refusals a conforming reader makes
+// on read, and from_bytes' all-or-nothing decode. The only bitrep pieces used
+// are bit_writer / bit_reader, bits_required, the quantizer and the UTF-8
+// validator. Errors come back as a bitrep::status with the same code and bit
+// as bitrep's, so the checks before timing can compare the two.
+//
+// Every helper is [[gnu::always_inline]], as bitrep forces its own thin
+// layers inline (BITREP_ALWAYS_INLINE): left to themselves, g++ 12 keeps
+// put_text, put_unit, get_unit, get_size, ... out of line and clang 14 keeps
+// put_text, put_vec3, get_text and get_vec3 out of line, and the writer or
+// reader passed to them by reference then lives in memory. The failure
+// record is an object of its own, so the cold path never takes the writer's
+// or the reader's address either.
 namespace hand {
 
+using bitrep::bit_reader;
+using bitrep::bit_writer;
 using bitrep::error;
 
-constexpr auto unit_quantizer = bitrep::detail::quantizer::from_resolution(-1.f, 1.f, 0.01f);
+constexpr auto unit_quantizer = bitrep::detail::quantizer::from_resolution(-1.f, 1.f, 0.01f); // 8 bits
+constexpr int color_bits = 2; // Color's enumerators are 0, 1, 2: the wire's index is the value
 
-template <class Stream>
-bool serialize_int16(Stream& stream, std::int16_t& value)
+using side_by_side::failure;
+
+// ------------------------------------------------------------------ encode
+
+[[gnu::always_inline]] inline bool put_int16(bit_writer& out, failure& why, std::int16_t value)
 {
-    std::uint32_t pattern = static_cast<std::uint16_t>(value);
-    if (!stream.serialize_bits(pattern, 16))
-        return false;
-    if constexpr (Stream::is_reading)
-        value = static_cast<std::int16_t>(static_cast<std::uint16_t>(pattern));
+    if (!out.write_bits(static_cast<std::uint16_t>(value), 16)) [[unlikely]]
+        return why.set(error::buffer_too_small, out.bits_written(), "output buffer is full");
     return true;
 }
 
-/// Color's enumerators are 0, 1, 2 in declaration order, so the wire's
-/// enumerator index is the value itself, in 2 bits.
-template <class Stream>
-bool serialize_color(Stream& stream, Color& color)
+[[gnu::always_inline]] inline bool put_unit(bit_writer& out, failure& why, float value)
 {
-    const std::size_t start = stream.position();
-    std::uint32_t index = static_cast<std::uint32_t>(color);
-    if constexpr (Stream::is_writing) {
-        if (index > 2) [[unlikely]]
-            return stream.fail(error::bad_enum, start, "enum value is not an enumerator");
-    }
-    if (!stream.serialize_bits(index, 2))
-        return false;
-    if constexpr (Stream::is_reading) {
-        if (index > 2) [[unlikely]]
-            return stream.fail(error::bad_enum, start, "enum index is not an enumerator");
-        color = static_cast<Color>(index);
-    }
+    if (value != value) [[unlikely]]
+        return why.set(error::value_out_of_range, out.bits_written(), "NaN cannot be quantized");
+    if (!out.write_bits(unit_quantizer.quantize(value), unit_quantizer.bits)) [[unlikely]] // clamps to [-1, 1]
+        return why.set(error::buffer_too_small, out.bits_written(), "output buffer is full");
     return true;
 }
 
-template <class Stream, std::size_t MaxLength>
-bool serialize_text(Stream& stream, bitrep::bounded_string<MaxLength>& text)
+[[gnu::always_inline]] inline bool put_vec3(bit_writer& out, failure& why, const Vec3& v)
 {
-    return stream.serialize_string(text.str(), MaxLength + 1);
+    return put_unit(out, why, v.x.value()) && put_unit(out, why, v.y.value()) && put_unit(out, why, v.z.value());
 }
 
-/// The count in bits_required(0, MaxSize) bits, then each element.
-template <class Stream, class T, std::size_t MaxSize, class SerializeElement>
-bool serialize_items(Stream& stream, bitrep::bounded_vector<T, MaxSize>& items, SerializeElement serialize_element)
+/// The standard's string with buffer_size N + 1: the length in
+/// bits_required(0, N) bits, zero bits up to a byte boundary, the bytes.
+template <std::size_t N>
+[[gnu::always_inline]] inline bool put_text(bit_writer& out, failure& why, const bitrep::bounded_string<N>& text)
 {
-    std::uint64_t size = items.size();
-    if (!stream.serialize_ranged_offset(size, MaxSize)) // refuses size > MaxSize both ways
+    constexpr int length_bits = bitrep::bits_required(std::size_t{0}, N);
+    const std::string& s = text.str();
+    const std::size_t start = out.bits_written();
+    if (s.size() > N) [[unlikely]]
+        return why.set(error::value_out_of_range, start, "string longer than its bound");
+    if (std::memchr(s.data(), 0, s.size()) != nullptr) [[unlikely]]
+        return why.set(error::interior_nul, start, "zero byte inside a string");
+    if (!bitrep::detail::is_valid_utf8(reinterpret_cast<const unsigned char*>(s.data()), s.size())) [[unlikely]]
+        return why.set(error::bad_utf8, start, "string is not well-formed UTF-8");
+    if (!out.write_bits(static_cast<std::uint32_t>(s.size()), length_bits)) [[unlikely]]
+        return why.set(error::buffer_too_small, start, "output buffer is full");
+    const int padding = static_cast<int>((8 - out.bits_written() % 8) % 8);
+    if (padding != 0 && !out.write_bits(0, padding)) [[unlikely]]
+        return why.set(error::buffer_too_small, start, "output buffer is full");
+    if (!out.write_bytes(reinterpret_cast<const std::uint8_t*>(s.data()), s.size())) [[unlikely]]
+        return why.set(error::buffer_too_small, start, "output buffer is full");
+    return true;
+}
+
+/// A vector's size in bits_required(0, N) bits (its elements follow).
+template <std::size_t N>
+[[gnu::always_inline]] inline bool put_size(bit_writer& out, failure& why, std::size_t size)
+{
+    constexpr int size_bits = bitrep::bits_required(std::size_t{0}, N);
+    if (size > N) [[unlikely]]
+        return why.set(error::value_out_of_range, out.bits_written(), "vector longer than its bound");
+    if (!out.write_bits(static_cast<std::uint32_t>(size), size_bits)) [[unlikely]]
+        return why.set(error::buffer_too_small, out.bits_written(), "output buffer is full");
+    return true;
+}
+
+[[gnu::always_inline]] inline bool put_byte(bit_writer& out, failure& why, std::uint8_t value)
+{
+    if (!out.write_bits(value, 8)) [[unlikely]]
+        return why.set(error::buffer_too_small, out.bits_written(), "output buffer is full");
+    return true;
+}
+
+[[gnu::always_inline]] inline bool put_weapon(bit_writer& out, failure& why, const Weapon& weapon)
+{
+    return put_text(out, why, weapon.name) && put_int16(out, why, weapon.damage);
+}
+
+[[gnu::always_inline]] inline bool put_color(bit_writer& out, failure& why, Color color)
+{
+    const auto index = static_cast<std::uint32_t>(color);
+    if (index > 2) [[unlikely]]
+        return why.set(error::bad_enum, out.bits_written(), "enum value is not an enumerator");
+    if (!out.write_bits(index, color_bits)) [[unlikely]]
+        return why.set(error::buffer_too_small, out.bits_written(), "output buffer is full");
+    return true;
+}
+
+[[gnu::always_inline]] inline bool put_monster(bit_writer& out, failure& why, const Monster& monster)
+{
+    if (!put_vec3(out, why, monster.pos) || !put_int16(out, why, monster.mana) || !put_int16(out, why, monster.hp) ||
+        !put_text(out, why, monster.name))
         return false;
-    if constexpr (Stream::is_reading)
-        items.resize(static_cast<std::size_t>(size));
-    for (std::size_t i = 0; i < items.size(); ++i)
-        if (!serialize_element(stream, items[i]))
+    if (!put_size<10>(out, why, monster.inventory.size()))
+        return false;
+    for (std::uint8_t item : monster.inventory)
+        if (!put_byte(out, why, item))
+            return false;
+    if (!put_color(out, why, monster.color) || !put_size<10>(out, why, monster.weapons.size()))
+        return false;
+    for (const Weapon& weapon : monster.weapons)
+        if (!put_weapon(out, why, weapon))
+            return false;
+    if (!put_weapon(out, why, monster.equipped) || !put_size<10>(out, why, monster.path.size()))
+        return false;
+    for (const Vec3& point : monster.path)
+        if (!put_vec3(out, why, point))
             return false;
     return true;
 }
 
-template <class Stream>
-bool serialize_vec3(Stream& stream, Vec3& v)
+[[gnu::always_inline]] inline bool put_batch(bit_writer& out, failure& why, const Batch& batch)
 {
-    return stream.serialize_quantized(v.x.get(), unit_quantizer) &&
-           stream.serialize_quantized(v.y.get(), unit_quantizer) &&
-           stream.serialize_quantized(v.z.get(), unit_quantizer);
-}
-
-template <class Stream>
-bool serialize_weapon(Stream& stream, Weapon& weapon)
-{
-    return serialize_text(stream, weapon.name) && serialize_int16(stream, weapon.damage);
-}
-
-template <class Stream>
-bool serialize_inventory_item(Stream& stream, std::uint8_t& item)
-{
-    std::uint32_t byte = item;
-    if (!stream.serialize_bits(byte, 8))
+    if (!put_size<batch_size>(out, why, batch.monsters.size()))
         return false;
-    if constexpr (Stream::is_reading)
-        item = static_cast<std::uint8_t>(byte);
+    for (const Monster& monster : batch.monsters)
+        if (!put_monster(out, why, monster))
+            return false;
     return true;
 }
 
-template <class Stream>
-bool serialize_monster(Stream& stream, Monster& monster)
+/// Mirrors bitrep::to_bytes(value, buffer, written).
+bitrep::status to_bytes(const Batch& batch, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
 {
-    return serialize_vec3(stream, monster.pos) &&
-           serialize_int16(stream, monster.mana) &&
-           serialize_int16(stream, monster.hp) &&
-           serialize_text(stream, monster.name) &&
-           serialize_items(stream, monster.inventory, [](Stream& s, std::uint8_t& item) { return serialize_inventory_item(s, item); }) &&
-           serialize_color(stream, monster.color) &&
-           serialize_items(stream, monster.weapons, [](Stream& s, Weapon& weapon) { return serialize_weapon(s, weapon); }) &&
-           serialize_weapon(stream, monster.equipped) &&
-           serialize_items(stream, monster.path, [](Stream& s, Vec3& point) { return serialize_vec3(s, point); });
+    bit_writer out(buffer);
+    failure why;
+    if (!put_batch(out, why, batch)) [[unlikely]] {
+        bytes_written = 0;
+        return why.to_status("Batch");
+    }
+    out.flush();
+    bytes_written = out.bytes_written();
+    return {};
 }
 
-template <class Stream>
-bool serialize_batch(Stream& stream, Batch& batch)
+// ------------------------------------------------------------------ decode
+
+[[gnu::always_inline]] inline bool get_int16(bit_reader& in, failure& why, std::int16_t& value)
 {
-    return serialize_items(stream, batch.monsters, [](Stream& s, Monster& monster) { return serialize_monster(s, monster); });
+    std::uint32_t pattern;
+    if (!in.read_bits(pattern, 16)) [[unlikely]]
+        return why.set(error::truncated, in.bits_read(), "input ends before the value");
+    value = static_cast<std::int16_t>(static_cast<std::uint16_t>(pattern));
+    return true;
 }
 
-bitrep::status to_bytes(const Batch& value, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
+[[gnu::always_inline]] inline bool get_unit(bit_reader& in, failure& why, unit_float& value)
 {
-    return side_by_side::hand_to_bytes([](auto& stream, Batch& v) { return serialize_batch(stream, v); }, "Batch", value, buffer,
-                                       bytes_written);
+    const std::size_t start = in.bits_read();
+    std::uint32_t quantum;
+    if (!in.read_bits(quantum, unit_quantizer.bits)) [[unlikely]]
+        return why.set(error::truncated, start, "input ends before the value");
+    if (quantum > unit_quantizer.max_integer) [[unlikely]]
+        return why.set(error::out_of_range, start, "quantum above the range's maximum");
+    value = unit_quantizer.dequantize(quantum);
+    return true;
 }
 
+[[gnu::always_inline]] inline bool get_vec3(bit_reader& in, failure& why, Vec3& v)
+{
+    return get_unit(in, why, v.x) && get_unit(in, why, v.y) && get_unit(in, why, v.z);
+}
+
+template <std::size_t N>
+[[gnu::always_inline]] inline bool get_text(bit_reader& in, failure& why, bitrep::bounded_string<N>& text)
+{
+    constexpr int length_bits = bitrep::bits_required(std::size_t{0}, N);
+    const std::size_t start = in.bits_read();
+    std::uint32_t length;
+    if (!in.read_bits(length, length_bits)) [[unlikely]]
+        return why.set(error::truncated, start, "input ends before the value");
+    if (length > N) [[unlikely]]
+        return why.set(error::out_of_range, start, "decoded value above the range's maximum");
+    if (const int padding = static_cast<int>((8 - in.bits_read() % 8) % 8); padding != 0) {
+        std::uint32_t zeros;
+        if (!in.read_bits(zeros, padding)) [[unlikely]]
+            return why.set(error::truncated, start, "input ends before the value");
+        if (zeros != 0) [[unlikely]]
+            return why.set(error::bad_padding, start, "non-zero alignment padding");
+    }
+    std::string& s = text.str();
+    s.resize(length); // length <= N: a bounded allocation
+    if (!in.read_bytes(reinterpret_cast<std::uint8_t*>(s.data()), length)) [[unlikely]]
+        return why.set(error::truncated, start, "string bytes past the end of the input");
+    if (std::memchr(s.data(), 0, s.size()) != nullptr) [[unlikely]]
+        return why.set(error::interior_nul, start, "zero byte inside a string");
+    if (!bitrep::detail::is_valid_utf8(reinterpret_cast<const unsigned char*>(s.data()), s.size())) [[unlikely]]
+        return why.set(error::bad_utf8, start, "string is not well-formed UTF-8");
+    return true;
+}
+
+/// A vector's size, refused above its bound before anything is allocated.
+template <std::size_t N>
+[[gnu::always_inline]] inline bool get_size(bit_reader& in, failure& why, std::size_t& size)
+{
+    constexpr int size_bits = bitrep::bits_required(std::size_t{0}, N);
+    const std::size_t start = in.bits_read();
+    std::uint32_t value;
+    if (!in.read_bits(value, size_bits)) [[unlikely]]
+        return why.set(error::truncated, start, "input ends before the value");
+    if (value > N) [[unlikely]]
+        return why.set(error::out_of_range, start, "decoded value above the range's maximum");
+    size = value;
+    return true;
+}
+
+[[gnu::always_inline]] inline bool get_byte(bit_reader& in, failure& why, std::uint8_t& value)
+{
+    std::uint32_t byte;
+    if (!in.read_bits(byte, 8)) [[unlikely]]
+        return why.set(error::truncated, in.bits_read(), "input ends before the value");
+    value = static_cast<std::uint8_t>(byte);
+    return true;
+}
+
+[[gnu::always_inline]] inline bool get_weapon(bit_reader& in, failure& why, Weapon& weapon)
+{
+    return get_text(in, why, weapon.name) && get_int16(in, why, weapon.damage);
+}
+
+[[gnu::always_inline]] inline bool get_color(bit_reader& in, failure& why, Color& color)
+{
+    const std::size_t start = in.bits_read();
+    std::uint32_t index;
+    if (!in.read_bits(index, color_bits)) [[unlikely]]
+        return why.set(error::truncated, start, "input ends before the value");
+    if (index > 2) [[unlikely]]
+        return why.set(error::bad_enum, start, "enum index is not an enumerator");
+    color = static_cast<Color>(index);
+    return true;
+}
+
+/// Vectors are resized to the decoded size (at most 10 elements) and their
+/// elements decoded in place.
+[[gnu::always_inline]] inline bool get_monster(bit_reader& in, failure& why, Monster& monster)
+{
+    std::size_t size;
+    if (!get_vec3(in, why, monster.pos) || !get_int16(in, why, monster.mana) || !get_int16(in, why, monster.hp) ||
+        !get_text(in, why, monster.name) || !get_size<10>(in, why, size))
+        return false;
+    monster.inventory.resize(size);
+    for (std::uint8_t& item : monster.inventory)
+        if (!get_byte(in, why, item))
+            return false;
+    if (!get_color(in, why, monster.color) || !get_size<10>(in, why, size))
+        return false;
+    monster.weapons.resize(size);
+    for (Weapon& weapon : monster.weapons)
+        if (!get_weapon(in, why, weapon))
+            return false;
+    if (!get_weapon(in, why, monster.equipped) || !get_size<10>(in, why, size))
+        return false;
+    monster.path.resize(size);
+    for (Vec3& point : monster.path)
+        if (!get_vec3(in, why, point))
+            return false;
+    return true;
+}
+
+[[gnu::always_inline]] inline bool get_batch(bit_reader& in, failure& why, Batch& batch)
+{
+    std::size_t size;
+    if (!get_size<batch_size>(in, why, size))
+        return false;
+    batch.monsters.resize(size);
+    for (Monster& monster : batch.monsters)
+        if (!get_monster(in, why, monster))
+            return false;
+    return true;
+}
+
+/// Mirrors bitrep::from_bytes: decode into a copy of the target, refuse
+/// whole trailing bytes, and move into the target only on success.
 bitrep::status from_bytes(std::span<const std::uint8_t> bytes, Batch& out)
 {
-    return side_by_side::hand_from_bytes([](auto& stream, Batch& v) { return serialize_batch(stream, v); }, "Batch", bytes, out);
+    Batch decoded(out);
+    bit_reader in(bytes);
+    failure why;
+    if (!get_batch(in, why, decoded)) [[unlikely]]
+        return why.to_status("Batch");
+    const std::size_t used_bytes = (in.bits_read() + 7) / 8;
+    if (used_bytes != bytes.size()) [[unlikely]]
+        return bitrep::status(error::trailing_data, used_bytes * 8, "Batch", "whole bytes left over after the value");
+    out = std::move(decoded);
+    return {};
 }
 
 } // namespace hand
@@ -284,16 +475,78 @@ void verify_reflected_equals_hand_written()
           "truncated input is refused with the same error at the same bit");
     check(from_reflected == batch && from_hand == batch, "a refused decode leaves the target untouched");
 
-    // Same write-side range checks: an 11-letter name is refused by both.
-    Batch too_long = batch;
-    too_long.monsters[7].name = "Excalibur!!";
+    // Same write-side checks: each bad value is refused by both sides with the
+    // same code at the same bit.
     std::vector<std::uint8_t> scratch = encoding_buffer();
     std::size_t ignored = 0;
-    const bitrep::status reflected_write = bitrep::to_bytes(too_long, std::span<std::uint8_t>(scratch), ignored);
-    const bitrep::status hand_write = hand::to_bytes(too_long, scratch, ignored);
-    check(reflected_write.code() == bitrep::error::value_out_of_range && hand_write.code() == reflected_write.code() &&
-              hand_write.bit_offset() == reflected_write.bit_offset(),
-          "an over-long name is refused on write by both, at the same bit");
+    const auto check_write_refusal = [&](const Batch& bad, bitrep::error expected, const char* what) {
+        const bitrep::status r = bitrep::to_bytes(bad, std::span<std::uint8_t>(scratch), ignored);
+        const bitrep::status h = hand::to_bytes(bad, scratch, ignored);
+        check(side_by_side::refused_alike(r, h, expected), what);
+    };
+    const auto with = [&batch](auto change) {
+        Batch changed = batch;
+        change(changed.monsters[7]);
+        return changed;
+    };
+    check_write_refusal(with([](Monster& m) { m.name = "Excalibur!!"; }), bitrep::error::value_out_of_range,
+                        "an over-long name is refused on write by both, at the same bit");
+    check_write_refusal(with([](Monster& m) { m.name = std::string("a\0b", 3); }), bitrep::error::interior_nul,
+                        "a name holding a zero byte is refused on write by both, at the same bit");
+    check_write_refusal(with([](Monster& m) { m.equipped.name = "\xff"; }), bitrep::error::bad_utf8,
+                        "a name that is not UTF-8 is refused on write by both, at the same bit");
+    check_write_refusal(with([](Monster& m) { m.pos.y = std::numeric_limits<float>::quiet_NaN(); }),
+                        bitrep::error::value_out_of_range, "a NaN float is refused on write by both, at the same bit");
+    check_write_refusal(with([](Monster& m) { m.color = static_cast<Color>(3); }), bitrep::error::bad_enum,
+                        "a Color that is not an enumerator is refused on write by both, at the same bit");
+    check_write_refusal(with([](Monster& m) { m.inventory.vector().resize(11); }), bitrep::error::value_out_of_range,
+                        "an 11-item inventory is refused on write by both, at the same bit");
+    {
+        const std::span<std::uint8_t> small(scratch.data(), reflected_size - 3);
+        const bitrep::status r = bitrep::to_bytes(batch, small, ignored);
+        const bitrep::status h = hand::to_bytes(batch, small, ignored);
+        check(side_by_side::refused_alike(r, h, bitrep::error::buffer_too_small),
+              "a buffer 3 bytes short is refused by both, at the same bit");
+    }
+
+    // Same read-side refusals, on forged variants of a one-monster batch whose
+    // layout is known: count 0-5, pos 6-29, mana 30-45, hp 46-61, name length
+    // 62-65, padding 66-71, "abc" 72-95, inventory size 96-99, color 100-101.
+    Batch probe;
+    probe.monsters.push_back(Monster{});
+    probe.monsters[0].name = "abc";
+    const std::vector<std::uint8_t> probe_bytes = side_by_side::encoded(probe);
+    check(bitrep::bit_size(probe) == 132, "the probe batch has the expected layout");
+    const auto check_read_refusal = [&](auto forge, bitrep::error expected, std::size_t bit, const char* what) {
+        std::vector<std::uint8_t> forged = probe_bytes;
+        forge(forged);
+        Batch r_target = batch;
+        Batch h_target = batch;
+        const bitrep::status r = bitrep::from_bytes(forged, r_target);
+        const bitrep::status h = hand::from_bytes(forged, h_target);
+        check(side_by_side::refused_alike(r, h, expected) && r.bit_offset() == bit, what);
+        check(r_target == batch && h_target == batch, "a refused decode leaves the target untouched");
+    };
+    using side_by_side::overwrite_bits;
+    using bytes_t = std::vector<std::uint8_t>;
+    check_read_refusal([](bytes_t& b) { overwrite_bits(b, 0, 6, 51); }, bitrep::error::out_of_range, 0,
+                       "a batch count above 50 is refused on read by both");
+    check_read_refusal([](bytes_t& b) { overwrite_bits(b, 6, 8, 201); }, bitrep::error::out_of_range, 6,
+                       "a quantum above 200 is refused on read by both");
+    check_read_refusal([](bytes_t& b) { overwrite_bits(b, 62, 4, 11); }, bitrep::error::out_of_range, 62,
+                       "a name length above 10 is refused on read by both");
+    check_read_refusal([](bytes_t& b) { overwrite_bits(b, 70, 1, 1); }, bitrep::error::bad_padding, 62,
+                       "non-zero padding is refused on read by both");
+    check_read_refusal([](bytes_t& b) { b[10] = 0; }, bitrep::error::interior_nul, 62,
+                       "a zero byte in a name is refused on read by both");
+    check_read_refusal([](bytes_t& b) { b[10] = 0xC0; }, bitrep::error::bad_utf8, 62,
+                       "malformed UTF-8 is refused on read by both");
+    check_read_refusal([](bytes_t& b) { overwrite_bits(b, 96, 4, 11); }, bitrep::error::out_of_range, 96,
+                       "an inventory size above 10 is refused on read by both");
+    check_read_refusal([](bytes_t& b) { overwrite_bits(b, 100, 2, 3); }, bitrep::error::bad_enum, 100,
+                       "a Color index above 2 is refused on read by both");
+    check_read_refusal([](bytes_t& b) { b.push_back(0); }, bitrep::error::trailing_data, 136,
+                       "a whole trailing byte is refused on read by both");
 
     std::fprintf(stderr,
                  "monster_bench: verified: %zu monsters -> %zu bytes (%.2f bytes/monster), reflected == hand-written "

@@ -1,7 +1,7 @@
-// What the benchmarks share: bitrep's framing around a hand-written
-// serialize function (so the hand-written side differs from the reflected one
-// only in how fields are visited), the reflected side's entry points, the
-// timed loops, and per-object reporting.
+// What the benchmarks share: the reflected side's entry points, the timed
+// loops, the untimed checks and per-object reporting. Each benchmark's
+// hand-written side is complete in its own file (its `hand` namespace),
+// written against bitrep::bit_writer / bit_reader alone.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -15,40 +15,26 @@
 #include <cstdio>
 #include <cstdlib>
 #include <span>
-#include <utility>
 #include <vector>
 
 namespace side_by_side {
 
-/// Mirrors bitrep::to_bytes(value, buffer, written).
-template <class T, class Serialize>
-bitrep::status hand_to_bytes(Serialize serialize, const char* root, const T& value, std::span<std::uint8_t> buffer,
-                             std::size_t& bytes_written)
-{
-    bitrep::write_stream stream(buffer);
-    if (!serialize(stream, const_cast<T&>(value))) [[unlikely]] {
-        bytes_written = 0;
-        return stream.to_status(root);
-    }
-    bytes_written = stream.flush();
-    return {};
-}
+/// The hand-written side's record of the first thing that went wrong: its
+/// code, the bit where the failing field started, and a short description.
+struct failure {
+    bitrep::error code = bitrep::error::none;
+    std::size_t bit = 0;
+    const char* detail = "";
 
-/// Mirrors bitrep::from_bytes: decode into a copy of the target, refuse
-/// whole trailing bytes, and move into the target only on success.
-template <class T, class Serialize>
-bitrep::status hand_from_bytes(Serialize serialize, const char* root, std::span<const std::uint8_t> bytes, T& out)
-{
-    T decoded(out);
-    bitrep::read_stream stream(bytes);
-    if (!serialize(stream, decoded)) [[unlikely]]
-        return stream.to_status(root);
-    const std::size_t used_bytes = (stream.bit_position() + 7) / 8;
-    if (used_bytes != bytes.size()) [[unlikely]]
-        return bitrep::status(bitrep::error::trailing_data, used_bytes * 8, root, "whole bytes left over after the value");
-    out = std::move(decoded);
-    return {};
-}
+    [[gnu::cold]] bool set(bitrep::error c, std::size_t at, const char* what) noexcept
+    {
+        code = c;
+        bit = at;
+        detail = what;
+        return false;
+    }
+    bitrep::status to_status(const char* root) const { return bitrep::status(code, bit, root, detail); }
+};
 
 // The entry points stay out of line so that a profile
 // (bench/count_instructions.sh) sees one function per side with its whole
@@ -96,6 +82,26 @@ inline void check(bool condition, const char* what)
     if (!condition) {
         std::fprintf(stderr, "CHECK FAILED: %s\n", what);
         std::abort();
+    }
+}
+
+/// Both sides refused, with the expected code, and at the same bit.
+inline bool refused_alike(const bitrep::status& reflected, const bitrep::status& hand_written, bitrep::error expected)
+{
+    return reflected.code() == expected && hand_written.code() == expected &&
+           reflected.bit_offset() == hand_written.bit_offset();
+}
+
+/// Overwrites `count` bits of an encoding from stream bit `bit` on (stream
+/// bit i is bit i % 8 of byte i / 8), to forge inputs a reader must refuse.
+inline void overwrite_bits(std::vector<std::uint8_t>& bytes, std::size_t bit, int count, std::uint32_t value)
+{
+    for (int i = 0; i < count; ++i, ++bit) {
+        const auto mask = static_cast<std::uint8_t>(1u << (bit % 8));
+        if ((value >> i) & 1u)
+            bytes[bit / 8] = static_cast<std::uint8_t>(bytes[bit / 8] | mask);
+        else
+            bytes[bit / 8] = static_cast<std::uint8_t>(bytes[bit / 8] & ~mask);
     }
 }
 
