@@ -3,7 +3,6 @@
 #pragma once
 
 #include <bit>
-#include <cmath>
 #include <cstdint>
 
 #include <bitrep/bits.hpp>
