@@ -92,7 +92,7 @@ encoded encode(Ops&& ops, std::size_t capacity = 4096)
     const std::size_t size = out.flush();
     EXPECT_EQ(size, (e.bits + 7) / 8) << "flush must return the meaningful byte count";
     e.data.assign(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(size));
-    e.code = out.to_status("Root").code();
+    e.code = out.failure().to_status("Root").code();
     EXPECT_EQ(e.ok, e.code == error::none) << "return value and recorded status disagree";
     return e;
 }
@@ -108,7 +108,7 @@ decoded decode(const byte_vector& data, Ops&& ops)
 {
     bitrep::read_stream in{input(data)};
     const bool ok = ops(in);
-    decoded d{in.to_status("Root"), in.position()};
+    decoded d{in.failure().to_status("Root"), in.position()};
     EXPECT_EQ(ok, d.status.ok()) << "return value and recorded status disagree";
     return d;
 }
@@ -1965,8 +1965,8 @@ TEST_F(ErrorOffset, FirstFailureIsTheOneRecorded)
     std::uint32_t more = 0;
     EXPECT_FALSE(s.serialize_int(v, 0, 4));
     EXPECT_FALSE(s.serialize_bits(more, 32));
-    EXPECT_EQ(s.to_status("Root").code(), error::out_of_range);
-    EXPECT_EQ(s.to_status("Root").bit_offset(), 0u);
+    EXPECT_EQ(s.failure().to_status("Root").code(), error::out_of_range);
+    EXPECT_EQ(s.failure().to_status("Root").bit_offset(), 0u);
 }
 
 // ===========================================================================
@@ -2468,7 +2468,7 @@ TEST_F(RoundTrip, RandomMixedSequencesReadBackEqualValuesAtEqualPositions)
         std::size_t expected_position = 0;
         for (std::size_t i = 0; i < ops.size(); ++i) {
             op copy = ops[i];
-            ASSERT_TRUE(apply(out, copy)) << "op " << i << ": " << out.to_status("Root").message();
+            ASSERT_TRUE(apply(out, copy)) << "op " << i << ": " << out.failure().to_status("Root").message();
             expected_position = reference_position_after(ops[i], expected_position);
             ASSERT_EQ(out.position(), expected_position) << "op " << i;
             written_positions.push_back(out.position());
@@ -2480,7 +2480,7 @@ TEST_F(RoundTrip, RandomMixedSequencesReadBackEqualValuesAtEqualPositions)
         bitrep::read_stream in{input(data)};
         for (std::size_t i = 0; i < ops.size(); ++i) {
             op read = blank_for_reading(ops[i]);
-            ASSERT_TRUE(apply(in, read)) << "op " << i << ": " << in.to_status("Root").message();
+            ASSERT_TRUE(apply(in, read)) << "op " << i << ": " << in.failure().to_status("Root").message();
             ASSERT_EQ(in.position(), written_positions[i]) << "op " << i;
             expect_read_matches(ops[i], read, i);
         }

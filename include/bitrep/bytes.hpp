@@ -19,7 +19,8 @@ namespace bitrep {
 template <class T>
 std::size_t bit_size(const T& value)
 {
-    measure_stream stream;
+    failure_record failure;
+    measure_stream stream(failure);
     bitrep::serialize(stream, value);
     return stream.exact_bits();
 }
@@ -30,7 +31,8 @@ std::size_t bit_size(const T& value)
 template <class T>
 status to_bytes(const T& value, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
 {
-    write_stream stream(buffer);
+    failure_record failure;
+    write_stream stream(buffer, failure);
     if (!bitrep::serialize(stream, value)) [[unlikely]] {
         bytes_written = 0;
         return stream.failure_status(reflect::type_name<T>());
@@ -70,7 +72,8 @@ namespace detail {
 template <class T>
 status decode_in_place(std::span<const std::uint8_t> bytes, T& target)
 {
-    read_stream stream(bytes);
+    failure_record failure;
+    read_stream stream(bytes, failure);
     if (!bitrep::serialize(stream, target)) [[unlikely]]
         return stream.failure_status(reflect::type_name<T>());
     const std::size_t used_bytes = (stream.bit_position() + 7) / 8;

@@ -33,7 +33,7 @@ BITREP_ALWAYS_INLINE bool serialize(Stream& stream, T& value)
 /// serialize() that names the field in the error path when it fails; for
 /// hand-written hooks.
 template <class Stream, class T>
-bool serialize_field(Stream& stream, std::string_view name, T& value)
+BITREP_ALWAYS_INLINE bool serialize_field(Stream& stream, std::string_view name, T& value)
 {
     if (serialize(stream, value)) [[likely]]
         return true;

@@ -53,13 +53,14 @@ BITREP_ALWAYS_INLINE constexpr bool visit_described(T& object, Visit& visit)
 {
     using bases = boost::describe::describe_bases<std::remove_const_t<T>, all_members>;
     using members = boost::describe::describe_members<std::remove_const_t<T>, all_members>;
-    bool ok = [&]<class... B>(boost::mp11::mp_list<B...>) {
+    bool ok = [&]<class... B>(boost::mp11::mp_list<B...>) BITREP_LAMBDA_ALWAYS_INLINE {
         return (visit(static_cast<std::conditional_t<std::is_const_v<T>, const typename B::type&, typename B::type&>>(object),
                       base_id) && ...);
     }(boost::mp11::mp_rename<bases, boost::mp11::mp_list>{});
     if (!ok)
         return false;
-    return [&]<class... M, std::size_t... I>(boost::mp11::mp_list<M...>, std::index_sequence<I...>) {
+    return [&]<class... M, std::size_t... I>(boost::mp11::mp_list<M...>, std::index_sequence<I...>)
+               BITREP_LAMBDA_ALWAYS_INLINE {
         return (visit(object.*M::pointer, member_id<M, I>) && ...);
     }(boost::mp11::mp_rename<members, boost::mp11::mp_list>{}, std::make_index_sequence<boost::mp11::mp_size<members>::value>{});
 }
@@ -76,7 +77,7 @@ BITREP_ALWAYS_INLINE constexpr bool for_each_field(T& object, Visit&& visit)
         return detail::visit_described(object, visit);
     } else {
         static_assert(aggregate<plain>, "bitrep::reflect: not an aggregate and not described");
-        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return [&]<std::size_t... I>(std::index_sequence<I...>) BITREP_LAMBDA_ALWAYS_INLINE {
             return (visit(boost::pfr::get<I>(object), detail::position_id<I>) && ...);
         }(std::make_index_sequence<boost::pfr::tuple_size_v<plain>>{});
     }

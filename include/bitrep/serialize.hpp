@@ -37,15 +37,16 @@ concept has_free_hook = requires(T& value, write_stream& w, read_stream& r, meas
     { bitrep_serialize(m, value) } -> std::convertible_to<bool>;
 };
 
-template <class Stream>
-[[gnu::cold]] void enter_field(Stream& stream, const reflect::field_id& id) noexcept
+/// Takes the failure record, not the stream, so that the stream's address
+/// never escapes into this out-of-line cold path.
+[[gnu::cold, gnu::noinline]] inline void enter_field(failure_record& record, const reflect::field_id& id) noexcept
 {
     if (id.is_base)
         return;
     if (id.name.empty())
-        stream.enter_position(id.position);
+        record.enter_position(id.position);
     else
-        stream.enter_member(id.name);
+        record.enter_member(id.name);
 }
 } // namespace detail
 
@@ -65,7 +66,7 @@ struct codec {
                                                       BITREP_LAMBDA_ALWAYS_INLINE {
                 if (bitrep::serialize(stream, field)) [[likely]]
                     return true;
-                detail::enter_field(stream, id);
+                detail::enter_field(stream.failure(), id);
                 return false;
             });
         } else {

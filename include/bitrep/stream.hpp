@@ -24,9 +24,20 @@ namespace bitrep {
 /// net_only), `replication` (network: no save_only). transient never goes.
 enum class scope : std::uint8_t { all, save, replication };
 
+/// Where a stream records its first failure. A stream made by bitrep's own
+/// entry points (to_bytes, from_bytes, ...) keeps it outside the stream
+/// object: the cold failure paths then take the record's address, never the
+/// stream's, so compilers keep the stream's bit position and scratch word in
+/// registers. A stream constructed without one carries its own.
+using failure_record = detail::failure_record;
+
 template <class Derived>
-class stream_primitives : public detail::failure_record {
+class stream_primitives {
 public:
+    explicit stream_primitives(failure_record& record) noexcept : failure_(&record) {}
+    stream_primitives(const stream_primitives&) = delete;
+    stream_primitives& operator=(const stream_primitives&) = delete;
+
     /// serialize 1.0 bits(value, n) for n in [1, 64]: above 32, the low 32
     /// bits go first, then the high n - 32.
     BITREP_ALWAYS_INLINE bool serialize_bits(std::uint64_t& value, int bits)
@@ -89,7 +100,7 @@ public:
     }
 
     /// int(value, min, max), 32-bit.
-    bool serialize_int(std::int32_t& value, std::int32_t min, std::int32_t max)
+    BITREP_ALWAYS_INLINE bool serialize_int(std::int32_t& value, std::int32_t min, std::int32_t max)
     {
         std::int64_t wide = Derived::is_reading ? 0 : value;
         if (!serialize_int64(wide, min, max))
@@ -102,7 +113,7 @@ public:
     /// int64(value, min, max): over bounds that fit int32 the bytes equal int's.
     /// The offset is computed in unsigned arithmetic, so a value below min
     /// wraps far above the span and the one offset check refuses both sides.
-    bool serialize_int64(std::int64_t& value, std::int64_t min, std::int64_t max)
+    BITREP_ALWAYS_INLINE bool serialize_int64(std::int64_t& value, std::int64_t min, std::int64_t max)
     {
         const auto umin = static_cast<std::uint64_t>(min);
         std::uint64_t offset = Derived::is_reading ? 0 : static_cast<std::uint64_t>(value) - umin;
@@ -154,7 +165,7 @@ public:
     }
 
     /// IEEE-754 bit patterns, transparent both ways (NaN payloads, -0, inf).
-    bool serialize_float(float& value)
+    BITREP_ALWAYS_INLINE bool serialize_float(float& value)
     {
         auto pattern = Derived::is_reading ? 0u : std::bit_cast<std::uint32_t>(value);
         if (!self().serialize_bits(pattern, 32))
@@ -164,7 +175,7 @@ public:
         return true;
     }
 
-    bool serialize_double(double& value)
+    BITREP_ALWAYS_INLINE bool serialize_double(double& value)
     {
         auto pattern = Derived::is_reading ? std::uint64_t{0} : std::bit_cast<std::uint64_t>(value);
         if (!serialize_bits(pattern, 64))
@@ -195,7 +206,7 @@ public:
     }
 
     /// compressed_float(value, min, max, resolution) as the standard names it.
-    bool serialize_compressed_float(float& value, float min, float max, float resolution)
+    BITREP_ALWAYS_INLINE bool serialize_compressed_float(float& value, float min, float max, float resolution)
     {
         return serialize_quantized(value, detail::quantizer::from_resolution(min, max, resolution));
     }
@@ -203,7 +214,7 @@ public:
     /// string(s, buffer_size): length in [0, buffer_size - 1], then the bytes
     /// (aligned). Readers refuse an over-long length before allocating, a zero
     /// byte, and malformed UTF-8; writers refuse the same of the value.
-    bool serialize_string(std::string& text, std::size_t buffer_size)
+    BITREP_ALWAYS_INLINE bool serialize_string(std::string& text, std::size_t buffer_size)
     {
         const std::size_t start = position();
         const std::uint64_t max_length = buffer_size - 1;
@@ -232,20 +243,36 @@ public:
     /// Bit index of the next operation (exact, from the stream's start).
     std::size_t position() const noexcept { return static_cast<const Derived&>(*this).bit_position(); }
 
+    // Failure reporting (see detail/field_path.hpp). Hooks call fail() to
+    // refuse a value and serialize_field() to name a member.
+    bool failed() const noexcept { return failure_->failed(); }
+    BITREP_ALWAYS_INLINE bool fail(error code, std::size_t bit, std::string_view detail) noexcept
+    {
+        failure_->record(code, bit, detail);
+        return false;
+    }
+    BITREP_ALWAYS_INLINE bool fail_from(std::size_t start) noexcept
+    {
+        failure_->move_to(start);
+        return false;
+    }
+    BITREP_ALWAYS_INLINE void enter_member(std::string_view name) noexcept { failure_->enter_member(name); }
+    BITREP_ALWAYS_INLINE void enter_position(std::size_t position) noexcept { failure_->enter_position(position); }
+    BITREP_ALWAYS_INLINE void enter_index(std::size_t index) noexcept { failure_->enter_index(index); }
+    failure_record& failure() noexcept { return *failure_; }
+
     /// The status of an operation that returned false, its path rooted at
     /// `root` (e.g. "Player"). A hook may return false without recording
     /// why; that is still a failure (hook_failed, where the stream stopped).
-    status failure_status(std::string_view root)
+    BITREP_ALWAYS_INLINE status failure_status(std::string_view root) noexcept
     {
-        if (!failed())
-            fail(error::hook_failed, position(), "a serialization hook returned false without recording an error");
-        return to_status(root);
+        return failure_->final_status(root, position());
     }
 
 protected:
     Derived& self() noexcept { return static_cast<Derived&>(*this); }
 
-    bool check_text(const std::string& text, std::size_t bit)
+    BITREP_ALWAYS_INLINE bool check_text(const std::string& text, std::size_t bit) noexcept
     {
         if (std::memchr(text.data(), 0, text.size()) != nullptr) [[unlikely]]
             return fail(error::interior_nul, bit, "zero byte inside a string");
@@ -253,6 +280,9 @@ protected:
             return fail(error::bad_utf8, bit, "string is not well-formed UTF-8");
         return true;
     }
+
+private:
+    failure_record* failure_;
 };
 
 template <scope Scope = scope::all>
@@ -263,7 +293,12 @@ public:
     static constexpr bool is_measuring = false;
     static constexpr bitrep::scope field_scope = Scope;
 
-    explicit basic_write_stream(std::span<std::uint8_t> buffer) noexcept : writer_(buffer) {}
+    /// Records failures in `record`, outside the stream (the fast form).
+    basic_write_stream(std::span<std::uint8_t> buffer, failure_record& record) noexcept
+        : stream_primitives<basic_write_stream>(record), writer_(buffer)
+    {
+    }
+    explicit basic_write_stream(std::span<std::uint8_t> buffer) noexcept : basic_write_stream(buffer, own_failure_) {}
 
     using stream_primitives<basic_write_stream>::serialize_bits;
     BITREP_ALWAYS_INLINE bool serialize_bits(std::uint32_t& value, int bits)
@@ -273,14 +308,14 @@ public:
         return true;
     }
 
-    bool serialize_align()
+    BITREP_ALWAYS_INLINE bool serialize_align()
     {
         const int padding = static_cast<int>((8 - writer_.bits_written() % 8) % 8);
         std::uint32_t zero = 0;
         return padding == 0 || serialize_bits(zero, padding);
     }
 
-    bool serialize_bytes(std::uint8_t* data, std::size_t count)
+    BITREP_ALWAYS_INLINE bool serialize_bytes(std::uint8_t* data, std::size_t count)
     {
         const std::size_t start = writer_.bits_written();
         if (!serialize_align())
@@ -301,6 +336,7 @@ public:
 
 private:
     bit_writer writer_;
+    failure_record own_failure_;
 };
 
 template <scope Scope = scope::all>
@@ -311,7 +347,12 @@ public:
     static constexpr bool is_measuring = false;
     static constexpr bitrep::scope field_scope = Scope;
 
-    explicit basic_read_stream(std::span<const std::uint8_t> data) noexcept : reader_(data) {}
+    /// Records failures in `record`, outside the stream (the fast form).
+    basic_read_stream(std::span<const std::uint8_t> data, failure_record& record) noexcept
+        : stream_primitives<basic_read_stream>(record), reader_(data)
+    {
+    }
+    explicit basic_read_stream(std::span<const std::uint8_t> data) noexcept : basic_read_stream(data, own_failure_) {}
 
     using stream_primitives<basic_read_stream>::serialize_bits;
     BITREP_ALWAYS_INLINE bool serialize_bits(std::uint32_t& value, int bits)
@@ -321,7 +362,7 @@ public:
         return true;
     }
 
-    bool serialize_align()
+    BITREP_ALWAYS_INLINE bool serialize_align()
     {
         const int padding = static_cast<int>((8 - reader_.bits_read() % 8) % 8);
         if (padding == 0)
@@ -335,7 +376,7 @@ public:
         return true;
     }
 
-    bool serialize_bytes(std::uint8_t* data, std::size_t count)
+    BITREP_ALWAYS_INLINE bool serialize_bytes(std::uint8_t* data, std::size_t count)
     {
         const std::size_t start = reader_.bits_read();
         if (!serialize_align())
@@ -350,6 +391,7 @@ public:
 
 private:
     bit_reader reader_;
+    failure_record own_failure_;
 };
 
 /// Counts bits. bits() follows the standard's conservative rule (7 bits per
@@ -362,6 +404,9 @@ public:
     static constexpr bool is_reading = false;
     static constexpr bool is_measuring = true;
     static constexpr bitrep::scope field_scope = Scope;
+
+    basic_measure_stream() noexcept : stream_primitives<basic_measure_stream>(own_failure_) {}
+    explicit basic_measure_stream(failure_record& record) noexcept : stream_primitives<basic_measure_stream>(record) {}
 
     using stream_primitives<basic_measure_stream>::serialize_bits;
     BITREP_ALWAYS_INLINE bool serialize_bits(std::uint32_t&, int bits) noexcept
@@ -393,6 +438,7 @@ public:
 private:
     std::size_t bits_ = 0;
     std::size_t exact_bits_ = 0;
+    failure_record own_failure_;
 };
 
 using write_stream = basic_write_stream<>;

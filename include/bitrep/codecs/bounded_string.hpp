@@ -2,6 +2,7 @@
 #pragma once
 
 #include <bitrep/codec.hpp>
+#include <bitrep/detail/inline.hpp>
 #include <bitrep/bits.hpp>
 #include <bitrep/bounded_string.hpp>
 
@@ -10,7 +11,7 @@ namespace bitrep {
 template <std::size_t MaxLength>
 struct codec<bounded_string<MaxLength>> {
     template <class Stream>
-    static bool serialize(Stream& stream, bounded_string<MaxLength>& value)
+    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, bounded_string<MaxLength>& value)
     {
         return stream.serialize_string(value.str(), MaxLength + 1);
     }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <bitrep/codec.hpp>
+#include <bitrep/detail/inline.hpp>
 #include <bitrep/bits.hpp>
 #include <bitrep/bounded_vector.hpp>
 #include <bitrep/status.hpp>
@@ -15,23 +16,26 @@ namespace bitrep {
 
 namespace detail {
 /// Elements one after another; an element's failure names its index.
-/// std::vector<bool> hands out proxies, so its elements go through a bool.
+/// Walked by iterator (the index is only worked out on failure), as a loop
+/// written by hand would be. std::vector<bool> hands out proxies, so its
+/// elements go through a bool.
 template <class Stream, class Container>
-bool serialize_elements(Stream& stream, Container& elements)
+BITREP_ALWAYS_INLINE bool serialize_elements(Stream& stream, Container& elements)
 {
     using element = typename Container::value_type;
-    const std::size_t count = elements.size();
-    for (std::size_t i = 0; i < count; ++i) {
+    const auto first = elements.begin();
+    const auto last = elements.end();
+    for (auto it = first; it != last; ++it) {
         bool ok;
         if constexpr (std::is_same_v<element, bool>) {
-            bool bit = Stream::is_reading ? false : static_cast<bool>(elements[i]);
+            bool bit = Stream::is_reading ? false : static_cast<bool>(*it);
             ok = stream.serialize_bool(bit);
-            elements[i] = bit;
+            *it = bit;
         } else {
-            ok = bitrep::serialize(stream, elements[i]);
+            ok = bitrep::serialize(stream, *it);
         }
         if (!ok) [[unlikely]] {
-            stream.enter_index(i);
+            stream.enter_index(static_cast<std::size_t>(it - first));
             return false;
         }
     }
@@ -42,7 +46,7 @@ bool serialize_elements(Stream& stream, Container& elements)
 template <class T, std::size_t MaxSize>
 struct codec<bounded_vector<T, MaxSize>> {
     template <class Stream>
-    static bool serialize(Stream& stream, bounded_vector<T, MaxSize>& value)
+    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, bounded_vector<T, MaxSize>& value)
     {
         std::uint64_t size = value.size();
         if constexpr (Stream::is_writing) {
@@ -65,7 +69,7 @@ struct codec<bounded_vector<T, MaxSize>> {
 template <class T, std::size_t N>
 struct codec<std::array<T, N>> {
     template <class Stream>
-    static bool serialize(Stream& stream, std::array<T, N>& value)
+    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, std::array<T, N>& value)
     {
         return detail::serialize_elements(stream, value);
     }
@@ -75,7 +79,7 @@ struct codec<std::array<T, N>> {
 template <class T>
 struct codec<std::optional<T>> {
     template <class Stream>
-    static bool serialize(Stream& stream, std::optional<T>& value)
+    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, std::optional<T>& value)
     {
         bool present = value.has_value();
         if (!stream.serialize_bool(present))

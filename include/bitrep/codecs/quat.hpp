@@ -40,16 +40,20 @@ struct codec<quat<Bits>> {
         }
         if (!stream.serialize_bits(largest, 2))
             return false;
-        for (std::uint32_t i = 0; i < 4; ++i)
-            if (i != largest && !stream.serialize_quantized(c[i], type::component_quantizer))
+        // The three smaller components in index order: the k-th is c[k] below
+        // the largest and c[k + 1] from it on. A fixed count of three lets
+        // compilers unroll this into straight-line code.
+        float sum = 0.0f;
+        for (std::uint32_t k = 0; k < 3; ++k) {
+            float& component = c[k + (k >= largest ? 1u : 0u)];
+            if (!stream.serialize_quantized(component, type::component_quantizer))
                 return stream.fail_from(start);
-        if constexpr (Stream::is_reading) {
             // The sum is rounded step by step (no fusion) so every receiver
             // rebuilds the same largest component.
-            float sum = 0.0f;
-            for (std::uint32_t i = 0; i < 4; ++i)
-                if (i != largest)
-                    sum = detail::keep_rounded(sum + detail::keep_rounded(c[i] * c[i]));
+            if constexpr (Stream::is_reading)
+                sum = detail::keep_rounded(sum + detail::keep_rounded(component * component));
+        }
+        if constexpr (Stream::is_reading) {
             // The three smallest components of a unit quaternion have squares
             // summing to at most 3/4 (the largest is at least 1/2), so no
             // writer sends more than 1: such bytes are forged, and accepting

@@ -20,32 +20,41 @@ public:
     bool failed() const noexcept { return code_ != error::none; }
     error code() const noexcept { return code_; }
 
+    // Every recording function is cold and out of line, and returns nothing:
+    // the streams' inline wrappers return the constant false themselves, so
+    // compilers see each failure path end in `return false` and fold it.
+
     /// Records the first failure only; later calls keep the original cause.
-    [[gnu::cold]] bool fail(error code, std::size_t bit, std::string_view detail) noexcept
+    [[gnu::cold, gnu::noinline]] void record(error code, std::size_t bit, std::string_view detail) noexcept
     {
         if (code_ == error::none) {
             code_ = code;
             bit_ = bit;
             detail_ = detail;
         }
-        return false;
     }
 
     /// A primitive built from smaller reads or writes (int64, int_relative,
     /// string, bytes, quat) reports its failures at its own first bit.
-    [[gnu::cold]] bool fail_from(std::size_t start) noexcept
-    {
-        bit_ = start;
-        return false;
-    }
+    [[gnu::cold, gnu::noinline]] void move_to(std::size_t start) noexcept { bit_ = start; }
 
     /// Called by an enclosing struct as the failure unwinds through it.
-    [[gnu::cold]] void enter_member(std::string_view name) noexcept
+    [[gnu::cold, gnu::noinline]] void enter_member(std::string_view name) noexcept
     {
         push({segment::member_name, name.data(), name.size()});
     }
-    [[gnu::cold]] void enter_position(std::size_t index) noexcept { push({segment::position_number, nullptr, index}); }
-    [[gnu::cold]] void enter_index(std::size_t index) noexcept { push({segment::element_index, nullptr, index}); }
+    [[gnu::cold, gnu::noinline]] void enter_position(std::size_t index) noexcept { push({segment::position_number, nullptr, index}); }
+    [[gnu::cold, gnu::noinline]] void enter_index(std::size_t index) noexcept { push({segment::element_index, nullptr, index}); }
+
+    /// The status of an operation that returned false, with the stream at
+    /// `stop`. A hook may return false without recording why; that is still
+    /// a failure (hook_failed, at the bit where the stream stopped).
+    [[gnu::cold, gnu::noinline]] status final_status(std::string_view root, std::size_t stop) noexcept
+    {
+        if (!failed())
+            record(error::hook_failed, stop, "a serialization hook returned false without recording an error");
+        return to_status(root);
+    }
 
     /// Renders e.g. `Player.items[3].count` (or `.#4` for fields of aggregates,
     /// which Boost.PFR in Boost 1.81 cannot name), without allocating.
