@@ -678,6 +678,49 @@ TEST(Hooks, MemberHookWinsOverADescription)
     EXPECT_EQ(bitrep::to_bytes(v), (bytes{0x02}));
 }
 
+struct HookedBase {
+    std::uint8_t a;
+    template <class Stream>
+    bool serialize(Stream& stream)
+    {
+        return bitrep::serialize_field(stream, "a", a);
+    }
+};
+
+// A described class whose base has a hook: the description lists the base,
+// which goes through its hook, then the class's own members.
+struct DescribedChild : HookedBase {
+    std::uint8_t b;
+};
+BOOST_DESCRIBE_STRUCT(DescribedChild, (HookedBase), (b))
+
+TEST(Hooks, AnInheritedHookDoesNotHideADescribedClassesOwnMembers)
+{
+    DescribedChild v{};
+    v.a = 0x12;
+    v.b = 0x34;
+    EXPECT_EQ(bitrep::bit_size(v), 16u);
+    EXPECT_EQ(bitrep::to_bytes(v), (bytes{0x12, 0x34}));
+    EXPECT_EQ(bitrep::max_bits<DescribedChild>, bitrep::unbounded_bits); // the base's hook declares no bound
+    DescribedChild back{};
+    back = decode(bytes{0x56, 0x78}, back);
+    EXPECT_EQ(back.a, 0x56);
+    EXPECT_EQ(back.b, 0x78);
+}
+
+// A class that adds no data may use its base's hook as its own.
+struct TagChild : HookedBase {};
+
+TEST(Hooks, AClassAddingNoDataUsesItsBasesHook)
+{
+    TagChild v{};
+    v.a = 0x42;
+    EXPECT_EQ(bitrep::to_bytes(v), (bytes{0x42}));
+    TagChild back{};
+    back = decode(bytes{0x24}, back);
+    EXPECT_EQ(back.a, 0x24);
+}
+
 namespace geo {
 struct Pair {
     std::uint8_t a;

@@ -23,7 +23,7 @@ struct codec;
 /// hooks call it for their members, so they share every encoding. A const
 /// value can be written or measured, never read into.
 template <class Stream, class T>
-BITREP_ALWAYS_INLINE bool serialize(Stream& stream, T& value)
+[[nodiscard]] BITREP_ALWAYS_INLINE bool serialize(Stream& stream, T& value)
 {
     using plain = std::remove_cv_t<T>;
     static_assert(!(std::is_const_v<T> && Stream::is_reading), "bitrep::serialize: cannot read into a const value");
@@ -33,7 +33,7 @@ BITREP_ALWAYS_INLINE bool serialize(Stream& stream, T& value)
 /// serialize() that names the field in the error path when it fails; for
 /// hand-written hooks.
 template <class Stream, class T>
-BITREP_ALWAYS_INLINE bool serialize_field(Stream& stream, std::string_view name, T& value)
+[[nodiscard]] BITREP_ALWAYS_INLINE bool serialize_field(Stream& stream, std::string_view name, T& value)
 {
     if (serialize(stream, value)) [[likely]]
         return true;

@@ -50,7 +50,7 @@ constexpr std::string_view to_string(error code) noexcept
 /// It holds the path inline (a longer one keeps its end, after "..."), so
 /// making a status never allocates and never throws: read paths and the
 /// caller-buffer writer stay allocation-free even when they fail.
-class status {
+class [[nodiscard]] status {
 public:
     static constexpr std::size_t max_path_length = 119;
 

@@ -2,15 +2,56 @@
 #pragma once
 
 #include <bitrep/codec.hpp>
+#include <bitrep/detail/inline.hpp>
 #include <bitrep/detail/quantize.hpp>
 #include <bitrep/quat.hpp>
 #include <bitrep/status.hpp>
 
-#include <array>
 #include <cmath>
 #include <cstdint>
 
 namespace bitrep {
+
+namespace detail {
+/// What a writer sends of a quaternion: the index of the largest component
+/// and the other three in index order. Everything is selected in registers
+/// (no component array indexed by `largest`), so the quantizing that follows
+/// does not wait on a store and a dependent load.
+struct smallest_three {
+    std::uint32_t largest = 0;
+    float small[3] = {};
+
+    /// Sign-folded so that the largest component is positive (q and -q are
+    /// the same rotation). Ties go to the lowest index.
+    BITREP_ALWAYS_INLINE static smallest_three of(float x, float y, float z, float w) noexcept
+    {
+        smallest_three s;
+        float top = std::fabs(x);
+        float lead = x;
+        if (std::fabs(y) > top) {
+            s.largest = 1;
+            top = std::fabs(y);
+            lead = y;
+        }
+        if (std::fabs(z) > top) {
+            s.largest = 2;
+            top = std::fabs(z);
+            lead = z;
+        }
+        if (std::fabs(w) > top) {
+            s.largest = 3;
+            lead = w;
+        }
+        s.small[0] = s.largest == 0 ? y : x;
+        s.small[1] = s.largest <= 1 ? z : y;
+        s.small[2] = s.largest <= 2 ? w : z;
+        if (lead < 0.0f)
+            for (float& component : s.small)
+                component = -component;
+        return s;
+    }
+};
+} // namespace detail
 
 template <int Bits>
 struct codec<quat<Bits>> {
@@ -19,33 +60,25 @@ struct codec<quat<Bits>> {
     template <class Stream>
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, type& value)
     {
-        std::array<float, 4> c{};
-        if constexpr (!Stream::is_reading)
-            c = {value.x, value.y, value.z, value.w};
-        std::uint32_t largest = 0;
         const std::size_t start = stream.position();
+        detail::smallest_three s; // reading: only its `largest` is used
         if constexpr (!Stream::is_reading) {
-            for (std::uint32_t i = 1; i < 4; ++i)
-                if (std::fabs(c[i]) > std::fabs(c[largest]))
-                    largest = i;
             if constexpr (Stream::is_writing) {
-                const float norm = c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3];
+                const float norm = value.x * value.x + value.y * value.y + value.z * value.z + value.w * value.w;
                 if (!(std::fabs(norm - 1.0f) <= 0.01f)) [[unlikely]] // also refuses NaN and infinity
                     return stream.fail(error::value_out_of_range, start,
                                        "quaternion is not unit length (|q|^2 off by more than 1%)");
             }
-            if (c[largest] < 0.0f)
-                for (float& component : c)
-                    component = -component; // q and -q are the same rotation
+            s = detail::smallest_three::of(value.x, value.y, value.z, value.w);
         }
-        if (!stream.serialize_bits(largest, 2))
+        if (!stream.serialize_bits(s.largest, 2))
             return false;
-        // The three smaller components in index order: the k-th is c[k] below
-        // the largest and c[k + 1] from it on. A fixed count of three lets
-        // compilers unroll this into straight-line code.
+        // Reading fills the components straight into place (the k-th smaller
+        // one is c[k] below the largest and c[k + 1] from it on).
+        float c[4] = {};
         float sum = 0.0f;
         for (std::uint32_t k = 0; k < 3; ++k) {
-            float& component = c[k + (k >= largest ? 1u : 0u)];
+            float& component = Stream::is_reading ? c[k + (k >= s.largest ? 1u : 0u)] : s.small[k];
             if (!stream.serialize_quantized(component, type::component_quantizer))
                 return stream.fail_from(start);
             // The sum is rounded step by step (no fusion) so every receiver
@@ -60,7 +93,7 @@ struct codec<quat<Bits>> {
             // them would hand the game a rotation that is not unit length.
             if (sum > 1.0f) [[unlikely]]
                 return stream.fail(error::out_of_range, start, "smallest-three components exceed unit length");
-            c[largest] = std::sqrt(1.0f - sum);
+            c[s.largest] = std::sqrt(1.0f - sum);
             value = type{c[0], c[1], c[2], c[3]};
         }
         return true;
