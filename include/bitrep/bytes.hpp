@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include <bitrep/detail/inline.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>
@@ -72,7 +73,7 @@ namespace detail {
 /// Reads a whole encoding into target in place (not all-or-nothing: callers
 /// pass a copy) and refuses whole bytes left after the value.
 template <class T>
-status decode_in_place(std::span<const std::uint8_t> bytes, T& target)
+BITREP_ALWAYS_INLINE status decode_in_place(std::span<const std::uint8_t> bytes, T& target)
 {
     failure_record failure;
     read_stream stream(bytes, failure);
