@@ -56,12 +56,14 @@ struct smallest_three {
 template <int Bits>
 struct codec<quat<Bits>> {
     using type = quat<Bits>;
+    static constexpr float type::*components[4] = {&type::x, &type::y, &type::z, &type::w};
 
     template <class Stream>
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, type& value)
     {
         const std::size_t start = stream.position();
-        detail::smallest_three s; // reading: only its `largest` is used
+        detail::smallest_three s; // reading: only its `largest` is used, as the
+                                  // components go straight into `value`
         if constexpr (!Stream::is_reading) {
             if constexpr (Stream::is_writing) {
                 const float norm = value.x * value.x + value.y * value.y + value.z * value.z + value.w * value.w;
@@ -73,12 +75,13 @@ struct codec<quat<Bits>> {
         }
         if (!stream.serialize_bits(s.largest, 2))
             return false;
-        // Reading fills the components straight into place (the k-th smaller
-        // one is c[k] below the largest and c[k + 1] from it on).
-        float c[4] = {};
+        // Reading stores each component straight into the target (the k-th
+        // smaller one is component k below the largest and k + 1 from it on),
+        // one float at a time: assembling them in a local array and copying
+        // that out as one 16-byte load would defeat store forwarding.
         float sum = 0.0f;
         for (std::uint32_t k = 0; k < 3; ++k) {
-            float& component = Stream::is_reading ? c[k + (k >= s.largest ? 1u : 0u)] : s.small[k];
+            float& component = Stream::is_reading ? value.*components[k + (k >= s.largest ? 1u : 0u)] : s.small[k];
             if (!stream.serialize_quantized(component, type::component_quantizer))
                 return stream.fail_from(start);
             // The sum is rounded step by step (no fusion) so every receiver
@@ -93,8 +96,7 @@ struct codec<quat<Bits>> {
             // them would hand the game a rotation that is not unit length.
             if (sum > 1.0f) [[unlikely]]
                 return stream.fail(error::out_of_range, start, "smallest-three components exceed unit length");
-            c[s.largest] = std::sqrt(1.0f - sum);
-            value = type{c[0], c[1], c[2], c[3]};
+            value.*components[s.largest] = std::sqrt(1.0f - sum);
         }
         return true;
     }
