@@ -230,7 +230,11 @@ public:
         if constexpr (Derived::is_reading) {
             if (length > self().bits_remaining() / 8) [[unlikely]]
                 return fail(error::truncated, start, "string bytes past the end of the input");
-            text.resize(static_cast<std::size_t>(length));
+            // A receive loop usually decodes a string of the length it already
+            // has, so the resize (whose calls would make compilers spill the
+            // reader's state on every string) sits on its own cold path.
+            if (text.size() != length) [[unlikely]]
+                resize_string(text, static_cast<std::size_t>(length));
         }
         if (!self().serialize_bytes(reinterpret_cast<std::uint8_t*>(text.data()), static_cast<std::size_t>(length)))
             return fail_from(start);
@@ -271,6 +275,8 @@ public:
 
 protected:
     Derived& self() noexcept { return static_cast<Derived&>(*this); }
+
+    [[gnu::noinline]] static void resize_string(std::string& text, std::size_t length) { text.resize(length); }
 
     BITREP_ALWAYS_INLINE bool check_text(const std::string& text, std::size_t bit) noexcept
     {

@@ -55,10 +55,20 @@ struct codec<bounded_vector<T, MaxSize>> {
         }
         if (!stream.serialize_ranged_offset(size, MaxSize))
             return false;
-        if constexpr (Stream::is_reading)
-            value.resize(static_cast<std::size_t>(size)); // size <= MaxSize: bounded allocation
+        // size <= MaxSize: a bounded allocation. A receive loop usually gets
+        // the size it already has; the resize and its calls stay off that path
+        // (as for strings in stream.hpp).
+        if constexpr (Stream::is_reading) {
+            if (value.size() != size) [[unlikely]]
+                resize_vector(value, static_cast<std::size_t>(size));
+        }
         return detail::serialize_elements(stream, value);
     }
+    [[gnu::noinline]] static void resize_vector(bounded_vector<T, MaxSize>& value, std::size_t size)
+    {
+        value.resize(size);
+    }
+
     static constexpr std::size_t max_bits()
     {
         return detail::add_bits(static_cast<std::size_t>(bits_required_for_span(MaxSize)),

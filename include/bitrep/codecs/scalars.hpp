@@ -95,7 +95,10 @@ struct codec<T> {
             if constexpr (Stream::is_reading) {
                 if (index >= table::count) [[unlikely]]
                     return stream.fail(error::bad_enum, start, "enum index is not an enumerator");
-                value = table::values[index];
+                if constexpr (table::values_are_indices)
+                    value = static_cast<T>(index); // no table load on the common `enum class { a, b, c }`
+                else
+                    value = table::values[index];
             }
         }
         return true;
