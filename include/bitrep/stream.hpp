@@ -14,6 +14,7 @@
 #include <bitrep/detail/field_path.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/detail/quantize.hpp>
+#include <bitrep/detail/resize.hpp>
 #include <bitrep/detail/utf8.hpp>
 #include <bitrep/status.hpp>
 
@@ -229,11 +230,7 @@ public:
         if constexpr (Derived::is_reading) {
             if (length > self().bits_remaining() / 8) [[unlikely]]
                 return fail(error::truncated, start, "string bytes past the end of the input");
-            // A receive loop usually decodes a string of the length it already
-            // has, so the resize (whose calls would make compilers spill the
-            // reader's state on every string) sits on its own cold path.
-            if (text.size() != length) [[unlikely]]
-                resize_string(text, static_cast<std::size_t>(length));
+            detail::resize_for_decode(text, static_cast<std::size_t>(length));
         }
         if (!self().serialize_bytes(reinterpret_cast<std::uint8_t*>(text.data()), static_cast<std::size_t>(length)))
             return fail_from(start);
@@ -274,8 +271,6 @@ public:
 
 protected:
     Derived& self() noexcept { return static_cast<Derived&>(*this); }
-
-    [[gnu::noinline]] static void resize_string(std::string& text, std::size_t length) { text.resize(length); }
 
     /// One inline pass finds zero bytes and bytes above 0x7F; only a string
     /// that has the latter goes through the full UTF-8 check, out of line.

@@ -4,6 +4,7 @@
 
 #include <bitrep/codec.hpp>
 #include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/resize.hpp>
 #include <bitrep/bits.hpp>
 #include <bitrep/bounded_vector.hpp>
 #include <bitrep/status.hpp>
@@ -55,20 +56,10 @@ struct codec<bounded_vector<T, MaxSize>> {
         }
         if (!stream.serialize_ranged_offset(size, MaxSize))
             return false;
-        // size <= MaxSize: a bounded allocation. A receive loop usually gets
-        // the size it already has; the resize and its calls stay off that path
-        // (as for strings in stream.hpp).
-        if constexpr (Stream::is_reading) {
-            if (value.size() != size) [[unlikely]]
-                resize_vector(value, static_cast<std::size_t>(size));
-        }
+        if constexpr (Stream::is_reading)
+            detail::resize_for_decode(value, static_cast<std::size_t>(size)); // size <= MaxSize: bounded
         return detail::serialize_elements(stream, value);
     }
-    [[gnu::noinline]] static void resize_vector(bounded_vector<T, MaxSize>& value, std::size_t size)
-    {
-        value.resize(size);
-    }
-
     static constexpr std::size_t max_bits()
     {
         return detail::add_bits(static_cast<std::size_t>(bits_required_for_span(MaxSize)),
