@@ -6,6 +6,8 @@
 #include <bitrep/bytes.hpp>
 #include <bitrep/codec.hpp>
 #include <bitrep/reflect.hpp>
+#include <bitrep/save.hpp>
+#include <bitrep/schema.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/stream.hpp>

@@ -44,19 +44,44 @@ status to_bytes(const T& value, std::span<std::uint8_t> buffer, std::size_t& byt
     return {};
 }
 
-/// Encodes into out, replacing its contents (out is empty on failure).
-template <class T>
-status to_bytes(const T& value, std::vector<std::uint8_t>& out)
+namespace detail {
+/// Appends value's encoding in Scope to out (out is unchanged on failure).
+template <scope Scope, class T>
+status append_encoding(const T& value, std::vector<std::uint8_t>& out, std::size_t& bits_written)
 {
     // A small compile-time bound sizes the buffer without measuring first;
     // otherwise one exact measuring pass avoids over-allocating.
     constexpr std::size_t small_bound_bytes = 64 * 1024;
     constexpr std::size_t bound_bits = max_bits<T>;
-    out.resize(bound_bits <= small_bound_bytes * 8 ? (bound_bits + 7) / 8 : (bit_size(value) + 7) / 8);
-    std::size_t written = 0;
-    status result = to_bytes(value, std::span<std::uint8_t>(out), written);
-    out.resize(written);
-    return result;
+    std::size_t room_bits = bound_bits;
+    if (bound_bits > small_bound_bytes * 8) {
+        failure_record failure;
+        basic_measure_stream<Scope> measure(failure);
+        static_cast<void>(bitrep::serialize(measure, value)); // to_bytes reports a refusing hook
+        room_bits = measure.exact_bits();
+    }
+    const std::size_t offset = out.size();
+    out.resize(offset + (room_bits + 7) / 8);
+    failure_record failure;
+    basic_write_stream<Scope> stream(std::span<std::uint8_t>(out).subspan(offset), failure);
+    if (!bitrep::serialize(stream, value)) [[unlikely]] {
+        out.resize(offset);
+        bits_written = 0;
+        return stream.failure_status(reflect::type_name<T>());
+    }
+    bits_written = stream.bit_position();
+    out.resize(offset + stream.flush());
+    return {};
+}
+} // namespace detail
+
+/// Encodes into out, replacing its contents (out is empty on failure).
+template <class T>
+status to_bytes(const T& value, std::vector<std::uint8_t>& out)
+{
+    out.clear();
+    std::size_t bits = 0;
+    return detail::append_encoding<scope::all>(value, out, bits);
 }
 
 /// Convenience: the bytes, or a thrown write_error carrying the status.

@@ -1,8 +1,9 @@
 // The customization point: codec<T> says how a kind of value maps onto the
 // stream primitives, and bitrep::serialize(stream, value) is the one entry
 // point that dispatches to it. Each kind's codec lives in codecs/ and holds
-// every facet of that kind (serialize for write, read and measure alike, and
-// its max_bits bound), so the facets can never drift apart.
+// every facet of that kind (serialize for write, read and measure alike; its
+// max_bits and min_bits bounds; describe, its entry in a save file's schema),
+// so the facets can never drift apart.
 #pragma once
 
 #include <cstddef>

@@ -8,6 +8,16 @@
 
 namespace bitrep {
 
+namespace detail {
+/// The smallest-three components' quantizer at a bit count (also for save
+/// files written with another bit count than the program's).
+constexpr quantizer quat_component_quantizer(int bits_per_component) noexcept
+{
+    constexpr float component_limit = 0.707106781f; // 1/sqrt(2): no smaller component exceeds it
+    return quantizer::from_bits(-component_limit, component_limit, bits_per_component);
+}
+} // namespace detail
+
 /// A rotation as a unit quaternion. On the wire: the index of the largest
 /// component (2 bits), then the other three, sign-folded so that the largest
 /// is positive, each quantized in [-1/sqrt(2), +1/sqrt(2)] to
@@ -21,10 +31,7 @@ struct quat {
     static_assert(BitsPerComponent >= 3 && BitsPerComponent <= 24, "quat: BitsPerComponent must be in [3, 24]");
     static constexpr int bits_per_component = BitsPerComponent;
     static constexpr int bits = 2 + 3 * BitsPerComponent;
-    /// 1/sqrt(2) rounded to float32: no smaller component can exceed it.
-    static constexpr float component_limit = 0.707106781f;
-    static constexpr detail::quantizer component_quantizer =
-        detail::quantizer::from_bits(-component_limit, component_limit, BitsPerComponent);
+    static constexpr detail::quantizer component_quantizer = detail::quat_component_quantizer(BitsPerComponent);
 
     float x = 0.0f;
     float y = 0.0f;

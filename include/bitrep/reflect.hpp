@@ -83,6 +83,64 @@ BITREP_ALWAYS_INLINE constexpr bool for_each_field(T& object, Visit&& visit)
     }
 }
 
+namespace detail {
+template <class T>
+using bases_of = boost::mp11::mp_rename<boost::describe::describe_bases<T, all_members>, boost::mp11::mp_list>;
+template <class T>
+using members_of = boost::mp11::mp_rename<boost::describe::describe_members<T, all_members>, boost::mp11::mp_list>;
+
+template <class T>
+constexpr std::size_t count_fields()
+{
+    if constexpr (described<T>)
+        return boost::mp11::mp_size<bases_of<T>>::value + boost::mp11::mp_size<members_of<T>>::value;
+    else
+        return boost::pfr::tuple_size_v<T>;
+}
+} // namespace detail
+
+/// How many fields for_each_field visits (described bases count as fields).
+template <class T>
+inline constexpr std::size_t field_count = detail::count_fields<T>();
+
+/// The I-th field for_each_field visits, by reference (for code that must
+/// reach fields in an order decided at run time, e.g. a save file's schema).
+template <std::size_t I, class T>
+BITREP_ALWAYS_INLINE constexpr auto& field_at(T& object) noexcept
+{
+    using plain = std::remove_const_t<T>;
+    if constexpr (described<plain>) {
+        constexpr std::size_t base_count = boost::mp11::mp_size<detail::bases_of<plain>>::value;
+        if constexpr (I < base_count) {
+            using base = typename boost::mp11::mp_at_c<detail::bases_of<plain>, I>::type;
+            return static_cast<std::conditional_t<std::is_const_v<T>, const base&, base&>>(object);
+        } else {
+            return object.*boost::mp11::mp_at_c<detail::members_of<plain>, I - base_count>::pointer;
+        }
+    } else {
+        return boost::pfr::get<I>(object);
+    }
+}
+
+/// The identity for_each_field passes with field I.
+template <class T, std::size_t I>
+constexpr const field_id& field_id_at() noexcept
+{
+    if constexpr (described<T>) {
+        constexpr std::size_t base_count = boost::mp11::mp_size<detail::bases_of<T>>::value;
+        if constexpr (I < base_count)
+            return detail::base_id;
+        else
+            return detail::member_id<boost::mp11::mp_at_c<detail::members_of<T>, I - base_count>, I - base_count>;
+    } else {
+        return detail::position_id<I>;
+    }
+}
+
+/// The type of field I (cv-qualifiers removed).
+template <class T, std::size_t I>
+using field_type_at = std::remove_cvref_t<decltype(field_at<I>(std::declval<T&>()))>;
+
 /// Calls visit.template operator()<FieldType>() for each field type, in the
 /// order for_each_field visits them, and folds the results with `combine`.
 template <class T, class Result, class Visit, class Combine>

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
 #include <bitrep/codec.hpp>
 #include <bitrep/codecs/bounded_string.hpp>
@@ -167,6 +168,51 @@ struct codec {
             detail::refuse_class<T>();
             return 0;
         }
+    }
+
+    /// A lower bound of any value's bits; 0 for a hook (its own business).
+    static constexpr std::size_t min_bits()
+    {
+        constexpr detail::class_route route = detail::route_for<T>();
+        if constexpr (route == detail::class_route::reflected)
+            return reflect::fold_field_types<T>(std::size_t{0}, []<class Field>() { return codec<Field>::min_bits(); },
+                                                detail::add_bits);
+        else
+            return 0;
+    }
+
+    /// A hook's bits are its own business: the schema records only whose
+    /// they are. A reflected class lists its fields with their names
+    /// (Boost.Describe) or positions (Boost.PFR); a described base is a
+    /// field named after its type.
+    template <class Schema>
+    static void describe(Schema& schema)
+    {
+        constexpr detail::class_route route = detail::route_for<T>();
+        if constexpr (route == detail::class_route::member_hook || route == detail::class_route::free_hook) {
+            schema.opaque(reflect::type_name<T>());
+        } else if constexpr (route == detail::class_route::reflected) {
+            schema.begin_struct(reflect::type_name<T>());
+            [&schema]<std::size_t... I>(std::index_sequence<I...>) {
+                (describe_field<I>(schema), ...);
+            }(std::make_index_sequence<reflect::field_count<T>>{});
+            schema.end();
+        } else {
+            detail::refuse_class<T>();
+        }
+    }
+
+private:
+    template <std::size_t I, class Schema>
+    static void describe_field(Schema& schema)
+    {
+        using field = reflect::field_type_at<T, I>;
+        constexpr const reflect::field_id& id = reflect::field_id_at<T, I>();
+        if constexpr (id.is_base)
+            schema.base(reflect::type_name<field>(), I);
+        else
+            schema.field(id.name, I);
+        codec<field>::describe(schema);
     }
 };
 

@@ -24,6 +24,13 @@ enum class error : std::uint8_t {
     value_out_of_range, ///< (write) a value lies outside its annotation
     buffer_too_small,   ///< (write) the caller's buffer cannot hold the encoding
     hook_failed,        ///< a serialization hook returned false without recording why
+    // Save files (save.hpp); the path names the file, or the field for the last two.
+    not_found,          ///< the file does not exist
+    not_a_save,         ///< the file is not a bitrep save (wrong magic, empty)
+    newer_version,      ///< written by a newer save_version or file format than this program knows
+    corrupt,            ///< the CRC or the file's own lengths do not check out
+    io_error,           ///< the operating system refused a read, write, sync or rename
+    schema_mismatch,    ///< a field's type changed in a way no value can be carried over
 };
 
 constexpr std::string_view to_string(error code) noexcept
@@ -40,6 +47,12 @@ constexpr std::string_view to_string(error code) noexcept
     case error::value_out_of_range: return "value_out_of_range";
     case error::buffer_too_small: return "buffer_too_small";
     case error::hook_failed: return "hook_failed";
+    case error::not_found: return "not_found";
+    case error::not_a_save: return "not_a_save";
+    case error::newer_version: return "newer_version";
+    case error::corrupt: return "corrupt";
+    case error::io_error: return "io_error";
+    case error::schema_mismatch: return "schema_mismatch";
     }
     return "unknown";
 }
@@ -83,8 +96,13 @@ public:
             return "ok";
         std::string text(to_string(code_));
         if (path_length_ != 0)
-            text.append(" at ").append(field_path()).append(",");
-        text.append(" bit ").append(std::to_string(bit_offset_));
+            text.append(" at ").append(field_path());
+        // A file that cannot be opened, written or recognised has no bit at
+        // which things went wrong; everything else does.
+        const bool whole_file = code_ == error::not_found || code_ == error::io_error ||
+                                code_ == error::not_a_save || code_ == error::newer_version;
+        if (!whole_file)
+            text.append(path_length_ != 0 ? ", bit " : " bit ").append(std::to_string(bit_offset_));
         if (!detail_.empty())
             text.append(": ").append(detail_);
         return text;

@@ -19,6 +19,9 @@ struct codec<bounded_string<MaxLength>> {
     {
         return static_cast<std::size_t>(bits_required_for_span(MaxLength)) + 7 + MaxLength * 8;
     }
+    static constexpr std::size_t min_bits() { return static_cast<std::size_t>(bits_required_for_span(MaxLength)); }
+    template <class Schema>
+    static void describe(Schema& schema) { schema.string(MaxLength); }
 };
 
 } // namespace bitrep

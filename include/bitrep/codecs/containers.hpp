@@ -56,14 +56,29 @@ struct codec<bounded_vector<T, MaxSize>> {
         }
         if (!stream.serialize_ranged_offset(size, MaxSize))
             return false;
-        if constexpr (Stream::is_reading)
-            detail::resize_for_decode(value, static_cast<std::size_t>(size)); // size <= MaxSize: bounded
+        if constexpr (Stream::is_reading) {
+            // A count the rest of the input cannot hold is refused before
+            // allocating, so a forged count within a large bound cannot ask
+            // for gigabytes (elements of zero bits are bounded by MaxSize).
+            constexpr std::size_t each = codec<T>::min_bits();
+            if (each != 0 && size > stream.bits_remaining() / each) [[unlikely]]
+                return stream.fail(error::truncated, stream.position(), "vector elements past the end of the input");
+            detail::resize_for_decode(value, static_cast<std::size_t>(size));
+        }
         return detail::serialize_elements(stream, value);
     }
     static constexpr std::size_t max_bits()
     {
         return detail::add_bits(static_cast<std::size_t>(bits_required_for_span(MaxSize)),
                                 detail::multiply_bits(MaxSize, codec<T>::max_bits()));
+    }
+    static constexpr std::size_t min_bits() { return static_cast<std::size_t>(bits_required_for_span(MaxSize)); }
+    template <class Schema>
+    static void describe(Schema& schema)
+    {
+        schema.begin_vector(MaxSize);
+        codec<T>::describe(schema);
+        schema.end();
     }
 };
 
@@ -75,6 +90,14 @@ struct codec<std::array<T, N>> {
         return detail::serialize_elements(stream, value);
     }
     static constexpr std::size_t max_bits() { return detail::multiply_bits(N, codec<T>::max_bits()); }
+    static constexpr std::size_t min_bits() { return detail::multiply_bits(N, codec<T>::min_bits()); }
+    template <class Schema>
+    static void describe(Schema& schema)
+    {
+        schema.begin_array(N);
+        codec<T>::describe(schema);
+        schema.end();
+    }
 };
 
 template <class T>
@@ -96,6 +119,14 @@ struct codec<std::optional<T>> {
         return !present || bitrep::serialize(stream, *value);
     }
     static constexpr std::size_t max_bits() { return detail::add_bits(1, codec<T>::max_bits()); }
+    static constexpr std::size_t min_bits() { return 1; }
+    template <class Schema>
+    static void describe(Schema& schema)
+    {
+        schema.begin_optional();
+        codec<T>::describe(schema);
+        schema.end();
+    }
 };
 
 } // namespace bitrep

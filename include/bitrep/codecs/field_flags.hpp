@@ -37,6 +37,18 @@ struct codec<flagged<T, Flag>> {
         else
             return codec<T>::max_bits();
     }
+    /// Zero: some scope leaves the field out.
+    static constexpr std::size_t min_bits() { return 0; }
+
+    /// A field the schema's scope does not carry is left out of it.
+    template <class Schema>
+    static void describe(Schema& schema)
+    {
+        if constexpr (carried<Schema>())
+            codec<T>::describe(schema);
+        else
+            schema.drop_field();
+    }
 };
 
 } // namespace bitrep

@@ -18,6 +18,9 @@ struct codec<bool> {
         return stream.serialize_bool(value);
     }
     static constexpr std::size_t max_bits() { return 1; }
+    static constexpr std::size_t min_bits() { return 1; }
+    template <class Schema>
+    static void describe(Schema& schema) { schema.boolean(); }
 };
 
 /// The two's complement pattern in sizeof(T) * 8 bits.
@@ -37,6 +40,9 @@ struct codec<T> {
         return true;
     }
     static constexpr std::size_t max_bits() { return sizeof(T) * 8; }
+    static constexpr std::size_t min_bits() { return max_bits(); }
+    template <class Schema>
+    static void describe(Schema& schema) { schema.integer(std::is_signed_v<T>, sizeof(T)); }
 };
 
 template <>
@@ -47,6 +53,9 @@ struct codec<float> {
         return stream.serialize_float(value);
     }
     static constexpr std::size_t max_bits() { return 32; }
+    static constexpr std::size_t min_bits() { return 32; }
+    template <class Schema>
+    static void describe(Schema& schema) { schema.float32(); }
 };
 
 template <>
@@ -57,6 +66,9 @@ struct codec<double> {
         return stream.serialize_double(value);
     }
     static constexpr std::size_t max_bits() { return 64; }
+    static constexpr std::size_t min_bits() { return 64; }
+    template <class Schema>
+    static void describe(Schema& schema) { schema.float64(); }
 };
 
 namespace detail {
@@ -109,6 +121,22 @@ struct codec<T> {
         if constexpr (reflect::described_enum<T>)
             return static_cast<std::size_t>(bits_required_for_span(reflect::enumerators<T>::count - 1));
         return 0;
+    }
+    static constexpr std::size_t min_bits() { return max_bits(); }
+    /// Enumerators by name and value, so that a save file can be loaded
+    /// after enumerators were added, removed or reordered.
+    template <class Schema>
+    static void describe(Schema& schema)
+    {
+        detail::require_described_enum<T>();
+        if constexpr (reflect::described_enum<T>) {
+            using table = reflect::enumerators<T>;
+            using underlying = std::underlying_type_t<T>;
+            schema.begin_enumeration(reflect::type_name<T>(), std::is_signed_v<underlying>);
+            for (std::size_t i = 0; i < table::count; ++i)
+                schema.enumerator(table::names[i], static_cast<std::uint64_t>(static_cast<underlying>(table::values[i])));
+            schema.end();
+        }
     }
 };
 

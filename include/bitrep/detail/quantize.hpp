@@ -85,6 +85,8 @@ struct quantizer {
         const float p = keep_rounded(n * delta);
         return p + min;
     }
+
+    friend constexpr bool operator==(const quantizer&, const quantizer&) = default;
 };
 
 } // namespace bitrep::detail

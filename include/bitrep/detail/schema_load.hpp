@@ -1,0 +1,538 @@
+// The schema-driven load: a save file written by another shape of T (fields
+// added, removed, reordered, bounds changed) is read by the file's schema
+// into the program's T (docs/save-format.md, section 3).
+//
+// It runs in two passes. bind() compares the file's schema with T's once per
+// load, without reading a value: it matches fields (by name, else by
+// position) and enumerators (by name), and refuses kinds that cannot be
+// converted (schema_mismatch, naming the field). read_as<P>() then reads
+// every value by its file node into the program's type, converting it and
+// refusing a value that does not fit (out_of_range), with the per-struct
+// field matching already done, so that a file of 100,000 entities costs a
+// table lookup per field, not a name comparison.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <bitrep/annotations.hpp>
+#include <bitrep/detail/field_path.hpp>
+#include <bitrep/detail/resize.hpp>
+#include <bitrep/detail/schema_reader.hpp>
+#include <bitrep/reflect.hpp>
+#include <bitrep/schema.hpp>
+#include <bitrep/serialize.hpp>
+
+namespace bitrep::detail {
+
+/// What bind() worked out, per node of the file's schema.
+struct load_plan {
+    const schema& file;
+    /// For a struct's field: the program's field position it loads into;
+    /// for an enumerator: the program's enumerator index; -1 for none
+    /// (a field the program no longer has, an enumerator it dropped).
+    std::vector<std::int32_t> target;
+    /// For a struct node: the program's fields the file lacks, which get
+    /// their default values ([begin, end) in missing_fields).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> missing;
+    std::vector<std::uint32_t> missing_fields;
+    /// Per node: the fewest bits any value of it takes, so that a vector's
+    /// count can be checked against what is left of the payload before
+    /// anything is allocated for it.
+    std::vector<std::uint64_t> min_bits;
+    walk_budget budget;
+
+    explicit load_plan(const schema& file_schema)
+        : file(file_schema), target(file_schema.nodes.size(), -1), missing(file_schema.nodes.size(), {0, 0}),
+          min_bits(file_schema.nodes.size(), 0)
+    {
+        // Depth-first order puts children after their parent: walking
+        // backwards finishes every child before its parent needs it.
+        for (std::size_t i = file.nodes.size(); i-- > 0;)
+            min_bits[i] = fewest_bits(static_cast<std::uint32_t>(i));
+    }
+
+private:
+    std::uint64_t fewest_bits(std::uint32_t index) const noexcept
+    {
+        const schema_node& node = file.nodes[index];
+        constexpr std::uint64_t cap = std::uint64_t{1} << 62; // saturates: counts multiply
+        auto capped = [](std::uint64_t bits) { return bits < cap ? bits : cap; };
+        switch (node.kind) {
+        case schema_kind::boolean: return 1;
+        case schema_kind::integer: return node.bits;
+        case schema_kind::ranged: return static_cast<std::uint64_t>(bits_required_for_span(node.max - node.min));
+        case schema_kind::float32: return 32;
+        case schema_kind::float64: return 64;
+        case schema_kind::quantized: return static_cast<std::uint64_t>(node.quantizer.bits);
+        case schema_kind::quat: return 2 + 3 * std::uint64_t{node.bits};
+        case schema_kind::enumeration: return static_cast<std::uint64_t>(bits_required_for_span(node.children - 1));
+        case schema_kind::string:
+        case schema_kind::vector: return static_cast<std::uint64_t>(bits_required_for_span(node.max));
+        case schema_kind::array: {
+            const std::uint64_t each = min_bits[index + 1];
+            return each == 0 ? 0 : (node.max > cap / each ? cap : node.max * each);
+        }
+        case schema_kind::optional: return 1;
+        case schema_kind::structure: {
+            std::uint64_t sum = 0;
+            for (std::uint32_t c = index + 1; c < node.end; c = file.nodes[c].end)
+                sum = capped(sum + min_bits[c]);
+            return sum;
+        }
+        case schema_kind::enumerator:
+        case schema_kind::opaque: return 0;
+        }
+        return 0;
+    }
+};
+
+/// "file has <kind>, program has <kind>" for every pair of kinds, built at
+/// compile time so that a status (which holds its detail by reference) can
+/// point at it.
+struct mismatch_table {
+    static constexpr std::size_t width = 64;
+    char text[schema_kind_count][schema_kind_count][width] = {};
+
+    constexpr mismatch_table()
+    {
+        for (std::size_t f = 0; f < schema_kind_count; ++f)
+            for (std::size_t p = 0; p < schema_kind_count; ++p) {
+                std::size_t n = 0;
+                auto put = [&](std::string_view part) {
+                    for (char c : part)
+                        text[f][p][n++] = c;
+                };
+                put("file has ");
+                put(to_string(static_cast<schema_kind>(f)));
+                put(", program has ");
+                put(to_string(static_cast<schema_kind>(p)));
+            }
+    }
+    constexpr std::string_view operator()(schema_kind file, schema_kind program) const
+    {
+        return text[static_cast<std::size_t>(file)][static_cast<std::size_t>(program)];
+    }
+};
+inline constexpr mismatch_table mismatch_detail{};
+
+/// Whether a value of the file's kind can be carried into the program's
+/// (when it fits, which is checked per value).
+constexpr bool convertible(schema_kind file, schema_kind program) noexcept
+{
+    using k = schema_kind;
+    const bool file_integer = file == k::boolean || file == k::integer || file == k::ranged;
+    const bool file_real = file == k::float32 || file == k::float64 || file == k::quantized;
+    switch (program) {
+    case k::boolean: return file == k::boolean;
+    case k::integer:
+    case k::ranged: return file_integer;
+    case k::float32:
+    case k::float64:
+    case k::quantized: return file_integer || file_real;
+    case k::vector:
+    case k::array: return file == k::vector || file == k::array;
+    default: return file == program;
+    }
+}
+
+/// Matches the file's node `f` with the program's node `p` (see the top).
+inline bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t p, failure_record& failure)
+{
+    const schema& file = plan.file;
+    const schema_node& file_node = file.nodes[f];
+    const schema_node& program_node = program.nodes[p];
+    // An optional on either side wraps the same value: the reader steps in.
+    if (program_node.kind == schema_kind::optional)
+        return bind(plan, file_node.kind == schema_kind::optional ? f + 1 : f, program, p + 1, failure);
+    if (file_node.kind == schema_kind::optional)
+        return bind(plan, f + 1, program, p, failure);
+    if (!convertible(file_node.kind, program_node.kind)) {
+        failure.record(error::schema_mismatch, 0, mismatch_detail(file_node.kind, program_node.kind));
+        return false;
+    }
+    switch (program_node.kind) {
+    case schema_kind::enumeration:
+        for (std::uint32_t e = f + 1; e < file_node.end; ++e)
+            for (std::uint32_t q = p + 1; q < program_node.end; ++q)
+                if (program.nodes[q].name == file.nodes[e].name)
+                    plan.target[e] = static_cast<std::int32_t>(q - p - 1);
+        return true;
+    case schema_kind::vector:
+    case schema_kind::array:
+        if (!bind(plan, f + 1, program, p + 1, failure)) {
+            failure.enter_index(0); // any element: shown as [0]
+            return false;
+        }
+        return true;
+    case schema_kind::structure: {
+        // Program fields in order, each matched at most once.
+        std::vector<std::uint32_t> program_fields;
+        for (std::uint32_t q = p + 1; q < program_node.end; q = program.nodes[q].end)
+            program_fields.push_back(q);
+        std::vector<bool> matched(program_fields.size(), false);
+        for (std::uint32_t c = f + 1; c < file_node.end; c = file.nodes[c].end) {
+            const schema_node& file_field = file.nodes[c];
+            for (std::size_t i = 0; i < program_fields.size(); ++i) {
+                const schema_node& program_field = program.nodes[program_fields[i]];
+                const bool same = !file_field.name.empty() && !program_field.name.empty()
+                                      ? file_field.name == program_field.name
+                                      : file_field.position == program_field.position;
+                if (!same)
+                    continue;
+                if (matched[i]) {
+                    failure.record(error::corrupt, 0, "schema: two fields of one struct match the same field");
+                    enter_schema_field(failure, file_field);
+                    return false;
+                }
+                matched[i] = true;
+                plan.target[c] = static_cast<std::int32_t>(program_field.position);
+                if (!bind(plan, c, program, program_fields[i], failure)) {
+                    enter_schema_field(failure, file_field);
+                    return false;
+                }
+                break;
+            }
+        }
+        const auto begin = static_cast<std::uint32_t>(plan.missing_fields.size());
+        for (std::size_t i = 0; i < program_fields.size(); ++i)
+            if (!matched[i])
+                plan.missing_fields.push_back(program.nodes[program_fields[i]].position);
+        plan.missing[f] = {begin, static_cast<std::uint32_t>(plan.missing_fields.size())};
+        return true;
+    }
+    case schema_kind::opaque:
+        if (file_node.type_name != program_node.type_name) {
+            failure.record(error::schema_mismatch, 0, "the field's serialization hook belongs to another type");
+            return false;
+        }
+        return true;
+    default:
+        return true;
+    }
+}
+
+// --- reading values into the program's types ---------------------------
+
+template <class P>
+bool read_as(save_read_stream& stream, load_plan& plan, std::uint32_t f, P& out);
+
+template <class T>
+struct is_flagged : std::false_type {};
+template <class T, field_flag Flag>
+struct is_flagged<flagged<T, Flag>> : std::true_type {};
+
+/// Whether a field of type F is in a save file at all.
+template <class F>
+constexpr bool saved_field()
+{
+    if constexpr (is_flagged<F>::value)
+        return codec<F>::template carried<schema_builder>();
+    else
+        return true;
+}
+
+template <class P>
+struct is_std_optional : std::false_type {};
+template <class T>
+struct is_std_optional<std::optional<T>> : std::true_type {};
+
+[[gnu::cold, gnu::noinline]] inline bool value_does_not_fit(save_read_stream& stream, std::size_t start,
+                                                            std::string_view why)
+{
+    return stream.fail(error::out_of_range, start, why);
+}
+
+template <class Int>
+bool integer_fits(const integer_value& value, Int min, Int max) noexcept
+{
+    if (value.negative()) {
+        const auto v = static_cast<std::int64_t>(value.pattern);
+        return std::cmp_less_equal(min, v) && std::cmp_less_equal(v, max);
+    }
+    return std::cmp_less_equal(min, value.pattern) && std::cmp_less_equal(value.pattern, max);
+}
+
+template <class Int>
+Int integer_cast(const integer_value& value) noexcept
+{
+    return value.negative() ? static_cast<Int>(static_cast<std::int64_t>(value.pattern))
+                            : static_cast<Int>(value.pattern);
+}
+
+/// The elements of a vector or array node into a container's first `count`
+/// elements.
+template <class Container>
+bool read_elements(save_read_stream& stream, load_plan& plan, std::uint32_t element, Container& out,
+                   std::size_t count)
+{
+    auto it = out.begin();
+    for (std::size_t i = 0; i < count; ++i, ++it) {
+        bool ok;
+        if constexpr (std::is_same_v<typename Container::value_type, bool>) {
+            bool bit = false;
+            ok = read_as(stream, plan, element, bit);
+            *it = bit;
+        } else {
+            ok = read_as(stream, plan, element, *it);
+        }
+        if (!ok) [[unlikely]] {
+            stream.enter_index(i);
+            return false;
+        }
+    }
+    return true;
+}
+
+template <class S>
+struct struct_reader {
+    using read_field = bool (*)(save_read_stream&, load_plan&, std::uint32_t, S&);
+    using reset_field = void (*)(S&);
+
+    template <std::size_t I>
+    static bool read(save_read_stream& stream, load_plan& plan, std::uint32_t f, S& out)
+    {
+        return read_as(stream, plan, f, reflect::field_at<I>(out));
+    }
+    template <std::size_t I>
+    static void reset(S& out)
+    {
+        static const S defaults{};
+        reflect::field_at<I>(out) = reflect::field_at<I>(defaults);
+    }
+
+    template <std::size_t I>
+    static constexpr read_field reader_at()
+    {
+        if constexpr (saved_field<reflect::field_type_at<S, I>>())
+            return &read<I>;
+        else
+            return nullptr; // a transient field's type need not even be serializable
+    }
+    template <std::size_t I>
+    static constexpr reset_field resetter_at()
+    {
+        if constexpr (saved_field<reflect::field_type_at<S, I>>())
+            return &reset<I>;
+        else
+            return nullptr;
+    }
+
+    /// Per field position: how to read it and how to give it its default.
+    /// Fields a save file never carries have no entry (and are never bound).
+    static constexpr auto readers = []<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<read_field, sizeof...(I)>{reader_at<I>()...};
+    }(std::make_index_sequence<reflect::field_count<S>>{});
+    static constexpr auto resetters = []<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<reset_field, sizeof...(I)>{resetter_at<I>()...};
+    }(std::make_index_sequence<reflect::field_count<S>>{});
+};
+
+template <class S>
+bool read_struct(save_read_stream& stream, load_plan& plan, std::uint32_t f, S& out)
+{
+    using reader = struct_reader<S>;
+    const schema& file = plan.file;
+    const std::uint32_t end = file.nodes[f].end;
+    for (std::uint32_t c = f + 1; c < end; c = file.nodes[c].end) {
+        const std::int32_t position = plan.target[c];
+        skipping_visitor skip;
+        const bool ok = position < 0 ? walk_value(stream, file, c, skip, plan.budget)
+                                     : reader::readers[static_cast<std::size_t>(position)](stream, plan, c, out);
+        if (!ok) [[unlikely]] {
+            enter_schema_field(stream.failure(), file.nodes[c]);
+            return false;
+        }
+    }
+    const auto [begin, stop] = plan.missing[f];
+    for (std::uint32_t i = begin; i < stop; ++i)
+        reader::resetters[plan.missing_fields[i]](out);
+    return true;
+}
+
+// One read_value overload per kind of program type, each reading the file's
+// node `f` (never an optional: read_as unwraps those first).
+
+inline bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, bool& out)
+{
+    static_cast<void>(plan);
+    static_cast<void>(f);
+    return stream.serialize_bool(out);
+}
+
+template <class Int>
+    requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>)
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, Int& out)
+{
+    const std::size_t start = stream.position();
+    integer_value value;
+    if (!read_integer(stream, plan.file.nodes[f], value))
+        return false;
+    if (!integer_fits(value, std::numeric_limits<Int>::min(), std::numeric_limits<Int>::max())) [[unlikely]]
+        return value_does_not_fit(stream, start, "the file's value does not fit the program's integer type");
+    out = integer_cast<Int>(value);
+    return true;
+}
+
+template <std::integral Int, Int Min, Int Max>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, ranged<Int, Min, Max>& out)
+{
+    const std::size_t start = stream.position();
+    integer_value value;
+    if (!read_integer(stream, plan.file.nodes[f], value))
+        return false;
+    if (!integer_fits(value, Min, Max)) [[unlikely]]
+        return value_does_not_fit(stream, start, "the file's value is outside the program's range");
+    out = integer_cast<Int>(value);
+    return true;
+}
+
+template <class Real>
+    requires std::is_floating_point_v<Real>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, Real& out)
+{
+    double value = 0.0;
+    if (!read_real(stream, plan.file.nodes[f], value))
+        return false;
+    out = static_cast<Real>(value);
+    return true;
+}
+
+template <float_constant Min, float_constant Max, float_constant Resolution>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, quantized<Min, Max, Resolution>& out)
+{
+    using type = quantized<Min, Max, Resolution>;
+    const std::size_t start = stream.position();
+    double value = 0.0;
+    if (!read_real(stream, plan.file.nodes[f], value))
+        return false;
+    // Within half a step of the range: saving it again quantizes it to the
+    // edge, as any value of the program's own would be.
+    const double slack = 0.5 * static_cast<double>(type::resolution);
+    if (!(value >= type::min - slack && value <= type::max + slack)) [[unlikely]]
+        return value_does_not_fit(stream, start, "the file's value is outside the program's range");
+    out = static_cast<float>(value);
+    return true;
+}
+
+template <int Bits>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, quat<Bits>& out)
+{
+    return serialize_smallest_three(stream, out, plan.file.nodes[f].quantizer);
+}
+
+template <class E>
+    requires std::is_enum_v<E>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, E& out)
+{
+    const std::size_t start = stream.position();
+    std::uint64_t index = 0;
+    if (!read_enumerator_index(stream, plan.file.nodes[f], index))
+        return false;
+    const std::int32_t mine = plan.target[f + 1 + index];
+    if (mine < 0) [[unlikely]]
+        return value_does_not_fit(stream, start, "the file's enumerator is not in the program's enum");
+    out = reflect::enumerators<E>::values[static_cast<std::size_t>(mine)];
+    return true;
+}
+
+template <std::size_t MaxLength>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, bounded_string<MaxLength>& out)
+{
+    const std::size_t start = stream.position();
+    if (!stream.serialize_string(out.str(), plan.file.nodes[f].max + 1))
+        return false;
+    if (out.size() > MaxLength) [[unlikely]]
+        return value_does_not_fit(stream, start, "the file's string is longer than the program's bound");
+    return true;
+}
+
+template <class T, std::size_t MaxSize>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, bounded_vector<T, MaxSize>& out)
+{
+    const std::size_t start = stream.position();
+    std::uint64_t count = 0;
+    if (!read_element_count(stream, plan.file.nodes[f], count))
+        return false;
+    if (count > MaxSize) [[unlikely]]
+        return value_does_not_fit(stream, start, "the file's vector is longer than the program's bound");
+    const std::uint64_t each = plan.min_bits[f + 1];
+    if (each != 0 && count > stream.bits_remaining() / each) [[unlikely]]
+        return stream.fail(error::truncated, start, "vector elements past the end of the input");
+    resize_for_decode(out, static_cast<std::size_t>(count));
+    return read_elements(stream, plan, f + 1, out, static_cast<std::size_t>(count));
+}
+
+/// An array the file holds fewer elements of gives the rest their defaults.
+template <class T, std::size_t N>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std::array<T, N>& out)
+{
+    const std::size_t start = stream.position();
+    std::uint64_t count = 0;
+    if (!read_element_count(stream, plan.file.nodes[f], count))
+        return false;
+    if (count > N) [[unlikely]]
+        return value_does_not_fit(stream, start, "the file's array is longer than the program's");
+    if (!read_elements(stream, plan, f + 1, out, static_cast<std::size_t>(count)))
+        return false;
+    for (std::size_t i = static_cast<std::size_t>(count); i < N; ++i)
+        out[i] = T{};
+    return true;
+}
+
+template <class T>
+    requires std::is_class_v<T>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, T& out)
+{
+    if constexpr (route_for<T>() == class_route::reflected)
+        return read_struct(stream, plan, f, out);
+    else
+        return bitrep::serialize(stream, out); // a hook: bind() checked it is the same hook type
+}
+
+/// Reads the file's node `f` into the program's `out`: unwraps flags and
+/// optionals on either side, then reads by kind.
+template <class P>
+bool read_as(save_read_stream& stream, load_plan& plan, std::uint32_t f, P& out)
+{
+    const schema_kind kind = plan.file.nodes[f].kind;
+    if constexpr (is_flagged<P>::value) {
+        return read_as(stream, plan, f, out.get());
+    } else if constexpr (is_std_optional<P>::value) {
+        bool present = true;
+        if (kind == schema_kind::optional) {
+            if (!stream.serialize_bool(present))
+                return false;
+            ++f;
+        }
+        if (!present) {
+            out.reset();
+            return true;
+        }
+        if (!out)
+            out.emplace();
+        return read_as(stream, plan, f, *out);
+    } else {
+        if (kind == schema_kind::optional) {
+            // The file's optional into a plain value: absent gives the default.
+            bool present = false;
+            if (!stream.serialize_bool(present))
+                return false;
+            if (!present) {
+                out = P{};
+                return true;
+            }
+            return read_as(stream, plan, f + 1, out);
+        }
+        return read_value(stream, plan, f, out);
+    }
+}
+
+} // namespace bitrep::detail

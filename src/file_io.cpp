@@ -1,0 +1,306 @@
+// Durable whole-file writes and bounded whole-file reads (POSIX), the
+// operating-system half of save files (docs/save-format.md, section 4).
+#include <bitrep/detail/file_io.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <new>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace bitrep::detail {
+namespace {
+
+// A status keeps only a view of its detail, so the reason must be a string
+// that lives forever: strerrordesc_np hands out glibc's static table entries,
+// whereas strerror may format into a buffer the next call overwrites.
+std::string_view reason(int code) noexcept
+{
+    const char* text = ::strerrordesc_np(code);
+    return text != nullptr ? std::string_view(text) : std::string_view("unknown error");
+}
+
+// "<file> (<step>)", composed on the stack so that reporting a failure can
+// neither allocate nor throw. Only the last max_path_length + 1 characters
+// are kept: one more than a status holds, so that a cut-off path still gets
+// status's "..." marker while the step at the end always survives.
+status failure(error code, const std::filesystem::path& file, std::string_view step, std::string_view detail) noexcept
+{
+    constexpr std::size_t capacity = status::max_path_length + 1;
+    std::array<char, capacity> text;
+    const std::string_view name = file.native();
+    std::array<std::string_view, 4> pieces{name, " (", step, ")"};
+    if (step.empty())
+        pieces = {name, {}, {}, {}};
+
+    std::size_t total = 0;
+    for (std::string_view piece : pieces)
+        total += piece.size();
+    std::size_t skip = total > capacity ? total - capacity : 0;
+    std::size_t length = 0;
+    for (std::string_view piece : pieces) {
+        const std::size_t dropped = std::min(skip, piece.size());
+        piece.remove_prefix(dropped);
+        skip -= dropped;
+        std::copy(piece.begin(), piece.end(), text.begin() + static_cast<std::ptrdiff_t>(length));
+        length += piece.size();
+    }
+    return status(code, 0, std::string_view(text.data(), length), detail);
+}
+
+status io_failure(const std::filesystem::path& file, std::string_view step, int system_error) noexcept
+{
+    return failure(error::io_error, file, step, reason(system_error));
+}
+
+// Closes on scope exit for the paths where a close error changes nothing
+// (reading, or cleaning up after a failure that is already being reported).
+class descriptor {
+public:
+    explicit descriptor(int fd) noexcept : fd_(fd) {}
+    descriptor(const descriptor&) = delete;
+    descriptor& operator=(const descriptor&) = delete;
+    ~descriptor()
+    {
+        if (fd_ >= 0)
+            ::close(fd_);
+    }
+    int get() const noexcept { return fd_; }
+    // For the one close whose result matters: after write + fsync, close can
+    // still report a deferred write error (NFS, quotas), so it is checked.
+    int release() noexcept { return std::exchange(fd_, -1); }
+
+private:
+    int fd_;
+};
+
+// Returns 0 or the errno of the failing write. A regular file may accept
+// fewer bytes than asked (a file-size limit, a nearly full disk, a signal),
+// so the loop continues from where the kernel stopped; the next call then
+// reports the real reason (EFBIG, ENOSPC) instead of a silent truncation.
+int write_all(int fd, std::span<const std::uint8_t> bytes) noexcept
+{
+    while (!bytes.empty()) {
+        const std::size_t chunk = std::min<std::size_t>(bytes.size(), SSIZE_MAX);
+        const ssize_t written = ::write(fd, bytes.data(), chunk);
+        if (written < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        if (written == 0)
+            return EIO; // no progress and no reason: never loop forever
+        bytes = bytes.subspan(static_cast<std::size_t>(written));
+    }
+    return 0;
+}
+
+// EINTR means the sync was interrupted, not that data was lost, so it is
+// retried; any other failure must not be, because after a failed writeback
+// Linux marks the unwritten pages clean and a second fsync would report
+// success for data that never reached the disk.
+int sync_descriptor(int fd) noexcept
+{
+    int result;
+    do
+        result = ::fsync(fd);
+    while (result != 0 && errno == EINTR);
+    return result == 0 ? 0 : errno;
+}
+
+// The names of everything write_file_atomically creates, all allocated before
+// the first file exists, so that an allocation failure never strands a
+// temporary file.
+struct write_names {
+    std::string temporary;        // <path>.tmp-<pid>-<n>
+    std::string backup_temporary; // <path>.bak.tmp-<pid>-<n>
+    std::string backup;           // <path>.bak
+    std::string directory;        // where the rename happens, and what to fsync
+};
+
+std::atomic<unsigned long long> next_temporary_number{0};
+
+void name_temporaries(write_names& names, const std::string& target)
+{
+    // pid + a per-process counter is unique among living writers; a stale
+    // file from a dead process that had the same pid is caught by O_EXCL.
+    const std::string suffix = ".tmp-" + std::to_string(::getpid()) + "-" +
+                               std::to_string(next_temporary_number.fetch_add(1, std::memory_order_relaxed));
+    names.temporary = target + suffix;
+    names.backup_temporary = target + ".bak" + suffix;
+}
+
+// Gives `path` the previous contents' twin at `<path>.bak` without a moment
+// where `path` is missing: a hard link shares the old inode, and rename
+// replaces the old backup atomically. Returns 0 or the failing step's errno.
+int keep_previous_as_backup(const std::string& target, const write_names& names, std::string_view& step) noexcept
+{
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        if (::link(target.c_str(), names.backup_temporary.c_str()) == 0) {
+            if (::rename(names.backup_temporary.c_str(), names.backup.c_str()) == 0)
+                return 0;
+            const int saved = errno;
+            ::unlink(names.backup_temporary.c_str());
+            step = "backup rename";
+            return saved;
+        }
+        if (errno == ENOENT)
+            return 0; // the first save: there is nothing to keep
+        // Our own temporary file was created exclusively under the same
+        // pid and number, so a backup link with this name can only be a
+        // leftover from a dead process; it is safe to replace.
+        if (errno != EEXIST || ::unlink(names.backup_temporary.c_str()) != 0)
+            break;
+    }
+    step = "backup link";
+    return errno;
+}
+
+} // namespace
+
+status write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
+                             bool keep_backup) noexcept
+{
+    // Nothing below the allocations may throw, and the allocations happen
+    // before any file exists: std::bad_alloc is turned into a status here
+    // with nothing to clean up, so the function never throws.
+    write_names names;
+    int fd = -1;
+    try {
+        const std::string& target = path.native();
+        names.backup = target + ".bak";
+        names.directory = path.has_parent_path() ? path.parent_path().native() : std::string(".");
+        // Mode 0666 under the umask, like any newly created file. The
+        // temporary must sit in the same directory as `path`: rename is
+        // atomic only within one file system.
+        for (int attempt = 0; fd < 0 && attempt < 100; ++attempt) {
+            name_temporaries(names, target);
+            fd = ::open(names.temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (fd < 0 && errno != EEXIST && errno != EINTR)
+                break;
+        }
+    } catch (...) {
+        return failure(error::io_error, path, "prepare", "out of memory");
+    }
+    if (fd < 0)
+        return io_failure(path, "create", errno);
+
+    const auto abandon = [&](std::string_view step, int system_error) noexcept {
+        ::unlink(names.temporary.c_str());
+        return io_failure(path, step, system_error);
+    };
+
+    {
+        descriptor file(fd);
+        if (const int failed = write_all(file.get(), bytes))
+            return abandon("write", failed);
+        // The data must be on disk before the rename publishes it: otherwise
+        // a power cut after the rename can leave `path` empty or partial.
+        if (const int failed = sync_descriptor(file.get()))
+            return abandon("fsync", failed);
+        if (::close(file.release()) != 0)
+            return abandon("close", errno);
+    }
+
+    if (keep_backup) {
+        std::string_view step;
+        if (const int failed = keep_previous_as_backup(path.native(), names, step))
+            return abandon(step, failed);
+    }
+
+    if (::rename(names.temporary.c_str(), path.c_str()) != 0)
+        return abandon("rename", errno);
+
+    // From here `path` already holds the new contents. The rename itself is
+    // a change to the directory and is durable only once the directory is
+    // synced; a failure is still reported, since the caller cannot assume
+    // the save survives a power cut.
+    const int directory_fd = ::open(names.directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (directory_fd < 0)
+        return io_failure(path, "open directory", errno);
+    descriptor directory(directory_fd);
+    if (const int failed = sync_descriptor(directory.get()))
+        return io_failure(path, "fsync directory", failed);
+    return {};
+}
+
+status read_file(const std::filesystem::path& path, std::vector<std::uint8_t>& out, std::size_t max_bytes) noexcept
+{
+    out.clear();
+    // O_NONBLOCK only so that opening a FIFO cannot wait forever for a
+    // writer; it is refused below as not a regular file, and cleared for
+    // regular files before reading.
+    int fd;
+    do
+        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return failure(error::not_found, path, {}, reason(ENOENT));
+        return io_failure(path, "open", errno);
+    }
+    descriptor file(fd);
+
+    struct stat info{};
+    if (::fstat(file.get(), &info) != 0)
+        return io_failure(path, "stat", errno);
+    if (S_ISDIR(info.st_mode))
+        return failure(error::io_error, path, "open", "is a directory");
+    if (!S_ISREG(info.st_mode))
+        return failure(error::io_error, path, "open", "not a regular file");
+    const int flags = ::fcntl(file.get(), F_GETFL);
+    if (flags < 0 || ::fcntl(file.get(), F_SETFL, flags & ~O_NONBLOCK) != 0)
+        return io_failure(path, "fcntl", errno);
+
+    // Checked before allocating, so a hostile or damaged file cannot make
+    // the loader reserve more memory than the caller allowed.
+    const auto size = static_cast<std::uint64_t>(info.st_size);
+    if (info.st_size < 0 || size > max_bytes)
+        return failure(error::io_error, path, "stat", "file is larger than the load limit");
+    try {
+        out.resize(static_cast<std::size_t>(size));
+    } catch (...) {
+        out = {};
+        return failure(error::io_error, path, "read", "out of memory");
+    }
+
+    // The size seen by fstat is a promise the file must keep until the end:
+    // a writer that modifies it in place (not through rename) would otherwise
+    // hand us a mix of two versions.
+    const auto changed = [&]() noexcept {
+        out.clear();
+        return failure(error::io_error, path, "read", "the file changed while it was read");
+    };
+    std::size_t done = 0;
+    std::uint8_t probe = 0;
+    for (;;) {
+        const bool probing = done == out.size();
+        std::uint8_t* destination = probing ? &probe : out.data() + done;
+        const std::size_t wanted = probing ? 1 : std::min<std::size_t>(out.size() - done, SSIZE_MAX);
+        const ssize_t got = ::read(file.get(), destination, wanted);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            const int failed = errno;
+            out.clear();
+            return io_failure(path, "read", failed);
+        }
+        if (probing)
+            return got == 0 ? status{} : changed(); // grew beyond its size
+        if (got == 0)
+            return changed(); // shrank below its size
+        done += static_cast<std::size_t>(got);
+    }
+}
+
+} // namespace bitrep::detail

@@ -1,0 +1,136 @@
+// libFuzzer target: hostile save files into load_from_bytes. A CRC would stop
+// random bytes at the header, so the harness builds a header with the right
+// lengths and CRC around the fuzzer's bytes, which then reach the schema
+// parser, the schema/program matching and both payload paths. The first byte
+// picks the schema: the program's own (the fast path), an older version's
+// (the schema path with real conversions), or the fuzzer's bytes.
+#include <bitrep/bitrep.hpp>
+
+#include <boost/crc.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace fuzz {
+
+enum class Kind { none, sword, shield, potion, key };
+BOOST_DESCRIBE_ENUM(Kind, none, sword, shield, potion, key)
+enum class KindV2 { key, potion, shield, sword, bow };
+BOOST_DESCRIBE_ENUM(KindV2, key, potion, shield, sword, bow)
+
+struct ItemV1 {
+    Kind kind = Kind::none;
+    bitrep::ranged<int, 1, 64> count = 1;
+};
+BOOST_DESCRIBE_STRUCT(ItemV1, (), (kind, count))
+
+struct SaveV1 {
+    static constexpr std::uint32_t save_version = 1;
+    bitrep::ranged<int, 1, 99> level = 1;
+    bitrep::bounded_string<12> hero;
+    bitrep::bounded_vector<ItemV1, 6> inventory;
+    bitrep::quantized<-100.f, 100.f, 0.01f> x;
+    bitrep::quat<9> facing;
+    std::optional<std::int16_t> pet;
+    std::array<float, 2> stats{};
+    double played = 0;
+    bool hardcore = false;
+};
+BOOST_DESCRIBE_STRUCT(SaveV1, (), (level, hero, inventory, x, facing, pet, stats, played, hardcore))
+
+struct ItemV2 {
+    KindV2 kind = KindV2::key;
+    bitrep::ranged<int, 1, 99> count = 1;
+    bool cursed = false;
+};
+BOOST_DESCRIBE_STRUCT(ItemV2, (), (kind, count, cursed))
+
+struct SaveV2 {
+    static constexpr std::uint32_t save_version = 2;
+    bitrep::bounded_vector<ItemV2, 8> inventory;
+    bitrep::ranged<int, 1, 200> level = 1;
+    bitrep::bounded_string<16> hero;
+    bitrep::quantized<-50.f, 50.f, 0.1f> x;
+    bitrep::quat<12> facing;
+    std::int32_t pet = 0;
+    std::array<double, 3> stats{};
+    bitrep::ranged<int, 0, 9999> gold = 10;
+    bitrep::net_only<int> ping = 0;
+    std::uint32_t migrated = 0;
+    void migrate(std::uint32_t from) { migrated = from; }
+};
+BOOST_DESCRIBE_STRUCT(SaveV2, (), (inventory, level, hero, x, facing, pet, stats, gold, ping, migrated))
+
+std::vector<std::uint8_t> file_around(std::span<const std::uint8_t> schema, std::span<const std::uint8_t> payload,
+                                      std::uint32_t save_version)
+{
+    std::vector<std::uint8_t> file(36);
+    auto put = [&](std::size_t at, std::uint64_t value, std::size_t bytes) {
+        for (std::size_t i = 0; i < bytes; ++i)
+            file[at + i] = static_cast<std::uint8_t>(value >> (8 * i));
+    };
+    file[0] = 'B';
+    file[1] = 'R';
+    file[2] = 'S';
+    file[3] = 'V';
+    put(4, 1, 2);
+    put(8, save_version, 4);
+    put(12, bitrep::schema_fingerprint(schema), 8);
+    put(20, schema.size(), 4);
+    put(24, payload.size() * 8, 8);
+    file.insert(file.end(), schema.begin(), schema.end());
+    file.insert(file.end(), payload.begin(), payload.end());
+    boost::crc_32_type crc;
+    crc.process_bytes(file.data(), 32);
+    crc.process_bytes(file.data() + 36, file.size() - 36);
+    put(32, crc.checksum(), 4);
+    return file;
+}
+
+} // namespace fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    if (size < 2)
+        return 0;
+    const std::span<const std::uint8_t> input(data + 2, size - 2);
+    std::vector<std::uint8_t> file;
+    switch (data[0] % 3) {
+    case 0: file = fuzz::file_around(bitrep::schema_of<fuzz::SaveV2>().encoded, input, 2); break;
+    case 1: file = fuzz::file_around(bitrep::schema_of<fuzz::SaveV1>().encoded, input, 1); break;
+    default: {
+        const std::size_t schema_size = data[1] < input.size() ? data[1] : input.size();
+        file = fuzz::file_around(input.first(schema_size), input.subspan(schema_size), 1);
+    }
+    }
+
+    fuzz::SaveV2 save{};
+    save.hero = "before";
+    save.ping = 77;
+    const std::vector<std::uint8_t> before = bitrep::save_to_bytes(save);
+    const bitrep::status st = bitrep::load_from_bytes(file, save);
+    if (!st) {
+        if (bitrep::save_to_bytes(save) != before || save.ping != 77) {
+            std::fprintf(stderr, "a failed load changed the target: %s\n", st.message().c_str());
+            std::abort();
+        }
+        return 0;
+    }
+    // Whatever loads is a valid value of the program's type: it saves, the
+    // save loads back on the fast path, and the fields a save does not carry
+    // kept their values.
+    std::vector<std::uint8_t> again;
+    const bitrep::status saved = bitrep::save_to_bytes(save, again);
+    bitrep::load_info info;
+    fuzz::SaveV2 reloaded{};
+    if (!saved || !bitrep::load_from_bytes(again, reloaded, info) || info.path != bitrep::load_info::route::fast ||
+        save.ping != 77) {
+        std::fprintf(stderr, "a loaded value does not save and load again: %s\n", saved.message().c_str());
+        std::abort();
+    }
+    return 0;
+}

@@ -1,0 +1,685 @@
+// schema.hpp and the schema-driven load: what a save file says about T, and
+// loading a file written by another shape of T (docs/save-format.md, 2-3).
+#include <bitrep/bitrep.hpp>
+
+#include <gtest/gtest.h>
+
+#include <boost/crc.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using bitrep::bounded_string;
+using bitrep::bounded_vector;
+using bitrep::quantized;
+using bitrep::ranged;
+using bitrep::schema_kind;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// ---- the schema of a type ---------------------------------------------------
+
+enum class Kind { sword, shield, potion };
+BOOST_DESCRIBE_ENUM(Kind, sword, shield, potion)
+
+enum class Sparse : std::int16_t { low = -5, mid = 10, high = 300 };
+BOOST_DESCRIBE_ENUM(Sparse, low, mid, high)
+
+struct Item {
+    Kind kind = Kind::sword;
+    ranged<int, 1, 64> count = 1;
+    friend bool operator==(const Item&, const Item&) = default;
+};
+BOOST_DESCRIBE_STRUCT(Item, (), (kind, count))
+
+struct Camera {
+    float fov = 90.0f;
+};
+
+struct SaveGame {
+    ranged<int, 1, 99> level = 1;
+    bounded_string<24> hero;
+    bounded_vector<Item, 64> inventory;
+    bitrep::net_only<Camera> camera;
+    bitrep::save_only<std::uint64_t> play_time_ms;
+};
+BOOST_DESCRIBE_STRUCT(SaveGame, (), (level, hero, inventory, camera, play_time_ms))
+
+struct Positional {
+    std::int16_t a = 0;
+    bitrep::transient<int> cache = 0;
+    double b = 0.0;
+};
+
+const bitrep::schema_node& child(const bitrep::schema& tree, std::uint32_t parent, std::size_t n)
+{
+    std::uint32_t c = parent + 1;
+    for (std::size_t i = 0; i < n; ++i)
+        c = tree.nodes[c].end;
+    return tree.nodes[c];
+}
+
+TEST(Schema, DescribedStructListsEverySavedFieldByNameWithItsBounds)
+{
+    const bitrep::schema& tree = bitrep::schema_of<SaveGame>().tree;
+    const auto& root = tree.nodes[0];
+    EXPECT_EQ(root.kind, schema_kind::structure);
+    EXPECT_EQ(root.type_name, "SaveGame");
+    ASSERT_EQ(root.children, 4u); // camera is net_only: not in a save
+    const auto& level = child(tree, 0, 0);
+    EXPECT_EQ(level.name, "level");
+    EXPECT_EQ(level.kind, schema_kind::ranged);
+    EXPECT_TRUE(level.is_signed);
+    EXPECT_EQ(static_cast<std::int64_t>(level.min), 1);
+    EXPECT_EQ(static_cast<std::int64_t>(level.max), 99);
+    const auto& hero = child(tree, 0, 1);
+    EXPECT_EQ(hero.name, "hero");
+    EXPECT_EQ(hero.kind, schema_kind::string);
+    EXPECT_EQ(hero.max, 24u);
+    const auto& inventory = child(tree, 0, 2);
+    EXPECT_EQ(inventory.name, "inventory");
+    EXPECT_EQ(inventory.kind, schema_kind::vector);
+    EXPECT_EQ(inventory.max, 64u);
+    const auto& item = tree.nodes[static_cast<std::size_t>(&inventory - tree.nodes.data()) + 1];
+    EXPECT_EQ(item.kind, schema_kind::structure);
+    EXPECT_EQ(item.type_name, "Item");
+    const auto& play_time = child(tree, 0, 3);
+    EXPECT_EQ(play_time.name, "play_time_ms");
+    EXPECT_EQ(play_time.position, 4u); // its position among all fields, net_only included
+    EXPECT_EQ(play_time.kind, schema_kind::integer);
+    EXPECT_EQ(play_time.bits, 64u);
+    EXPECT_FALSE(play_time.is_signed);
+}
+
+TEST(Schema, AggregateFieldsHaveNoNamesButTheirPositions)
+{
+    const bitrep::schema& tree = bitrep::schema_of<Positional>().tree;
+    ASSERT_EQ(tree.nodes[0].children, 2u); // the transient field is not saved
+    EXPECT_EQ(child(tree, 0, 0).name, "");
+    EXPECT_EQ(child(tree, 0, 0).position, 0u);
+    EXPECT_EQ(child(tree, 0, 0).bits, 16u);
+    EXPECT_EQ(child(tree, 0, 1).position, 2u);
+    EXPECT_EQ(child(tree, 0, 1).kind, schema_kind::float64);
+}
+
+struct Sparse_holder {
+    Sparse value = Sparse::mid;
+};
+
+TEST(Schema, EnumsCarryEveryEnumeratorsNameAndValue)
+{
+    const bitrep::schema& tree = bitrep::schema_of<Sparse_holder>().tree;
+    const auto& e = child(tree, 0, 0);
+    ASSERT_EQ(e.kind, schema_kind::enumeration);
+    ASSERT_EQ(e.children, 3u);
+    EXPECT_TRUE(e.is_signed);
+    const auto first = static_cast<std::size_t>(&e - tree.nodes.data()) + 1;
+    EXPECT_EQ(tree.nodes[first].name, "low");
+    EXPECT_EQ(static_cast<std::int64_t>(tree.nodes[first].min), -5);
+    EXPECT_EQ(tree.nodes[first + 2].name, "high");
+    EXPECT_EQ(tree.nodes[first + 2].min, 300u);
+}
+
+struct Rich {
+    bool flag = false;
+    std::uint8_t small = 0;
+    std::int64_t big = 0;
+    float f = 0;
+    quantized<-10.f, 10.f, 0.5f> q;
+    bitrep::quat<11> rotation;
+    std::optional<Item> maybe;
+    std::array<ranged<unsigned, 0, 3>, 4> four{};
+    bounded_vector<bounded_string<8>, 3> tags;
+    Sparse sparse = Sparse::mid;
+};
+BOOST_DESCRIBE_STRUCT(Rich, (), (flag, small, big, f, q, rotation, maybe, four, tags, sparse))
+
+TEST(Schema, EncodingParsesBackToTheSameTree)
+{
+    const auto& mine = bitrep::schema_of<Rich>();
+    ASSERT_TRUE(mine.built) << mine.built.message();
+    bitrep::schema parsed;
+    ASSERT_TRUE(bitrep::parse_schema(mine.encoded, parsed));
+    EXPECT_TRUE(parsed == mine.tree);
+    EXPECT_EQ(bitrep::schema_fingerprint(mine.encoded), mine.fingerprint);
+}
+
+TEST(Schema, EveryShorterEncodingIsRefused)
+{
+    const auto& encoded = bitrep::schema_of<Rich>().encoded;
+    for (std::size_t size = 0; size < encoded.size(); ++size) {
+        bitrep::schema parsed;
+        const bitrep::status st = bitrep::parse_schema(std::span(encoded.data(), size), parsed);
+        EXPECT_FALSE(st) << "size " << size;
+        EXPECT_TRUE(parsed.nodes.empty());
+    }
+}
+
+TEST(Schema, BytesAfterTheRootAreRefused)
+{
+    auto encoded = bitrep::schema_of<Rich>().encoded;
+    encoded.push_back(0);
+    bitrep::schema parsed;
+    EXPECT_EQ(bitrep::parse_schema(encoded, parsed), bitrep::error::corrupt);
+}
+
+TEST(Schema, NestingDeeperThanTheLimitIsRefused)
+{
+    bitrep::schema_builder builder;
+    for (int i = 0; i < 40; ++i)
+        builder.begin_optional();
+    builder.boolean();
+    for (int i = 0; i < 40; ++i)
+        builder.end();
+    std::vector<std::uint8_t> encoded;
+    ASSERT_TRUE(bitrep::encode_schema(builder.take(), encoded));
+    bitrep::schema parsed;
+    const bitrep::status st = bitrep::parse_schema(encoded, parsed);
+    EXPECT_EQ(st, bitrep::error::corrupt);
+    EXPECT_TRUE(contains(st.message(), "deeper")) << st.message();
+}
+
+TEST(Schema, FingerprintsDifferWhenTheLayoutDiffers)
+{
+    EXPECT_NE(bitrep::schema_of<SaveGame>().fingerprint, bitrep::schema_of<Rich>().fingerprint);
+    EXPECT_NE(bitrep::schema_of<SaveGame>().fingerprint, bitrep::schema_of<Item>().fingerprint);
+    EXPECT_EQ(bitrep::schema_of<SaveGame>().fingerprint, bitrep::schema_of<SaveGame>().fingerprint);
+}
+
+// ---- loading after the game changed ------------------------------------------
+
+/// Saves `from` and loads it into `to`; the load must take the schema path.
+template <class From, class To>
+bitrep::status carry_over(const From& from, To& to)
+{
+    bitrep::load_info info;
+    const bitrep::status st = bitrep::load_from_bytes(bitrep::save_to_bytes(from), to, info);
+    if (st) {
+        EXPECT_EQ(info.path, bitrep::load_info::route::schema);
+    }
+    return st;
+}
+
+namespace v1 {
+struct Hero {
+    static constexpr std::uint32_t save_version = 1;
+    ranged<int, 1, 99> level = 1;
+    bounded_string<24> name;
+    bounded_vector<Item, 8> inventory;
+    ranged<int, 0, 100> removed = 0;
+    float speed = 1.0f;
+};
+BOOST_DESCRIBE_STRUCT(Hero, (), (level, name, inventory, removed, speed))
+} // namespace v1
+
+namespace v2 {
+struct Hero {
+    static constexpr std::uint32_t save_version = 2;
+    bounded_vector<Item, 8> inventory; // reordered
+    bounded_string<24> name;
+    ranged<int, 1, 200> level = 1;     // widened
+    ranged<int, 0, 9999> gold = 50;    // added
+    quantized<0.f, 10.f, 0.01f> speed; // float -> quantized
+    std::uint32_t migrated_from = 0;
+    void migrate(std::uint32_t from) { migrated_from = from; }
+};
+BOOST_DESCRIBE_STRUCT(Hero, (), (inventory, name, level, gold, speed, migrated_from))
+} // namespace v2
+
+v1::Hero old_hero()
+{
+    v1::Hero hero;
+    hero.level = 42;
+    hero.name = "Ada";
+    hero.inventory.push_back({Kind::potion, 3});
+    hero.inventory.push_back({Kind::shield, 1});
+    hero.removed = 77;
+    hero.speed = 2.25f;
+    return hero;
+}
+
+TEST(SchemaLoad, AFileOfTheSameLayoutTakesTheFastPath)
+{
+    v1::Hero loaded;
+    bitrep::load_info info;
+    ASSERT_TRUE(bitrep::load_from_bytes(bitrep::save_to_bytes(old_hero()), loaded, info));
+    EXPECT_EQ(info.path, bitrep::load_info::route::fast);
+    EXPECT_EQ(loaded.level, 42);
+}
+
+TEST(SchemaLoad, FieldsAreMatchedByNameWhateverTheirOrder)
+{
+    v2::Hero hero;
+    ASSERT_TRUE(carry_over(old_hero(), hero));
+    EXPECT_EQ(hero.level, 42);
+    EXPECT_EQ(std::string(hero.name.str()), "Ada");
+    ASSERT_EQ(hero.inventory.size(), 2u);
+    EXPECT_EQ(hero.inventory[0], (Item{Kind::potion, 3}));
+    EXPECT_EQ(hero.inventory[1], (Item{Kind::shield, 1}));
+}
+
+TEST(SchemaLoad, AnAddedFieldGetsItsDefaultValue)
+{
+    v2::Hero hero;
+    hero.gold = 1234; // the destination's value is not what a new field should get
+    ASSERT_TRUE(carry_over(old_hero(), hero));
+    EXPECT_EQ(hero.gold, 50);
+}
+
+TEST(SchemaLoad, AFloatBecomesAQuantizedFloatWithinItsResolution)
+{
+    v2::Hero hero;
+    ASSERT_TRUE(carry_over(old_hero(), hero));
+    EXPECT_NEAR(hero.speed, 2.25f, 0.005f);
+}
+
+TEST(SchemaLoad, MigrateRunsAfterLoadingAnOlderSaveVersionWithThatVersion)
+{
+    v2::Hero hero;
+    ASSERT_TRUE(carry_over(old_hero(), hero));
+    EXPECT_EQ(hero.migrated_from, 1u);
+}
+
+namespace v3 {
+struct Hero {
+    static constexpr std::uint32_t save_version = 3;
+    ranged<int, 1, 50> level = 1; // narrowed
+    bounded_string<24> name;
+};
+BOOST_DESCRIBE_STRUCT(Hero, (), (level, name))
+
+struct HeroShortName {
+    ranged<int, 1, 99> level = 1;
+    bounded_string<2> name; // narrowed
+};
+BOOST_DESCRIBE_STRUCT(HeroShortName, (), (level, name))
+
+struct HeroNameIsNumber {
+    ranged<int, 1, 99> level = 1;
+    ranged<int, 0, 10> name = 0; // string -> integer: no value carries over
+};
+BOOST_DESCRIBE_STRUCT(HeroNameIsNumber, (), (level, name))
+
+struct HeroItemCountIsText {
+    struct Thing {
+        Kind kind = Kind::sword;
+        bounded_string<4> count;
+    };
+    bounded_vector<Thing, 8> inventory;
+};
+BOOST_DESCRIBE_STRUCT(HeroItemCountIsText::Thing, (), (kind, count))
+BOOST_DESCRIBE_STRUCT(HeroItemCountIsText, (), (inventory))
+} // namespace v3
+
+TEST(SchemaLoad, ANarrowedRangeCarriesAValueThatFits)
+{
+    v1::Hero hero = old_hero();
+    hero.level = 50;
+    v3::Hero loaded;
+    ASSERT_TRUE(carry_over(hero, loaded));
+    EXPECT_EQ(loaded.level, 50);
+}
+
+TEST(SchemaLoad, ANarrowedRangeRefusesAValueThatDoesNotFitNamingTheFieldAndChangesNothing)
+{
+    v1::Hero hero = old_hero();
+    hero.level = 60;
+    v3::Hero untouched;
+    untouched.level = 7;
+    untouched.name = "before";
+    const bitrep::status refused = carry_over(hero, untouched);
+    EXPECT_EQ(refused, bitrep::error::out_of_range);
+    EXPECT_TRUE(contains(refused.message(), "v3::Hero.level")) << refused.message();
+    EXPECT_EQ(untouched.level, 7);
+    EXPECT_EQ(std::string(untouched.name.str()), "before");
+}
+
+TEST(SchemaLoad, AShorterStringBoundCarriesOnlyStringsThatFit)
+{
+    v3::HeroShortName loaded;
+    const bitrep::status st = carry_over(old_hero(), loaded); // "Ada" is 3 bytes
+    EXPECT_EQ(st, bitrep::error::out_of_range);
+    EXPECT_TRUE(contains(st.message(), ".name")) << st.message();
+    v1::Hero short_name = old_hero();
+    short_name.name = "Al";
+    ASSERT_TRUE(carry_over(short_name, loaded));
+    EXPECT_EQ(std::string(loaded.name.str()), "Al");
+}
+
+TEST(SchemaLoad, AnIncompatibleTypeChangeIsASchemaMismatchNamingTheFieldAndBothKinds)
+{
+    v3::HeroNameIsNumber loaded;
+    const bitrep::status st = carry_over(old_hero(), loaded);
+    EXPECT_EQ(st, bitrep::error::schema_mismatch);
+    EXPECT_TRUE(contains(st.message(), "HeroNameIsNumber.name")) << st.message();
+    EXPECT_TRUE(contains(st.message(), "file has string, program has ranged integer")) << st.message();
+}
+
+TEST(SchemaLoad, AMismatchInsideAVectorElementNamesThePath)
+{
+    v3::HeroItemCountIsText loaded;
+    const bitrep::status st = carry_over(old_hero(), loaded);
+    EXPECT_EQ(st, bitrep::error::schema_mismatch);
+    EXPECT_TRUE(contains(st.message(), ".inventory[0].count")) << st.message();
+}
+
+namespace positional {
+struct V1 {
+    std::int16_t hp = 0;
+    float speed = 0;
+};
+struct V2 {
+    std::int32_t hp = 0; // wider integer
+    float speed = 0;
+    int appended = 9;
+};
+} // namespace positional
+
+TEST(SchemaLoad, PositionalFieldsMatchByPositionAndAnAppendedFieldGetsItsDefault)
+{
+    positional::V2 loaded;
+    loaded.appended = -1;
+    ASSERT_TRUE(carry_over(positional::V1{-300, 1.5f}, loaded));
+    EXPECT_EQ(loaded.hp, -300);
+    EXPECT_EQ(loaded.speed, 1.5f);
+    EXPECT_EQ(loaded.appended, 9);
+}
+
+TEST(SchemaLoad, ARemovedTrailingPositionalFieldIsSkipped)
+{
+    positional::V1 loaded;
+    ASSERT_TRUE(carry_over(positional::V2{1000, 2.5f, 4}, loaded));
+    EXPECT_EQ(loaded.hp, 1000);
+    EXPECT_EQ(loaded.speed, 2.5f);
+}
+
+TEST(SchemaLoad, ANarrowerIntegerRefusesAValueThatDoesNotFit)
+{
+    positional::V1 loaded;
+    EXPECT_EQ(carry_over(positional::V2{100000, 2.5f, 4}, loaded), bitrep::error::out_of_range);
+}
+
+namespace enums {
+enum class Old { red, green, blue, purple };
+BOOST_DESCRIBE_ENUM(Old, red, green, blue, purple)
+enum class New { blue = 7, cyan, red, green }; // reordered, purple removed, cyan added
+BOOST_DESCRIBE_ENUM(New, blue, cyan, red, green)
+struct A {
+    bounded_vector<Old, 4> colours;
+};
+BOOST_DESCRIBE_STRUCT(A, (), (colours))
+struct B {
+    bounded_vector<New, 4> colours;
+};
+BOOST_DESCRIBE_STRUCT(B, (), (colours))
+} // namespace enums
+
+TEST(SchemaLoad, EnumeratorsAreMatchedByName)
+{
+    enums::B loaded;
+    ASSERT_TRUE(carry_over(enums::A{{enums::Old::green, enums::Old::blue, enums::Old::red}}, loaded));
+    ASSERT_EQ(loaded.colours.size(), 3u);
+    EXPECT_EQ(loaded.colours[0], enums::New::green);
+    EXPECT_EQ(loaded.colours[1], enums::New::blue);
+    EXPECT_EQ(loaded.colours[2], enums::New::red);
+}
+
+TEST(SchemaLoad, AnEnumeratorThatNoLongerExistsIsOutOfRange)
+{
+    enums::B loaded;
+    const bitrep::status st = carry_over(enums::A{{enums::Old::red, enums::Old::purple}}, loaded);
+    EXPECT_EQ(st, bitrep::error::out_of_range);
+    EXPECT_TRUE(contains(st.message(), "colours[1]")) << st.message();
+}
+
+namespace shapes {
+struct Before {
+    std::optional<ranged<int, 0, 10>> maybe;
+    ranged<int, 0, 10> plain = 0;
+    bitrep::quat<9> rotation;
+    std::array<std::uint8_t, 2> pair{};
+    quantized<-100.f, 100.f, 0.01f> x;
+};
+BOOST_DESCRIBE_STRUCT(Before, (), (maybe, plain, rotation, pair, x))
+struct After {
+    ranged<int, 0, 10> maybe = 5;             // optional -> plain
+    std::optional<ranged<int, 0, 20>> plain;  // plain -> optional
+    bitrep::quat<14> rotation;                // more bits per component
+    std::array<std::uint16_t, 4> pair{1, 1, 1, 1}; // longer array
+    quantized<-50.f, 50.f, 0.1f> x;           // narrower, coarser
+};
+BOOST_DESCRIBE_STRUCT(After, (), (maybe, plain, rotation, pair, x))
+} // namespace shapes
+
+TEST(SchemaLoad, OptionalsQuaternionsArraysAndQuantizedFloatsConvert)
+{
+    shapes::Before before;
+    before.maybe = 4;
+    before.plain = 9;
+    before.rotation = {0.5f, -0.5f, 0.5f, 0.5f};
+    before.pair = {200, 201};
+    before.x = 12.34f;
+    shapes::After after;
+    ASSERT_TRUE(carry_over(before, after));
+    EXPECT_EQ(after.maybe, 4);
+    ASSERT_TRUE(after.plain.has_value());
+    EXPECT_EQ(*after.plain, 9);
+    EXPECT_NEAR(std::abs(after.rotation.x), 0.5f, 0.003f);
+    EXPECT_NEAR(std::abs(after.rotation.y), 0.5f, 0.003f);
+    EXPECT_NEAR(std::abs(after.rotation.w), 0.5f, 0.003f);
+    EXPECT_EQ(after.pair, (std::array<std::uint16_t, 4>{200, 201, 0, 0}));
+    EXPECT_NEAR(after.x, 12.34f, 0.06f);
+}
+
+TEST(SchemaLoad, AnAbsentOptionalIntoAPlainFieldGivesItsDefault)
+{
+    shapes::After after;
+    after.maybe = 8;
+    ASSERT_TRUE(carry_over(shapes::Before{}, after));
+    EXPECT_EQ(after.maybe, 0); // ranged<int, 0, 10>{} is 0
+}
+
+TEST(SchemaLoad, AQuantizedValueOutsideTheNarrowedRangeIsRefused)
+{
+    shapes::Before before;
+    before.x = 75.0f;
+    shapes::After after;
+    const bitrep::status st = carry_over(before, after);
+    EXPECT_EQ(st, bitrep::error::out_of_range);
+    EXPECT_TRUE(contains(st.message(), "After.x")) << st.message();
+}
+
+namespace hooks {
+struct Blob {
+    std::uint32_t a = 0;
+    template <class Stream>
+    bool serialize(Stream& stream)
+    {
+        return bitrep::serialize(stream, a);
+    }
+};
+struct WithBlob {
+    Blob blob;
+    ranged<int, 0, 10> n = 0;
+};
+BOOST_DESCRIBE_STRUCT(WithBlob, (), (blob, n))
+struct WithBlobWider {
+    ranged<int, 0, 100> n = 0;
+    Blob blob;
+};
+BOOST_DESCRIBE_STRUCT(WithBlobWider, (), (n, blob))
+struct WithoutBlob {
+    ranged<int, 0, 10> n = 0;
+};
+BOOST_DESCRIBE_STRUCT(WithoutBlob, (), (n))
+} // namespace hooks
+
+TEST(SchemaLoad, AHookSerializedFieldLoadsIntoTheSameHookType)
+{
+    hooks::WithBlobWider loaded;
+    ASSERT_TRUE(carry_over(hooks::WithBlob{{0xDEADBEEF}, 3}, loaded));
+    EXPECT_EQ(loaded.blob.a, 0xDEADBEEFu);
+    EXPECT_EQ(loaded.n, 3);
+}
+
+TEST(SchemaLoad, ARemovedHookSerializedFieldCannotBeSkippedAndSaysSo)
+{
+    hooks::WithoutBlob loaded;
+    const bitrep::status st = carry_over(hooks::WithBlob{{1}, 3}, loaded);
+    EXPECT_EQ(st, bitrep::error::schema_mismatch);
+    EXPECT_TRUE(contains(st.message(), "blob")) << st.message();
+}
+
+namespace migration {
+struct Before {
+    static constexpr std::uint32_t save_version = 1;
+    ranged<int, 0, 1000> hp_tenths = 0;
+};
+BOOST_DESCRIBE_STRUCT(Before, (), (hp_tenths))
+
+// Same layout, new meaning: the fast path, then migrate.
+struct After {
+    static constexpr std::uint32_t save_version = 2;
+    ranged<int, 0, 1000> hp_tenths = 0;
+};
+BOOST_DESCRIBE_STRUCT(After, (), (hp_tenths))
+bool migrate(std::uint32_t from, After& after)
+{
+    if (from == 1) {
+        if (after.hp_tenths * 10 > 1000)
+            return false; // a migration may refuse what it cannot carry over
+        after.hp_tenths = after.hp_tenths * 10;
+    }
+    return true;
+}
+
+/// The same layout saved by an older version: After's file with its header's
+/// save_version set to `version` (and the CRC made right again).
+std::vector<std::uint8_t> saved_as_version(const After& value, std::uint32_t version)
+{
+    std::vector<std::uint8_t> file = bitrep::save_to_bytes(value);
+    for (std::size_t i = 0; i < 4; ++i)
+        file[8 + i] = static_cast<std::uint8_t>(version >> (8 * i));
+    boost::crc_32_type crc;
+    crc.process_bytes(file.data(), 32);
+    crc.process_bytes(file.data() + 36, file.size() - 36);
+    for (std::size_t i = 0; i < 4; ++i)
+        file[32 + i] = static_cast<std::uint8_t>(crc.checksum() >> (8 * i));
+    return file;
+}
+} // namespace migration
+
+TEST(SchemaLoad, AFreeMigrateRunsForAnOlderVersionEvenOnTheFastPath)
+{
+    migration::After after;
+    bitrep::load_info info;
+    ASSERT_TRUE(bitrep::load_from_bytes(migration::saved_as_version(migration::After{7}, 1), after, info));
+    EXPECT_EQ(info.path, bitrep::load_info::route::fast);
+    EXPECT_EQ(info.header.save_version, 1u);
+    EXPECT_EQ(after.hp_tenths, 70);
+}
+
+TEST(SchemaLoad, MigrateDoesNotRunForTheCurrentVersion)
+{
+    migration::After after;
+    ASSERT_TRUE(bitrep::load_from_bytes(bitrep::save_to_bytes(migration::After{7}), after));
+    EXPECT_EQ(after.hp_tenths, 7);
+}
+
+TEST(SchemaLoad, AMigrateThatRefusesLeavesTheObjectUnchanged)
+{
+    migration::After after{5};
+    const bitrep::status st = bitrep::load_from_bytes(bitrep::save_to_bytes(migration::Before{999}), after);
+    EXPECT_EQ(st, bitrep::error::hook_failed);
+    EXPECT_TRUE(contains(st.message(), "migrate")) << st.message();
+    EXPECT_EQ(after.hp_tenths, 5);
+    // and the same file shape with a value migrate accepts loads
+    EXPECT_TRUE(bitrep::load_from_bytes(bitrep::save_to_bytes(migration::Before{99}), after));
+    EXPECT_EQ(after.hp_tenths, 990);
+}
+
+namespace unsaved {
+struct V1 {
+    ranged<int, 0, 10> a = 0;
+    bitrep::net_only<int> net = 0;
+};
+BOOST_DESCRIBE_STRUCT(V1, (), (a, net))
+struct V2 {
+    ranged<int, 0, 20> a = 0;
+    bitrep::net_only<int> net = 0;
+    bitrep::transient<std::string> cache;
+};
+BOOST_DESCRIBE_STRUCT(V2, (), (a, net, cache))
+} // namespace unsaved
+
+TEST(SchemaLoad, FieldsASaveDoesNotCarryKeepTheDestinationsValues)
+{
+    unsaved::V2 loaded;
+    loaded.net = 31;
+    loaded.cache.get() = "kept";
+    ASSERT_TRUE(carry_over(unsaved::V1{4, 99}, loaded));
+    EXPECT_EQ(loaded.a, 4);
+    EXPECT_EQ(loaded.net, 31);
+    EXPECT_EQ(loaded.cache.get(), "kept");
+}
+
+namespace elements {
+struct ItemV2 {
+    Kind kind = Kind::sword;
+    ranged<int, 1, 99> count = 1;
+    bool cursed = true; // added
+};
+BOOST_DESCRIBE_STRUCT(ItemV2, (), (kind, count, cursed))
+struct HeroV2 {
+    bounded_vector<ItemV2, 16> inventory;
+};
+BOOST_DESCRIBE_STRUCT(HeroV2, (), (inventory))
+} // namespace elements
+
+TEST(SchemaLoad, EveryVectorElementGetsTheDefaultOfAFieldAddedToTheElementType)
+{
+    elements::HeroV2 loaded;
+    loaded.inventory.resize(5); // existing elements must not keep stale values
+    for (auto& item : loaded.inventory)
+        item.cursed = false;
+    ASSERT_TRUE(carry_over(old_hero(), loaded));
+    ASSERT_EQ(loaded.inventory.size(), 2u);
+    EXPECT_EQ(loaded.inventory[0].kind, Kind::potion);
+    EXPECT_EQ(loaded.inventory[0].count, 3);
+    EXPECT_TRUE(loaded.inventory[0].cursed);
+    EXPECT_TRUE(loaded.inventory[1].cursed);
+}
+
+namespace narrowed {
+struct TinyItem {
+    Kind kind = Kind::sword;
+    ranged<int, 1, 10> count = 1;
+};
+BOOST_DESCRIBE_STRUCT(TinyItem, (), (kind, count))
+struct Tiny {
+    bounded_vector<TinyItem, 8> inventory;
+    bounded_string<24> name;
+};
+BOOST_DESCRIBE_STRUCT(Tiny, (), (inventory, name))
+} // namespace narrowed
+
+TEST(SchemaLoad, AValueThatDoesNotFitLateInTheFileLeavesTheObjectUnchanged)
+{
+    v1::Hero hero = old_hero();
+    hero.inventory.push_back({Kind::sword, 64});
+    narrowed::Tiny loaded;
+    loaded.name = "unchanged";
+    loaded.inventory.resize(1);
+    const bitrep::status st = carry_over(hero, loaded);
+    EXPECT_EQ(st, bitrep::error::out_of_range);
+    EXPECT_TRUE(contains(st.message(), "Tiny.inventory[2].count")) << st.message();
+    EXPECT_EQ(std::string(loaded.name.str()), "unchanged");
+    EXPECT_EQ(loaded.inventory.size(), 1u);
+}
+
+} // namespace

@@ -1,0 +1,411 @@
+// bitrep-inspect FILE: prints a save file's header, its schema and every
+// value it holds as JSON, without the program that wrote it. Everything it
+// knows comes from the file itself (docs/save-format.md): the header is
+// checked, the schema is parsed and the payload is walked by that schema,
+// with the same bounded readers the schema-driven load uses, so a hostile
+// file is refused with one line on stderr rather than crashing the tool.
+#include <bitrep/detail/file_io.hpp>
+#include <bitrep/detail/schema_reader.hpp>
+#include <bitrep/save.hpp>
+#include <bitrep/schema.hpp>
+#include <bitrep/status.hpp>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <map>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#ifndef BITREP_VERSION
+#define BITREP_VERSION "unknown"
+#endif
+
+namespace {
+
+using bitrep::schema;
+using bitrep::schema_kind;
+using bitrep::schema_node;
+using bitrep::status;
+
+// Insertion-ordered, so that fields print in declaration order, not sorted.
+using json = nlohmann::ordered_json;
+
+// Larger files are refused before anything is allocated for them.
+constexpr std::size_t max_file_bytes = std::size_t{1} << 30;
+
+std::string hex(std::uint64_t value, int digits)
+{
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%0*llx", digits, static_cast<unsigned long long>(value));
+    return text;
+}
+
+json integer_json(std::uint64_t pattern, bool is_signed)
+{
+    if (is_signed)
+        return static_cast<std::int64_t>(pattern);
+    return pattern;
+}
+
+// JSON has no NaN or infinity; a raw float field may hold them, and null
+// would hide which one it was.
+json non_finite_json(double value)
+{
+    if (std::isnan(value))
+        return "NaN";
+    return value > 0 ? "Infinity" : "-Infinity";
+}
+
+// A value that was a float in the file prints as the shortest decimal that
+// reads back as that float (12.34, not 12.340000152587891): the double
+// nearest to that decimal is what the JSON writer then prints exactly.
+json float_json(double widened)
+{
+    if (!std::isfinite(widened))
+        return non_finite_json(widened);
+    char text[32];
+    const auto written = std::to_chars(text, text + sizeof text, static_cast<float>(widened));
+    double shortest = widened;
+    if (written.ec != std::errc{} || std::from_chars(text, written.ptr, shortest).ec != std::errc{})
+        return widened;
+    return shortest;
+}
+
+json double_json(double value)
+{
+    if (!std::isfinite(value))
+        return non_finite_json(value);
+    return value;
+}
+
+std::uint32_t index_of(const schema& tree, const schema_node& node)
+{
+    return static_cast<std::uint32_t>(&node - tree.nodes.data());
+}
+
+// Each struct field's key in the value, by node: its name, or "#<position>"
+// for an aggregate's field (Boost.PFR cannot name it), as status paths show
+// it. Computed once per schema rather than once per value, and unique within
+// each struct (a forged schema may repeat a name: the repeats become
+// "name~2", "name~3", ...), so that the builder appends without lookups.
+std::vector<std::string> field_keys(const schema& tree)
+{
+    std::vector<std::string> keys(tree.nodes.size());
+    for (std::uint32_t index = 0; index < tree.nodes.size(); ++index) {
+        const schema_node& node = tree.nodes[index];
+        if (node.kind != schema_kind::structure)
+            continue;
+        std::set<std::string, std::less<>> taken;
+        // Per name, the last suffix tried: linear however many repeats.
+        std::map<std::string, std::uint32_t, std::less<>> last_suffix;
+        for (std::uint32_t child = index + 1; child < node.end; child = tree.nodes[child].end) {
+            const schema_node& field = tree.nodes[child];
+            const std::string name = field.name.empty() ? "#" + std::to_string(field.position) : field.name;
+            std::string key = name;
+            if (taken.contains(key)) {
+                std::uint32_t& suffix = last_suffix.try_emplace(name, 1).first->second;
+                do
+                    key = name + "~" + std::to_string(++suffix);
+                while (taken.contains(key));
+            }
+            taken.insert(key);
+            keys[child] = std::move(key);
+        }
+    }
+    return keys;
+}
+
+// Recursion is bounded by parse_schema, which refuses trees deeper than
+// schema_limits::max_depth.
+json schema_json(const schema& tree, std::uint32_t index)
+{
+    const schema_node& node = tree.nodes[index];
+    json out = json::object();
+    if (bitrep::detail::role_in(tree, node) == bitrep::detail::node_role::field) {
+        if (!node.name.empty())
+            out["name"] = node.name;
+        out["position"] = node.position;
+    }
+    out["kind"] = std::string(bitrep::to_string(node.kind));
+    switch (node.kind) {
+    case schema_kind::boolean:
+    case schema_kind::float32:
+    case schema_kind::float64:
+    case schema_kind::enumerator:
+        break;
+    case schema_kind::integer:
+        out["signed"] = node.is_signed;
+        out["bits"] = node.bits;
+        break;
+    case schema_kind::ranged:
+        out["signed"] = node.is_signed;
+        out["min"] = integer_json(node.min, node.is_signed);
+        out["max"] = integer_json(node.max, node.is_signed);
+        out["bits"] = bitrep::bits_required_for_span(node.max - node.min);
+        break;
+    case schema_kind::quantized:
+        out["min"] = float_json(node.real_min);
+        out["max"] = float_json(node.real_max);
+        out["resolution"] = float_json(node.resolution);
+        out["bits"] = node.quantizer.bits;
+        break;
+    case schema_kind::quat:
+        out["bits_per_component"] = node.bits;
+        out["bits"] = 2 + 3 * node.bits;
+        break;
+    case schema_kind::enumeration: {
+        out["type"] = node.type_name;
+        out["signed"] = node.is_signed;
+        json enumerators = json::array();
+        for (std::uint32_t e = index + 1; e < node.end; ++e)
+            enumerators.push_back({{"name", tree.nodes[e].name}, {"value", integer_json(tree.nodes[e].min, node.is_signed)}});
+        out["enumerators"] = std::move(enumerators);
+        break;
+    }
+    case schema_kind::string:
+        out["max_length"] = node.max;
+        break;
+    case schema_kind::vector:
+        out["max_size"] = node.max;
+        out["element"] = schema_json(tree, index + 1);
+        break;
+    case schema_kind::array:
+        out["count"] = node.max;
+        out["element"] = schema_json(tree, index + 1);
+        break;
+    case schema_kind::optional:
+        out["element"] = schema_json(tree, index + 1);
+        break;
+    case schema_kind::structure: {
+        out["type"] = node.type_name;
+        json fields = json::array();
+        for (std::uint32_t child = index + 1; child < node.end; child = tree.nodes[child].end)
+            fields.push_back(schema_json(tree, child));
+        out["fields"] = std::move(fields);
+        break;
+    }
+    case schema_kind::opaque:
+        out["type"] = node.type_name;
+        break;
+    }
+    return out;
+}
+
+/// A walk_value visitor that builds the value as JSON. Containers are
+/// filled in place (a stack of the open ones), so when the walk stops early
+/// at a hook-serialized value, everything read so far is already in the tree.
+class json_builder {
+public:
+    explicit json_builder(const schema& tree) : tree_(tree), keys_(field_keys(tree)) {}
+
+    void scalar(const schema_node& node, const bitrep::detail::integer_value& value)
+    {
+        if (node.kind == schema_kind::boolean)
+            place(value.pattern != 0);
+        else
+            place(integer_json(value.pattern, value.is_signed));
+    }
+    void real(const schema_node& node, double value)
+    {
+        place(node.kind == schema_kind::float64 ? double_json(value) : float_json(value));
+    }
+    void rotation(const schema_node&, const bitrep::quat<3>& q)
+    {
+        place({{"x", float_json(q.x)}, {"y", float_json(q.y)}, {"z", float_json(q.z)}, {"w", float_json(q.w)}});
+    }
+    void enumerator(const schema_node&, const schema_node& which) { place(which.name); }
+    void text(const schema_node&, std::string& value) { place(std::move(value)); }
+    void absent(const schema_node&) { place(nullptr); }
+
+    // No reserve(count): the count is the file's claim, and each element
+    // is paid for by the walk's budget only as it is read.
+    void begin_list(const schema_node& node, std::uint64_t) { open(json::array(), node, true); }
+    void end_list() { open_.pop_back(); }
+    void begin_struct(const schema_node& node) { open(json::object(), node, false); }
+    void field(const schema_node& field) { last_field_ = index_of(tree_, field); }
+    void end_struct() { open_.pop_back(); }
+
+    /// After walk_value stopped with schema_mismatch: if the value it could
+    /// not read is hook-serialized, shows it as such where it belongs and
+    /// returns true. walk_value makes no visitor call for that value nor for
+    /// the optionals around it, so it is the one the open container expects
+    /// next: the last field named, or the list's element.
+    bool mark_opaque()
+    {
+        std::uint32_t slot = 0;
+        if (!open_.empty())
+            slot = open_.back().is_list ? open_.back().node + 1 : last_field_;
+        while (slot < tree_.nodes.size() && tree_.nodes[slot].kind == schema_kind::optional)
+            ++slot;
+        if (slot >= tree_.nodes.size() || tree_.nodes[slot].kind != schema_kind::opaque)
+            return false;
+        place("<opaque " + tree_.nodes[slot].type_name + ": written by a serialization hook>");
+        return true;
+    }
+
+    json take() { return std::move(root_); }
+
+private:
+    struct open_container {
+        json* value;
+        std::uint32_t node;
+        bool is_list;
+    };
+
+    // References stay valid while a container is open: only the innermost
+    // open container ever grows, and each ancestor holds its open child as
+    // its last-added element.
+    json& place(json value)
+    {
+        if (open_.empty()) {
+            root_ = std::move(value);
+            return root_;
+        }
+        json& parent = *open_.back().value;
+        if (open_.back().is_list) {
+            parent.push_back(std::move(value));
+            return parent.back();
+        }
+        // ordered_map's own insertion looks the key up linearly, which is
+        // quadratic in a struct's field count: a forged file of 256 structs
+        // of 4096 fields took minutes. The keys are unique (field_keys).
+        json::object_t& fields = parent.get_ref<json::object_t&>();
+        fields.emplace_back(keys_[last_field_], std::move(value));
+        return fields.back().second;
+    }
+    void open(json empty, const schema_node& node, bool is_list)
+    {
+        json& value = place(std::move(empty));
+        open_.push_back({&value, index_of(tree_, node), is_list});
+    }
+
+    const schema& tree_;
+    std::vector<std::string> keys_;
+    json root_;
+    std::vector<open_container> open_;
+    std::uint32_t last_field_ = 0;
+};
+
+/// Reads and checks `path` and fills `document`; any failure is the file's.
+status inspect(const std::string& path, bool schema_only, json& document)
+{
+    std::vector<std::uint8_t> bytes;
+    if (status read = bitrep::detail::read_file(path, bytes, max_file_bytes); !read)
+        return read;
+    const std::span<const std::uint8_t> file(bytes);
+    bitrep::save_header header;
+    if (status checked = bitrep::read_save_header(file, header); !checked)
+        return checked;
+    schema tree;
+    const auto schema_section = file.subspan(bitrep::save_header::size, header.schema_bytes);
+    if (status parsed = bitrep::parse_schema(schema_section, tree); !parsed)
+        return bitrep::detail::payload_status(parsed, bitrep::save_header::size * 8);
+
+    document["file"] = path;
+    document["header"] = {
+        {"format", header.format},
+        {"save_version", header.save_version},
+        {"fingerprint", hex(header.fingerprint, 16)},
+        {"schema_bytes", header.schema_bytes},
+        {"payload_bits", header.payload_bits},
+        {"crc32", hex(header.crc, 8)},
+        {"file_bytes", header.file_bytes()},
+    };
+    document["schema"] = schema_json(tree, 0);
+    if (schema_only)
+        return {};
+
+    const std::size_t payload_offset = (bitrep::save_header::size + header.schema_bytes) * 8;
+    const schema_node& root = tree.nodes[0];
+    const std::string_view root_name = root.type_name.empty() ? std::string_view("payload") : root.type_name;
+    bitrep::failure_record failure;
+    bitrep::detail::save_read_stream stream(file.subspan(bitrep::save_header::size + header.schema_bytes), failure);
+    // The same allowance as the schema-driven load: one value per payload
+    // bit, plus room for zero-bit values (empty structs, one-value ranges).
+    bitrep::detail::walk_budget budget = bitrep::detail::walk_budget::for_payload(header.payload_bits);
+    json_builder builder(tree);
+    bool complete = bitrep::detail::walk_value(stream, tree, 0, builder, budget);
+    if (!complete) {
+        // Only a hook's bits stop an intact payload; its length is private
+        // to the hook, so nothing after it can be located.
+        if (failure.code() != bitrep::error::schema_mismatch || !builder.mark_opaque())
+            return bitrep::detail::payload_status(stream.failure_status(root_name), payload_offset);
+    } else if (stream.bit_position() != header.payload_bits) {
+        return status(bitrep::error::corrupt, payload_offset + stream.bit_position(), root_name,
+                      "the payload's length differs from the value's");
+    }
+    document["complete"] = complete;
+    document["value"] = builder.take();
+    return {};
+}
+
+// The one stderr line must stay one line whatever the file's name holds.
+std::string single_line(std::string text)
+{
+    for (char& c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            c = '?';
+    return text;
+}
+
+int fail(const std::string& path, std::string_view why)
+{
+    const std::string line = single_line("bitrep-inspect: " + path + ": " + std::string(why)) + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    return 1;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"Prints a bitrep save file's header, schema and values as JSON, without the program that wrote it.",
+                 "bitrep-inspect"};
+    std::string path;
+    bool schema_only = false;
+    bool compact = false;
+    app.add_option("FILE", path, "The save file")->required();
+    app.add_flag("--schema-only", schema_only, "Print the header and schema, not the values");
+    app.add_flag("--compact", compact, "Print the JSON on one line");
+    app.set_version_flag("--version", std::string("bitrep-inspect " BITREP_VERSION " (save file format ") +
+                                          std::to_string(bitrep::save_header::current_format) + ")");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        // --help and --version exit 0; CLI11's own codes for usage errors
+        // (100+) are mapped to the conventional 2.
+        return app.exit(e) == 0 ? 0 : 2;
+    }
+
+    std::string text;
+    try {
+        json document = json::object();
+        if (status result = inspect(path, schema_only, document); !result)
+            return fail(path, result.message());
+        // Strings were checked as UTF-8 when read; replacing what is not
+        // keeps a forged name from making the writer throw.
+        text = document.dump(compact ? -1 : 2, ' ', false, json::error_handler_t::replace);
+        text += '\n';
+    } catch (const std::exception& e) {
+        // Out of memory for a very large payload's tree, in practice.
+        return fail(path, e.what());
+    }
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+        return fail(path, std::string("cannot write to standard output: ") + std::strerror(errno));
+    return 0;
+}
