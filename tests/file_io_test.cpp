@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "temporary_directory.hpp"
+
 #include <boost/crc.hpp>
 
 #include <signal.h>
@@ -94,29 +96,28 @@ std::vector<fs::path> temporaries(const fs::path& directory)
     return found;
 }
 
-// A fresh directory under /tmp for every test, removed afterwards.
-class temporary_directory_test : public ::testing::Test {
-protected:
-    void SetUp() override
-    {
-        std::string name = "/tmp/bitrep_file_io_XXXXXX";
-        ASSERT_NE(::mkdtemp(name.data()), nullptr) << std::strerror(errno);
-        directory = name;
-        file = directory / "slot1.sav";
-    }
-    void TearDown() override
-    {
-        std::error_code ignored;
-        fs::remove_all(directory, ignored);
-    }
-
-    fs::path directory;
-    fs::path file;
-};
-
 class WriteFileAtomically : public temporary_directory_test {};
 class SaveDurability : public temporary_directory_test {};
 class ReadFile : public temporary_directory_test {};
+
+// Runs `write` in a child process whose files may not grow past 64 KiB (as
+// on a full disk, the write fails part-way) and returns its status's code.
+template <class Write>
+error under_file_size_limit(Write write)
+{
+    const pid_t child = ::fork();
+    if (child == 0) {
+        std::signal(SIGXFSZ, SIG_IGN); // a write past the limit fails with EFBIG instead of killing
+        const rlimit limit{64 * 1024, 64 * 1024};
+        if (::setrlimit(RLIMIT_FSIZE, &limit) != 0)
+            ::_exit(255);
+        ::_exit(static_cast<int>(write().code()));
+    }
+    int child_status = 0;
+    if (child == -1 || ::waitpid(child, &child_status, 0) != child || !WIFEXITED(child_status))
+        return error::none; // never the code a test expects
+    return static_cast<error>(WEXITSTATUS(child_status));
+}
 
 // ---------------------------------------------------------------------------
 // The crash test's two steps: save a value derived from `generation` with
@@ -265,19 +266,7 @@ TEST_F(WriteFileAtomically, AWriteThatFailsPartWayLeavesThePreviousFileIntact)
     ASSERT_TRUE(write_file_atomically(file, previous, false));
     const bytes too_large = pattern(1 << 20, 2);
 
-    const pid_t child = ::fork();
-    ASSERT_NE(child, -1) << std::strerror(errno);
-    if (child == 0) {
-        std::signal(SIGXFSZ, SIG_IGN);
-        const rlimit limit{64 * 1024, 64 * 1024};
-        if (::setrlimit(RLIMIT_FSIZE, &limit) != 0)
-            ::_exit(255);
-        ::_exit(static_cast<int>(write_file_atomically(file, too_large, false).code()));
-    }
-    int child_status = 0;
-    ASSERT_EQ(::waitpid(child, &child_status, 0), child);
-    ASSERT_TRUE(WIFEXITED(child_status));
-    EXPECT_EQ(WEXITSTATUS(child_status), static_cast<int>(error::io_error));
+    EXPECT_EQ(under_file_size_limit([&] { return write_file_atomically(file, too_large, false); }), error::io_error);
     EXPECT_EQ(read_all(file), previous);
     EXPECT_TRUE(temporaries(directory).empty());
 }
@@ -290,19 +279,7 @@ TEST_F(SaveDurability, ASaveThatFailsPartWayReturnsAnErrorAndThePreviousSaveStil
     std::uint64_t big = 1;
     while (generation_blob(big).size() < 100'000)
         ++big;
-    const pid_t child = ::fork();
-    ASSERT_NE(child, -1) << std::strerror(errno);
-    if (child == 0) {
-        std::signal(SIGXFSZ, SIG_IGN);
-        const rlimit limit{64 * 1024, 64 * 1024};
-        if (::setrlimit(RLIMIT_FSIZE, &limit) != 0)
-            ::_exit(255);
-        ::_exit(static_cast<int>(write_generation(file, big).code()));
-    }
-    int child_status = 0;
-    ASSERT_EQ(::waitpid(child, &child_status, 0), child);
-    ASSERT_TRUE(WIFEXITED(child_status));
-    EXPECT_EQ(WEXITSTATUS(child_status), static_cast<int>(error::io_error));
+    EXPECT_EQ(under_file_size_limit([&] { return write_generation(file, big); }), error::io_error);
     std::uint64_t generation = 0;
     EXPECT_TRUE(load_generation(file, generation));
     EXPECT_EQ(generation, 7u);

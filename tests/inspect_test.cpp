@@ -6,6 +6,8 @@
 #include <bitrep/bitrep.hpp>
 
 #include <gtest/gtest.h>
+
+#include "temporary_directory.hpp"
 #include <nlohmann/json.hpp>
 
 #include <stdlib.h>
@@ -157,22 +159,8 @@ struct run_result {
     std::string err;
 };
 
-class Inspect : public ::testing::Test {
+class Inspect : public temporary_directory_test {
 protected:
-    void SetUp() override
-    {
-        std::string pattern = (fs::temp_directory_path() / "bitrep-inspect-test-XXXXXX").string();
-        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-        dir_ = pattern;
-    }
-    void TearDown() override
-    {
-        std::error_code ignored;
-        fs::remove_all(dir_, ignored);
-    }
-
-    fs::path path(const std::string& name) const { return dir_ / name; }
-
     template <class T>
     fs::path saved(const std::string& name, const T& value) const
     {
@@ -198,7 +186,7 @@ protected:
 
     run_result run(const std::vector<std::string>& args) const
     {
-        const fs::path err_file = dir_ / "stderr.txt";
+        const fs::path err_file = directory / "stderr.txt";
         std::string command = quoted(BITREP_INSPECT_PATH);
         // GCC 12 warns (-Wrestrict, a false positive) on `" " + string`.
         for (const std::string& arg : args)
@@ -268,7 +256,6 @@ protected:
     // Replaces the CRC so that a deliberately damaged file gets past it.
     static void reseal(bytes& file) { bitrep::detail::store_le<std::uint32_t>(file.data() + 32, bitrep::detail::save_crc(file)); }
 
-    fs::path dir_;
 };
 
 std::vector<std::string> keys_of(const json& object)

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "temporary_directory.hpp"
+
 #include <boost/crc.hpp>
 
 #include <stdlib.h>
@@ -511,24 +513,15 @@ void expect_saved_fields_equal(const Journey& got, const Expedition<Tag>& sent)
 
 // ---------------------------------------------------------------- files on disk
 
-class temporary_directory : public ::testing::Test {
+class temporary_directory : public temporary_directory_test {
 protected:
     void SetUp() override
     {
-        std::string name = "/tmp/bitrep_save_XXXXXX";
-        ASSERT_NE(::mkdtemp(name.data()), nullptr) << std::strerror(errno);
-        directory = name;
-        file = directory / "hero.sav";
-        backup = directory / "hero.sav.bak";
-    }
-    void TearDown() override
-    {
-        std::error_code ignored;
-        fs::remove_all(directory, ignored);
+        temporary_directory_test::SetUp();
+        file = path("hero.sav");
+        backup = path("hero.sav.bak");
     }
 
-    fs::path directory;
-    fs::path file;
     fs::path backup;
 };
 

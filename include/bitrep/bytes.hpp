@@ -84,14 +84,24 @@ status to_bytes(const T& value, std::vector<std::uint8_t>& out)
     return detail::append_encoding<scope::all>(value, out, bits);
 }
 
+namespace detail {
+/// The bytes `encode(out)` produces, or a thrown write_error carrying its
+/// status: the convenience form of every encoder that fills a vector.
+template <class Encode>
+std::vector<std::uint8_t> bytes_or_throw(Encode encode)
+{
+    std::vector<std::uint8_t> out;
+    if (status result = encode(out); !result)
+        throw write_error(std::move(result));
+    return out;
+}
+} // namespace detail
+
 /// Convenience: the bytes, or a thrown write_error carrying the status.
 template <class T>
 std::vector<std::uint8_t> to_bytes(const T& value)
 {
-    std::vector<std::uint8_t> out;
-    if (status result = to_bytes(value, out); !result)
-        throw write_error(std::move(result));
-    return out;
+    return detail::bytes_or_throw([&value](std::vector<std::uint8_t>& out) { return to_bytes(value, out); });
 }
 
 namespace detail {

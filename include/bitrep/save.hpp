@@ -167,10 +167,7 @@ status save_to_bytes(const T& value, std::vector<std::uint8_t>& out)
 template <class T>
 std::vector<std::uint8_t> save_to_bytes(const T& value)
 {
-    std::vector<std::uint8_t> out;
-    if (status result = save_to_bytes(value, out); !result)
-        throw write_error(std::move(result));
-    return out;
+    return detail::bytes_or_throw([&value](std::vector<std::uint8_t>& out) { return save_to_bytes(value, out); });
 }
 
 namespace detail {

@@ -1,0 +1,34 @@
+// A fresh directory under /tmp for each test that touches files, removed
+// with everything in it afterwards, whatever the test left there.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+class temporary_directory_test : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        std::string name = (std::filesystem::temp_directory_path() / "bitrep_test_XXXXXX").string();
+        ASSERT_NE(::mkdtemp(name.data()), nullptr) << std::strerror(errno);
+        directory = name;
+        file = directory / "slot1.sav";
+    }
+    void TearDown() override
+    {
+        std::error_code ignored;
+        std::filesystem::remove_all(directory, ignored);
+    }
+
+    std::filesystem::path path(const std::string& name) const { return directory / name; }
+
+    std::filesystem::path directory;
+    std::filesystem::path file; ///< slot1.sav in the directory (not created)
+};
