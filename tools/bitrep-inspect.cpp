@@ -240,23 +240,14 @@ public:
     void field(const schema_node& field) { last_field_ = index_of(tree_, field); }
     void end_struct() { open_.pop_back(); }
 
-    /// After walk_value stopped with schema_mismatch: if the value it could
-    /// not read is hook-serialized, shows it as such where it belongs and
-    /// returns true. walk_value makes no visitor call for that value nor for
-    /// the optionals around it, so it is the one the open container expects
-    /// next: the last field named, or the list's element.
-    bool mark_opaque()
+    /// The walk stops at a hook-serialized value (its length is the
+    /// hook's secret): it is shown as such where it belongs.
+    void opaque(const schema_node& node)
     {
-        std::uint32_t slot = 0;
-        if (!open_.empty())
-            slot = open_.back().is_list ? open_.back().node + 1 : last_field_;
-        while (slot < tree_.nodes.size() && tree_.nodes[slot].kind == schema_kind::optional)
-            ++slot;
-        if (slot >= tree_.nodes.size() || tree_.nodes[slot].kind != schema_kind::opaque)
-            return false;
-        place("<opaque " + tree_.nodes[slot].type_name + ": written by a serialization hook>");
-        return true;
+        place("<opaque " + node.type_name + ": written by a serialization hook>");
+        stopped_at_hook_ = true;
     }
+    bool stopped_at_hook() const noexcept { return stopped_at_hook_; }
 
     json take() { return std::move(root_); }
 
@@ -299,6 +290,7 @@ private:
     json root_;
     std::vector<open_container> open_;
     std::uint32_t last_field_ = 0;
+    bool stopped_at_hook_ = false;
 };
 
 /// Reads and checks `path` and fills `document`; any failure is the file's.
@@ -343,7 +335,7 @@ status inspect(const std::string& path, bool schema_only, json& document)
     if (!complete) {
         // Only a hook's bits stop an intact payload; its length is private
         // to the hook, so nothing after it can be located.
-        if (failure.code() != bitrep::error::schema_mismatch || !builder.mark_opaque())
+        if (!builder.stopped_at_hook())
             return bitrep::detail::payload_status(stream.failure_status(root_name), payload_offset);
     } else if (stream.bit_position() != header.payload_bits) {
         return status(bitrep::error::corrupt, payload_offset + stream.bit_position(), root_name,

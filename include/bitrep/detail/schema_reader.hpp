@@ -146,8 +146,9 @@ struct walk_budget {
 ///   enumerator(node, enumerator_node) / rotation(node, quat<3>&)
 ///   begin_struct(node) field(field_node) end_struct()
 ///   begin_list(node, count) end_list() / absent(node)
-/// A hook-serialized (opaque) value cannot be read without its program, so
-/// the walk stops there with schema_mismatch.
+///   opaque(node): a hook-serialized value, which cannot be read without
+///   its program (its length is the hook's), so the walk stops there with
+///   schema_mismatch.
 template <class Visitor>
 bool walk_value(save_read_stream& stream, const schema& tree, std::uint32_t index, Visitor& visitor,
                 walk_budget& budget)
@@ -235,7 +236,9 @@ bool walk_value(save_read_stream& stream, const schema& tree, std::uint32_t inde
         return true;
     }
     case schema_kind::opaque:
-    case schema_kind::enumerator:
+        visitor.opaque(node);
+        break;
+    case schema_kind::enumerator: // parse_schema puts enumerators only inside enums
         break;
     }
     return stream.fail(error::schema_mismatch, start,
@@ -255,6 +258,7 @@ struct skipping_visitor {
     void begin_struct(const schema_node&) {}
     void field(const schema_node&) {}
     void end_struct() {}
+    void opaque(const schema_node&) {}
 };
 
 } // namespace bitrep::detail
