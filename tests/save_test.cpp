@@ -433,7 +433,7 @@ Journey other_journey()
     j.stage = 3;
     j.heading = 10.0f;
     j.faction = Faction::neutral;
-    j.label = "x";
+    j.label = std::string("x"); // (GCC 12 -O3 warns falsely, -Wrestrict, on assigning this literal)
     j.deltas = {1};
     j.bonus = 77;
     j.switches = {false, true, false};

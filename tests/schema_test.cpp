@@ -683,3 +683,75 @@ TEST(SchemaLoad, AValueThatDoesNotFitLateInTheFileLeavesTheObjectUnchanged)
 }
 
 } // namespace
+
+namespace renamed {
+struct OldName {
+    ranged<int, 0, 10> a = 0;
+    bounded_vector<Item, 4> items;
+};
+BOOST_DESCRIBE_STRUCT(OldName, (), (a, items))
+struct NewName {
+    ranged<int, 0, 10> a = 0;
+    bounded_vector<Item, 4> items;
+};
+BOOST_DESCRIBE_STRUCT(NewName, (), (a, items))
+} // namespace renamed
+
+TEST(SchemaLoad, ARenamedStructLoadsThroughItsSchemaWithEveryValue)
+{
+    renamed::NewName loaded;
+    ASSERT_TRUE(carry_over(renamed::OldName{7, {{Kind::shield, 2}, {Kind::potion, 9}}}, loaded));
+    EXPECT_EQ(loaded.a, 7);
+    ASSERT_EQ(loaded.items.size(), 2u);
+    EXPECT_EQ(loaded.items[1], (Item{Kind::potion, 9}));
+}
+
+TEST(SchemaLoad, KnowsWhichTypesASaveCarriesCompletely)
+{
+    EXPECT_TRUE(bitrep::detail::every_field_saved<v1::Hero>::value);
+    EXPECT_TRUE(bitrep::detail::every_field_saved<Rich>::value);
+    EXPECT_FALSE(bitrep::detail::every_field_saved<SaveGame>::value);       // a net_only camera
+    EXPECT_FALSE(bitrep::detail::every_field_saved<Positional>::value);     // a transient cache
+    EXPECT_FALSE(bitrep::detail::every_field_saved<hooks::WithBlob>::value); // a hook may skip fields
+}
+
+TEST(Loader, LoadsAgainAndAgainIntoTheSameObject)
+{
+    bitrep::loader<v2::Hero> loader;
+    v2::Hero hero;
+    for (int level = 1; level <= 3; ++level) {
+        v1::Hero saved = old_hero();
+        saved.level = level;
+        saved.inventory.resize(static_cast<std::size_t>(level));
+        bitrep::load_info info;
+        ASSERT_TRUE(loader.load_from_bytes(bitrep::save_to_bytes(saved), hero, info));
+        EXPECT_EQ(info.path, bitrep::load_info::route::schema);
+        EXPECT_EQ(hero.level, level);
+        EXPECT_EQ(hero.inventory.size(), static_cast<std::size_t>(level));
+        EXPECT_EQ(hero.gold, 50); // the default, also when the working object held an old value
+    }
+}
+
+TEST(Loader, AFailedLoadLeavesTheObjectUnchanged)
+{
+    bitrep::loader<v3::Hero> loader;
+    v3::Hero hero;
+    hero.level = 9;
+    ASSERT_TRUE(loader.load_from_bytes(bitrep::save_to_bytes(old_hero()), hero)); // level 42 fits [1, 50]
+    EXPECT_EQ(hero.level, 42);
+    v1::Hero too_high = old_hero();
+    too_high.level = 60;
+    EXPECT_EQ(loader.load_from_bytes(bitrep::save_to_bytes(too_high), hero), bitrep::error::out_of_range);
+    EXPECT_EQ(hero.level, 42);
+}
+
+TEST(Loader, FieldsASaveDoesNotCarryKeepTheDestinationsValues)
+{
+    bitrep::loader<unsaved::V2> loader;
+    unsaved::V2 loaded;
+    loaded.net = 31;
+    ASSERT_TRUE(loader.load_from_bytes(bitrep::save_to_bytes(unsaved::V1{4, 99}), loaded));
+    ASSERT_TRUE(loader.load_from_bytes(bitrep::save_to_bytes(unsaved::V1{5, 98}), loaded));
+    EXPECT_EQ(loaded.a, 5);
+    EXPECT_EQ(loaded.net, 31);
+}

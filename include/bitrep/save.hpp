@@ -209,58 +209,92 @@ struct load_info {
     enum class route : std::uint8_t { none, fast, schema } path = route::none;
 };
 
-/// Loads a save file written by save_to_bytes / save. All or nothing: on any
-/// error `out` is unchanged and the status says what and where (section 5 of
-/// docs/save-format.md). Fields a save does not carry (net_only, transient)
-/// keep their values.
+namespace detail {
+/// Checks everything that needs no decoding: the header, the CRC, the
+/// save_version against the program's, and the program's own schema.
 template <class T>
-status load_from_bytes(std::span<const std::uint8_t> file, T& out, load_info& info)
+status check_save(std::span<const std::uint8_t> file, load_info& info)
 {
     info = {};
-    save_header& header = info.header;
-    if (status checked = read_save_header(file, header); !checked)
+    if (status checked = read_save_header(file, info.header); !checked)
         return checked;
-    constexpr std::uint32_t program_version = save_version_of<T>();
-    if (header.save_version > program_version)
-        return detail::header_error(error::newer_version, 8, "written by a newer save_version of this type");
-    const program_schema& mine = schema_of<T>();
-    if (!mine.built)
-        return mine.built;
+    if (info.header.save_version > save_version_of<T>())
+        return header_error(error::newer_version, 8, "written by a newer save_version of this type");
+    return schema_of<T>().built;
+}
 
+/// What a load decodes into before it replaces the destination: a copy of
+/// it when a save leaves some of T's fields out (they keep their values),
+/// else a new T, which costs no copy of the old contents.
+template <class T>
+T working_object(const T& destination)
+{
+    if constexpr (every_field_saved<T>::value) {
+        static_cast<void>(destination);
+        return T{};
+    } else {
+        return T(destination);
+    }
+}
+
+/// Decodes a checked file into `target` (a copy of the destination, or any
+/// T when every field is saved), by the fast or the schema path, and runs
+/// migrate. `target` is garbage on failure; callers keep the destination.
+template <class T>
+status decode_save(std::span<const std::uint8_t> file, T& target, load_info& info)
+{
+    const save_header& header = info.header;
+    const program_schema& mine = schema_of<T>();
     const auto file_schema = file.subspan(save_header::size, header.schema_bytes);
     const auto payload = file.subspan(save_header::size + header.schema_bytes);
     const std::size_t payload_offset = (save_header::size + header.schema_bytes) * 8;
     constexpr std::string_view root = reflect::type_name<T>();
 
-    T loaded(out);
     failure_record failure;
-    detail::save_read_stream stream(payload, failure);
+    save_read_stream stream(payload, failure);
     load_info::route path = load_info::route::fast;
     if (header.fingerprint == mine.fingerprint &&
         std::equal(file_schema.begin(), file_schema.end(), mine.encoded.begin(), mine.encoded.end())) {
-        if (!bitrep::serialize(stream, loaded)) [[unlikely]]
-            return detail::payload_status(stream.failure_status(root), payload_offset);
+        if (!bitrep::serialize(stream, target)) [[unlikely]]
+            return payload_status(stream.failure_status(root), payload_offset);
     } else {
         path = load_info::route::schema;
         schema theirs;
         if (status parsed = parse_schema(file_schema, theirs); !parsed)
-            return detail::payload_status(parsed, save_header::size * 8);
-        detail::load_plan plan(theirs);
-        plan.budget = detail::walk_budget::for_payload(header.payload_bits);
+            return payload_status(parsed, save_header::size * 8);
+        load_plan plan(theirs);
+        plan.budget = walk_budget::for_payload(header.payload_bits);
         failure_record mismatch;
-        if (!detail::bind(plan, 0, mine.tree, 0, mismatch))
+        if (!bind(plan, 0, mine.tree, 0, mismatch))
             return mismatch.to_status(root);
-        if (!detail::read_as(stream, plan, 0, loaded)) [[unlikely]]
-            return detail::payload_status(stream.failure_status(root), payload_offset);
+        if (!read_as(stream, plan, 0, target)) [[unlikely]]
+            return payload_status(stream.failure_status(root), payload_offset);
     }
     if (stream.bit_position() != header.payload_bits) [[unlikely]]
         return status(error::corrupt, payload_offset + stream.bit_position(), root,
                       "the payload's length differs from the value's");
-    if (header.save_version < program_version && !detail::run_migrate(loaded, header.save_version))
+    if (header.save_version < save_version_of<T>() && !run_migrate(target, header.save_version))
         return status(error::hook_failed, payload_offset, root, "migrate(from_version) refused the file");
-    out = std::move(loaded);
     info.path = path;
     return {};
+}
+} // namespace detail
+
+/// Loads a save file written by save_to_bytes / save. All or nothing: on any
+/// error `out` is unchanged and the status says what and where (section 5 of
+/// docs/save-format.md). Fields a save does not carry (net_only, transient)
+/// keep their values. It decodes into a new T (a copy of `out` when T has
+/// fields a save does not carry); bitrep::loader reuses one between loads.
+template <class T>
+status load_from_bytes(std::span<const std::uint8_t> file, T& out, load_info& info)
+{
+    if (status checked = detail::check_save<T>(file, info); !checked)
+        return checked;
+    T loaded = detail::working_object(out);
+    status decoded = detail::decode_save(file, loaded, info);
+    if (decoded)
+        out = std::move(loaded);
+    return decoded;
 }
 
 template <class T>
@@ -269,6 +303,52 @@ status load_from_bytes(std::span<const std::uint8_t> file, T& out)
     load_info info;
     return load_from_bytes(file, out, info);
 }
+
+/// Loads save files again and again (a level reload, a server's player
+/// files) with the same all-or-nothing guarantee as load_from_bytes, but
+/// keeping its working object and file buffer between calls, so that in a
+/// steady state a load allocates nothing and copies nothing: it decodes into
+/// the working object (reusing its containers) and swaps it with `out`.
+template <class T>
+class loader {
+public:
+    status load_from_bytes(std::span<const std::uint8_t> file, T& out, load_info& info)
+    {
+        if (status checked = detail::check_save<T>(file, info); !checked)
+            return checked;
+        if constexpr (!detail::every_field_saved<T>::value)
+            scratch_ = out; // the fields a save does not carry come from out
+        status decoded = detail::decode_save(file, scratch_, info);
+        if (decoded) {
+            using std::swap;
+            swap(out, scratch_);
+        }
+        return decoded;
+    }
+    status load_from_bytes(std::span<const std::uint8_t> file, T& out)
+    {
+        load_info info;
+        return load_from_bytes(file, out, info);
+    }
+
+    status load(const std::filesystem::path& path, T& out, load_info& info, load_options options = {})
+    {
+        if (status read = detail::read_file(path, file_, options.max_file_bytes); !read) {
+            info = {};
+            return read;
+        }
+        return load_from_bytes(std::span<const std::uint8_t>(file_), out, info);
+    }
+    status load(const std::filesystem::path& path, T& out, load_options options = {})
+    {
+        load_info info;
+        return load(path, out, info, options);
+    }
+
+private:
+    T scratch_{};
+    std::vector<std::uint8_t> file_;
+};
 
 /// Saves value to `path` atomically and durably: afterwards the file holds
 /// either the previous save or this one, whatever happens (crash, power

@@ -43,6 +43,12 @@ struct load_plan {
     /// their default values ([begin, end) in missing_fields).
     std::vector<std::pair<std::uint32_t, std::uint32_t>> missing;
     std::vector<std::uint32_t> missing_fields;
+    /// Nodes whose whole subtree the program encodes exactly as the file
+    /// does (same kinds, bounds, names and order): read with the program's
+    /// own codecs, as on the fast path. Most of a changed struct is such
+    /// subtrees (a transform, an item), so the schema path costs little more
+    /// than the fast one where nothing changed.
+    std::vector<std::uint8_t> identical;
     /// Per node: the fewest bits any value of it takes, so that a vector's
     /// count can be checked against what is left of the payload before
     /// anything is allocated for it.
@@ -51,7 +57,7 @@ struct load_plan {
 
     explicit load_plan(const schema& file_schema)
         : file(file_schema), target(file_schema.nodes.size(), -1), missing(file_schema.nodes.size(), {0, 0}),
-          min_bits(file_schema.nodes.size(), 0)
+          identical(file_schema.nodes.size(), 0), min_bits(file_schema.nodes.size(), 0)
     {
         // Depth-first order puts children after their parent: walking
         // backwards finishes every child before its parent needs it.
@@ -143,12 +149,48 @@ constexpr bool convertible(schema_kind file, schema_kind program) noexcept
     }
 }
 
+/// Whether two nodes encode alike and match alike, their children aside.
+/// Type names do not change an encoding (a renamed struct reads the same),
+/// except a hook's; an enumerator's value does not either (the index is
+/// sent), but its name decides what it means.
+inline bool same_node(const schema_node& a, const schema_node& b) noexcept
+{
+    if (a.kind != b.kind || a.children != b.children || a.name != b.name || a.position != b.position)
+        return false;
+    switch (a.kind) {
+    case schema_kind::integer: return a.is_signed == b.is_signed && a.bits == b.bits;
+    case schema_kind::ranged: return a.min == b.min && a.max == b.max;
+    case schema_kind::quantized: return a.quantizer == b.quantizer;
+    case schema_kind::quat: return a.bits == b.bits;
+    case schema_kind::string:
+    case schema_kind::vector:
+    case schema_kind::array: return a.max == b.max;
+    case schema_kind::opaque: return a.type_name == b.type_name;
+    default: return true;
+    }
+}
+
+inline bool same_subtree(const schema& file, std::uint32_t f, const schema& program, std::uint32_t p) noexcept
+{
+    const std::uint32_t size = file.nodes[f].end - f;
+    if (program.nodes[p].end - p != size)
+        return false;
+    for (std::uint32_t i = 0; i < size; ++i)
+        if (!same_node(file.nodes[f + i], program.nodes[p + i]))
+            return false;
+    return true;
+}
+
 /// Matches the file's node `f` with the program's node `p` (see the top).
 inline bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t p, failure_record& failure)
 {
     const schema& file = plan.file;
     const schema_node& file_node = file.nodes[f];
     const schema_node& program_node = program.nodes[p];
+    if (same_subtree(file, f, program, p)) {
+        plan.identical[f] = 1;
+        return true;
+    }
     // An optional on either side wraps the same value: the reader steps in.
     if (program_node.kind == schema_kind::optional)
         return bind(plan, file_node.kind == schema_kind::optional ? f + 1 : f, program, p + 1, failure);
@@ -238,6 +280,37 @@ constexpr bool saved_field()
     else
         return true;
 }
+
+/// Whether a save file carries every field of T (no net_only or transient
+/// field anywhere inside, no serialization hook that may skip some): then a
+/// load can decode into a fresh or stale object instead of a copy of the
+/// destination, since every field is written.
+template <class T>
+struct every_field_saved {
+    static constexpr bool value = [] {
+        if constexpr (!std::is_class_v<T>) {
+            return true;
+        } else {
+            constexpr class_route route = route_for<T>();
+            if constexpr (route == class_route::reflected)
+                return []<std::size_t... I>(std::index_sequence<I...>) {
+                    return (every_field_saved<reflect::field_type_at<T, I>>::value && ...);
+                }(std::make_index_sequence<reflect::field_count<T>>{});
+            else
+                return route != class_route::member_hook && route != class_route::free_hook; // else an annotation
+        }
+    }();
+};
+template <class T, field_flag Flag>
+struct every_field_saved<flagged<T, Flag>> {
+    static constexpr bool value = saved_field<flagged<T, Flag>>() && every_field_saved<T>::value;
+};
+template <class T, std::size_t N>
+struct every_field_saved<bounded_vector<T, N>> : every_field_saved<T> {};
+template <class T, std::size_t N>
+struct every_field_saved<std::array<T, N>> : every_field_saved<T> {};
+template <class T>
+struct every_field_saved<std::optional<T>> : every_field_saved<T> {};
 
 template <class P>
 struct is_std_optional : std::false_type {};
@@ -502,6 +575,8 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, T& o
 template <class P>
 bool read_as(save_read_stream& stream, load_plan& plan, std::uint32_t f, P& out)
 {
+    if (plan.identical[f])
+        return bitrep::serialize(stream, out);
     const schema_kind kind = plan.file.nodes[f].kind;
     if constexpr (is_flagged<P>::value) {
         return read_as(stream, plan, f, out.get());
