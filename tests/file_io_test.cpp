@@ -77,14 +77,6 @@ bytes read_all(const fs::path& file)
     return out;
 }
 
-std::vector<std::string> entries(const fs::path& directory)
-{
-    std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(directory))
-        names.push_back(entry.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-}
 
 // What a writer leaves behind when it dies before its rename.
 std::vector<fs::path> temporaries(const fs::path& directory)

@@ -538,14 +538,6 @@ bytes get_file(const fs::path& path)
     return bytes(std::istreambuf_iterator<char>(stream), std::istreambuf_iterator<char>());
 }
 
-std::vector<std::string> entries(const fs::path& directory)
-{
-    std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(directory))
-        names.push_back(entry.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-}
 
 } // namespace
 
@@ -794,6 +786,17 @@ TEST_F(SaveOnDisk, SaveWritesExactlyTheBytesOfSaveToBytes)
 
 // ============================================================== robustness
 
+// Loads `file` into a Hero holding other values: the load must fail with
+// `expected` and leave every one of them as it was.
+void expect_refused(const bytes& file, error expected)
+{
+    const Hero before = other_hero();
+    Hero target = before;
+    const bitrep::status st = bitrep::load_from_bytes(file, target);
+    EXPECT_EQ(st.code(), expected) << describe(st);
+    EXPECT_TRUE(target == before);
+}
+
 TEST(SaveRobustness, TruncationAtEveryByteIsDetectedAndLeavesTheObjectUnchanged)
 {
     const bytes file = bitrep::save_to_bytes(sample_hero());
@@ -876,11 +879,7 @@ TEST(SaveRobustness, AnAppendedByteIsCorrupt)
 {
     bytes file = bitrep::save_to_bytes(sample_hero());
     file.push_back(0x00);
-    const Hero before = other_hero();
-    Hero target = before;
-    const bitrep::status st = bitrep::load_from_bytes(file, target);
-    EXPECT_EQ(st.code(), error::corrupt) << describe(st);
-    EXPECT_TRUE(target == before);
+    expect_refused(file, error::corrupt);
 }
 
 TEST(SaveRobustness, AnAppendedByteIsCorruptEvenWhenTheCrcCoversIt)
@@ -888,11 +887,7 @@ TEST(SaveRobustness, AnAppendedByteIsCorruptEvenWhenTheCrcCoversIt)
     bytes file = bitrep::save_to_bytes(sample_hero());
     file.push_back(0x00);
     rewrite_crc(file);
-    const Hero before = other_hero();
-    Hero target = before;
-    const bitrep::status st = bitrep::load_from_bytes(file, target);
-    EXPECT_EQ(st.code(), error::corrupt) << describe(st);
-    EXPECT_TRUE(target == before);
+    expect_refused(file, error::corrupt);
 }
 
 TEST(SaveRobustness, APayloadLongerThanTheValueIsCorruptEvenWhenTheHeaderAgrees)
@@ -946,11 +941,7 @@ TEST(SaveRobustness, FileFormatTwoIsNewerVersionEvenWithAValidCrc)
     bytes file = bitrep::save_to_bytes(sample_hero());
     write_le(file, format_at, 2, 2);
     rewrite_crc(file);
-    const Hero before = other_hero();
-    Hero target = before;
-    const bitrep::status st = bitrep::load_from_bytes(file, target);
-    EXPECT_EQ(st.code(), error::newer_version) << describe(st);
-    EXPECT_TRUE(target == before);
+    expect_refused(file, error::newer_version);
 }
 
 TEST(SaveRobustness, AnUnknownFlagIsRefusedAsNewerVersionEvenWithAValidCrc)
@@ -958,11 +949,7 @@ TEST(SaveRobustness, AnUnknownFlagIsRefusedAsNewerVersionEvenWithAValidCrc)
     bytes file = bitrep::save_to_bytes(sample_hero());
     write_le(file, flags_at, 2, 0x0001);
     rewrite_crc(file);
-    const Hero before = other_hero();
-    Hero target = before;
-    const bitrep::status st = bitrep::load_from_bytes(file, target);
-    EXPECT_EQ(st.code(), error::newer_version) << describe(st);
-    EXPECT_TRUE(target == before);
+    expect_refused(file, error::newer_version);
 }
 
 // The header's fingerprint is left as it was: a reader that trusted it

@@ -6,11 +6,13 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <vector>
 
 class temporary_directory_test : public ::testing::Test {
 protected:
@@ -28,6 +30,16 @@ protected:
     }
 
     std::filesystem::path path(const std::string& name) const { return directory / name; }
+
+    /// The names in a directory, sorted.
+    static std::vector<std::string> entries(const std::filesystem::path& where)
+    {
+        std::vector<std::string> names;
+        for (const auto& entry : std::filesystem::directory_iterator(where))
+            names.push_back(entry.path().filename().string());
+        std::sort(names.begin(), names.end());
+        return names;
+    }
 
     std::filesystem::path directory;
     std::filesystem::path file; ///< slot1.sav in the directory (not created)
