@@ -6,10 +6,14 @@
 //
 //   BM_bitrep_save_memory / BM_cereal_save_memory   into a reused buffer
 //   BM_bitrep_load_memory / BM_cereal_load_memory   into a reused world
-//   BM_bitrep_load_memory_schema_path               the same file into the
+//   BM_bitrep_loader_load_memory                    the same through a
+//                                                   bitrep::loader, which keeps
+//                                                   its working world
+//   BM_bitrep_load_memory_fresh / BM_cereal_...     a new world per load
+//   BM_bitrep_[loader_]load_memory_schema_path      the same file into the
 //                                                   next version of Entity
 //   BM_bitrep_save_disk / BM_cereal_save_disk       both durable (fsync)
-//   BM_bitrep_load_disk / BM_cereal_load_disk
+//   BM_bitrep_[loader_]load_disk / BM_cereal_load_disk
 //
 // Durability differs in kind, not only in cost: bitrep::save writes a
 // temporary file, fsyncs it, renames it over the target and fsyncs the
