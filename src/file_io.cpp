@@ -3,11 +3,16 @@
 #include <bitrep/detail/file_io.hpp>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <csignal>
+#include <filesystem>
+#include <system_error>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -166,6 +171,41 @@ int keep_previous_as_backup(const std::string& target, const write_names& names,
     return errno;
 }
 
+// A writer killed between creating its temporary file and the rename (a
+// crash, a SIGKILL, a power cut) leaves `<name>.tmp-<pid>-<n>` (or
+// `<name>.bak.tmp-<pid>-<n>`) beside the save. After a successful save, the
+// ones whose process no longer exists are removed, so a game that crashes
+// while saving does not pile them up. Best effort: any failure here changes
+// nothing about the save, which is already complete.
+void remove_stale_temporaries(const std::filesystem::path& target) noexcept
+{
+    try {
+        const std::string name = target.filename().native();
+        const std::filesystem::path directory = target.has_parent_path() ? target.parent_path() : ".";
+        std::error_code ec;
+        for (std::filesystem::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+            const std::string entry = it->path().filename().native();
+            std::string_view rest(entry);
+            if (!rest.starts_with(name))
+                continue;
+            rest.remove_prefix(name.size());
+            if (rest.starts_with(".bak"))
+                rest.remove_prefix(4);
+            if (!rest.starts_with(".tmp-"))
+                continue;
+            rest.remove_prefix(5);
+            long long pid = 0;
+            const auto [end_of_pid, parsed] = std::from_chars(rest.data(), rest.data() + rest.size(), pid);
+            if (parsed != std::errc{} || end_of_pid == rest.data() + rest.size() || *end_of_pid != '-' || pid <= 0 ||
+                pid == ::getpid())
+                continue;
+            if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+                ::unlink(it->path().c_str());
+        }
+    } catch (...) {
+    }
+}
+
 } // namespace
 
 status write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
@@ -231,6 +271,7 @@ status write_file_atomically(const std::filesystem::path& path, std::span<const 
     descriptor directory(directory_fd);
     if (const int failed = sync_descriptor(directory.get()))
         return io_failure(path, "fsync directory", failed);
+    remove_stale_temporaries(path);
     return {};
 }
 

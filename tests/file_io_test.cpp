@@ -27,6 +27,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -263,6 +264,26 @@ TEST_F(WriteFileAtomically, AWriteThatFailsPartWayLeavesThePreviousFileIntact)
     EXPECT_TRUE(temporaries(directory).empty());
 }
 
+// A writer that died between creating its temporary file and the rename
+// left it behind; the next save removes it, but never the temporary file of
+// a writer that is still alive, nor one belonging to another save.
+TEST_F(WriteFileAtomically, ASuccessfulWriteRemovesTheTemporaryFilesOfWritersThatDied)
+{
+    const pid_t child = ::fork();
+    ASSERT_NE(child, -1) << std::strerror(errno);
+    if (child == 0)
+        ::_exit(0);
+    ASSERT_EQ(::waitpid(child, nullptr, 0), child); // reaped: its pid names no process now
+    const std::string dead = std::to_string(child);
+    put_file(path("slot1.sav.tmp-" + dead + "-3"), bytes_of("half a save"));
+    put_file(path("slot1.sav.bak.tmp-" + dead + "-3"), bytes_of("half a backup"));
+    put_file(path("slot1.sav.tmp-1-0"), bytes_of("pid 1 is alive")); // init never exits
+    put_file(path("slot2.sav.tmp-" + dead + "-0"), bytes_of("another save's"));
+    ASSERT_TRUE(write_file_atomically(file, bytes_of("new"), false));
+    EXPECT_EQ(entries(directory),
+              (std::vector<std::string>{"slot1.sav", "slot1.sav.tmp-1-0", "slot2.sav.tmp-" + dead + "-0"}));
+}
+
 // A save cut short by a file-size limit (disk full behaves alike) returns
 // io_error, and the previous save still loads.
 TEST_F(SaveDurability, ASaveThatFailsPartWayReturnsAnErrorAndThePreviousSaveStillLoads)
@@ -299,7 +320,7 @@ TEST_F(SaveDurability, ASaverKilledAtAnyMomentLeavesASaveThatLoads)
                                  std::chrono::steady_clock::now() - timed).count() / 4;
     std::mt19937 random(20240607);
     std::uniform_int_distribution<long long> delay_us(0, 3 * one_save_us + 1000);
-    int leftover_temporaries = 0;
+    std::set<std::string> leftovers;
     int rounds_with_progress = 0;
     for (int round = 0; round < kills; ++round) {
         const std::uint64_t first = last_seen + 1;
@@ -323,13 +344,15 @@ TEST_F(SaveDurability, ASaverKilledAtAnyMomentLeavesASaveThatLoads)
         rounds_with_progress += generation > last_seen;
         last_seen = generation;
 
-        for (const fs::path& temporary : temporaries(directory)) {
-            ++leftover_temporaries;
-            fs::remove(temporary);
-        }
+        // Left for the next successful save to remove (see below).
+        for (const fs::path& temporary : temporaries(directory))
+            leftovers.insert(temporary.filename().string());
     }
-    EXPECT_EQ(entries(directory), std::vector<std::string>{"slot1.sav"});
     EXPECT_GT(rounds_with_progress, 0);
+    const int leftover_temporaries = static_cast<int>(leftovers.size());
+    // The killed writers' temporary files go with the next successful save.
+    ASSERT_TRUE(write_generation(file, last_seen + 1));
+    EXPECT_EQ(entries(directory), std::vector<std::string>{"slot1.sav"});
 
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::printf("[ crash    ] %d kills, %llu generations written, %d rounds with progress, "
