@@ -229,7 +229,7 @@ status check_save(std::span<const std::uint8_t> file, load_info& info)
 template <class T>
 T working_object(const T& destination)
 {
-    if constexpr (every_field_saved<T>::value) {
+    if constexpr (every_field_saved<T>::value && std::is_default_constructible_v<T>) {
         static_cast<void>(destination);
         return T{};
     } else {
