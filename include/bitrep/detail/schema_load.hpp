@@ -2,14 +2,12 @@
 // added, removed, reordered, bounds changed) is read by the file's schema
 // into the program's T (docs/save-format.md, section 3).
 //
-// It runs in two passes. bind() compares the file's schema with T's once per
-// load, without reading a value: it matches fields (by name, else by
-// position) and enumerators (by name), and refuses kinds that cannot be
-// converted (schema_mismatch, naming the field). read_as<P>() then reads
-// every value by its file node into the program's type, converting it and
-// refusing a value that does not fit (out_of_range), with the per-struct
-// field matching already done, so that a file of 100,000 entities costs a
-// table lookup per field, not a name comparison.
+// It runs in two passes. bind() (detail/schema_bind.hpp) matches the file's
+// schema with T's once per load. read_as<P>() then reads every value by its
+// file node into the program's type, converting it and refusing a value that
+// does not fit (out_of_range), with the per-struct field matching already
+// done, so that a file of 100,000 entities costs a table lookup per field,
+// not a name comparison.
 #pragma once
 
 #include <array>
@@ -25,243 +23,13 @@
 #include <bitrep/annotations.hpp>
 #include <bitrep/detail/field_path.hpp>
 #include <bitrep/detail/resize.hpp>
+#include <bitrep/detail/schema_bind.hpp>
 #include <bitrep/detail/schema_reader.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/schema.hpp>
 #include <bitrep/serialize.hpp>
 
 namespace bitrep::detail {
-
-/// What bind() worked out, per node of the file's schema.
-struct load_plan {
-    const schema& file;
-    /// For a struct's field: the program's field position it loads into;
-    /// for an enumerator: the program's enumerator index; -1 for none
-    /// (a field the program no longer has, an enumerator it dropped).
-    std::vector<std::int32_t> target;
-    /// For a struct node: the program's fields the file lacks, which get
-    /// their default values ([begin, end) in missing_fields).
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> missing;
-    std::vector<std::uint32_t> missing_fields;
-    /// Nodes whose whole subtree the program encodes exactly as the file
-    /// does (same kinds, bounds, names and order): read with the program's
-    /// own codecs, as on the fast path. Most of a changed struct is such
-    /// subtrees (a transform, an item), so the schema path costs little more
-    /// than the fast one where nothing changed.
-    std::vector<std::uint8_t> identical;
-    /// Per node: the fewest bits any value of it takes, so that a vector's
-    /// count can be checked against what is left of the payload before
-    /// anything is allocated for it.
-    std::vector<std::uint64_t> min_bits;
-    walk_budget budget;
-
-    explicit load_plan(const schema& file_schema)
-        : file(file_schema), target(file_schema.nodes.size(), -1), missing(file_schema.nodes.size(), {0, 0}),
-          identical(file_schema.nodes.size(), 0), min_bits(file_schema.nodes.size(), 0)
-    {
-        // Depth-first order puts children after their parent: walking
-        // backwards finishes every child before its parent needs it.
-        for (std::size_t i = file.nodes.size(); i-- > 0;)
-            min_bits[i] = fewest_bits(static_cast<std::uint32_t>(i));
-    }
-
-private:
-    std::uint64_t fewest_bits(std::uint32_t index) const noexcept
-    {
-        const schema_node& node = file.nodes[index];
-        constexpr std::uint64_t cap = std::uint64_t{1} << 62; // saturates: counts multiply
-        auto capped = [](std::uint64_t bits) { return bits < cap ? bits : cap; };
-        switch (node.kind) {
-        case schema_kind::boolean: return 1;
-        case schema_kind::integer: return node.bits;
-        case schema_kind::ranged: return static_cast<std::uint64_t>(bits_required_for_span(node.max - node.min));
-        case schema_kind::float32: return 32;
-        case schema_kind::float64: return 64;
-        case schema_kind::quantized: return static_cast<std::uint64_t>(node.quantizer.bits);
-        case schema_kind::quat: return 2 + 3 * std::uint64_t{node.bits};
-        case schema_kind::enumeration: return static_cast<std::uint64_t>(bits_required_for_span(node.children - 1));
-        case schema_kind::string:
-        case schema_kind::vector: return static_cast<std::uint64_t>(bits_required_for_span(node.max));
-        case schema_kind::array: {
-            const std::uint64_t each = min_bits[index + 1];
-            return each == 0 ? 0 : (node.max > cap / each ? cap : node.max * each);
-        }
-        case schema_kind::optional: return 1;
-        case schema_kind::structure: {
-            std::uint64_t sum = 0;
-            for (std::uint32_t c = index + 1; c < node.end; c = file.nodes[c].end)
-                sum = capped(sum + min_bits[c]);
-            return sum;
-        }
-        case schema_kind::enumerator:
-        case schema_kind::opaque: return 0;
-        }
-        return 0;
-    }
-};
-
-/// "file has <kind>, program has <kind>" for every pair of kinds, built at
-/// compile time so that a status (which holds its detail by reference) can
-/// point at it.
-struct mismatch_table {
-    static constexpr std::size_t width = 64;
-    char text[schema_kind_count][schema_kind_count][width] = {};
-
-    constexpr mismatch_table()
-    {
-        for (std::size_t f = 0; f < schema_kind_count; ++f)
-            for (std::size_t p = 0; p < schema_kind_count; ++p) {
-                std::size_t n = 0;
-                auto put = [&](std::string_view part) {
-                    for (char c : part)
-                        text[f][p][n++] = c;
-                };
-                put("file has ");
-                put(to_string(static_cast<schema_kind>(f)));
-                put(", program has ");
-                put(to_string(static_cast<schema_kind>(p)));
-            }
-    }
-    constexpr std::string_view operator()(schema_kind file, schema_kind program) const
-    {
-        return text[static_cast<std::size_t>(file)][static_cast<std::size_t>(program)];
-    }
-};
-inline constexpr mismatch_table mismatch_detail{};
-
-/// Whether a value of the file's kind can be carried into the program's
-/// (when it fits, which is checked per value).
-constexpr bool convertible(schema_kind file, schema_kind program) noexcept
-{
-    using k = schema_kind;
-    const bool file_integer = file == k::boolean || file == k::integer || file == k::ranged;
-    const bool file_real = file == k::float32 || file == k::float64 || file == k::quantized;
-    switch (program) {
-    case k::boolean: return file == k::boolean;
-    case k::integer:
-    case k::ranged: return file_integer;
-    case k::float32:
-    case k::float64:
-    case k::quantized: return file_integer || file_real;
-    case k::vector:
-    case k::array: return file == k::vector || file == k::array;
-    default: return file == program;
-    }
-}
-
-/// Whether two nodes encode alike and match alike, their children aside.
-/// Type names do not change an encoding (a renamed struct reads the same),
-/// except a hook's; an enumerator's value does not either (the index is
-/// sent), but its name decides what it means.
-inline bool same_node(const schema_node& a, const schema_node& b) noexcept
-{
-    if (a.kind != b.kind || a.children != b.children || a.name != b.name || a.position != b.position)
-        return false;
-    switch (a.kind) {
-    case schema_kind::integer: return a.is_signed == b.is_signed && a.bits == b.bits;
-    case schema_kind::ranged: return a.min == b.min && a.max == b.max;
-    case schema_kind::quantized: return a.quantizer == b.quantizer;
-    case schema_kind::quat: return a.bits == b.bits;
-    case schema_kind::string:
-    case schema_kind::vector:
-    case schema_kind::array: return a.max == b.max;
-    case schema_kind::opaque: return a.type_name == b.type_name;
-    default: return true;
-    }
-}
-
-inline bool same_subtree(const schema& file, std::uint32_t f, const schema& program, std::uint32_t p) noexcept
-{
-    const std::uint32_t size = file.nodes[f].end - f;
-    if (program.nodes[p].end - p != size)
-        return false;
-    for (std::uint32_t i = 0; i < size; ++i)
-        if (!same_node(file.nodes[f + i], program.nodes[p + i]))
-            return false;
-    return true;
-}
-
-/// Matches the file's node `f` with the program's node `p` (see the top).
-inline bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t p, failure_record& failure)
-{
-    const schema& file = plan.file;
-    const schema_node& file_node = file.nodes[f];
-    const schema_node& program_node = program.nodes[p];
-    if (same_subtree(file, f, program, p)) {
-        plan.identical[f] = 1;
-        return true;
-    }
-    // An optional on either side wraps the same value: the reader steps in.
-    if (program_node.kind == schema_kind::optional)
-        return bind(plan, file_node.kind == schema_kind::optional ? f + 1 : f, program, p + 1, failure);
-    if (file_node.kind == schema_kind::optional)
-        return bind(plan, f + 1, program, p, failure);
-    if (!convertible(file_node.kind, program_node.kind)) {
-        failure.record(error::schema_mismatch, 0, mismatch_detail(file_node.kind, program_node.kind));
-        return false;
-    }
-    switch (program_node.kind) {
-    case schema_kind::enumeration:
-        for (std::uint32_t e = f + 1; e < file_node.end; ++e)
-            for (std::uint32_t q = p + 1; q < program_node.end; ++q)
-                if (program.nodes[q].name == file.nodes[e].name)
-                    plan.target[e] = static_cast<std::int32_t>(q - p - 1);
-        return true;
-    case schema_kind::vector:
-    case schema_kind::array:
-        if (!bind(plan, f + 1, program, p + 1, failure)) {
-            failure.enter_index(0); // any element: shown as [0]
-            return false;
-        }
-        return true;
-    case schema_kind::structure: {
-        // Program fields in order, each matched at most once.
-        std::vector<std::uint32_t> program_fields;
-        for (std::uint32_t q = p + 1; q < program_node.end; q = program.nodes[q].end)
-            program_fields.push_back(q);
-        std::vector<bool> matched(program_fields.size(), false);
-        for (std::uint32_t c = f + 1; c < file_node.end; c = file.nodes[c].end) {
-            const schema_node& file_field = file.nodes[c];
-            for (std::size_t i = 0; i < program_fields.size(); ++i) {
-                const schema_node& program_field = program.nodes[program_fields[i]];
-                const bool same = !file_field.name.empty() && !program_field.name.empty()
-                                      ? file_field.name == program_field.name
-                                      : file_field.position == program_field.position;
-                if (!same)
-                    continue;
-                if (matched[i]) {
-                    failure.record(error::corrupt, 0, "schema: two fields of one struct match the same field");
-                    enter_schema_field(failure, file_field);
-                    return false;
-                }
-                matched[i] = true;
-                plan.target[c] = static_cast<std::int32_t>(program_field.position);
-                if (!bind(plan, c, program, program_fields[i], failure)) {
-                    enter_schema_field(failure, file_field);
-                    return false;
-                }
-                break;
-            }
-        }
-        const auto begin = static_cast<std::uint32_t>(plan.missing_fields.size());
-        for (std::size_t i = 0; i < program_fields.size(); ++i)
-            if (!matched[i])
-                plan.missing_fields.push_back(program.nodes[program_fields[i]].position);
-        plan.missing[f] = {begin, static_cast<std::uint32_t>(plan.missing_fields.size())};
-        return true;
-    }
-    case schema_kind::opaque:
-        if (file_node.type_name != program_node.type_name) {
-            failure.record(error::schema_mismatch, 0, "the field's serialization hook belongs to another type");
-            return false;
-        }
-        return true;
-    default:
-        return true;
-    }
-}
-
-// --- reading values into the program's types ---------------------------
 
 template <class P>
 bool read_as(save_read_stream& stream, load_plan& plan, std::uint32_t f, P& out);
