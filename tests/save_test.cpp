@@ -764,6 +764,23 @@ TEST_F(SaveOnDisk, SaveThenLoadRoundTripsADescribedStruct)
     EXPECT_EQ(received.frame_cache.get(), before.frame_cache.get());
 }
 
+TEST_F(SaveOnDisk, ALoaderLoadsFileAfterFileAndKeepsTheObjectOnAFailure)
+{
+    bitrep::loader<Hero> loader;
+    const Hero before = other_hero();
+    Hero received = before;
+    ASSERT_TRUE(bitrep::save(file, sample_hero()));
+    ASSERT_TRUE(loader.load(file, received));
+    expect_saved_fields_equal(received, sample_hero());
+    EXPECT_EQ(received.lane.get(), before.lane.get()); // net_only: kept
+    ASSERT_TRUE(bitrep::save(file, other_hero()));
+    ASSERT_TRUE(loader.load(file, received));
+    expect_saved_fields_equal(received, other_hero());
+    const Hero loaded = received;
+    EXPECT_EQ(loader.load(path("missing.sav"), received), error::not_found);
+    EXPECT_TRUE(received == loaded);
+}
+
 TEST_F(SaveOnDisk, SaveThenLoadRoundTripsAnAggregate)
 {
     const Journey sent = sample_expedition<0>();
