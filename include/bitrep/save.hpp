@@ -121,7 +121,8 @@ inline status read_save_header(std::span<const std::uint8_t> file, save_header& 
         return header_error(error::corrupt, 4, "file format 0 does not exist");
     if (header.format > save_header::current_format || header.flags != 0)
         return header_error(error::newer_version, 4, "written in a newer save file format than this bitrep reads");
-    // Lengths first (in 128 bits' worth of headroom: payload_bits is 64-bit).
+    // The lengths are checked by subtraction from what the file holds, never
+    // by adding the header's values, which a damaged header could overflow.
     const std::uint64_t payload_bytes = header.payload_bits / 8 + (header.payload_bits % 8 != 0 ? 1 : 0);
     const std::uint64_t body = file.size() - save_header::size;
     if (header.schema_bytes > body || payload_bytes > body - header.schema_bytes)
