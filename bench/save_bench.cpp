@@ -527,19 +527,26 @@ void BM_cereal_save_memory(benchmark::State& state)
 }
 BENCHMARK(BM_cereal_save_memory)->Unit(benchmark::kMillisecond);
 
-// With a bitrep::loader the working object is kept between loads (the
-// steady state of a game that reloads, or a server that loads player after
-// player); without one, load_from_bytes builds a new world per load.
-template <class Target, bool Reuse>
+// Where a load goes: into a world the game keeps (through load_from_bytes,
+// which builds a new world per load to stay all or nothing, or through a
+// bitrep::loader, which keeps its working world between loads: the steady
+// state of a game that reloads, or a server loading player after player), or
+// into a new world per load (a game starting up; allocating it and, at the
+// end of the iteration, freeing it are timed, on both sides).
+enum class into { kept_world, kept_world_with_loader, fresh_world };
+
+template <class Target, into Where>
 void bitrep_load_memory(benchmark::State& state, bitrep::load_info::route expected)
 {
-    Target target; // reused: a game loads into its one world
+    Target kept;
     bitrep::loader<Target> loader;
     bitrep::load_info info;
     bitrep_bench::allocation_meter allocations;
     bool ok = true;
     for (auto _ : state) {
-        if constexpr (Reuse)
+        Target fresh;
+        Target& target = Where == into::fresh_world ? fresh : kept;
+        if constexpr (Where == into::kept_world_with_loader)
             ok &= loader.load_from_bytes(shared->bitrep_bytes, target, info).ok();
         else
             ok &= bitrep::load_from_bytes(shared->bitrep_bytes, target, info).ok();
@@ -552,87 +559,63 @@ void bitrep_load_memory(benchmark::State& state, bitrep::load_info::route expect
     report_bitrep(state);
 }
 
+template <into Where>
+void cereal_load_memory(benchmark::State& state)
+{
+    static_assert(Where != into::kept_world_with_loader, "cereal has no loader");
+    std::istringstream in(shared->cereal_bytes, std::ios::binary);
+    plain::World kept;
+    bitrep_bench::allocation_meter allocations;
+    for (auto _ : state) {
+        plain::World fresh;
+        plain::World& target = Where == into::fresh_world ? fresh : kept;
+        in.clear();
+        in.seekg(0);
+        {
+            cereal::PortableBinaryInputArchive archive(in);
+            archive(target);
+        }
+        benchmark::DoNotOptimize(target.entities.data());
+        benchmark::ClobberMemory();
+    }
+    allocations.report(state);
+    report(state, shared->cereal_bytes.size());
+}
+
 void BM_bitrep_load_memory(benchmark::State& state)
 {
-    bitrep_load_memory<World, false>(state, bitrep::load_info::route::fast);
+    bitrep_load_memory<World, into::kept_world>(state, bitrep::load_info::route::fast);
 }
 BENCHMARK(BM_bitrep_load_memory)->Unit(benchmark::kMillisecond);
 
 void BM_bitrep_loader_load_memory(benchmark::State& state)
 {
-    bitrep_load_memory<World, true>(state, bitrep::load_info::route::fast);
+    bitrep_load_memory<World, into::kept_world_with_loader>(state, bitrep::load_info::route::fast);
 }
 BENCHMARK(BM_bitrep_loader_load_memory)->Unit(benchmark::kMillisecond);
 
 void BM_bitrep_load_memory_schema_path(benchmark::State& state)
 {
-    bitrep_load_memory<next_version::World, false>(state, bitrep::load_info::route::schema);
+    bitrep_load_memory<next_version::World, into::kept_world>(state, bitrep::load_info::route::schema);
 }
 BENCHMARK(BM_bitrep_load_memory_schema_path)->Unit(benchmark::kMillisecond);
 
 void BM_bitrep_loader_load_memory_schema_path(benchmark::State& state)
 {
-    bitrep_load_memory<next_version::World, true>(state, bitrep::load_info::route::schema);
+    bitrep_load_memory<next_version::World, into::kept_world_with_loader>(state, bitrep::load_info::route::schema);
 }
 BENCHMARK(BM_bitrep_loader_load_memory_schema_path)->Unit(benchmark::kMillisecond);
 
-void BM_cereal_load_memory(benchmark::State& state)
-{
-    std::istringstream in(shared->cereal_bytes, std::ios::binary);
-    plain::World target;
-    bitrep_bench::allocation_meter allocations;
-    for (auto _ : state) {
-        in.clear();
-        in.seekg(0);
-        {
-            cereal::PortableBinaryInputArchive archive(in);
-            archive(target);
-        }
-        benchmark::DoNotOptimize(target.entities.data());
-        benchmark::ClobberMemory();
-    }
-    allocations.report(state);
-    report(state, shared->cereal_bytes.size());
-}
+void BM_cereal_load_memory(benchmark::State& state) { cereal_load_memory<into::kept_world>(state); }
 BENCHMARK(BM_cereal_load_memory)->Unit(benchmark::kMillisecond);
 
-// A game starting up: each load fills a world of its own (allocations and,
-// at the end of the iteration, freeing it included), on both sides.
 void BM_bitrep_load_memory_fresh(benchmark::State& state)
 {
-    bitrep_bench::allocation_meter allocations;
-    bool ok = true;
-    for (auto _ : state) {
-        World target;
-        ok &= bitrep::load_from_bytes(shared->bitrep_bytes, target).ok();
-        benchmark::DoNotOptimize(target.entities.data());
-        benchmark::ClobberMemory();
-    }
-    allocations.report(state);
-    if (!ok)
-        state.SkipWithError("bitrep::load_from_bytes failed");
-    report_bitrep(state);
+    bitrep_load_memory<World, into::fresh_world>(state, bitrep::load_info::route::fast);
 }
 BENCHMARK(BM_bitrep_load_memory_fresh)->Unit(benchmark::kMillisecond);
 
-void BM_cereal_load_memory_fresh(benchmark::State& state)
-{
-    std::istringstream in(shared->cereal_bytes, std::ios::binary);
-    bitrep_bench::allocation_meter allocations;
-    for (auto _ : state) {
-        plain::World target;
-        in.clear();
-        in.seekg(0);
-        {
-            cereal::PortableBinaryInputArchive archive(in);
-            archive(target);
-        }
-        benchmark::DoNotOptimize(target.entities.data());
-        benchmark::ClobberMemory();
-    }
-    allocations.report(state);
-    report(state, shared->cereal_bytes.size());
-}
+void BM_cereal_load_memory_fresh(benchmark::State& state) { cereal_load_memory<into::fresh_world>(state); }
 BENCHMARK(BM_cereal_load_memory_fresh)->Unit(benchmark::kMillisecond);
 
 void BM_bitrep_save_disk(benchmark::State& state)

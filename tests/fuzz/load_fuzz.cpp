@@ -6,8 +6,7 @@
 // (the schema path with real conversions), or the fuzzer's bytes.
 #include <bitrep/bitrep.hpp>
 
-#include <boost/crc.hpp>
-
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -65,29 +64,22 @@ struct SaveV2 {
 };
 BOOST_DESCRIBE_STRUCT(SaveV2, (), (inventory, level, hero, x, facing, pet, stats, gold, ping, migrated))
 
+// A file the header checks accept: the right magic, lengths and CRC
+// (written with the library's own little-endian and CRC helpers).
 std::vector<std::uint8_t> file_around(std::span<const std::uint8_t> schema, std::span<const std::uint8_t> payload,
                                       std::uint32_t save_version)
 {
-    std::vector<std::uint8_t> file(36);
-    auto put = [&](std::size_t at, std::uint64_t value, std::size_t bytes) {
-        for (std::size_t i = 0; i < bytes; ++i)
-            file[at + i] = static_cast<std::uint8_t>(value >> (8 * i));
-    };
-    file[0] = 'B';
-    file[1] = 'R';
-    file[2] = 'S';
-    file[3] = 'V';
-    put(4, 1, 2);
-    put(8, save_version, 4);
-    put(12, bitrep::schema_fingerprint(schema), 8);
-    put(20, schema.size(), 4);
-    put(24, payload.size() * 8, 8);
+    using bitrep::detail::store_le;
+    std::vector<std::uint8_t> file(bitrep::save_header::size);
+    std::copy(std::begin(bitrep::detail::save_magic), std::end(bitrep::detail::save_magic), file.begin());
+    store_le<std::uint16_t>(file.data() + 4, bitrep::save_header::current_format);
+    store_le<std::uint32_t>(file.data() + 8, save_version);
+    store_le<std::uint64_t>(file.data() + 12, bitrep::schema_fingerprint(schema));
+    store_le<std::uint32_t>(file.data() + 20, static_cast<std::uint32_t>(schema.size()));
+    store_le<std::uint64_t>(file.data() + 24, payload.size() * 8);
     file.insert(file.end(), schema.begin(), schema.end());
     file.insert(file.end(), payload.begin(), payload.end());
-    boost::crc_32_type crc;
-    crc.process_bytes(file.data(), 32);
-    crc.process_bytes(file.data() + 36, file.size() - 36);
-    put(32, crc.checksum(), 4);
+    store_le<std::uint32_t>(file.data() + bitrep::detail::crc_offset, bitrep::detail::save_crc(file));
     return file;
 }
 

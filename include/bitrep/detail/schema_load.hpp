@@ -208,31 +208,35 @@ inline bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t 
     return stream.serialize_bool(out);
 }
 
+/// An integer of any file kind into [min, max] of the program's Int.
+template <class Int>
+bool read_integer_within(save_read_stream& stream, const schema_node& node, Int min, Int max, Int& out,
+                         std::string_view why)
+{
+    const std::size_t start = stream.position();
+    integer_value value;
+    if (!read_integer(stream, node, value))
+        return false;
+    if (!integer_fits(value, min, max)) [[unlikely]]
+        return value_does_not_fit(stream, start, why);
+    out = integer_cast<Int>(value);
+    return true;
+}
+
 template <class Int>
     requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>)
 bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, Int& out)
 {
-    const std::size_t start = stream.position();
-    integer_value value;
-    if (!read_integer(stream, plan.file.nodes[f], value))
-        return false;
-    if (!integer_fits(value, std::numeric_limits<Int>::min(), std::numeric_limits<Int>::max())) [[unlikely]]
-        return value_does_not_fit(stream, start, "the file's value does not fit the program's integer type");
-    out = integer_cast<Int>(value);
-    return true;
+    return read_integer_within(stream, plan.file.nodes[f], std::numeric_limits<Int>::min(),
+                               std::numeric_limits<Int>::max(), out,
+                               "the file's value does not fit the program's integer type");
 }
 
 template <std::integral Int, Int Min, Int Max>
 bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, ranged<Int, Min, Max>& out)
 {
-    const std::size_t start = stream.position();
-    integer_value value;
-    if (!read_integer(stream, plan.file.nodes[f], value))
-        return false;
-    if (!integer_fits(value, Min, Max)) [[unlikely]]
-        return value_does_not_fit(stream, start, "the file's value is outside the program's range");
-    out = integer_cast<Int>(value);
-    return true;
+    return read_integer_within(stream, plan.file.nodes[f], Min, Max, out.get(),
+                               "the file's value is outside the program's range");
 }
 
 template <class Real>
