@@ -12,6 +12,8 @@
 #include <bitrep/codec.hpp>
 #include <bitrep/codecs/bounded_string.hpp>
 #include <bitrep/codecs/containers.hpp>
+#include <bitrep/codecs/delta_small.hpp>
+#include <bitrep/codecs/entity_array.hpp>
 #include <bitrep/codecs/field_flags.hpp>
 #include <bitrep/codecs/quantized.hpp>
 #include <bitrep/codecs/quat.hpp>
@@ -131,6 +133,10 @@ constexpr void refuse_class()
 /// which wins over Boost.PFR because it has names.
 template <class T>
 struct codec {
+    /// True when values are walked field by field (delta.hpp compares and
+    /// sends them per field); a hook's encoding is one opaque value.
+    static constexpr bool walks_fields = detail::route_for<T>() == detail::class_route::reflected;
+
     template <class Stream>
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, T& value)
     {

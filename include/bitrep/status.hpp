@@ -31,6 +31,10 @@ enum class error : std::uint8_t {
     corrupt,            ///< the CRC or the file's own lengths do not check out
     io_error,           ///< the operating system refused a read, write, sync or rename
     schema_mismatch,    ///< a field's type changed in a way no value can be carried over
+    // Replication (replication/); the path names the packet part.
+    stale,              ///< a packet not newer than the newest one applied (duplicate, late or reordered)
+    no_baseline,        ///< a packet encoded against a state the receiver no longer holds (or never had)
+    unknown_client,     ///< a client id the server does not know
 };
 
 constexpr std::string_view to_string(error code) noexcept
@@ -53,6 +57,9 @@ constexpr std::string_view to_string(error code) noexcept
     case error::corrupt: return "corrupt";
     case error::io_error: return "io_error";
     case error::schema_mismatch: return "schema_mismatch";
+    case error::stale: return "stale";
+    case error::no_baseline: return "no_baseline";
+    case error::unknown_client: return "unknown_client";
     }
     return "unknown";
 }

@@ -31,6 +31,27 @@ enum class scope : std::uint8_t { all, save, replication };
 /// registers. A stream constructed without one carries its own.
 using failure_record = detail::failure_record;
 
+namespace detail {
+/// int_relative's tiers: differences [min, max] sent as a ranged offset
+/// after one flag per tier tried; anything larger goes absolute in 32 bits.
+struct int_relative_tier {
+    std::uint32_t min, max;
+};
+inline constexpr int_relative_tier int_relative_tiers[] = {{1, 1}, {2, 6}, {7, 23}, {24, 280}, {281, 4377}, {4378, 69914}};
+
+/// The bits int_relative spends on a difference of at least 1.
+constexpr std::size_t int_relative_bits(std::uint64_t difference) noexcept
+{
+    std::size_t bits = 0;
+    for (const int_relative_tier& t : int_relative_tiers) {
+        ++bits;
+        if (difference >= t.min && difference <= t.max)
+            return bits + static_cast<std::size_t>(bits_required_for_span(t.max - t.min));
+    }
+    return bits + 32;
+}
+} // namespace detail
+
 template <class Derived>
 class stream_primitives {
 public:
@@ -129,8 +150,6 @@ public:
     /// final tier the absolute current value (serialize 1.0 section 4).
     bool serialize_int_relative(std::int32_t previous, std::int32_t& current)
     {
-        struct tier { std::uint32_t min, max; };
-        static constexpr tier tiers[] = {{1, 1}, {2, 6}, {7, 23}, {24, 280}, {281, 4377}, {4378, 69914}};
         const std::size_t start = position();
         std::uint32_t difference = 0;
         if constexpr (Derived::is_writing) {
@@ -139,7 +158,7 @@ public:
         }
         if constexpr (!Derived::is_reading)
             difference = static_cast<std::uint32_t>(current) - static_cast<std::uint32_t>(previous);
-        for (const tier& t : tiers) {
+        for (const detail::int_relative_tier& t : detail::int_relative_tiers) {
             bool fits = difference >= t.min && difference <= t.max;
             if (!serialize_bool(fits))
                 return fail_from(start);

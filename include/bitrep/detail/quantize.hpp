@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 
 #include <bitrep/bits.hpp>
 #include <bitrep/detail/inline.hpp>
@@ -15,14 +16,16 @@ namespace bitrep::detail {
 /// default in GNU mode) with FMA hardware, `p = n * m; s = p + 0.5f` would be
 /// fused into one rounding and change the wire. An empty asm that claims to
 /// modify x is a fusion barrier that costs no instruction.
-BITREP_ALWAYS_INLINE float keep_rounded(float x) noexcept
+template <class Real>
+    requires std::is_floating_point_v<Real>
+BITREP_ALWAYS_INLINE Real keep_rounded(Real x) noexcept
 {
 #if defined(__GNUC__) && defined(__x86_64__)
     asm("" : "+x"(x));
 #elif defined(__GNUC__) && defined(__aarch64__)
     asm("" : "+w"(x));
 #else
-    volatile float stored = x;
+    volatile Real stored = x;
     x = stored;
 #endif
     return x;

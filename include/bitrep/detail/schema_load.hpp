@@ -79,6 +79,8 @@ template <class T, std::size_t N>
 struct every_field_saved<std::array<T, N>> : every_field_saved<T> {};
 template <class T>
 struct every_field_saved<std::optional<T>> : every_field_saved<T> {};
+template <class T, std::size_t N>
+struct every_field_saved<entity_array<T, N>> : every_field_saved<T> {};
 
 template <class P>
 struct is_std_optional : std::false_type {};
@@ -330,6 +332,19 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std:
     for (std::size_t i = static_cast<std::size_t>(count); i < N; ++i)
         out[i] = T{};
     return true;
+}
+
+template <class V, std::uint32_t MaxStep>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, delta_small<V, MaxStep>& out)
+{
+    return read_value(stream, plan, f, static_cast<V&>(out));
+}
+
+/// Entity slots are saved as an array of optionals.
+template <class T, std::size_t N>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, entity_array<T, N>& out)
+{
+    return read_value(stream, plan, f, out.slots());
 }
 
 template <class T>

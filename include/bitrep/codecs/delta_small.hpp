@@ -1,0 +1,22 @@
+// delta_small<V, MaxStep>: V's encoding (the delta lives in delta.hpp).
+#pragma once
+
+#include <bitrep/codec.hpp>
+#include <bitrep/delta_small.hpp>
+
+namespace bitrep {
+
+template <class V, std::uint32_t MaxStep>
+struct codec<delta_small<V, MaxStep>> {
+    template <class Stream>
+    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, delta_small<V, MaxStep>& value)
+    {
+        return codec<V>::serialize(stream, static_cast<V&>(value));
+    }
+    static constexpr std::size_t max_bits() { return codec<V>::max_bits(); }
+    static constexpr std::size_t min_bits() { return codec<V>::min_bits(); }
+    template <class Schema>
+    static void describe(Schema& schema) { codec<V>::describe(schema); }
+};
+
+} // namespace bitrep

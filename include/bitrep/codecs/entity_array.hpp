@@ -1,0 +1,25 @@
+// entity_array<T, N>: encoded as std::array<std::optional<T>, N>.
+#pragma once
+
+#include <bitrep/codec.hpp>
+#include <bitrep/codecs/containers.hpp>
+#include <bitrep/entity_array.hpp>
+
+namespace bitrep {
+
+template <class T, std::size_t N>
+struct codec<entity_array<T, N>> {
+    using slots = codec<typename entity_array<T, N>::slots_type>;
+
+    template <class Stream>
+    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, entity_array<T, N>& value)
+    {
+        return slots::serialize(stream, value.slots());
+    }
+    static constexpr std::size_t max_bits() { return slots::max_bits(); }
+    static constexpr std::size_t min_bits() { return slots::min_bits(); }
+    template <class Schema>
+    static void describe(Schema& schema) { slots::describe(schema); }
+};
+
+} // namespace bitrep

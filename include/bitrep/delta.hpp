@@ -1,0 +1,610 @@
+// Delta encoding (docs/wire-format.md, "Deltas"): a value written against a
+// baseline the receiver already holds, so that what did not change costs one
+// bit. delta_codec<T> holds the facets per kind, each in terms of the codecs
+// of codec.hpp (a changed value is sent with its ordinary encoding):
+//   same<Scope>(a, b)          equal on the wire: a and b encode to the same bits
+//   delta(stream, base, v)     a changed bit, then delta_changed when set
+//   delta_changed(stream, base, v)   v, known to differ from base
+// As with serialize, one function serves write, read and measure. Reading
+// assigns every carried part of `v`: from the stream where it changed, from
+// `base` where it did not; parts the stream's scope does not carry take the
+// baseline's value.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <bitrep/annotations.hpp>
+#include <bitrep/bytes.hpp>
+#include <bitrep/codec.hpp>
+#include <bitrep/codecs/quat.hpp>
+#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/resize.hpp>
+#include <bitrep/reflect.hpp>
+#include <bitrep/serialize.hpp>
+#include <bitrep/status.hpp>
+#include <bitrep/stream.hpp>
+
+namespace bitrep {
+
+template <class T>
+struct delta_codec;
+
+namespace detail {
+
+/// Classes the class codec walks field by field (not hooks, not annotations).
+template <class T>
+concept walked_class = std::is_class_v<T> && requires { codec<T>::walks_fields; } && codec<T>::walks_fields;
+
+/// Bitwise identical objects encode identically: a cheap first test that
+/// settles unchanged entities (copies of each other) without quantizing.
+template <class T>
+BITREP_ALWAYS_INLINE bool identical_bytes(const T& a, const T& b) noexcept
+{
+    if constexpr (std::is_trivially_copyable_v<T>)
+        return std::memcmp(static_cast<const void*>(&a), static_cast<const void*>(&b), sizeof(T)) == 0;
+    else
+        return false;
+}
+
+/// Equality in wire space for any value: both encodings, compared bit for
+/// bit. Used for kinds with no cheaper test (hooks); a value that cannot be
+/// encoded counts as changed, so that the writer reports it.
+template <scope Scope, class T>
+bool same_encoding(const T& a, const T& b)
+{
+    constexpr std::size_t bound = max_bits<T>;
+    if constexpr (bound <= 8 * 512) {
+        std::array<std::uint8_t, bound / 8 + 1> bytes_a{};
+        std::array<std::uint8_t, bound / 8 + 1> bytes_b{};
+        failure_record failure_a;
+        failure_record failure_b;
+        basic_write_stream<Scope> stream_a(bytes_a, failure_a);
+        basic_write_stream<Scope> stream_b(bytes_b, failure_b);
+        if (!bitrep::serialize(stream_a, a) || !bitrep::serialize(stream_b, b))
+            return false;
+        const std::size_t bits = stream_a.bit_position();
+        return bits == stream_b.bit_position() && stream_a.flush() == stream_b.flush() && bytes_a == bytes_b;
+    } else {
+        std::vector<std::uint8_t> bytes_a;
+        std::vector<std::uint8_t> bytes_b;
+        std::size_t bits_a = 0;
+        std::size_t bits_b = 0;
+        if (!append_encoding<Scope>(a, bytes_a, bits_a) || !append_encoding<Scope>(b, bytes_b, bits_b))
+            return false;
+        return bits_a == bits_b && bytes_a == bytes_b;
+    }
+}
+
+/// The changed bit, then the change: the shape of every kind's delta.
+template <class Stream, class T>
+BITREP_ALWAYS_INLINE bool delta_with_changed_bit(Stream& stream, const T& base, T& value)
+{
+    bool changed = false;
+    if constexpr (!Stream::is_reading)
+        changed = !delta_codec<T>::template same<Stream::field_scope>(base, value);
+    if (!stream.serialize_bool(changed))
+        return false;
+    if (!changed) {
+        if constexpr (Stream::is_reading)
+            value = base;
+        return true;
+    }
+    return delta_codec<T>::delta_changed(stream, base, value);
+}
+
+/// The `delta` facet of every kind but flags: the changed bit, then the
+/// kind's delta_changed.
+template <class T>
+struct delta_by_changed_bit {
+    template <class Stream>
+    BITREP_ALWAYS_INLINE static bool delta(Stream& stream, const T& base, T& value)
+    {
+        return delta_with_changed_bit(stream, base, value);
+    }
+};
+
+/// Kinds that change as a whole: a change is the value's own encoding.
+template <class T>
+struct delta_as_whole : delta_by_changed_bit<T> {
+    template <class Stream>
+    static bool delta_changed(Stream& stream, const T&, T& value)
+    {
+        return bitrep::serialize(stream, value);
+    }
+};
+
+/// Elements [0, common) of two indexable containers, written as the ones
+/// that changed: either a bitmask (a bit per element, each set one followed
+/// by the element's delta) or an index list (the count, then per changed
+/// element its index as int_relative from the previous, starting at -1, and
+/// its delta), whichever is fewer bits; one bit says which (1: list). The
+/// count is an offset from min_count (1 when a change is known to be among
+/// these elements). Reading assigns unlisted elements from base.
+template <std::size_t Capacity, class Stream, class Container>
+bool delta_elements(Stream& stream, const Container& base, Container& value, std::size_t common,
+                    std::size_t min_count)
+{
+    using element = typename Container::value_type;
+    constexpr scope field_scope = Stream::field_scope;
+    if (common == 0)
+        return true;
+    const std::size_t start = stream.position();
+
+    // Writers find the changed elements once. Up to 4096 elements their
+    // indices are kept on the stack; beyond, they are found again while
+    // writing.
+    constexpr bool keep = Capacity <= 4096;
+    [[maybe_unused]] std::array<std::uint16_t, keep ? Capacity : 1> kept;
+    std::size_t changed_count = 0;
+    bool use_list = false;
+    auto differs = [&](std::size_t i) BITREP_LAMBDA_ALWAYS_INLINE {
+        return !identical_bytes(base[i], value[i]) && !delta_codec<element>::template same<field_scope>(base[i], value[i]);
+    };
+    if constexpr (!Stream::is_reading) {
+        std::size_t list_bits = static_cast<std::size_t>(bits_required_for_span(common - min_count));
+        std::size_t previous = static_cast<std::size_t>(-1);
+        for (std::size_t i = 0; i < common; ++i) {
+            if (!differs(i))
+                continue;
+            if constexpr (keep)
+                kept[changed_count] = static_cast<std::uint16_t>(i);
+            ++changed_count;
+            list_bits += int_relative_bits(i - previous);
+            previous = i;
+        }
+        if (changed_count < min_count) [[unlikely]]
+            return stream.fail(error::value_out_of_range, start, "delta: no element changed"); // a broken same()
+        use_list = list_bits < common;
+    }
+    // The index of the k-th changed element, writing.
+    std::size_t cursor = 0;
+    auto next_changed = [&](std::size_t from) {
+        if constexpr (keep) {
+            static_cast<void>(from);
+            return static_cast<std::size_t>(kept[cursor++]);
+        } else {
+            while (!differs(from))
+                ++from;
+            return from;
+        }
+    };
+
+    if (!stream.serialize_bool(use_list))
+        return false;
+    if (use_list) {
+        std::uint64_t count_offset = changed_count - min_count;
+        if (!stream.serialize_ranged_offset(count_offset, common - min_count))
+            return false;
+        const std::size_t count = static_cast<std::size_t>(count_offset) + min_count;
+        std::int32_t previous = -1;
+        for (std::size_t k = 0; k < count; ++k) {
+            std::int32_t index = 0;
+            if constexpr (!Stream::is_reading)
+                index = static_cast<std::int32_t>(next_changed(static_cast<std::size_t>(previous + 1)));
+            const std::size_t at = stream.position();
+            if (!stream.serialize_int_relative(previous, index))
+                return false;
+            const auto i = static_cast<std::size_t>(index);
+            if constexpr (Stream::is_reading) {
+                if (i >= common) [[unlikely]]
+                    return stream.fail(error::out_of_range, at, "changed element's index past the end");
+                for (auto j = static_cast<std::size_t>(previous + 1); j < i; ++j)
+                    value[j] = base[j];
+            }
+            if (!delta_codec<element>::delta_changed(stream, base[i], value[i])) [[unlikely]] {
+                stream.enter_index(i);
+                return false;
+            }
+            previous = index;
+        }
+        if constexpr (Stream::is_reading)
+            for (auto j = static_cast<std::size_t>(previous + 1); j < common; ++j)
+                value[j] = base[j];
+        return true;
+    }
+    std::size_t next = changed_count != 0 ? next_changed(0) : common;
+    for (std::size_t i = 0; i < common; ++i) {
+        bool changed = i == next;
+        if (!stream.serialize_bool(changed))
+            return false;
+        if (!changed) {
+            if constexpr (Stream::is_reading)
+                value[i] = base[i];
+            continue;
+        }
+        if (!delta_codec<element>::delta_changed(stream, base[i], value[i])) [[unlikely]] {
+            stream.enter_index(i);
+            return false;
+        }
+        if constexpr (!Stream::is_reading)
+            next = cursor < changed_count ? next_changed(i + 1) : common;
+    }
+    return true;
+}
+
+/// All elements [0, n) of two containers equal on the wire.
+template <scope Scope, class Container>
+bool same_elements(const Container& a, const Container& b, std::size_t n)
+{
+    using element = typename Container::value_type;
+    for (std::size_t i = 0; i < n; ++i)
+        if (!identical_bytes(a[i], b[i]) && !delta_codec<element>::template same<Scope>(a[i], b[i]))
+            return false;
+    return true;
+}
+
+} // namespace detail
+
+/// Leaves and classes. A leaf (integer, bool, enum, ranged, string, hook
+/// class) changes as a whole and is sent with its ordinary encoding; a
+/// reflected class costs one bit when unchanged, else a delta per field.
+template <class T>
+struct delta_codec : detail::delta_by_changed_bit<T> {
+    template <scope Scope>
+    static bool same(const T& a, const T& b)
+    {
+        if constexpr (detail::walked_class<T>) {
+            return [&]<std::size_t... I>(std::index_sequence<I...>) {
+                return (delta_codec<reflect::field_type_at<T, I>>::template same<Scope>(reflect::field_at<I>(a),
+                                                                                         reflect::field_at<I>(b)) &&
+                        ...);
+            }(std::make_index_sequence<reflect::field_count<T>>{});
+        } else if constexpr (std::is_arithmetic_v<T> || std::is_enum_v<T> || requires { T::span; } ||
+                             requires { T::max_length; }) {
+            return a == b; // integers, bools, enums, ranged, bounded_string: equal values encode equally
+        } else {
+            return detail::same_encoding<Scope>(a, b);
+        }
+    }
+
+    template <class Stream>
+    static bool delta_changed(Stream& stream, const T& base, T& value)
+    {
+        if constexpr (detail::walked_class<T>) {
+            return [&]<std::size_t... I>(std::index_sequence<I...>) {
+                return (delta_field<I>(stream, base, value) && ...);
+            }(std::make_index_sequence<reflect::field_count<T>>{});
+        } else {
+            static_cast<void>(base);
+            return bitrep::serialize(stream, value);
+        }
+    }
+
+private:
+    template <std::size_t I, class Stream>
+    BITREP_ALWAYS_INLINE static bool delta_field(Stream& stream, const T& base, T& value)
+    {
+        using field = reflect::field_type_at<T, I>;
+        if (delta_codec<field>::delta(stream, reflect::field_at<I>(base), reflect::field_at<I>(value))) [[likely]]
+            return true;
+        detail::enter_field(stream.failure(), reflect::field_id_at<T, I>());
+        return false;
+    }
+};
+
+/// Floats and doubles: the same bit pattern (the wire sends it verbatim).
+template <class T>
+    requires std::is_floating_point_v<T>
+struct delta_codec<T> : detail::delta_as_whole<T> {
+    template <scope>
+    static bool same(const T& a, const T& b) noexcept
+    {
+        return std::memcmp(&a, &b, sizeof(T)) == 0;
+    }
+};
+
+/// Quantized floats compare their quanta: a drift below one quantum is not
+/// resent, and the receiver's value is what the sender compares against.
+template <float_constant Min, float_constant Max, float_constant Resolution>
+struct delta_codec<quantized<Min, Max, Resolution>> : detail::delta_as_whole<quantized<Min, Max, Resolution>> {
+    using type = quantized<Min, Max, Resolution>;
+    template <scope>
+    static bool same(const type& a, const type& b) noexcept
+    {
+        const float x = a.value();
+        const float y = b.value();
+        return x == x && y == y && a.quantum() == b.quantum(); // NaN is a change, which the writer refuses
+    }
+};
+
+/// Quaternions compare what smallest-three sends: the largest component's
+/// index and the other three's quanta.
+template <int Bits>
+struct delta_codec<quat<Bits>> : detail::delta_as_whole<quat<Bits>> {
+    using type = quat<Bits>;
+    template <scope>
+    static bool same(const type& a, const type& b) noexcept
+    {
+        auto unit = [](const type& q) {
+            const float norm = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+            return std::fabs(norm - 1.0f) <= 0.01f; // as the writer checks: anything else is a change it refuses
+        };
+        if (!unit(a) || !unit(b))
+            return false;
+        const auto sa = detail::smallest_three::of(a.x, a.y, a.z, a.w);
+        const auto sb = detail::smallest_three::of(b.x, b.y, b.z, b.w);
+        if (sa.largest != sb.largest)
+            return false;
+        for (int k = 0; k < 3; ++k)
+            if (type::component_quantizer.quantize(sa.small[k]) != type::component_quantizer.quantize(sb.small[k]))
+                return false;
+        return true;
+    }
+};
+
+/// save_only / net_only / transient: nothing at all (not even the changed
+/// bit) when the stream's scope does not carry the field; reading then
+/// takes the baseline's value.
+template <class T, field_flag Flag>
+struct delta_codec<flagged<T, Flag>> {
+    using type = flagged<T, Flag>;
+    template <scope Scope>
+    static constexpr bool carried()
+    {
+        switch (Flag) {
+        case field_flag::transient: return false;
+        case field_flag::save_only: return Scope != scope::replication;
+        case field_flag::net_only: return Scope != scope::save;
+        }
+        return false;
+    }
+    template <scope Scope>
+    static bool same(const type& a, const type& b)
+    {
+        if constexpr (carried<Scope>())
+            return delta_codec<T>::template same<Scope>(a.get(), b.get());
+        else
+            return true;
+    }
+    template <class Stream>
+    BITREP_ALWAYS_INLINE static bool delta(Stream& stream, const type& base, type& value)
+    {
+        if constexpr (carried<Stream::field_scope>()) {
+            return delta_codec<T>::delta(stream, base.get(), value.get());
+        } else {
+            if constexpr (Stream::is_reading)
+                value = base;
+            return true;
+        }
+    }
+    template <class Stream>
+    static bool delta_changed(Stream& stream, const type& base, type& value)
+    {
+        return delta_codec<T>::delta_changed(stream, base.get(), value.get());
+    }
+};
+
+/// Optionals: when changed, the presence bit; a value present on both sides
+/// is sent as its delta against the baseline's, a new one in full.
+template <class T>
+struct delta_codec<std::optional<T>> : detail::delta_by_changed_bit<std::optional<T>> {
+    using type = std::optional<T>;
+    template <scope Scope>
+    static bool same(const type& a, const type& b)
+    {
+        if (a.has_value() != b.has_value())
+            return false;
+        return !a.has_value() || delta_codec<T>::template same<Scope>(*a, *b);
+    }
+    template <class Stream>
+    static bool delta_changed(Stream& stream, const type& base, type& value)
+    {
+        bool present = value.has_value();
+        if (!stream.serialize_bool(present))
+            return false;
+        if constexpr (Stream::is_reading) {
+            if (!present) {
+                value.reset();
+                return true;
+            }
+            if (!value)
+                value.emplace();
+        } else if (!present) {
+            return true;
+        }
+        if (base.has_value())
+            return delta_codec<T>::delta_changed(stream, *base, *value);
+        return bitrep::serialize(stream, *value);
+    }
+};
+
+/// Arrays: the changed elements (at least one when the array changed).
+template <class T, std::size_t N>
+struct delta_codec<std::array<T, N>> : detail::delta_by_changed_bit<std::array<T, N>> {
+    using type = std::array<T, N>;
+    template <scope Scope>
+    static bool same(const type& a, const type& b)
+    {
+        return detail::same_elements<Scope>(a, b, N);
+    }
+    template <class Stream>
+    static bool delta_changed(Stream& stream, const type& base, type& value)
+    {
+        return detail::delta_elements<N>(stream, base, value, N, 1);
+    }
+};
+
+/// Entity slots: the array of optional slots they are encoded as, so a
+/// created entity is sent in full, a destroyed one as its cleared presence
+/// bit and a changed one as its delta.
+template <class T, std::size_t N>
+struct delta_codec<entity_array<T, N>> : detail::delta_by_changed_bit<entity_array<T, N>> {
+    using type = entity_array<T, N>;
+    using slots = delta_codec<typename type::slots_type>;
+    template <scope Scope>
+    static bool same(const type& a, const type& b)
+    {
+        return slots::template same<Scope>(a.slots(), b.slots());
+    }
+    template <class Stream>
+    static bool delta_changed(Stream& stream, const type& base, type& value)
+    {
+        return slots::delta_changed(stream, base.slots(), value.slots());
+    }
+};
+
+/// Bounded vectors: the size, the changed elements among those both sides
+/// have, then each element past the baseline's size in full.
+template <class T, std::size_t MaxSize>
+    requires(!std::is_same_v<T, bool>) // vector<bool> has no element references: it changes as a whole
+struct delta_codec<bounded_vector<T, MaxSize>> : detail::delta_by_changed_bit<bounded_vector<T, MaxSize>> {
+    using type = bounded_vector<T, MaxSize>;
+    template <scope Scope>
+    static bool same(const type& a, const type& b)
+    {
+        return a.size() == b.size() && detail::same_elements<Scope>(a.vector(), b.vector(), a.size());
+    }
+    template <class Stream>
+    static bool delta_changed(Stream& stream, const type& base, type& value)
+    {
+        std::uint64_t size = value.size();
+        const std::size_t start = stream.position();
+        if constexpr (Stream::is_writing) {
+            if (size > MaxSize) [[unlikely]]
+                return stream.fail(error::value_out_of_range, start, "vector longer than its bound");
+        }
+        if (!stream.serialize_ranged_offset(size, MaxSize))
+            return false;
+        const std::size_t common = std::min(base.size(), static_cast<std::size_t>(size));
+        if constexpr (Stream::is_reading) {
+            constexpr std::size_t each = codec<T>::min_bits();
+            if (each != 0 && size - common > stream.bits_remaining() / each) [[unlikely]]
+                return stream.fail(error::truncated, stream.position(), "vector elements past the end of the input");
+            detail::resize_for_decode(value, static_cast<std::size_t>(size));
+        }
+        if (!detail::delta_elements<MaxSize>(stream, base.vector(), value.vector(), common, 0))
+            return false;
+        for (std::size_t i = common; i < size; ++i) {
+            if (!bitrep::serialize(stream, value[i])) [[unlikely]] {
+                stream.enter_index(i);
+                return false;
+            }
+        }
+        return true;
+    }
+};
+
+/// delta_small: the step in quanta (or integer steps) from the baseline when
+/// it is at most MaxStep, else the absolute value.
+template <class V, std::uint32_t MaxStep>
+struct delta_codec<delta_small<V, MaxStep>> : detail::delta_by_changed_bit<delta_small<V, MaxStep>> {
+    using type = delta_small<V, MaxStep>;
+
+    template <scope Scope>
+    static bool same(const type& a, const type& b)
+    {
+        return delta_codec<V>::template same<Scope>(a, b);
+    }
+    template <class Stream>
+    static bool delta_changed(Stream& stream, const type& base, type& value)
+    {
+        // Steps -MaxStep..-1 and 1..MaxStep as codes 0..2*MaxStep-1.
+        constexpr std::uint64_t code_span = 2 * std::uint64_t{MaxStep} - 1;
+        const std::uint64_t from = index_of(base);
+        bool small = false;
+        std::uint64_t code = 0;
+        if constexpr (!Stream::is_reading) {
+            if (in_range(value)) {
+                const std::uint64_t to = index_of(value);
+                if (to > from && to - from <= MaxStep) {
+                    small = true;
+                    code = MaxStep - 1 + (to - from);
+                } else if (to < from && from - to <= MaxStep) {
+                    small = true;
+                    code = MaxStep - (from - to);
+                }
+            }
+        }
+        if (!stream.serialize_bool(small))
+            return false;
+        if (!small)
+            return bitrep::serialize(stream, static_cast<V&>(value));
+        const std::size_t start = stream.position();
+        if (!stream.serialize_ranged_offset(code, code_span))
+            return false;
+        if constexpr (Stream::is_reading) {
+            const bool up = code >= MaxStep;
+            const std::uint64_t step = up ? code - (MaxStep - 1) : MaxStep - code;
+            if (up ? step > max_index - from : step > from) [[unlikely]]
+                return stream.fail(error::out_of_range, start, "small change steps outside the range");
+            set_index(value, up ? from + step : from - step);
+        }
+        return true;
+    }
+
+private:
+    static constexpr std::uint64_t max_index = [] {
+        if constexpr (requires { V::quantizer; })
+            return std::uint64_t{V::quantizer.max_integer};
+        else
+            return V::span;
+    }();
+    static bool in_range(const V& v) noexcept
+    {
+        if constexpr (requires { V::quantizer; }) {
+            const float x = v.value();
+            return x == x; // quantizing clamps everything else
+        } else {
+            return v.in_range();
+        }
+    }
+    /// The quantum, or the offset from the range's minimum; for a baseline
+    /// the receiver holds, exactly what it decoded.
+    static std::uint64_t index_of(const V& v) noexcept
+    {
+        if constexpr (requires { V::quantizer; })
+            return v.quantum();
+        else
+            return static_cast<std::uint64_t>(v.value()) - static_cast<std::uint64_t>(V::min);
+    }
+    static void set_index(V& v, std::uint64_t index) noexcept
+    {
+        using value_type = typename V::value_type;
+        if constexpr (requires { V::quantizer; })
+            v = V::quantizer.dequantize(static_cast<std::uint32_t>(index));
+        else
+            v = static_cast<value_type>(static_cast<std::uint64_t>(V::min) + index);
+    }
+};
+
+/// Writes `current` as a delta against `baseline` (which the receiver must
+/// hold exactly as the sender's quantization rebuilds it).
+template <class Stream, class T>
+[[nodiscard]] bool write_delta(Stream& stream, const T& baseline, const T& current)
+{
+    static_assert(!Stream::is_reading, "bitrep::write_delta: use read_delta with a read stream");
+    return delta_codec<T>::delta(stream, baseline, const_cast<T&>(current));
+}
+
+/// Reads a delta written against `baseline` into `out`: every carried part of
+/// `out` is assigned. `out` must not be `baseline`. On failure `out` is
+/// partly written and the stream's status says where; decode into a working
+/// copy for all-or-nothing (replication_client does).
+template <class Stream, class T>
+[[nodiscard]] bool read_delta(Stream& stream, const T& baseline, T& out)
+{
+    static_assert(Stream::is_reading, "bitrep::read_delta needs a read stream");
+    return delta_codec<T>::delta(stream, baseline, out);
+}
+
+/// The exact number of bits write_delta writes (in scope Scope).
+template <scope Scope = scope::all, class T>
+std::size_t delta_bit_size(const T& baseline, const T& current)
+{
+    failure_record failure;
+    basic_measure_stream<Scope> stream(failure);
+    static_cast<void>(write_delta(stream, baseline, current));
+    return stream.exact_bits();
+}
+
+} // namespace bitrep

@@ -1,0 +1,9 @@
+// Replication: replication_server / replication_client over delta packets,
+// and the link simulator that tests them (docs/replication.md).
+#pragma once
+
+#include <bitrep/delta.hpp>
+#include <bitrep/replication/client.hpp>
+#include <bitrep/replication/link_simulator.hpp>
+#include <bitrep/replication/packet.hpp>
+#include <bitrep/replication/server.hpp>

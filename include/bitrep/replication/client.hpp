@@ -1,0 +1,195 @@
+// replication_client<State>: applies the server's packets (all or nothing),
+// keeps the states it applied as baselines, and says what it applied in its
+// acks (docs/replication.md).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <bitrep/delta.hpp>
+#include <bitrep/replication/packet.hpp>
+#include <bitrep/replication/state_fields.hpp>
+#include <bitrep/status.hpp>
+#include <bitrep/stream.hpp>
+
+namespace bitrep {
+
+/// One change a packet brought, for change notifications.
+struct state_change {
+    enum class kind : std::uint8_t {
+        field,     ///< a top-level field other than an entity array changed
+        created,   ///< an entity slot was filled (the entity is new or became relevant)
+        destroyed, ///< an entity slot was emptied (destroyed or no longer relevant)
+        changed,   ///< an entity changed
+    };
+    kind what = kind::field;
+    std::uint16_t field = 0;      ///< the top-level field's index
+    std::string_view field_name;  ///< its name (empty for an aggregate's field)
+    std::uint32_t id = 0;         ///< the entity slot, for entity changes
+};
+
+struct client_statistics {
+    std::uint64_t applied = 0;
+    std::uint64_t stale = 0;       ///< duplicates and packets older than the newest applied
+    std::uint64_t no_baseline = 0; ///< encoded against a state this client no longer holds
+    std::uint64_t refused = 0;     ///< corrupt, forged or malformed
+};
+
+template <class State>
+class replication_client {
+public:
+    /// Called once per change after a packet is applied, with the state
+    /// before and after it (state() is already the new one); the first
+    /// packet reports everything that differs from a default State.
+    using change_function = std::function<void(const state_change&, const State& before, const State& after)>;
+
+    explicit replication_client(replication_options options = {}) : options_(options)
+    {
+        replication::require_reflected_state<State>();
+        options_.window = std::clamp<std::size_t>(options_.window, 2, 1024);
+        ring_.resize(options_.window);
+    }
+
+    /// Applies a packet from the server. All or nothing: on any error
+    /// (corrupt, stale, no_baseline, truncated, out_of_range, ...) the
+    /// state is unchanged, and the status says what and where.
+    status receive(std::span<const std::uint8_t> bytes)
+    {
+        status result = apply(bytes);
+        if (result)
+            stats_.applied += 1;
+        else if (result == error::stale)
+            stats_.stale += 1;
+        else if (result == error::no_baseline)
+            stats_.no_baseline += 1;
+        else
+            stats_.refused += 1;
+        return result;
+    }
+
+    /// The newest state applied (a default State before the first packet).
+    const State& state() const noexcept { return current_ != nullptr ? *current_ : default_; }
+    bool has_state() const noexcept { return current_ != nullptr; }
+    /// The sequence of the newest packet applied (meaningful once has_state()).
+    std::uint16_t sequence() const noexcept { return acks_.newest; }
+
+    /// The ack to send to the server (valid until the next call).
+    std::span<const std::uint8_t> ack()
+    {
+        failure_record failure;
+        write_stream stream(std::span<std::uint8_t>(ack_).subspan(replication::crc_bytes), failure);
+        replication::ack_record record = acks_;
+        static_cast<void>(record.serialize(stream)); // 49 bits always fit
+        stream.flush();
+        replication::seal(options_.protocol_id, replication::packet_kind::ack, ack_);
+        return ack_;
+    }
+
+    void on_change(change_function f) { on_change_ = std::move(f); }
+
+    const client_statistics& statistics() const noexcept { return stats_; }
+
+private:
+    struct applied_view {
+        std::uint16_t sequence = 0;
+        bool valid = false;
+        State view{};
+    };
+
+    status apply(std::span<const std::uint8_t> bytes)
+    {
+        if (status sealed = replication::check_seal(options_.protocol_id, replication::packet_kind::state, bytes); !sealed)
+            return sealed;
+        failure_record failure;
+        basic_read_stream<scope::replication> stream(bytes.subspan(replication::crc_bytes), failure);
+        replication::packet_header header;
+        if (!header.serialize(stream)) [[unlikely]]
+            return stream.failure_status("packet");
+        if (acks_.any && !replication::sequence_newer(header.sequence, acks_.newest))
+            return status(error::stale, 32, "packet", "not newer than the newest packet applied");
+        const State* base = &default_;
+        if (header.has_baseline) {
+            const applied_view& slot = ring_[header.baseline % options_.window];
+            if (!slot.valid || slot.sequence != header.baseline)
+                return status(error::no_baseline, 32 + 17, "packet", "the packet's baseline is not held");
+            base = &slot.view;
+        }
+        if (!read_delta(stream, *base, scratch_)) [[unlikely]]
+            return stream.failure_status(reflect::type_name<State>());
+        if (options_.check_value) {
+            const std::size_t at = stream.bit_position();
+            std::uint32_t check = 0;
+            if (!stream.serialize_bits(check, 32)) [[unlikely]]
+                return stream.failure_status("packet");
+            if (check != replication::check_value) [[unlikely]]
+                return status(error::corrupt, 32 + at, "packet", "end-of-packet check value is wrong");
+        }
+        const std::size_t used = replication::crc_bytes + (stream.bit_position() + 7) / 8;
+        if (used != bytes.size()) [[unlikely]]
+            return status(error::trailing_data, used * 8, "packet", "whole bytes left over after the state");
+
+        applied_view& slot = ring_[header.sequence % options_.window];
+        using std::swap;
+        swap(slot.view, scratch_);
+        slot.sequence = header.sequence;
+        slot.valid = true;
+        const State& before = current_ != nullptr && current_ != &slot.view ? *current_ : (current_ ? scratch_ : default_);
+        current_ = &slot.view;
+        acks_.applied(header.sequence);
+        if (on_change_)
+            notify(before, *current_);
+        return {};
+    }
+
+    void notify(const State& before, const State& after)
+    {
+        replication::for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            using field = reflect::field_type_at<State, I>;
+            state_change change;
+            change.field = static_cast<std::uint16_t>(I);
+            change.field_name = reflect::field_id_at<State, I>().name;
+            const auto& old_value = reflect::field_at<I>(before);
+            const auto& new_value = reflect::field_at<I>(after);
+            if constexpr (replication::is_entity_field<State, I>) {
+                using entity = typename replication::entity_array_traits<field>::entity;
+                const auto& old_slots = old_value.slots();
+                const auto& new_slots = new_value.slots();
+                for (std::size_t id = 0; id < old_slots.size(); ++id) {
+                    const bool was = old_slots[id].has_value();
+                    const bool is = new_slots[id].has_value();
+                    if (!was && !is)
+                        continue;
+                    if (was && is &&
+                        (detail::identical_bytes(*old_slots[id], *new_slots[id]) ||
+                         delta_codec<entity>::template same<scope::replication>(*old_slots[id], *new_slots[id])))
+                        continue;
+                    change.what = !was ? state_change::kind::created
+                                       : (!is ? state_change::kind::destroyed : state_change::kind::changed);
+                    change.id = static_cast<std::uint32_t>(id);
+                    on_change_(change, before, after);
+                }
+            } else if (!delta_codec<field>::template same<scope::replication>(old_value, new_value)) {
+                change.what = state_change::kind::field;
+                on_change_(change, before, after);
+            }
+        });
+    }
+
+    replication_options options_;
+    std::vector<applied_view> ring_;
+    State scratch_{};
+    const State default_{};
+    const State* current_ = nullptr;
+    replication::ack_record acks_;
+    std::array<std::uint8_t, replication::ack_bytes> ack_{};
+    change_function on_change_;
+    client_statistics stats_;
+};
+
+} // namespace bitrep

@@ -1,0 +1,163 @@
+// What replication_server and replication_client exchange: state packets
+// (server to client) and acks (client to server), their options, their
+// integrity check and sequence arithmetic (docs/replication.md, section 4).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include <boost/crc.hpp>
+
+#include <bitrep/status.hpp>
+#include <bitrep/stream.hpp>
+
+#ifndef BITREP_PACKET_CHECK
+#ifdef NDEBUG
+#define BITREP_PACKET_CHECK 0
+#else
+#define BITREP_PACKET_CHECK 1
+#endif
+#endif
+
+namespace bitrep {
+
+/// Settings both ends must agree on (protocol_id, window, check_value) and
+/// the server's budget.
+struct replication_options {
+    /// Hashed into every packet's CRC-32 but never sent: packets of another
+    /// game, protocol or version are dropped as corrupt.
+    std::uint32_t protocol_id = 0x62726570;
+    /// The largest packet replicate() returns, header included.
+    std::size_t max_packet_bytes = 1200;
+    /// Per client; 0 for no limit. Spent at `tick_rate` replicate() calls a
+    /// second, so a tick may use what earlier ticks left over (up to one
+    /// full packet).
+    std::size_t bytes_per_second = 0;
+    double tick_rate = 60.0;
+    /// Packets kept per client, on each side, as baselines: in [2, 1024].
+    std::size_t window = 64;
+    /// A 32-bit check value at the end of each state packet (debug builds by
+    /// default, see BITREP_PACKET_CHECK), refused when absent.
+    bool check_value = BITREP_PACKET_CHECK != 0;
+};
+
+/// A connection on the server; never reused after remove_client.
+using client_id = std::uint32_t;
+
+/// An entity slot of the State: which top-level entity_array field (its
+/// index among the State's fields) and which slot.
+struct entity_key {
+    std::uint16_t field = 0;
+    std::uint32_t id = 0;
+    friend bool operator==(const entity_key&, const entity_key&) = default;
+};
+
+namespace replication {
+
+/// 16-bit wrapping sequence numbers: a is newer than b when it is ahead by
+/// less than half the range.
+constexpr bool sequence_newer(std::uint16_t a, std::uint16_t b) noexcept
+{
+    return a != b && static_cast<std::uint16_t>(a - b) < 0x8000;
+}
+
+constexpr std::uint32_t check_value = 0x62726570; ///< "brep", at the end of a state packet in debug builds
+constexpr std::size_t crc_bytes = 4;
+constexpr std::size_t ack_bits = 1 + 16 + 32;
+constexpr std::size_t ack_bytes = crc_bytes + (ack_bits + 7) / 8;
+/// Sequence, has-baseline bit and baseline.
+constexpr std::size_t header_bits = 16 + 1 + 16;
+
+/// What a packet is, hashed into its CRC with the protocol id (never sent),
+/// so that an ack can never pass for a state packet or the reverse.
+enum class packet_kind : std::uint8_t { state = 'S', ack = 'A' };
+
+/// CRC-32 (Boost.CRC) of the protocol id and kind followed by the bytes.
+inline std::uint32_t packet_crc(std::uint32_t protocol_id, packet_kind kind, std::span<const std::uint8_t> bytes)
+{
+    boost::crc_32_type crc;
+    const std::array<std::uint8_t, 5> prefix = {
+        static_cast<std::uint8_t>(protocol_id), static_cast<std::uint8_t>(protocol_id >> 8),
+        static_cast<std::uint8_t>(protocol_id >> 16), static_cast<std::uint8_t>(protocol_id >> 24),
+        static_cast<std::uint8_t>(kind)};
+    crc.process_bytes(prefix.data(), prefix.size());
+    crc.process_bytes(bytes.data(), bytes.size());
+    return crc.checksum();
+}
+
+/// Writes the CRC of packet[4..] into packet[0..4], little-endian.
+inline void seal(std::uint32_t protocol_id, packet_kind kind, std::span<std::uint8_t> packet)
+{
+    const std::uint32_t crc = packet_crc(protocol_id, kind, packet.subspan(crc_bytes));
+    for (std::size_t i = 0; i < crc_bytes; ++i)
+        packet[i] = static_cast<std::uint8_t>(crc >> (8 * i));
+}
+
+/// The packet's CRC checks out (it is long enough to hold one, and more).
+inline status check_seal(std::uint32_t protocol_id, packet_kind kind, std::span<const std::uint8_t> packet)
+{
+    if (packet.size() <= crc_bytes) [[unlikely]]
+        return status(error::truncated, packet.size() * 8, "packet", "shorter than its CRC and header");
+    std::uint32_t sent = 0;
+    for (std::size_t i = 0; i < crc_bytes; ++i)
+        sent |= static_cast<std::uint32_t>(packet[i]) << (8 * i);
+    if (sent != packet_crc(protocol_id, kind, packet.subspan(crc_bytes))) [[unlikely]]
+        return status(error::corrupt, 0, "packet", "CRC mismatch: corrupted, or another protocol id");
+    return {};
+}
+
+/// The client's acknowledgement: the newest state packet it applied and a
+/// bit per each of the 32 before it (bit i: newest - 1 - i was applied).
+struct ack_record {
+    bool any = false;
+    std::uint16_t newest = 0;
+    std::uint32_t mask = 0;
+
+    /// Records that `sequence` was applied; it is newer than `newest`.
+    void applied(std::uint16_t sequence) noexcept
+    {
+        if (any) {
+            const unsigned ahead = static_cast<std::uint16_t>(sequence - newest);
+            const std::uint64_t shifted = ahead > 32 ? 0 : ((std::uint64_t{mask} << ahead) | (std::uint64_t{1} << (ahead - 1)));
+            mask = static_cast<std::uint32_t>(shifted);
+        }
+        any = true;
+        newest = sequence;
+    }
+
+    template <class Stream>
+    bool serialize(Stream& stream)
+    {
+        if (!stream.serialize_bool(any))
+            return false;
+        std::uint32_t sequence = newest;
+        if (!stream.serialize_bits(sequence, 16) || !stream.serialize_bits(mask, 32))
+            return false;
+        newest = static_cast<std::uint16_t>(sequence);
+        return true;
+    }
+};
+
+/// A state packet's header, after the CRC.
+struct packet_header {
+    std::uint16_t sequence = 0;
+    bool has_baseline = false;
+    std::uint16_t baseline = 0;
+
+    template <class Stream>
+    bool serialize(Stream& stream)
+    {
+        std::uint32_t s = sequence;
+        std::uint32_t b = baseline;
+        if (!stream.serialize_bits(s, 16) || !stream.serialize_bool(has_baseline) || !stream.serialize_bits(b, 16))
+            return false;
+        sequence = static_cast<std::uint16_t>(s);
+        baseline = static_cast<std::uint16_t>(b);
+        return true;
+    }
+};
+
+} // namespace replication
+} // namespace bitrep

@@ -1,0 +1,393 @@
+// replication_server<State>: per client, the packet to send each tick, as a
+// delta against the newest state the client acknowledged, within a bit
+// budget spent on the entities of highest accumulated priority
+// (docs/replication.md).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include <bitrep/delta.hpp>
+#include <bitrep/replication/packet.hpp>
+#include <bitrep/replication/state_fields.hpp>
+#include <bitrep/status.hpp>
+#include <bitrep/stream.hpp>
+
+namespace bitrep {
+
+/// What the server did for one client so far.
+struct server_client_statistics {
+    std::uint64_t packets_sent = 0;
+    std::uint64_t bytes_sent = 0;
+    std::uint64_t full_states = 0;       ///< packets encoded against the default state (no acked baseline)
+    std::uint64_t entities_sent = 0;     ///< entity slots written (created, changed or removed)
+    std::uint64_t entities_deferred = 0; ///< entity slots that needed sending but did not fit, summed over ticks
+    std::uint64_t acks_received = 0;
+    std::uint64_t acks_refused = 0;
+    std::size_t last_packet_bytes = 0;
+};
+
+template <class State>
+class replication_server {
+public:
+    /// The accumulated priority an entity gains per tick while the client's
+    /// copy of it is out of date; the default is the entity type's
+    /// `static constexpr float replication_priority`, else 1.
+    using priority_function = std::function<float(client_id, entity_key, const State&)>;
+    /// Whether a client gets an entity at all; an entity that stops being
+    /// relevant is removed on that client, and arrives in full when it
+    /// becomes relevant again.
+    using relevancy_function = std::function<bool(client_id, entity_key, const State&)>;
+
+    explicit replication_server(replication_options options = {}) : options_(options)
+    {
+        replication::require_reflected_state<State>();
+        options_.window = std::clamp<std::size_t>(options_.window, 2, 1024);
+        candidates_.reserve(slot_count);
+    }
+
+    const replication_options& options() const noexcept { return options_; }
+
+    client_id add_client()
+    {
+        auto c = std::make_unique<connection>();
+        c->ring.resize(options_.window);
+        c->priority.assign(slot_count, 0.0f);
+        c->packet.assign(options_.max_packet_bytes, 0);
+        c->tokens = static_cast<double>(options_.max_packet_bytes);
+        connections_.push_back(std::move(c));
+        return static_cast<client_id>(connections_.size() - 1);
+    }
+
+    /// Forgets the client; its id is never given out again.
+    void remove_client(client_id id) noexcept
+    {
+        if (id < connections_.size())
+            connections_[id].reset();
+    }
+
+    bool has_client(client_id id) const noexcept { return find(id) != nullptr; }
+
+    void set_priority(priority_function f) { priority_ = std::move(f); }
+    void set_relevancy(relevancy_function f) { relevant_ = std::move(f); }
+
+    /// The packet to send to `id` this tick (valid until the next call for
+    /// that client). Throws write_error when the state cannot be encoded (a
+    /// value outside its annotation, or more non-entity data than a packet).
+    std::span<const std::uint8_t> replicate(client_id id, const State& state)
+    {
+        std::span<const std::uint8_t> packet;
+        if (status result = replicate(id, state, packet); !result)
+            throw write_error(std::move(result));
+        return packet;
+    }
+
+    /// replicate() that reports failure as a status; nothing is recorded as
+    /// sent when it fails.
+    status replicate(client_id id, const State& state, std::span<const std::uint8_t>& packet)
+    {
+        packet = {};
+        connection* c = find(id);
+        if (c == nullptr) [[unlikely]]
+            return status(error::unknown_client, 0, "client", "no such client");
+
+        replication::packet_header header;
+        header.sequence = c->next_sequence;
+        const State* base = baseline(*c, header);
+        sent_view& slot = c->ring[c->next_sequence % options_.window];
+        slot.valid = false;
+        slot.acked = false;
+        State& view = slot.view;
+        // Fields other than entities are brought to this tick; entities
+        // start as the client has them and are updated by priority below.
+        std::size_t used_bits = 8 * replication::crc_bytes + replication::header_bits + 1 +
+                                (options_.check_value ? 32 : 0);
+        replication::for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            if constexpr (replication::is_entity_field<State, I>) {
+                reflect::field_at<I>(view) = reflect::field_at<I>(*base);
+                used_bits += 1;
+            } else {
+                reflect::field_at<I>(view) = reflect::field_at<I>(state);
+                used_bits += measured_delta_bits(reflect::field_at<I>(*base), reflect::field_at<I>(view));
+            }
+        });
+
+        std::size_t budget_bytes = options_.max_packet_bytes;
+        if (options_.bytes_per_second != 0) {
+            const double per_tick = static_cast<double>(options_.bytes_per_second) / options_.tick_rate;
+            c->tokens = std::min(c->tokens + per_tick, std::max(per_tick, static_cast<double>(options_.max_packet_bytes)));
+            budget_bytes = c->tokens <= 0 ? 0 : std::min(budget_bytes, static_cast<std::size_t>(c->tokens));
+        }
+        select_entities(*c, id, state, *base, view, used_bits, budget_bytes * 8);
+
+        failure_record failure;
+        basic_write_stream<scope::replication> stream(std::span<std::uint8_t>(c->packet).subspan(replication::crc_bytes),
+                                                      failure);
+        bool ok = header.serialize(stream) && write_delta(stream, *base, view);
+        if (ok && options_.check_value) {
+            std::uint32_t check = replication::check_value;
+            ok = stream.serialize_bits(check, 32);
+        }
+        if (!ok) [[unlikely]]
+            return stream.failure_status(reflect::type_name<State>());
+        const std::size_t size = replication::crc_bytes + stream.flush();
+        std::span<std::uint8_t> bytes(c->packet.data(), size);
+        replication::seal(options_.protocol_id, replication::packet_kind::state, bytes);
+
+        slot.sequence = c->next_sequence;
+        slot.valid = true;
+        ++c->next_sequence;
+        c->tokens -= static_cast<double>(size);
+        c->stats.packets_sent += 1;
+        c->stats.bytes_sent += size;
+        c->stats.full_states += header.has_baseline ? 0 : 1;
+        c->stats.last_packet_bytes = size;
+        packet = bytes;
+        return {};
+    }
+
+    /// Applies an ack from the client: the packets it names become
+    /// baselines. Malformed or forged acks change nothing.
+    status receive(client_id id, std::span<const std::uint8_t> bytes)
+    {
+        connection* c = find(id);
+        if (c == nullptr) [[unlikely]]
+            return status(error::unknown_client, 0, "client", "no such client");
+        status result = apply_ack(*c, bytes);
+        (result ? c->stats.acks_received : c->stats.acks_refused) += 1;
+        return result;
+    }
+
+    const server_client_statistics* statistics(client_id id) const noexcept
+    {
+        const connection* c = find(id);
+        return c != nullptr ? &c->stats : nullptr;
+    }
+
+    /// The state packet `sequence` brought the client to, while it is in the
+    /// window (for tests and tools: what the client must hold after it).
+    const State* sent_state(client_id id, std::uint16_t sequence) const noexcept
+    {
+        const connection* c = find(id);
+        if (c == nullptr)
+            return nullptr;
+        const sent_view& slot = c->ring[sequence % options_.window];
+        return slot.valid && slot.sequence == sequence ? &slot.view : nullptr;
+    }
+
+private:
+    static constexpr std::size_t slot_count = replication::entity_slots_before<State>;
+
+    struct sent_view {
+        std::uint16_t sequence = 0;
+        bool valid = false;
+        bool acked = false;
+        State view{};
+    };
+    struct connection {
+        std::vector<sent_view> ring;
+        std::uint16_t next_sequence = 0;
+        bool has_acked = false;
+        std::uint16_t newest_acked = 0;
+        std::vector<float> priority;
+        std::vector<std::uint8_t> packet;
+        double tokens = 0;
+        server_client_statistics stats;
+    };
+    struct candidate {
+        float priority;
+        std::uint16_t field;
+        std::uint32_t id;
+    };
+
+    connection* find(client_id id) const noexcept { return id < connections_.size() ? connections_[id].get() : nullptr; }
+
+    /// The newest acked view still in the window, else the default state.
+    const State* baseline(const connection& c, replication::packet_header& header) const noexcept
+    {
+        header.has_baseline = false;
+        if (!c.has_acked || static_cast<std::uint16_t>(c.next_sequence - c.newest_acked) >= options_.window)
+            return &default_;
+        const sent_view& slot = c.ring[c.newest_acked % options_.window];
+        if (!slot.valid || slot.sequence != c.newest_acked)
+            return &default_;
+        header.has_baseline = true;
+        header.baseline = c.newest_acked;
+        return &slot.view;
+    }
+
+    /// An upper bound of the bits write_delta spends on value against base
+    /// wherever it starts (the standard's 7 bits per alignment).
+    template <class T>
+    static std::size_t measured_delta_bits(const T& base, const T& value)
+    {
+        failure_record failure;
+        basic_measure_stream<scope::replication> stream(failure);
+        static_cast<void>(delta_codec<T>::delta(stream, base, const_cast<T&>(value)));
+        return stream.bits();
+    }
+    template <class T>
+    static std::size_t measured_changed_bits(const T& base, const T& value)
+    {
+        failure_record failure;
+        basic_measure_stream<scope::replication> stream(failure);
+        static_cast<void>(delta_codec<T>::delta_changed(stream, base, const_cast<T&>(value)));
+        return stream.bits();
+    }
+
+    template <class Entity>
+    float priority_of(client_id id, entity_key key, const State& state) const
+    {
+        if (priority_)
+            return priority_(id, key, state);
+        if constexpr (requires { Entity::replication_priority; })
+            return static_cast<float>(Entity::replication_priority);
+        else
+            return 1.0f;
+    }
+
+    /// The slot as this client should have it now: the entity, or empty when
+    /// it is absent or not relevant to the client.
+    template <class Entity>
+    const std::optional<Entity>& target_slot(client_id id, entity_key key, const State& state,
+                                              const std::optional<Entity>& slot) const
+    {
+        static const std::optional<Entity> none;
+        if (slot.has_value() && relevant_ && !relevant_(id, key, state))
+            return none;
+        return slot;
+    }
+
+    /// Copies into the view the entities that are out of date on the client,
+    /// highest accumulated priority first, while the packet stays within the
+    /// budget. `used_bits` bounds everything else the packet holds.
+    void select_entities(connection& c, client_id id, const State& state, const State& base, State& view,
+                         std::size_t used_bits, std::size_t budget_bits)
+    {
+        if constexpr (slot_count != 0) {
+            candidates_.clear();
+            replication::for_each_field_index<State>([&](auto index) {
+                constexpr std::size_t I = decltype(index)::value;
+                if constexpr (replication::is_entity_field<State, I>) {
+                    using traits = replication::entity_array_traits<reflect::field_type_at<State, I>>;
+                    using entity = typename traits::entity;
+                    const auto& now = reflect::field_at<I>(state).slots();
+                    const auto& old = reflect::field_at<I>(base).slots();
+                    for (std::size_t slot = 0; slot < traits::capacity; ++slot) {
+                        const entity_key key{static_cast<std::uint16_t>(I), static_cast<std::uint32_t>(slot)};
+                        const std::optional<entity>& target = target_slot(id, key, state, now[slot]);
+                        float& priority = c.priority[replication::entity_slots_before<State, I> + slot];
+                        if (detail::identical_bytes(old[slot], target) ||
+                            delta_codec<std::optional<entity>>::template same<scope::replication>(old[slot], target)) {
+                            priority = 0.0f;
+                            continue;
+                        }
+                        priority += target.has_value() ? priority_of<entity>(id, key, state) : 1.0f;
+                        candidates_.push_back({priority, key.field, key.id});
+                    }
+                }
+            });
+            std::sort(candidates_.begin(), candidates_.end(), [](const candidate& a, const candidate& b) {
+                if (a.priority != b.priority)
+                    return a.priority > b.priority;
+                return a.field != b.field ? a.field < b.field : a.id < b.id;
+            });
+
+            // Per entity array: how many are sent and a bound of their index
+            // list; the array costs the cheaper of that list and a bitmask.
+            struct array_use {
+                std::size_t count = 0;
+                std::size_t index_bits = 0;
+            };
+            std::array<array_use, reflect::field_count<State>> uses{};
+            for (const candidate& chosen : candidates_) {
+                replication::for_each_field_index<State>([&](auto index) {
+                    constexpr std::size_t I = decltype(index)::value;
+                    if constexpr (replication::is_entity_field<State, I>) {
+                        if (chosen.field != I)
+                            return;
+                        using traits = replication::entity_array_traits<reflect::field_type_at<State, I>>;
+                        constexpr std::size_t n = traits::capacity;
+                        auto overhead = [](const array_use& u) -> std::size_t {
+                            if (u.count == 0)
+                                return 0;
+                            const std::size_t list = static_cast<std::size_t>(bits_required_for_span(n - 1)) + u.index_bits;
+                            return 1 + (list < n ? list : n);
+                        };
+                        const auto& target = target_slot(id, entity_key{chosen.field, chosen.id}, state,
+                                                         reflect::field_at<I>(state).slots()[chosen.id]);
+                        auto& slot = reflect::field_at<I>(view).slots()[chosen.id];
+                        array_use& use = uses[I];
+                        array_use grown{use.count + 1, use.index_bits + detail::int_relative_bits(chosen.id + 1)};
+                        const std::size_t bits = used_bits - overhead(use) + overhead(grown) +
+                                                 measured_changed_bits(slot, target);
+                        if (bits > budget_bits) {
+                            c.stats.entities_deferred += 1;
+                            return;
+                        }
+                        used_bits = bits;
+                        use = grown;
+                        slot = target;
+                        c.priority[replication::entity_slots_before<State, I> + chosen.id] = 0.0f;
+                        c.stats.entities_sent += 1;
+                    }
+                });
+            }
+        } else {
+            static_cast<void>(c), static_cast<void>(id), static_cast<void>(state), static_cast<void>(base);
+            static_cast<void>(view), static_cast<void>(used_bits), static_cast<void>(budget_bits);
+        }
+    }
+
+    status apply_ack(connection& c, std::span<const std::uint8_t> bytes)
+    {
+        if (status sealed = replication::check_seal(options_.protocol_id, replication::packet_kind::ack, bytes); !sealed)
+            return sealed;
+        if (bytes.size() != replication::ack_bytes) [[unlikely]]
+            return status(error::trailing_data, bytes.size() * 8, "ack", "an ack is exactly 11 bytes");
+        failure_record failure;
+        read_stream stream(bytes.subspan(replication::crc_bytes), failure);
+        replication::ack_record ack;
+        if (!ack.serialize(stream)) [[unlikely]]
+            return stream.failure_status("ack");
+        if (!ack.any)
+            return {};
+        const std::uint16_t last_sent = static_cast<std::uint16_t>(c.next_sequence - 1);
+        if (c.stats.packets_sent == 0 || replication::sequence_newer(ack.newest, last_sent)) [[unlikely]]
+            return status(error::out_of_range, 32, "ack", "acknowledges a packet never sent");
+        acknowledge(c, ack.newest);
+        for (std::uint16_t i = 0; i < 32; ++i)
+            if ((ack.mask >> i) & 1u)
+                acknowledge(c, static_cast<std::uint16_t>(ack.newest - 1 - i));
+        return {};
+    }
+
+    void acknowledge(connection& c, std::uint16_t sequence) noexcept
+    {
+        sent_view& slot = c.ring[sequence % options_.window];
+        if (!slot.valid || slot.sequence != sequence)
+            return;
+        slot.acked = true;
+        if (!c.has_acked || replication::sequence_newer(sequence, c.newest_acked)) {
+            c.has_acked = true;
+            c.newest_acked = sequence;
+        }
+    }
+
+    replication_options options_;
+    std::vector<std::unique_ptr<connection>> connections_;
+    std::vector<candidate> candidates_;
+    priority_function priority_;
+    relevancy_function relevant_;
+    const State default_{};
+};
+
+} // namespace bitrep
