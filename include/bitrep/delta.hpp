@@ -175,6 +175,7 @@ bool delta_elements(Stream& stream, const Container& base, Container& value, std
         } else {
             while (!differs(from))
                 ++from;
+            ++cursor; // the bitmask loop stops asking after the last changed element
             return from;
         }
     };
@@ -469,7 +470,8 @@ struct delta_codec<bounded_vector<T, MaxSize>> : detail::delta_by_changed_bit<bo
     {
         std::uint64_t size = value.size();
         const std::size_t start = stream.position();
-        if constexpr (Stream::is_writing) {
+        // Measuring refuses too: delta_elements keeps at most MaxSize indices.
+        if constexpr (!Stream::is_reading) {
             if (size > MaxSize) [[unlikely]]
                 return stream.fail(error::value_out_of_range, start, "vector longer than its bound");
         }
