@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bitrep's two entry points on a fresh Debian bookworm machine:
 #   ./run.sh example   installs what is missing, builds, runs the main example
+#                      (examples/arena; options after it go to the arena, e.g. --loss 0.25)
 #   ./run.sh test      installs what is missing, builds with g++ and clang
 #                      (-Werror), runs every test, and checks find_package()
 #                      from a separate consumer project
@@ -40,8 +41,8 @@ case "${1:-}" in
   example)
     install_missing
     configure build/release g++ Release
-    cmake --build build/release -j "$jobs" --target quickstart
-    ./build/release/examples/quickstart
+    cmake --build build/release -j "$jobs" --target arena
+    ./build/release/examples/arena/arena "${@:2}"
     ;;
   test)
     install_missing

@@ -51,7 +51,7 @@ public:
     explicit replication_client(replication_options options = {}) : options_(options)
     {
         replication::require_reflected_state<State>();
-        options_.window = std::clamp<std::size_t>(options_.window, 2, 1024);
+        options_.window = replication::ring_size(options_.window);
         ring_.resize(options_.window);
     }
 
@@ -73,8 +73,8 @@ public:
     }
 
     /// The newest state applied (a default State before the first packet).
-    const State& state() const noexcept { return current_ != nullptr ? *current_ : default_; }
-    bool has_state() const noexcept { return current_ != nullptr; }
+    const State& state() const noexcept { return current_ != no_state ? ring_[current_].view : default_; }
+    bool has_state() const noexcept { return current_ != no_state; }
     /// The sequence of the newest packet applied (meaningful once has_state()).
     std::uint16_t sequence() const noexcept { return acks_.newest; }
 
@@ -133,16 +133,18 @@ private:
         if (used != bytes.size()) [[unlikely]]
             return status(error::trailing_data, used * 8, "packet", "whole bytes left over after the state");
 
-        applied_view& slot = ring_[header.sequence % options_.window];
+        const std::size_t index = header.sequence % options_.window;
+        applied_view& slot = ring_[index];
         using std::swap;
         swap(slot.view, scratch_);
         slot.sequence = header.sequence;
         slot.valid = true;
-        const State& before = current_ != nullptr && current_ != &slot.view ? *current_ : (current_ ? scratch_ : default_);
-        current_ = &slot.view;
+        // When the new state took the current one's slot, the old one is in scratch_ now.
+        const State& before = current_ == no_state ? default_ : (current_ == index ? scratch_ : ring_[current_].view);
+        current_ = index;
         acks_.applied(header.sequence);
         if (on_change_)
-            notify(before, *current_);
+            notify(before, ring_[current_].view);
         return {};
     }
 
@@ -185,7 +187,10 @@ private:
     std::vector<applied_view> ring_;
     State scratch_{};
     const State default_{};
-    const State* current_ = nullptr;
+    static constexpr std::size_t no_state = static_cast<std::size_t>(-1);
+    /// The ring slot of the newest state applied: an index, not a pointer,
+    /// so that a copy of the client holds its own state.
+    std::size_t current_ = no_state;
     replication::ack_record acks_;
     std::array<std::uint8_t, replication::ack_bytes> ack_{};
     change_function on_change_;

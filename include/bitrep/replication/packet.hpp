@@ -3,7 +3,9 @@
 // integrity check and sequence arithmetic (docs/replication.md, section 4).
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -36,7 +38,8 @@ struct replication_options {
     /// full packet).
     std::size_t bytes_per_second = 0;
     double tick_rate = 60.0;
-    /// Packets kept per client, on each side, as baselines: in [2, 1024].
+    /// Packets kept per client, on each side, as baselines: in [2, 1024],
+    /// rounded up to a power of two (see replication::ring_size).
     std::size_t window = 64;
     /// A 32-bit check value at the end of each state packet (debug builds by
     /// default, see BITREP_PACKET_CHECK), refused when absent.
@@ -55,6 +58,15 @@ struct entity_key {
 };
 
 namespace replication {
+
+/// The ring of views both sides keep for `window`: clamped to [2, 1024] and
+/// rounded up to a power of two, which divides the 65536 sequence numbers, so
+/// that sequence % size gives packets fewer than `size` apart different
+/// slots even where the numbers wrap.
+constexpr std::size_t ring_size(std::size_t window) noexcept
+{
+    return std::bit_ceil(std::clamp<std::size_t>(window, 2, 1024));
+}
 
 /// 16-bit wrapping sequence numbers: a is newer than b when it is ahead by
 /// less than half the range.

@@ -29,6 +29,7 @@ struct server_client_statistics {
     std::uint64_t full_states = 0;       ///< packets encoded against the default state (no acked baseline)
     std::uint64_t entities_sent = 0;     ///< entity slots written (created, changed or removed)
     std::uint64_t entities_deferred = 0; ///< entity slots that needed sending but did not fit, summed over ticks
+    std::uint64_t in_flight_dropped = 0; ///< of those, slots sent since the baseline: the client steps back to the baseline's
     std::uint64_t acks_received = 0;
     std::uint64_t acks_refused = 0;
     std::size_t last_packet_bytes = 0;
@@ -49,7 +50,7 @@ public:
     explicit replication_server(replication_options options = {}) : options_(options)
     {
         replication::require_reflected_state<State>();
-        options_.window = std::clamp<std::size_t>(options_.window, 2, 1024);
+        options_.window = replication::ring_size(options_.window);
         candidates_.reserve(slot_count);
     }
 
@@ -126,7 +127,7 @@ public:
             c->tokens = std::min(c->tokens + per_tick, std::max(per_tick, static_cast<double>(options_.max_packet_bytes)));
             budget_bytes = c->tokens <= 0 ? 0 : std::min(budget_bytes, static_cast<std::size_t>(c->tokens));
         }
-        select_entities(*c, id, state, *base, view, used_bits, budget_bytes * 8);
+        select_entities(*c, id, state, *base, previous_view(*c, *base), view, used_bits, budget_bytes * 8);
 
         failure_record failure;
         basic_write_stream<scope::replication> stream(std::span<std::uint8_t>(c->packet).subspan(replication::crc_bytes),
@@ -204,8 +205,10 @@ private:
     };
     struct candidate {
         float priority;
+        bool in_flight;     ///< sent since the baseline: the client may hold it already
         std::uint16_t field;
         std::uint32_t id;
+        const void* target; ///< the std::optional<entity> the client should get
     };
 
     connection* find(client_id id) const noexcept { return id < connections_.size() ? connections_[id].get() : nullptr; }
@@ -217,11 +220,22 @@ private:
         if (!c.has_acked || static_cast<std::uint16_t>(c.next_sequence - c.newest_acked) >= options_.window)
             return &default_;
         const sent_view& slot = c.ring[c.newest_acked % options_.window];
-        if (!slot.valid || slot.sequence != c.newest_acked)
+        // Not acked: the slot holds a later packet of the same 16-bit
+        // sequence, sent 65536 packets after the acked one.
+        if (!slot.valid || !slot.acked || slot.sequence != c.newest_acked)
             return &default_;
         header.has_baseline = true;
         header.baseline = c.newest_acked;
         return &slot.view;
+    }
+
+    /// The view of the last packet sent (the newest the client may hold),
+    /// or the baseline when there is none.
+    const State& previous_view(const connection& c, const State& base) const noexcept
+    {
+        const std::uint16_t last = static_cast<std::uint16_t>(c.next_sequence - 1);
+        const sent_view& slot = c.ring[last % options_.window];
+        return c.stats.packets_sent != 0 && slot.valid && slot.sequence == last ? slot.view : base;
     }
 
     /// An upper bound of the bits write_delta spends on value against base
@@ -266,11 +280,15 @@ private:
         return slot;
     }
 
-    /// Copies into the view the entities that are out of date on the client,
-    /// highest accumulated priority first, while the packet stays within the
-    /// budget. `used_bits` bounds everything else the packet holds.
-    void select_entities(connection& c, client_id id, const State& state, const State& base, State& view,
-                         std::size_t used_bits, std::size_t budget_bits)
+    /// Sets the view's entity slots (which start as the baseline's). A slot
+    /// whose current entity differs on the wire from the baseline's is a
+    /// candidate. Candidates already sent in a packet the client has not
+    /// acknowledged come first: leaving them out would take the client back
+    /// to the baseline's version. The others follow by accumulated priority.
+    /// Each is taken while the packet's bound stays within the budget;
+    /// `used_bits` bounds everything else the packet holds.
+    void select_entities(connection& c, client_id id, const State& state, const State& base, const State& previous,
+                         State& view, std::size_t used_bits, std::size_t budget_bits)
     {
         if constexpr (slot_count != 0) {
             candidates_.clear();
@@ -278,28 +296,37 @@ private:
                 constexpr std::size_t I = decltype(index)::value;
                 if constexpr (replication::is_entity_field<State, I>) {
                     using traits = replication::entity_array_traits<reflect::field_type_at<State, I>>;
-                    using entity = typename traits::entity;
+                    using slot_type = std::optional<typename traits::entity>;
                     const auto& now = reflect::field_at<I>(state).slots();
                     const auto& old = reflect::field_at<I>(base).slots();
+                    const auto& sent = reflect::field_at<I>(previous).slots();
+                    auto same = [](const slot_type& a, const slot_type& b) {
+                        return detail::identical_bytes(a, b) ||
+                               delta_codec<slot_type>::template same<scope::replication>(a, b);
+                    };
                     for (std::size_t slot = 0; slot < traits::capacity; ++slot) {
                         const entity_key key{static_cast<std::uint16_t>(I), static_cast<std::uint32_t>(slot)};
-                        const std::optional<entity>& target = target_slot(id, key, state, now[slot]);
+                        const slot_type& target = target_slot(id, key, state, now[slot]);
                         float& priority = c.priority[replication::entity_slots_before<State, I> + slot];
-                        if (detail::identical_bytes(old[slot], target) ||
-                            delta_codec<std::optional<entity>>::template same<scope::replication>(old[slot], target)) {
+                        if (same(old[slot], target)) {
                             priority = 0.0f;
                             continue;
                         }
-                        priority += target.has_value() ? priority_of<entity>(id, key, state) : 1.0f;
-                        candidates_.push_back({priority, key.field, key.id});
+                        const bool in_flight = &previous != &base && !same(sent[slot], old[slot]);
+                        priority += target.has_value() ? priority_of<typename traits::entity>(id, key, state) : 1.0f;
+                        candidates_.push_back({priority, in_flight, key.field, key.id, &target});
                     }
                 }
             });
-            std::sort(candidates_.begin(), candidates_.end(), [](const candidate& a, const candidate& b) {
+            // A heap: only the candidates that are taken or tried get ordered.
+            auto later = [](const candidate& a, const candidate& b) {
+                if (a.in_flight != b.in_flight)
+                    return b.in_flight;
                 if (a.priority != b.priority)
-                    return a.priority > b.priority;
-                return a.field != b.field ? a.field < b.field : a.id < b.id;
-            });
+                    return a.priority < b.priority;
+                return a.field != b.field ? a.field > b.field : a.id > b.id;
+            };
+            std::make_heap(candidates_.begin(), candidates_.end(), later);
 
             // Per entity array: how many are sent and a bound of their index
             // list; the array costs the cheaper of that list and a bitmask.
@@ -308,13 +335,21 @@ private:
                 std::size_t index_bits = 0;
             };
             std::array<array_use, reflect::field_count<State>> uses{};
-            for (const candidate& chosen : candidates_) {
+            // Trying stops once the packet is full: after this many
+            // candidates in a row that did not fit.
+            constexpr int misses_allowed = 8;
+            int misses = 0;
+            auto end = candidates_.end();
+            for (; end != candidates_.begin() && misses < misses_allowed; --end) {
+                std::pop_heap(candidates_.begin(), end, later);
+                const candidate& chosen = *(end - 1);
                 replication::for_each_field_index<State>([&](auto index) {
                     constexpr std::size_t I = decltype(index)::value;
                     if constexpr (replication::is_entity_field<State, I>) {
                         if (chosen.field != I)
                             return;
                         using traits = replication::entity_array_traits<reflect::field_type_at<State, I>>;
+                        using slot_type = std::optional<typename traits::entity>;
                         constexpr std::size_t n = traits::capacity;
                         auto overhead = [](const array_use& u) -> std::size_t {
                             if (u.count == 0)
@@ -322,17 +357,19 @@ private:
                             const std::size_t list = static_cast<std::size_t>(bits_required_for_span(n - 1)) + u.index_bits;
                             return 1 + (list < n ? list : n);
                         };
-                        const auto& target = target_slot(id, entity_key{chosen.field, chosen.id}, state,
-                                                         reflect::field_at<I>(state).slots()[chosen.id]);
-                        auto& slot = reflect::field_at<I>(view).slots()[chosen.id];
+                        const slot_type& target = *static_cast<const slot_type*>(chosen.target);
+                        slot_type& slot = reflect::field_at<I>(view).slots()[chosen.id];
                         array_use& use = uses[I];
                         array_use grown{use.count + 1, use.index_bits + detail::int_relative_bits(chosen.id + 1)};
                         const std::size_t bits = used_bits - overhead(use) + overhead(grown) +
                                                  measured_changed_bits(slot, target);
                         if (bits > budget_bits) {
                             c.stats.entities_deferred += 1;
+                            c.stats.in_flight_dropped += chosen.in_flight ? 1 : 0;
+                            ++misses;
                             return;
                         }
+                        misses = 0;
                         used_bits = bits;
                         use = grown;
                         slot = target;
@@ -341,9 +378,14 @@ private:
                     }
                 });
             }
+            for (auto rest = candidates_.begin(); rest != end; ++rest) {
+                c.stats.entities_deferred += 1;
+                c.stats.in_flight_dropped += rest->in_flight ? 1 : 0;
+            }
         } else {
             static_cast<void>(c), static_cast<void>(id), static_cast<void>(state), static_cast<void>(base);
-            static_cast<void>(view), static_cast<void>(used_bits), static_cast<void>(budget_bits);
+            static_cast<void>(previous), static_cast<void>(view), static_cast<void>(used_bits);
+            static_cast<void>(budget_bits);
         }
     }
 
@@ -376,7 +418,12 @@ private:
         if (!slot.valid || slot.sequence != sequence)
             return;
         slot.acked = true;
-        if (!c.has_acked || replication::sequence_newer(sequence, c.newest_acked)) {
+        // The newest ack so far no longer counts once its slot holds another
+        // packet: it may be from before the sequence numbers last wrapped,
+        // and seem newer than every ack to come for half their range.
+        const sent_view& newest = c.ring[c.newest_acked % options_.window];
+        const bool newest_held = c.has_acked && newest.acked && newest.sequence == c.newest_acked;
+        if (!newest_held || replication::sequence_newer(sequence, c.newest_acked)) {
             c.has_acked = true;
             c.newest_acked = sequence;
         }

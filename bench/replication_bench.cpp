@@ -1,0 +1,518 @@
+// Replication of a 901-cube world (docs/replication.md, section 7): the
+// world of the design's example (quantized positions, quat<9>, a flag) in an
+// entity_array<Cube, 1024> with 901 cubes, about 10% of them moving and
+// turning a little each tick. One benchmark iteration is one server tick:
+// the world advances, replicate() runs for every client, each client
+// receives its packet, and acks go back after `ack_delay` ticks (0: a
+// perfect link with no latency; 6: a 100 ms round trip at 60 Hz), or never.
+//
+// The Time column is manual time (UseManualTime) measured with
+// std::chrono::steady_clock around one part of the tick only:
+//   BM_Replicate/..., BM_DeltaBytes/..., BM_FullStateBytes/...
+//       every client's replicate() call (the server's cost)
+//   BM_ClientReceive/...   the one client's receive() call
+// so the world update, the clients' decoding and the acks are never in the
+// server's figure. The CPU column is the whole loop's CPU time.
+//
+// Counters (per tick unless named otherwise):
+//   us_per_client          replicate() time / clients
+//   cpu_us_per_client      the same in the thread's CPU time (less disturbed
+//                          by other processes on a shared host)
+//   receive_us_per_client  receive() time / clients
+//   tick_us                the whole tick: world, replicate, receive, acks
+//   bytes_per_packet       the packets' size, CRC and header included
+//   entities_per_packet    entity slots written per packet
+//   bits_per_entity        8 * bytes / entities (packet overhead included)
+//   deferred_per_packet    slots that needed sending but did not fit
+//   full_state_share       packets encoded against the default state
+//   full_state_bytes       one full state of the world with no size limit
+//   allocs_per_tick        operator new calls in the whole timed tick
+//   server_allocs_per_tick operator new calls inside the replicate() loop
+//
+// Every run starts from the same seeded world, warms up for two windows
+// (every ring slot written, priorities in steady state), then times a fixed
+// number of ticks, so each repetition measures the same ticks. Before
+// timing, main() checks that clients converge to the server's world and
+// that full states are sent exactly when they should be; it aborts if not.
+#include <benchmark/benchmark.h>
+
+#include <bitrep/bitrep.hpp>
+#include <bitrep/replication.hpp>
+
+#include "allocation_counter.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+// ------------------------------------------------------------------ the world
+
+struct Cube {
+    bitrep::quantized<-256.f, 256.f, 0.01f> x, y, z;
+    bitrep::quat<9> orientation;
+    bool interacting = false;
+};
+BOOST_DESCRIBE_STRUCT(Cube, (), (x, y, z, orientation, interacting))
+
+struct World {
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
+    bitrep::entity_array<Cube, 1024> cubes;
+    bitrep::save_only<std::uint64_t> seed;
+};
+BOOST_DESCRIBE_STRUCT(World, (), (tick, cubes, seed))
+
+constexpr std::size_t cube_count = 901;
+constexpr std::size_t moving_per_tick = 90;
+constexpr std::uint32_t world_seed = 901u;
+
+/// The seeded world and its motion: each tick, 90 distinct cubes step by up
+/// to 0.25 m per axis (clamped inside the quantized range), turn by up to
+/// 0.05 rad about a random axis (renormalised, so always unit length), and
+/// one in sixteen of them toggles its flag. Random numbers come from raw
+/// std::mt19937 output, so every standard library gives the same world.
+class moving_world {
+public:
+    explicit moving_world(std::uint32_t seed) : world_(std::make_unique<World>()), random_(seed), ids_(cube_count)
+    {
+        std::iota(ids_.begin(), ids_.end(), std::uint16_t{0});
+        world_->seed = seed;
+        for (std::size_t id = 0; id < cube_count; ++id) {
+            Cube& cube = world_->cubes.emplace(id);
+            cube.x = between(-200.0f, 200.0f);
+            cube.y = between(-200.0f, 200.0f);
+            cube.z = between(0.0f, 100.0f);
+            float q[4];
+            float norm2;
+            do {
+                for (float& component : q)
+                    component = between(-1.0f, 1.0f);
+                norm2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+            } while (norm2 < 0.01f || norm2 > 1.0f);
+            const float scale = 1.0f / std::sqrt(norm2);
+            cube.orientation = {q[0] * scale, q[1] * scale, q[2] * scale, q[3] * scale};
+            cube.interacting = (random_() & 1u) != 0;
+        }
+    }
+
+    const World& state() const noexcept { return *world_; }
+
+    /// The next tick; with `move` false only the tick counter changes.
+    void advance(bool move)
+    {
+        world_->tick = (world_->tick.value() + 1) % 1'000'000u;
+        if (!move)
+            return;
+        for (std::size_t k = 0; k < moving_per_tick; ++k) {
+            // A partial Fisher-Yates shuffle: ids_[0, k] are distinct.
+            std::swap(ids_[k], ids_[k + random_() % (cube_count - k)]);
+            move_cube(world_->cubes[ids_[k]]);
+        }
+    }
+
+private:
+    float between(float low, float high) { return low + (high - low) * static_cast<float>(random_() >> 8) * 0x1p-24f; }
+
+    template <class Quantized>
+    void step(Quantized& coordinate, float low, float high)
+    {
+        coordinate = std::clamp(coordinate.value() + between(-0.25f, 0.25f), low, high);
+    }
+
+    void move_cube(Cube& cube)
+    {
+        step(cube.x, -250.0f, 250.0f);
+        step(cube.y, -250.0f, 250.0f);
+        step(cube.z, 0.0f, 250.0f);
+
+        float axis[3];
+        float length2;
+        do {
+            for (float& component : axis)
+                component = between(-1.0f, 1.0f);
+            length2 = axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2];
+        } while (length2 < 0.01f || length2 > 1.0f);
+        const float half = 0.5f * between(-0.05f, 0.05f);
+        const float s = std::sin(half) / std::sqrt(length2);
+        const float bx = axis[0] * s, by = axis[1] * s, bz = axis[2] * s, bw = std::cos(half);
+        bitrep::quat<9>& q = cube.orientation;
+        const float w = q.w * bw - q.x * bx - q.y * by - q.z * bz;
+        const float x = q.w * bx + q.x * bw + q.y * bz - q.z * by;
+        const float y = q.w * by - q.x * bz + q.y * bw + q.z * bx;
+        const float z = q.w * bz + q.x * by - q.y * bx + q.z * bw;
+        const float scale = 1.0f / std::sqrt(w * w + x * x + y * y + z * z);
+        q = {x * scale, y * scale, z * scale, w * scale};
+
+        if (random_() % 16 == 0)
+            cube.interacting = !cube.interacting;
+    }
+
+    std::unique_ptr<World> world_; // 37 KB
+    std::mt19937 random_;
+    std::vector<std::uint16_t> ids_;
+};
+
+[[noreturn, gnu::cold]] void fail(const char* what)
+{
+    std::fprintf(stderr, "CHECK FAILED: %s\n", what);
+    std::abort();
+}
+
+void check(bool condition, const char* what)
+{
+    if (!condition)
+        fail(what);
+}
+
+/// The world as any receiver decodes it (quantized positions, rebuilt
+/// quaternions), through a plain full encoding.
+std::unique_ptr<World> as_decoded(const World& world)
+{
+    std::vector<std::uint8_t> bytes;
+    check(bitrep::to_bytes(world, bytes).ok(), "the world encodes");
+    auto decoded = std::make_unique<World>();
+    check(bitrep::from_bytes(bytes, *decoded).ok(), "the world decodes");
+    return decoded;
+}
+
+bool same_cube(const Cube& a, const Cube& b)
+{
+    const bitrep::quat<9>& p = a.orientation;
+    const bitrep::quat<9>& q = b.orientation;
+    return a.x == b.x && a.y == b.y && a.z == b.z && p == q && a.interacting == b.interacting;
+}
+
+/// `mirror` holds exactly what a receiver decodes of `world` (the seed is
+/// save_only: never replicated). Exact, not delta_codec<World>::same: that
+/// can call a decoded quaternion changed against its source when its two
+/// largest components are within a quantum of each other, as the rebuilt
+/// largest one may then come out smaller than the other.
+bool holds(const World& mirror, const World& world)
+{
+    const std::unique_ptr<World> expected = as_decoded(world);
+    if (mirror.tick != expected->tick)
+        return false;
+    for (std::size_t id = 0; id < decltype(World::cubes)::capacity; ++id) {
+        const std::optional<Cube>& a = mirror.cubes.slots()[id];
+        const std::optional<Cube>& b = expected->cubes.slots()[id];
+        if (a.has_value() != b.has_value() || (a.has_value() && !same_cube(*a, *b)))
+            return false;
+    }
+    return true;
+}
+
+// --------------------------------------------------------- server and clients
+
+using server_type = bitrep::replication_server<World>;
+using client_type = bitrep::replication_client<World>;
+using ack_type = std::array<std::uint8_t, bitrep::replication::ack_bytes>;
+
+constexpr int never_acks = -1;
+constexpr std::size_t default_packet_bytes = bitrep::replication_options{}.max_packet_bytes; // 1200
+constexpr std::size_t unlimited_packet_bytes = 65536; // more than any state of this world
+
+struct link_setup {
+    std::size_t clients = 1;
+    int ack_delay = 0; ///< ticks from a packet to its ack reaching the server, or never_acks
+    std::size_t max_packet_bytes = default_packet_bytes;
+};
+
+/// This thread's CPU time: unlike the steady clock, it leaves out the time
+/// other processes on this shared host hold the core.
+double thread_cpu_seconds() noexcept
+{
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+struct tick_cost {
+    double replicate_seconds = 0; ///< every client's replicate()
+    double replicate_cpu_seconds = 0; ///< the same in this thread's CPU time
+    double receive_seconds = 0;   ///< every client's receive()
+    std::uint64_t replicate_allocations = 0;
+};
+
+/// The server's statistics summed over its clients.
+struct server_totals {
+    std::uint64_t packets = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t full_states = 0;
+    std::uint64_t entities = 0;
+    std::uint64_t deferred = 0;
+};
+
+/// One server, its clients and the acks in flight. Everything a tick needs
+/// is allocated here, so that a tick itself allocates only what the library
+/// does.
+class session {
+public:
+    using clock = std::chrono::steady_clock;
+
+    explicit session(link_setup setup)
+        : setup_(setup), world_(world_seed), server_(options(setup)), packets_(setup.clients),
+          in_flight_(setup.ack_delay == never_acks ? 0
+                                                   : (static_cast<std::size_t>(setup.ack_delay) + 1) * setup.clients)
+    {
+        for (std::size_t i = 0; i < setup.clients; ++i) {
+            ids_.push_back(server_.add_client());
+            clients_.push_back(std::make_unique<client_type>(options(setup)));
+        }
+    }
+
+    const World& world() const noexcept { return world_.state(); }
+    const client_type& client(std::size_t i) const noexcept { return *clients_[i]; }
+
+    tick_cost tick(bool move = true)
+    {
+        tick_cost cost;
+        world_.advance(move);
+        const World& now = world_.state();
+
+        const std::uint64_t allocations = bitrep_bench::thread_allocations;
+        const double cpu_start = thread_cpu_seconds();
+        const clock::time_point start = clock::now();
+        for (std::size_t i = 0; i < ids_.size(); ++i)
+            packets_[i] = server_.replicate(ids_[i], now);
+        const clock::time_point replicated = clock::now();
+        cost.replicate_cpu_seconds = thread_cpu_seconds() - cpu_start;
+        cost.replicate_allocations = bitrep_bench::thread_allocations - allocations;
+
+        for (std::size_t i = 0; i < clients_.size(); ++i)
+            if (!clients_[i]->receive(packets_[i])) [[unlikely]]
+                fail("a client refused its packet");
+        const clock::time_point received = clock::now();
+
+        if (setup_.ack_delay != never_acks) {
+            const std::size_t delay = static_cast<std::size_t>(setup_.ack_delay);
+            const std::size_t n = clients_.size();
+            ack_type* sent = &in_flight_[(ticks_ % (delay + 1)) * n];
+            for (std::size_t i = 0; i < n; ++i)
+                std::ranges::copy(clients_[i]->ack(), sent[i].begin());
+            if (ticks_ >= delay) {
+                const ack_type* due = &in_flight_[((ticks_ - delay) % (delay + 1)) * n];
+                for (std::size_t i = 0; i < n; ++i)
+                    if (!server_.receive(ids_[i], due[i])) [[unlikely]]
+                        fail("the server refused an ack");
+            }
+        }
+        ++ticks_;
+        cost.replicate_seconds = std::chrono::duration<double>(replicated - start).count();
+        cost.receive_seconds = std::chrono::duration<double>(received - replicated).count();
+        return cost;
+    }
+
+    server_totals totals() const
+    {
+        server_totals t;
+        for (bitrep::client_id id : ids_) {
+            const bitrep::server_client_statistics& s = *server_.statistics(id);
+            t.packets += s.packets_sent;
+            t.bytes += s.bytes_sent;
+            t.full_states += s.full_states;
+            t.entities += s.entities_sent;
+            t.deferred += s.entities_deferred;
+        }
+        return t;
+    }
+
+    bool clients_hold_world() const
+    {
+        return std::ranges::all_of(clients_, [&](const auto& c) { return holds(c->state(), world()); });
+    }
+
+private:
+    static bitrep::replication_options options(const link_setup& setup)
+    {
+        bitrep::replication_options o;
+        o.max_packet_bytes = setup.max_packet_bytes;
+        return o;
+    }
+
+    link_setup setup_;
+    moving_world world_;
+    server_type server_;
+    std::vector<bitrep::client_id> ids_;
+    std::vector<std::unique_ptr<client_type>> clients_;
+    std::vector<std::span<const std::uint8_t>> packets_;
+    std::vector<ack_type> in_flight_; ///< (ack_delay + 1) ticks of acks, one per client
+    std::size_t ticks_ = 0;
+};
+
+/// The size of one full state of `world` (against the default state) with
+/// no packet limit: what a client with no baseline would need.
+std::size_t full_state_bytes(const World& world)
+{
+    bitrep::replication_options o;
+    o.max_packet_bytes = unlimited_packet_bytes;
+    o.window = 2;
+    auto server = std::make_unique<server_type>(o);
+    return server->replicate(server->add_client(), world).size();
+}
+
+// ------------------------------------------------------ correctness, untimed
+
+void verify()
+{
+    // A perfect link with no packet limit: the client holds the world
+    // after every tick, and only the first packet is a full state.
+    double delta_bytes = 0;
+    {
+        session s({1, 0, unlimited_packet_bytes});
+        std::uint64_t first_packet_bytes = 0;
+        for (int t = 0; t < 200; ++t) {
+            s.tick();
+            check(s.clients_hold_world(), "with no packet limit the client holds the world after every tick");
+            if (t == 0)
+                first_packet_bytes = s.totals().bytes;
+        }
+        const server_totals t = s.totals();
+        check(t.full_states == 1, "a perfect link sends one full state, then deltas");
+        check(t.entities >= cube_count + 199 * moving_per_tick * 9 / 10,
+              "about 90 cubes are sent per tick after the first full state");
+        delta_bytes = static_cast<double>(t.bytes - first_packet_bytes) / 199.0;
+    }
+    // The default packet limit, with and without latency: full states until
+    // the first ack arrives, deltas after; once the world stops, every
+    // client converges to it.
+    int convergence_ticks[2] = {};
+    for (int delay : {0, 6}) {
+        session s({2, delay, default_packet_bytes});
+        for (int t = 0; t < 300; ++t)
+            s.tick();
+        check(s.totals().full_states == 2 * static_cast<std::uint64_t>(delay + 1),
+              "full states are sent only until the first ack arrives");
+        int still = 0;
+        while (!s.clients_hold_world() && still < 500) {
+            s.tick(false);
+            ++still;
+        }
+        check(s.clients_hold_world(), "clients converge to the world once it stops moving");
+        convergence_ticks[delay == 0 ? 0 : 1] = still;
+    }
+    // A client that never acks gets a full state every tick.
+    {
+        session s({1, never_acks, unlimited_packet_bytes});
+        for (int t = 0; t < 20; ++t)
+            s.tick();
+        const server_totals t = s.totals();
+        check(t.full_states == 20 && t.packets == 20, "a client that never acks gets a full state every tick");
+        check(s.clients_hold_world(), "a full state with no packet limit carries the whole world");
+    }
+
+    const moving_world initial(world_seed);
+    std::fprintf(stderr,
+                 "replication_bench: verified: full state %zu bytes, delta %.1f bytes per tick (no packet limit, "
+                 "perfect link), convergence after the world stops: %d ticks (ack delay 0), %d ticks (ack delay 6)\n",
+                 full_state_bytes(initial.state()), delta_bytes, convergence_ticks[0], convergence_ticks[1]);
+}
+
+// ---------------------------------------------------------------- benchmarks
+
+enum class timed { replicate, receive };
+
+void run_ticks(benchmark::State& state, link_setup setup, timed what)
+{
+    auto s = std::make_unique<session>(setup);
+    const std::size_t warm_up = 2 * bitrep::replication_options{}.window +
+                                (setup.ack_delay == never_acks ? 0 : static_cast<std::size_t>(setup.ack_delay));
+    for (std::size_t t = 0; t < warm_up; ++t)
+        s->tick();
+
+    const server_totals before = s->totals();
+    double replicate_seconds = 0;
+    double replicate_cpu_seconds = 0;
+    double receive_seconds = 0;
+    double tick_seconds = 0;
+    std::uint64_t replicate_allocations = 0;
+    const std::uint64_t allocations_before = bitrep_bench::thread_allocations;
+    for (auto _ : state) {
+        const session::clock::time_point start = session::clock::now();
+        const tick_cost cost = s->tick();
+        tick_seconds += std::chrono::duration<double>(session::clock::now() - start).count();
+        replicate_seconds += cost.replicate_seconds;
+        replicate_cpu_seconds += cost.replicate_cpu_seconds;
+        receive_seconds += cost.receive_seconds;
+        replicate_allocations += cost.replicate_allocations;
+        state.SetIterationTime(what == timed::replicate ? cost.replicate_seconds : cost.receive_seconds);
+    }
+    // Read the count before touching state.counters, which allocates.
+    const auto allocations = static_cast<double>(bitrep_bench::thread_allocations - allocations_before);
+
+    const server_totals after = s->totals();
+    const auto packets = static_cast<double>(after.packets - before.packets);
+    const auto bytes = static_cast<double>(after.bytes - before.bytes);
+    const auto entities = static_cast<double>(after.entities - before.entities);
+    const auto clients = static_cast<double>(setup.clients);
+    const auto per_packet = [packets](std::uint64_t count) {
+        return packets > 0 ? static_cast<double>(count) / packets : 0.0;
+    };
+    using benchmark::Counter;
+    state.counters["us_per_client"] = Counter(replicate_seconds * 1e6 / clients, Counter::kAvgIterations);
+    state.counters["cpu_us_per_client"] = Counter(replicate_cpu_seconds * 1e6 / clients, Counter::kAvgIterations);
+    state.counters["receive_us_per_client"] = Counter(receive_seconds * 1e6 / clients, Counter::kAvgIterations);
+    state.counters["tick_us"] = Counter(tick_seconds * 1e6, Counter::kAvgIterations);
+    state.counters["bytes_per_packet"] = per_packet(after.bytes - before.bytes);
+    state.counters["entities_per_packet"] = per_packet(after.entities - before.entities);
+    state.counters["bits_per_entity"] = entities > 0 ? 8 * bytes / entities : 0;
+    state.counters["deferred_per_packet"] = per_packet(after.deferred - before.deferred);
+    state.counters["full_state_share"] = per_packet(after.full_states - before.full_states);
+    state.counters["full_state_bytes"] = static_cast<double>(full_state_bytes(s->world()));
+    state.counters["allocs_per_tick"] = Counter(allocations, Counter::kAvgIterations);
+    state.counters["server_allocs_per_tick"] =
+        Counter(static_cast<double>(replicate_allocations), Counter::kAvgIterations);
+}
+
+void register_ticks(const std::string& name, link_setup setup, timed what, benchmark::IterationCount ticks)
+{
+    benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) { run_ticks(state, setup, what); })
+        ->UseManualTime()
+        ->Iterations(ticks)
+        ->Unit(benchmark::kMicrosecond);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    verify();
+
+    // 3000 ticks (50 s at 60 Hz) with one client, 300 with 64.
+    for (int delay : {0, 6}) {
+        const std::string suffix = "/ack_delay:" + std::to_string(delay);
+        register_ticks("BM_Replicate/clients:1" + suffix, {1, delay, default_packet_bytes}, timed::replicate, 3000);
+        register_ticks("BM_Replicate/clients:64" + suffix, {64, delay, default_packet_bytes}, timed::replicate, 300);
+    }
+    // Delta against full state, both with no packet limit so that every
+    // change fits, and the full state at the default limit (capped).
+    register_ticks("BM_DeltaBytes/max_packet_bytes:65536", {1, 0, unlimited_packet_bytes}, timed::replicate, 3000);
+    register_ticks("BM_FullStateBytes/max_packet_bytes:65536", {1, never_acks, unlimited_packet_bytes},
+                   timed::replicate, 3000);
+    register_ticks("BM_FullStateBytes/max_packet_bytes:1200", {1, never_acks, default_packet_bytes}, timed::replicate,
+                   3000);
+    // One client's receive() of the packets above.
+    register_ticks("BM_ClientReceive/ack_delay:0", {1, 0, default_packet_bytes}, timed::receive, 3000);
+    register_ticks("BM_ClientReceive/ack_delay:6", {1, 6, default_packet_bytes}, timed::receive, 3000);
+    register_ticks("BM_ClientReceive/full_state", {1, never_acks, unlimited_packet_bytes}, timed::receive, 3000);
+
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv))
+        return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,298 @@
+// arena: bitrep's main example. A server replicates a world of moving cubes
+// to clients over real UDP datagrams on the loopback interface, 60 ticks a
+// second; each client receives through a seeded link simulator (loss,
+// jitter, duplication, reordering, corruption) and acks what it applied.
+// Every 2 s the world is saved and loaded back. At the end the world stops,
+// the links clear, the clients catch up, and a table says what it cost and
+// whether any client's state ever went wrong.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h> // getpid, for a save file name of this run's own
+
+#include <CLI/CLI.hpp>
+
+#include "checks.hpp"
+#include "client.hpp"
+#include "server.hpp"
+#include "world.hpp"
+
+namespace {
+
+using namespace arena;
+using steady = std::chrono::steady_clock;
+
+constexpr double tick_rate = 60;
+constexpr std::uint64_t save_every_ticks = 120; // 2 s
+constexpr std::uint64_t catch_up_ticks = 120;   // at most 2 s for the clients to catch up
+
+struct settings {
+    std::size_t entities = 500;
+    std::size_t clients = 4;
+    double loss = 0.05;
+    double duration = 10;
+    std::uint64_t seed = 1;
+    std::string save_path;
+};
+
+/// The clients' links, in milliseconds. The jitter stays below a tick, so
+/// only the held-back copies (reorder) overtake one another.
+bitrep::link_conditions link_for(double loss)
+{
+    bitrep::link_conditions link;
+    link.latency = 10;
+    link.jitter = 10;
+    link.loss = loss;
+    link.duplicate = 0.01;
+    link.reorder = 0.01;
+    link.reorder_delay = 30;
+    link.corrupt = 0.005;
+    return link;
+}
+
+/// Real-time pacing: one tick every 1/rate s of the steady clock.
+class tick_clock {
+public:
+    explicit tick_clock(double rate)
+        : period_(std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(1 / rate)))
+    {
+    }
+
+    double now_ms() const { return std::chrono::duration<double, std::milli>(steady::now() - start_).count(); }
+
+    /// Sleeps until the next tick is due. A tick that ends more than a whole
+    /// period late is counted, and the schedule restarts from now rather
+    /// than hurrying to catch up.
+    void wait()
+    {
+        next_ += period_;
+        const steady::time_point now = steady::now();
+        if (now > next_ + period_) {
+            ++late_;
+            next_ = now;
+        } else {
+            std::this_thread::sleep_until(next_);
+        }
+    }
+
+    std::uint64_t late() const noexcept { return late_; }
+
+private:
+    steady::duration period_;
+    steady::time_point start_ = steady::now();
+    steady::time_point next_ = start_;
+    std::uint64_t late_ = 0;
+};
+
+/// Totals over the clients while the world moved.
+struct traffic {
+    std::uint64_t bytes = 0;
+    std::uint64_t peak_second_bytes = 0; ///< of any one client
+    std::uint64_t send_failures = 0;
+    std::uint64_t full_packets = 0;
+    std::uint64_t last_full_tick = 0;
+    bitrep::server_client_statistics sent;
+    bitrep::client_statistics received;
+    bitrep::link_statistics link;
+};
+
+traffic measure(const server& host, const std::vector<std::unique_ptr<client>>& clients)
+{
+    traffic t;
+    for (const server::peer& p : host.peers()) {
+        t.bytes += p.bytes;
+        t.peak_second_bytes = std::max(t.peak_second_bytes, p.peak_second_bytes);
+        t.send_failures += p.send_failures;
+        t.full_packets += p.full_packets;
+        t.last_full_tick = std::max(t.last_full_tick, p.last_full_tick);
+        const bitrep::server_client_statistics& s = *host.replication().statistics(p.id);
+        t.sent.packets_sent += s.packets_sent;
+        t.sent.full_states += s.full_states;
+        t.sent.entities_sent += s.entities_sent;
+        t.sent.entities_deferred += s.entities_deferred;
+    }
+    for (const auto& c : clients) {
+        const bitrep::client_statistics& r = c->replication().statistics();
+        t.received.applied += r.applied;
+        t.received.stale += r.stale;
+        t.received.no_baseline += r.no_baseline;
+        t.received.refused += r.refused;
+        const bitrep::link_statistics& l = c->link().statistics();
+        t.link.sent += l.sent;
+        t.link.dropped += l.dropped;
+        t.link.duplicated += l.duplicated;
+        t.link.reordered += l.reordered;
+        t.link.corrupted += l.corrupted;
+    }
+    return t;
+}
+
+struct results {
+    std::uint64_t ticks = 0;
+    std::uint64_t late_ticks = 0;
+    double seconds = 0;
+    double live = 0, moving = 0; // cubes, summed over ticks
+    std::size_t joined = 0;
+    traffic network;
+    view_check views;
+    save_check saves;
+    std::uint64_t catch_up = 0;
+    std::uint64_t desyncs = 0;
+};
+
+results run(const settings& s, const std::filesystem::path& save_path)
+{
+    asio::io_context io;
+    const bitrep::replication_options options; // 1200-byte packets, no bytes-per-second cap, 64-packet window
+    server host(io, options);
+    std::vector<std::unique_ptr<client>> clients;
+    for (std::size_t i = 0; i < s.clients; ++i)
+        clients.push_back(std::make_unique<client>(io, host.endpoint(), options, link_for(s.loss), s.seed + 1 + i));
+
+    World world{};
+    world.seed = s.seed;
+    simulation sim(s.seed);
+    sim.populate(world, s.entities);
+
+    results r;
+    tick_clock clock(tick_rate);
+    // The server reads hellos and acks, the world moves, the server sends
+    // every client its packet, and each client applies what its link has
+    // delivered by now, then acks.
+    auto tick = [&](bool moving) {
+        host.receive();
+        if (moving)
+            sim.step(world);
+        host.send(world);
+        const double now = clock.now_ms();
+        for (const auto& c : clients) {
+            c->receive(now, [&] { r.views.run(host, *c); });
+            c->send();
+        }
+        clock.wait();
+    };
+
+    r.ticks = static_cast<std::uint64_t>(s.duration * tick_rate + 0.5);
+    const steady::time_point started = steady::now();
+    for (std::uint64_t t = 1; t <= r.ticks; ++t) {
+        tick(true);
+        for (const auto& slot : world.cubes.slots()) {
+            r.live += slot.has_value() ? 1 : 0;
+            r.moving += slot.has_value() && slot->moving ? 1 : 0;
+        }
+        if (t % save_every_ticks == 0 || t == r.ticks)
+            r.saves.run(world, save_path);
+    }
+    r.seconds = std::chrono::duration<double>(steady::now() - started).count();
+    r.late_ticks = clock.late();
+    r.network = measure(host, clients);
+    r.joined = host.peers().size();
+
+    // The world stops and the links clear: every client must then come to
+    // hold the server's world exactly.
+    for (const auto& c : clients)
+        c->clear_link();
+    const World target = rebuilt(world);
+    auto synced = [&](const auto& c) { return holds(*c, target); };
+    while (r.catch_up < catch_up_ticks && !std::all_of(clients.begin(), clients.end(), synced)) {
+        tick(false);
+        ++r.catch_up;
+    }
+    r.desyncs = static_cast<std::uint64_t>(std::count_if(clients.begin(), clients.end(), [&](const auto& c) { return !synced(c); }));
+    return r;
+}
+
+std::string fixed(double value, int decimals)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+std::string count(std::uint64_t value) { return std::to_string(value); }
+std::string percent(double fraction) { return fixed(100 * fraction, 1) + "%"; }
+
+void row(const char* label, const std::string& value) { std::printf("  %-34s %s\n", label, value.c_str()); }
+
+void print(const settings& s, const results& r)
+{
+    const traffic& n = r.network;
+    const bitrep::link_conditions link = link_for(s.loss);
+    const double clients = static_cast<double>(s.clients);
+    const double ticks = static_cast<double>(r.ticks);
+    const double bits = static_cast<double>(n.bytes) * 8;
+    const double bytes_per_tick = static_cast<double>(n.bytes) / clients / ticks;
+    const double raw_per_tick = sizeof(Cube) * r.live / ticks + sizeof(World::tick);
+
+    std::printf("\nbitrep arena (seed %llu)\n\n", static_cast<unsigned long long>(s.seed));
+    row("entities", fixed(r.live / ticks, 0) + " (" + percent(r.moving / r.live) + " moving per tick)");
+    row("clients", count(s.clients) + " (" + count(r.joined) + " joined)");
+    row("loss rate", percent(link.loss) + " (and " + fixed(link.latency, 0) + " ms latency, 0-" + fixed(link.jitter, 0) +
+                         " ms jitter, " + percent(link.duplicate) + " duplicated, " + percent(link.reorder) +
+                         " held back " + fixed(link.reorder_delay, 0) + " ms, " + percent(link.corrupt) + " corrupted)");
+    row("ticks", count(r.ticks) + " at " + fixed(tick_rate, 0) + " Hz (" + count(r.late_ticks) + " late)");
+    row("duration", fixed(r.seconds, 2) + " s");
+    row("kbps per client, average", fixed(bits / 1000 / r.seconds / clients, 1) + " (UDP payload, server to client)");
+    row("kbps per client, peak second", fixed(static_cast<double>(n.peak_second_bytes) * 8 / 1000, 1));
+    row("bytes per tick per client", fixed(bytes_per_tick, 1));
+    row("bits per entity update", fixed(bits / static_cast<double>(n.sent.entities_sent), 1) +
+                                      " (all state-packet bits / " + count(n.sent.entities_sent) + " entities sent)");
+    row("raw structs per tick", fixed(raw_per_tick, 0) + " bytes (sizeof(Cube) = " + count(sizeof(Cube)) +
+                                    " x live cubes + sizeof(tick) = " + count(sizeof(World::tick)) + ")");
+    row("raw / bitrep", fixed(raw_per_tick / bytes_per_tick, 1) + "x");
+    row("entity updates deferred", count(n.sent.entities_deferred) + " (in " + count(n.full_packets) + " full packets of " +
+                                       count(n.sent.packets_sent) + ", the last at tick " + count(n.last_full_tick) + ")");
+    row("packets without a baseline", count(n.sent.full_states));
+    row("link: dropped/dup/held/corrupt", count(n.link.dropped) + " / " + count(n.link.duplicated) + " / " +
+                                              count(n.link.reordered) + " / " + count(n.link.corrupted) + " of " +
+                                              count(n.link.sent));
+    row("clients: applied/stale/no base/bad", count(n.received.applied) + " / " + count(n.received.stale) + " / " +
+                                                  count(n.received.no_baseline) + " / " + count(n.received.refused));
+    if (n.send_failures != 0)
+        row("datagrams not sent", count(n.send_failures) + " (socket buffer full)");
+    row("torn states", count(r.views.torn) + " (" + count(r.views.checked) + " packets checked, " +
+                           count(r.views.outside_window) + " past the server's window)");
+    row("catch-up ticks", count(r.catch_up) + " (after the world stopped and the links cleared)");
+    row("desyncs", count(r.desyncs));
+    row("save size", count(r.saves.file_bytes) + " bytes");
+    row("load check", (r.saves.failures == 0 ? "ok" : "FAILED, " + r.saves.first_failure) + " (" +
+                          count(r.saves.runs - r.saves.failures) + " of " + count(r.saves.runs) + " loads equal)");
+    std::printf("\n");
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    settings s;
+    CLI::App app{"bitrep arena: a server and clients replicating a world of moving cubes over loopback UDP"};
+    app.add_option("--entities", s.entities, "cubes in the world")->check(CLI::Range(std::size_t{1}, simulation::capacity));
+    app.add_option("--clients", s.clients, "clients, each on its own UDP socket")->check(CLI::Range(1, 64));
+    app.add_option("--loss", s.loss, "probability the link drops a packet to a client")->check(CLI::Range(0.0, 1.0));
+    app.add_option("--duration", s.duration, "seconds the world moves")->check(CLI::Range(0.1, 3600.0));
+    app.add_option("--seed", s.seed, "seeds the world and the links");
+    app.add_option("--save", s.save_path, "save file (default: one of this run's own in the temporary directory, removed at the end)");
+    CLI11_PARSE(app, argc, argv);
+
+    const bool own_save_file = s.save_path.empty();
+    const std::filesystem::path save_path =
+        own_save_file ? std::filesystem::temp_directory_path() / ("bitrep-arena-" + std::to_string(::getpid()) + ".save")
+                      : std::filesystem::path(s.save_path);
+    try {
+        const results r = run(s, save_path);
+        if (own_save_file)
+            std::filesystem::remove(save_path);
+        print(s, r);
+        return r.desyncs == 0 && r.views.torn == 0 && r.saves.failures == 0 ? 0 : 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "arena: %s\n", e.what());
+        return 2;
+    }
+}
