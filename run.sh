@@ -41,7 +41,7 @@ case "${1:-}" in
   example)
     install_missing
     configure build/release g++ Release
-    cmake --build build/release -j "$jobs" --target arena
+    cmake --build build/release -j "$jobs" --target arena quickstart
     ./build/release/examples/arena/arena "${@:2}"
     ;;
   test)
