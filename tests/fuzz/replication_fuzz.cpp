@@ -1,0 +1,298 @@
+// libFuzzer target: hostile packets into replication_client::receive and
+// hostile acks into replication_server::receive. A client that already holds
+// several baselines gets the fuzzer's bytes raw and re-sealed with a valid
+// CRC (so that they reach the header, the baseline lookup and the delta
+// decoder); a server with packets in flight and not yet acknowledged gets
+// them as an ack, raw and re-sealed. The checks: a refused packet or ack
+// changes nothing (the client's state, sequence and baselines; the server's
+// next packet); an accepted forged packet (a right CRC and a valid payload
+// cannot be told from the server's) leaves a newer state that encodes; after
+// an accepted forged ack the server's next packets still apply on the honest
+// client, to the states the server recorded. Each input starts from copies
+// of objects prepared once (a server, which cannot be copied, is replayed).
+#include <bitrep/bitrep.hpp>
+#include <bitrep/replication.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace fuzz {
+
+struct Cube {
+    bitrep::quantized<-256.f, 256.f, 0.01f> x, y, z;
+    bitrep::quat<9> orientation;
+    bool interacting = false;
+};
+BOOST_DESCRIBE_STRUCT(Cube, (), (x, y, z, orientation, interacting))
+
+struct World {
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
+    bitrep::entity_array<Cube, 64> cubes;
+    bitrep::bounded_vector<bitrep::ranged<int, 0, 100>, 8> scores;
+    std::optional<bitrep::quantized<-100.f, 100.f, 0.01f>> boss;
+    bitrep::delta_small<bitrep::quantized<0.f, 10.f, 0.01f>, 4> wind;
+    bitrep::save_only<std::uint64_t> seed = 0;
+};
+BOOST_DESCRIBE_STRUCT(World, (), (tick, cubes, scores, boss, wind, seed))
+
+using server_type = bitrep::replication_server<World>;
+using client_type = bitrep::replication_client<World>;
+using bytes = std::vector<std::uint8_t>;
+
+[[noreturn]] void fail(const char* what, const bitrep::status& st = {})
+{
+    std::fprintf(stderr, "replication_fuzz: %s (%s)\n", what, st.message().c_str());
+    std::abort();
+}
+
+/// The honest world at a tick: sixteen cubes spread over the slots, a few
+/// of which move, turn or change state each tick, and one that roams from
+/// slot to slot (created and destroyed); the other fields change size,
+/// presence and value. Few changes per tick keep the server's replay cheap.
+World world_at(std::uint32_t t)
+{
+    World w;
+    w.tick = t;
+    const float ft = static_cast<float>(t);
+    for (std::uint32_t id = 1; id < 64; id += 4) {
+        Cube& c = w.cubes.emplace(id);
+        c.x = -200.0f + static_cast<float>(id) * 6.0f;
+        c.y = static_cast<float>(id) - 30.0f;
+        c.z = 1.5f;
+    }
+    w.cubes[1].x += 0.37f * ft;
+    w.cubes[5].y = 10.0f * std::sin(0.3f * ft);
+    w.cubes[9].orientation = {0.0f, 0.0f, std::sin(0.05f * ft), std::cos(0.05f * ft)};
+    w.cubes[13].interacting = t % 2 == 0;
+    Cube& roaming = w.cubes.emplace((t * 11) % 64); // sometimes over a still one
+    roaming.x = ft;
+    for (std::uint32_t i = 0; i < t % 9; ++i)
+        w.scores.push_back(static_cast<int>((t * 13 + i * 7) % 101));
+    if (t % 3 != 0)
+        w.boss = -50.0f + 3.5f * ft;
+    w.wind = 5.0f + 0.02f * static_cast<float>(t % 3); // steps up, then down
+    w.seed = 12345;
+    return w;
+}
+
+/// Both ends agree on these. A small window keeps the per-input copies cheap
+/// while the client still holds several baselines. No end-of-packet check
+/// value (as in release builds): a 32-bit constant at a bit offset that
+/// depends on the whole packet is out of the fuzzer's reach, and with it no
+/// forged packet would ever be accepted and reach the checks below.
+bitrep::replication_options options()
+{
+    bitrep::replication_options o;
+    o.window = 8;
+    o.check_value = false;
+    return o;
+}
+
+// Honest traffic: the server sends packets 0 .. sent - 1 and the client
+// applies them all, but only the acks of 0 .. acked - 1 reach the server, so
+// forged acks can name packets that are sent and not acknowledged.
+constexpr std::uint32_t sent = 5;
+constexpr std::uint32_t acked = 2;
+
+/// Everything prepared once, copied per input.
+struct prepared {
+    std::vector<World> worlds;       ///< the world at ticks 0 .. sent
+    std::vector<bytes> acks;         ///< the client's ack after each packet
+    client_type client{options()};   ///< after packets 0 .. sent - 1
+    bytes client_state;              ///< to_bytes(client.state())
+    bytes next_packet;               ///< packet `sent`, from a server given only the honest acks
+    World next_state;                ///< the state packet `sent` brings the client to
+};
+
+/// The server's side of the honest traffic; `ack_of(t, packet)` gives the
+/// client's ack of packet t. A server cannot be copied, so each input that
+/// needs a fresh one replays this with the acks recorded once.
+template <class AckOf>
+void replay(server_type& server, bitrep::client_id id, const std::vector<World>& worlds, AckOf ack_of)
+{
+    for (std::uint32_t t = 0; t < sent; ++t) {
+        std::span<const std::uint8_t> packet;
+        if (const bitrep::status st = server.replicate(id, worlds[t], packet); !st)
+            fail("honest replicate failed", st);
+        const std::span<const std::uint8_t> ack = ack_of(t, packet);
+        if (t < acked)
+            if (const bitrep::status st = server.receive(id, ack); !st)
+                fail("honest ack refused", st);
+    }
+}
+
+void replay(server_type& server, bitrep::client_id id, const prepared& p)
+{
+    replay(server, id, p.worlds, [&](std::uint32_t t, std::span<const std::uint8_t>) {
+        return std::span<const std::uint8_t>(p.acks[t]);
+    });
+}
+
+prepared prepare()
+{
+    prepared p;
+    for (std::uint32_t t = 0; t <= sent; ++t)
+        p.worlds.push_back(world_at(t));
+    p.client.on_change([](const bitrep::state_change& change, const World&, const World&) {
+        if (change.field >= bitrep::reflect::field_count<World> ||
+            (change.what != bitrep::state_change::kind::field && change.id >= 64))
+            fail("change notification names no field or slot");
+    });
+
+    server_type server(options());
+    const bitrep::client_id id = server.add_client();
+    replay(server, id, p.worlds, [&](std::uint32_t, std::span<const std::uint8_t> packet) {
+        if (const bitrep::status st = p.client.receive(packet); !st)
+            fail("honest packet refused", st);
+        const std::span<const std::uint8_t> ack = p.client.ack();
+        return std::span<const std::uint8_t>(p.acks.emplace_back(ack.begin(), ack.end()));
+    });
+    p.client_state = bitrep::to_bytes(p.client.state());
+
+    std::span<const std::uint8_t> packet;
+    if (const bitrep::status st = server.replicate(id, p.worlds[sent], packet); !st)
+        fail("honest replicate failed", st);
+    p.next_packet.assign(packet.begin(), packet.end());
+    p.next_state = *server.sent_state(id, static_cast<std::uint16_t>(sent));
+
+    // The replay each input starts from must be the run above.
+    server_type again(options());
+    const bitrep::client_id same_id = again.add_client();
+    replay(again, same_id, p);
+    if (!again.replicate(same_id, p.worlds[sent], packet) || !std::ranges::equal(packet, p.next_packet))
+        fail("the server's replay differs from the honest run");
+    return p;
+}
+
+bytes sealed(std::span<const std::uint8_t> input, bitrep::replication::packet_kind kind)
+{
+    bytes packet(input.begin(), input.end());
+    packet.resize(std::max(packet.size(), bitrep::replication::crc_bytes));
+    bitrep::replication::seal(options().protocol_id, kind, packet);
+    return packet;
+}
+
+/// One forged packet into the client: refused changes nothing, accepted
+/// leaves a newer sequence and a state that encodes and decodes.
+bool forge_packet(client_type& client, std::span<const std::uint8_t> packet, const bytes& state_before)
+{
+    const std::uint16_t sequence_before = client.sequence();
+    const bool had_state = client.has_state();
+    const bitrep::status st = client.receive(packet);
+    if (!st) {
+        if (client.sequence() != sequence_before || client.has_state() != had_state ||
+            bitrep::to_bytes(client.state()) != state_before)
+            fail("a refused packet changed the client", st);
+        return false;
+    }
+    if (!bitrep::replication::sequence_newer(client.sequence(), sequence_before))
+        fail("an accepted packet is not newer than the one before");
+    bytes encoded;
+    if (const bitrep::status w = bitrep::to_bytes(client.state(), encoded); !w)
+        fail("an accepted packet left a state that does not encode", w);
+    World decoded;
+    if (const bitrep::status r = bitrep::from_bytes(encoded, decoded); !r)
+        fail("an accepted state's encoding does not decode", r);
+    static_cast<void>(client.ack());
+    return true;
+}
+
+void fuzz_client(const prepared& p, std::span<const std::uint8_t> input)
+{
+    client_type client = p.client;
+    bool accepted = forge_packet(client, input, p.client_state);
+    const bytes resealed = sealed(input, bitrep::replication::packet_kind::state);
+    accepted = forge_packet(client, resealed, accepted ? bitrep::to_bytes(client.state()) : p.client_state) || accepted;
+    if (accepted)
+        return;
+    // Refusals left the baselines alone: the honest next packet, a delta
+    // against one of them, still applies.
+    if (const bitrep::status st = client.receive(p.next_packet); !st)
+        fail("after refused packets the honest next packet does not apply", st);
+    if (!bitrep::delta_codec<World>::same<bitrep::scope::replication>(client.state(), p.next_state))
+        fail("after refused packets the honest next packet gives another state");
+}
+
+/// The honest client applies the server's packet `sequence` and reaches the
+/// state the server recorded for it.
+void applies(client_type& client, const server_type& server, bitrep::client_id id,
+             std::span<const std::uint8_t> packet, std::uint32_t sequence)
+{
+    if (const bitrep::status st = client.receive(packet); !st)
+        fail("after a forged ack the honest client cannot apply the server's packet", st);
+    const World* expected = server.sent_state(id, static_cast<std::uint16_t>(sequence));
+    if (expected == nullptr || !bitrep::delta_codec<World>::same<bitrep::scope::replication>(client.state(), *expected))
+        fail("after a forged ack the honest client reaches another state than the server sent");
+}
+
+/// The static server after the replay, for inputs that cannot be an ack.
+struct idle_server {
+    server_type server{options()};
+    bitrep::client_id id = server.add_client();
+    explicit idle_server(const prepared& p) { replay(server, id, p); }
+};
+
+void fuzz_server(const prepared& p, std::span<const std::uint8_t> input)
+{
+    const bytes resealed = sealed(input, bitrep::replication::packet_kind::ack);
+    if (input.size() != bitrep::replication::ack_bytes) {
+        // Neither the raw nor the re-sealed bytes can be an ack (it is
+        // exactly 11 bytes), so both are refused before they are parsed and
+        // the server needs no fresh replay: it is shared, and checked to have
+        // counted the refusals and nothing else.
+        static idle_server idle(p);
+        const bitrep::server_client_statistics before = *idle.server.statistics(idle.id);
+        if (idle.server.receive(idle.id, input) || idle.server.receive(idle.id, resealed))
+            fail("an ack of the wrong size was taken");
+        const bitrep::server_client_statistics& after = *idle.server.statistics(idle.id);
+        if (after.acks_refused != before.acks_refused + 2 || after.acks_received != before.acks_received ||
+            after.packets_sent != before.packets_sent)
+            fail("refused acks were not counted as refused");
+        return;
+    }
+
+    // A server cannot be copied: replay the honest traffic into a fresh one.
+    server_type server(options());
+    const bitrep::client_id id = server.add_client();
+    replay(server, id, p);
+    bool accepted = static_cast<bool>(server.receive(id, input));
+    accepted = static_cast<bool>(server.receive(id, resealed)) || accepted;
+
+    std::span<const std::uint8_t> packet;
+    if (const bitrep::status st = server.replicate(id, p.worlds[sent], packet); !st)
+        fail("replicate failed after a forged ack", st);
+    if (!accepted) {
+        if (!std::ranges::equal(packet, p.next_packet))
+            fail("a refused ack changed the server's next packet");
+        return;
+    }
+    // An accepted ack names only packets sent, and the honest client applied
+    // them all: whichever baseline the server now picks, the client holds it.
+    // And the connection recovers: the client's ack is taken and the packet
+    // after applies too.
+    client_type client = p.client;
+    applies(client, server, id, packet, sent);
+    if (const bitrep::status st = server.receive(id, client.ack()); !st)
+        fail("after a forged ack the honest ack is refused", st);
+    if (const bitrep::status st = server.replicate(id, p.worlds[0], packet); !st)
+        fail("replicate failed after a forged ack", st);
+    applies(client, server, id, packet, sent + 1);
+}
+
+} // namespace fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    static const fuzz::prepared p = fuzz::prepare();
+    const std::span<const std::uint8_t> input(data, size);
+    fuzz::fuzz_client(p, input);
+    fuzz::fuzz_server(p, input);
+    return 0;
+}
