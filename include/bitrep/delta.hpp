@@ -5,6 +5,7 @@
 //   same<Scope>(a, b)          equal on the wire: a and b encode to the same bits
 //   delta(stream, base, v)     a changed bit, then delta_changed when set
 //   delta_changed(stream, base, v)   v, known to differ from base
+//   max_delta_bits(), max_changed_bits()   upper bounds of the two, in bits
 // As with serialize, one function serves write, read and measure. Reading
 // assigns every carried part of `v`: from the stream where it changed, from
 // `base` where it did not; parts the stream's scope does not carry take the
@@ -106,6 +107,7 @@ BITREP_ALWAYS_INLINE bool delta_with_changed_bit(Stream& stream, const T& base, 
 /// kind's delta_changed.
 template <class T>
 struct delta_by_changed_bit {
+    static constexpr std::size_t max_delta_bits() { return add_bits(1, delta_codec<T>::max_changed_bits()); }
     template <class Stream>
     BITREP_ALWAYS_INLINE static bool delta(Stream& stream, const T& base, T& value)
     {
@@ -116,6 +118,7 @@ struct delta_by_changed_bit {
 /// Kinds that change as a whole: a change is the value's own encoding.
 template <class T>
 struct delta_as_whole : delta_by_changed_bit<T> {
+    static constexpr std::size_t max_changed_bits() { return max_bits<T>; }
     template <class Stream>
     static bool delta_changed(Stream& stream, const T&, T& value)
     {
@@ -251,6 +254,15 @@ bool same_elements(const Container& a, const Container& b, std::size_t n)
 /// reflected class costs one bit when unchanged, else a delta per field.
 template <class T>
 struct delta_codec : detail::delta_by_changed_bit<T> {
+    static constexpr std::size_t max_changed_bits()
+    {
+        if constexpr (detail::walked_class<T>)
+            return reflect::fold_field_types<T>(std::size_t{0},
+                                                []<class Field>() { return delta_codec<Field>::max_delta_bits(); },
+                                                detail::add_bits);
+        else
+            return max_bits<T>;
+    }
     template <scope Scope>
     static bool same(const T& a, const T& b)
     {
@@ -349,6 +361,15 @@ struct delta_codec<quat<Bits>> : detail::delta_as_whole<quat<Bits>> {
 template <class T, field_flag Flag>
 struct delta_codec<flagged<T, Flag>> {
     using type = flagged<T, Flag>;
+    // Bounds over every scope: the field's own when some scope carries it.
+    static constexpr std::size_t max_delta_bits()
+    {
+        return Flag == field_flag::transient ? 0 : delta_codec<T>::max_delta_bits();
+    }
+    static constexpr std::size_t max_changed_bits()
+    {
+        return Flag == field_flag::transient ? 0 : delta_codec<T>::max_changed_bits();
+    }
     template <scope Scope>
     static constexpr bool carried()
     {
@@ -390,6 +411,10 @@ struct delta_codec<flagged<T, Flag>> {
 template <class T>
 struct delta_codec<std::optional<T>> : detail::delta_by_changed_bit<std::optional<T>> {
     using type = std::optional<T>;
+    static constexpr std::size_t max_changed_bits()
+    {
+        return detail::add_bits(1, std::max(max_bits<T>, delta_codec<T>::max_changed_bits()));
+    }
     template <scope Scope>
     static bool same(const type& a, const type& b)
     {
@@ -423,6 +448,11 @@ struct delta_codec<std::optional<T>> : detail::delta_by_changed_bit<std::optiona
 template <class T, std::size_t N>
 struct delta_codec<std::array<T, N>> : detail::delta_by_changed_bit<std::array<T, N>> {
     using type = std::array<T, N>;
+    /// The list form is used only when shorter than the bitmask.
+    static constexpr std::size_t max_changed_bits()
+    {
+        return detail::add_bits(1 + N, detail::multiply_bits(N, delta_codec<T>::max_changed_bits()));
+    }
     template <scope Scope>
     static bool same(const type& a, const type& b)
     {
@@ -442,6 +472,7 @@ template <class T, std::size_t N>
 struct delta_codec<entity_array<T, N>> : detail::delta_by_changed_bit<entity_array<T, N>> {
     using type = entity_array<T, N>;
     using slots = delta_codec<typename type::slots_type>;
+    static constexpr std::size_t max_changed_bits() { return slots::max_changed_bits(); }
     template <scope Scope>
     static bool same(const type& a, const type& b)
     {
@@ -460,6 +491,12 @@ template <class T, std::size_t MaxSize>
     requires(!std::is_same_v<T, bool>) // vector<bool> has no element references: it changes as a whole
 struct delta_codec<bounded_vector<T, MaxSize>> : detail::delta_by_changed_bit<bounded_vector<T, MaxSize>> {
     using type = bounded_vector<T, MaxSize>;
+    static constexpr std::size_t max_changed_bits()
+    {
+        const std::size_t each = std::max(max_bits<T>, delta_codec<T>::max_changed_bits());
+        return detail::add_bits(static_cast<std::size_t>(bits_required_for_span(MaxSize)) + 1 + MaxSize,
+                                detail::multiply_bits(MaxSize, each));
+    }
     template <scope Scope>
     static bool same(const type& a, const type& b)
     {
@@ -501,6 +538,11 @@ struct delta_codec<bounded_vector<T, MaxSize>> : detail::delta_by_changed_bit<bo
 template <class V, std::uint32_t MaxStep>
 struct delta_codec<delta_small<V, MaxStep>> : detail::delta_by_changed_bit<delta_small<V, MaxStep>> {
     using type = delta_small<V, MaxStep>;
+    static constexpr std::size_t max_changed_bits()
+    {
+        constexpr std::size_t step_bits = static_cast<std::size_t>(bits_required_for_span(2 * std::uint64_t{MaxStep} - 1));
+        return 1 + std::max(step_bits, max_bits<V>);
+    }
 
     template <scope Scope>
     static bool same(const type& a, const type& b)

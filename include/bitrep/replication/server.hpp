@@ -52,6 +52,7 @@ public:
         replication::require_reflected_state<State>();
         options_.window = replication::ring_size(options_.window);
         candidates_.reserve(slot_count);
+        taken_.reserve(slot_count);
     }
 
     const replication_options& options() const noexcept { return options_; }
@@ -229,6 +230,22 @@ private:
         return &slot.view;
     }
 
+    template <std::size_t I>
+    using entity_slot = std::optional<typename replication::entity_array_traits<reflect::field_type_at<State, I>>::entity>;
+
+    /// Calls f(std::integral_constant<std::size_t, I>{}) for the entity array
+    /// that is top-level field `field`.
+    template <class F>
+    static void with_entity_field(std::uint16_t field, F&& f)
+    {
+        replication::for_each_field_index<State>([&](auto index) {
+            if constexpr (replication::is_entity_field<State, decltype(index)::value>) {
+                if (field == decltype(index)::value)
+                    f(index);
+            }
+        });
+    }
+
     /// The view of the last packet sent (the newest the client may hold),
     /// or the baseline when there is none.
     const State& previous_view(const connection& c, const State& base) const noexcept
@@ -335,6 +352,23 @@ private:
                 std::size_t index_bits = 0;
             };
             std::array<array_use, reflect::field_count<State>> uses{};
+            // An entity is first counted at its type's upper bound, which
+            // spares measuring it while the packet is far from full; the
+            // first one that does not fit that way has every entity counted
+            // so far measured exactly (`tighten`), and from then on each is.
+            bool exact = false;
+            taken_.clear();
+            auto tighten = [&] {
+                for (const candidate* taken : taken_)
+                    with_entity_field(taken->field, [&](auto index) {
+                        constexpr std::size_t I = decltype(index)::value;
+                        using slot_type = entity_slot<I>;
+                        const auto& slot = reflect::field_at<I>(view).slots()[taken->id];
+                        used_bits -= delta_codec<slot_type>::max_changed_bits() -
+                                     measured_changed_bits(reflect::field_at<I>(base).slots()[taken->id], slot);
+                    });
+                exact = true;
+            };
             // Trying stops once the packet is full: after this many
             // candidates in a row that did not fit.
             constexpr int misses_allowed = 8;
@@ -343,39 +377,40 @@ private:
             for (; end != candidates_.begin() && misses < misses_allowed; --end) {
                 std::pop_heap(candidates_.begin(), end, later);
                 const candidate& chosen = *(end - 1);
-                replication::for_each_field_index<State>([&](auto index) {
+                with_entity_field(chosen.field, [&](auto index) {
                     constexpr std::size_t I = decltype(index)::value;
-                    if constexpr (replication::is_entity_field<State, I>) {
-                        if (chosen.field != I)
-                            return;
-                        using traits = replication::entity_array_traits<reflect::field_type_at<State, I>>;
-                        using slot_type = std::optional<typename traits::entity>;
-                        constexpr std::size_t n = traits::capacity;
-                        auto overhead = [](const array_use& u) -> std::size_t {
-                            if (u.count == 0)
-                                return 0;
-                            const std::size_t list = static_cast<std::size_t>(bits_required_for_span(n - 1)) + u.index_bits;
-                            return 1 + (list < n ? list : n);
-                        };
-                        const slot_type& target = *static_cast<const slot_type*>(chosen.target);
-                        slot_type& slot = reflect::field_at<I>(view).slots()[chosen.id];
-                        array_use& use = uses[I];
-                        array_use grown{use.count + 1, use.index_bits + detail::int_relative_bits(chosen.id + 1)};
-                        const std::size_t bits = used_bits - overhead(use) + overhead(grown) +
-                                                 measured_changed_bits(slot, target);
-                        if (bits > budget_bits) {
-                            c.stats.entities_deferred += 1;
-                            c.stats.in_flight_dropped += chosen.in_flight ? 1 : 0;
-                            ++misses;
-                            return;
-                        }
-                        misses = 0;
-                        used_bits = bits;
-                        use = grown;
-                        slot = target;
-                        c.priority[replication::entity_slots_before<State, I> + chosen.id] = 0.0f;
-                        c.stats.entities_sent += 1;
+                    using slot_type = entity_slot<I>;
+                    constexpr std::size_t n = replication::entity_slots_of<reflect::field_type_at<State, I>>;
+                    auto overhead = [](const array_use& u) -> std::size_t {
+                        if (u.count == 0)
+                            return 0;
+                        const std::size_t list = static_cast<std::size_t>(bits_required_for_span(n - 1)) + u.index_bits;
+                        return 1 + (list < n ? list : n);
+                    };
+                    const slot_type& target = *static_cast<const slot_type*>(chosen.target);
+                    slot_type& slot = reflect::field_at<I>(view).slots()[chosen.id];
+                    array_use& use = uses[I];
+                    const array_use grown{use.count + 1, use.index_bits + detail::int_relative_bits(chosen.id + 1)};
+                    std::size_t cost = delta_codec<slot_type>::max_changed_bits();
+                    if (!exact && (cost > budget_bits || used_bits - overhead(use) + overhead(grown) + cost > budget_bits))
+                        tighten();
+                    if (exact)
+                        cost = measured_changed_bits(slot, target);
+                    const std::size_t bits = used_bits - overhead(use) + overhead(grown) + cost;
+                    if (bits > budget_bits) {
+                        c.stats.entities_deferred += 1;
+                        c.stats.in_flight_dropped += chosen.in_flight ? 1 : 0;
+                        ++misses;
+                        return;
                     }
+                    misses = 0;
+                    used_bits = bits;
+                    use = grown;
+                    slot = target;
+                    if (!exact)
+                        taken_.push_back(&chosen);
+                    c.priority[replication::entity_slots_before<State, I> + chosen.id] = 0.0f;
+                    c.stats.entities_sent += 1;
                 });
             }
             for (auto rest = candidates_.begin(); rest != end; ++rest) {
@@ -432,6 +467,7 @@ private:
     replication_options options_;
     std::vector<std::unique_ptr<connection>> connections_;
     std::vector<candidate> candidates_;
+    std::vector<const candidate*> taken_; ///< taken at their type's bound, not yet measured
     priority_function priority_;
     relevancy_function relevant_;
     const State default_{};
