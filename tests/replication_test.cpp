@@ -1412,6 +1412,53 @@ TEST(ReplicationSequences, AcksResumingAfterALongSilenceRestoreDeltas)
     EXPECT_TRUE(holds_view(client.state(), world));
 }
 
+// A client hears nothing for `deaf` packets (more than half the sequence
+// range) but keeps acking its old newest packet, then hears everything again.
+// Whatever the sequence numbers look like when it comes back, every state it
+// applies is the one the server sent, and it catches up with the world.
+void run_deaf_client(std::uint32_t deaf)
+{
+    bitrep::replication_server<Tiny> server;
+    bitrep::replication_client<Tiny> client;
+    const client_id id = server.add_client();
+    Tiny world;
+    std::uint32_t t = 0;
+    for (; t < 10; ++t) {
+        move_tiny(world, t);
+        ASSERT_TRUE(client.receive(server.replicate(id, world)));
+        ASSERT_TRUE(server.receive(id, client.ack()));
+    }
+    for (std::uint32_t lost = 0; lost < deaf; ++lost, ++t) {
+        move_tiny(world, t);
+        static_cast<void>(server.replicate(id, world));
+        static_cast<void>(server.receive(id, client.ack())); // refused while it names a packet not sent yet
+    }
+    std::size_t applied = 0;
+    for (std::uint32_t heard = 0; heard < 200; ++heard, ++t) {
+        move_tiny(world, t);
+        const std::span<const std::uint8_t> packet = server.replicate(id, world);
+        if (client.receive(packet)) {
+            ++applied;
+            const Tiny* sent = server.sent_state(id, header_of(packet).sequence);
+            ASSERT_NE(sent, nullptr);
+            ASSERT_TRUE(holds_view(client.state(), *sent)) << "tick " << t << ": a state the server never sent";
+        }
+        static_cast<void>(server.receive(id, client.ack()));
+    }
+    EXPECT_GT(applied, 100u);
+    EXPECT_TRUE(holds_view(client.state(), world));
+}
+
+TEST(ReplicationSequences, AClientDeafForMostOfTheSequenceRangeNeverAppliesAnotherPacketsState)
+{
+    run_deaf_client(40'000); // its newest packet then looks newer than the server's
+}
+
+TEST(ReplicationSequences, AClientDeafForAWholeSequenceRangeNeverAppliesAnotherPacketsState)
+{
+    run_deaf_client(65'536 + 1); // the server's numbers come round past its newest packet
+}
+
 // ---------------------------------------------------------------- the client object
 
 // A copy of a client holds its own state: it must not keep pointing into the

@@ -75,7 +75,8 @@ public:
     /// The newest state applied (a default State before the first packet).
     const State& state() const noexcept { return current_ != no_state ? ring_[current_].view : default_; }
     bool has_state() const noexcept { return current_ != no_state; }
-    /// The sequence of the newest packet applied (meaningful once has_state()).
+    /// The sequence of the newest packet applied (meaningful once has_state();
+    /// 0 again after the client lost track of the server's sequence).
     std::uint16_t sequence() const noexcept { return acks_.newest; }
 
     /// The ack to send to the server (valid until the next call).
@@ -110,8 +111,16 @@ private:
         replication::packet_header header;
         if (!header.serialize(stream)) [[unlikely]]
             return stream.failure_status("packet");
-        if (acks_.any && !replication::sequence_newer(header.sequence, acks_.newest))
+        if (acks_.any && !replication::sequence_newer(header.sequence, acks_.newest)) {
+            // A whole window or more behind, it is no late copy: the server's
+            // sequence numbers went round while this client heard nothing,
+            // and its states can no longer be told from the server's new
+            // packets of the same numbers. It forgets them as baselines (the
+            // state shown stays) and takes the next full state.
+            if (static_cast<std::uint16_t>(acks_.newest - header.sequence) >= options_.window)
+                forget_baselines();
             return status(error::stale, 32, "packet", "not newer than the newest packet applied");
+        }
         const State* base = &default_;
         if (header.has_baseline) {
             const applied_view& slot = ring_[header.baseline % options_.window];
@@ -146,6 +155,13 @@ private:
         if (on_change_)
             notify(before, ring_[current_].view);
         return {};
+    }
+
+    void forget_baselines() noexcept
+    {
+        for (applied_view& slot : ring_)
+            slot.valid = false;
+        acks_ = {};
     }
 
     void notify(const State& before, const State& after)

@@ -31,7 +31,7 @@ struct replication_options {
     /// Hashed into every packet's CRC-32 but never sent: packets of another
     /// game, protocol or version are dropped as corrupt.
     std::uint32_t protocol_id = 0x62726570;
-    /// The largest packet replicate() returns, header included.
+    /// The largest packet replicate() returns, header included (at least 16).
     std::size_t max_packet_bytes = 1200;
     /// Per client; 0 for no limit. Spent at `tick_rate` replicate() calls a
     /// second, so a tick may use what earlier ticks left over (up to one

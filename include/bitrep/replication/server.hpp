@@ -51,6 +51,8 @@ public:
     {
         replication::require_reflected_state<State>();
         options_.window = replication::ring_size(options_.window);
+        // Room for the CRC, the header and the check value at least.
+        options_.max_packet_bytes = std::max<std::size_t>(options_.max_packet_bytes, 16);
         candidates_.reserve(slot_count);
         taken_.reserve(slot_count);
     }
@@ -91,8 +93,8 @@ public:
         return packet;
     }
 
-    /// replicate() that reports failure as a status; nothing is recorded as
-    /// sent when it fails.
+    /// replicate() that reports failure as a status; when it fails no packet
+    /// is recorded as sent (the sequence and the baselines stay as they were).
     status replicate(client_id id, const State& state, std::span<const std::uint8_t>& packet)
     {
         packet = {};
@@ -199,6 +201,8 @@ private:
         std::uint16_t next_sequence = 0;
         bool has_acked = false;
         std::uint16_t newest_acked = 0;
+        bool suspect_ack = false;        ///< an ack named a packet not sent yet: see apply_ack
+        std::uint16_t suspect_newest = 0;
         std::vector<float> priority;
         std::vector<std::uint8_t> packet;
         double tokens = 0;
@@ -438,8 +442,18 @@ private:
         if (!ack.any)
             return {};
         const std::uint16_t last_sent = static_cast<std::uint16_t>(c.next_sequence - 1);
-        if (c.stats.packets_sent == 0 || replication::sequence_newer(ack.newest, last_sent)) [[unlikely]]
+        if (c.stats.packets_sent == 0 || replication::sequence_newer(ack.newest, last_sent)) [[unlikely]] {
+            // A client that heard nothing for half the sequence range acks
+            // its old newest packet; once the numbers come round, the same
+            // ack would name a new packet it never got. It stays refused
+            // until the client acks another packet.
+            c.suspect_ack = true;
+            c.suspect_newest = ack.newest;
             return status(error::out_of_range, 32, "ack", "acknowledges a packet never sent");
+        }
+        if (c.suspect_ack && ack.newest == c.suspect_newest) [[unlikely]]
+            return status(error::out_of_range, 32, "ack", "acknowledges a packet from before the sequence wrapped");
+        c.suspect_ack = false;
         acknowledge(c, ack.newest);
         for (std::uint16_t i = 0; i < 32; ++i)
             if ((ack.mask >> i) & 1u)
