@@ -1292,6 +1292,26 @@ void move_tiny(Tiny& world, std::uint32_t t)
     world.dots.emplace(t % 4).x = t % 100'000;
 }
 
+/// A server and a client of Tiny worlds; connect() runs the first 10 ticks
+/// with every packet applied and acknowledged.
+struct tiny_link {
+    bitrep::replication_server<Tiny> server;
+    bitrep::replication_client<Tiny> client;
+    client_id id = server.add_client();
+    Tiny world;
+    std::uint32_t t = 0;
+
+    bool connect()
+    {
+        for (; t < 10; ++t) {
+            move_tiny(world, t);
+            if (!client.receive(server.replicate(id, world)) || !server.receive(id, client.ack()))
+                return false;
+        }
+        return true;
+    }
+};
+
 /// Replicates a Tiny world to one client for `ticks` ticks, the client
 /// connected (receiving, and acking `ack_delay` ticks late) only from 300
 /// ticks before the sequence numbers wrap: the packets before cost time under
@@ -1354,16 +1374,9 @@ TEST(ReplicationSequences, AWindowThatDoesNotDivideTheSequenceRangeSurvivesTheWr
 // never acknowledged (nor received). It must not be a baseline.
 TEST(ReplicationSequences, AnAckFromAWholeSequenceRangeAgoIsNoBaseline)
 {
-    bitrep::replication_server<Tiny> server;
-    bitrep::replication_client<Tiny> client;
-    const client_id id = server.add_client();
-    Tiny world;
-    std::uint32_t t = 0;
-    for (; t < 10; ++t) {
-        move_tiny(world, t);
-        ASSERT_TRUE(client.receive(server.replicate(id, world)));
-        ASSERT_TRUE(server.receive(id, client.ack()));
-    }
+    tiny_link link;
+    ASSERT_TRUE(link.connect());
+    auto& [server, client, id, world, t] = link;
     for (std::uint32_t lost = 0; lost < 65536; ++lost, ++t) {
         move_tiny(world, t);
         static_cast<void>(server.replicate(id, world));
@@ -1385,16 +1398,9 @@ TEST(ReplicationSequences, AnAckFromAWholeSequenceRangeAgoIsNoBaseline)
 // one until the sequence numbers come round again.
 TEST(ReplicationSequences, AcksResumingAfterALongSilenceRestoreDeltas)
 {
-    bitrep::replication_server<Tiny> server;
-    bitrep::replication_client<Tiny> client;
-    const client_id id = server.add_client();
-    Tiny world;
-    std::uint32_t t = 0;
-    for (; t < 10; ++t) {
-        move_tiny(world, t);
-        ASSERT_TRUE(client.receive(server.replicate(id, world)));
-        ASSERT_TRUE(server.receive(id, client.ack()));
-    }
+    tiny_link link;
+    ASSERT_TRUE(link.connect());
+    auto& [server, client, id, world, t] = link;
     for (std::uint32_t unacked = 0; unacked < 40'000; ++unacked, ++t) {
         move_tiny(world, t);
         const std::span<const std::uint8_t> packet = server.replicate(id, world);
@@ -1418,16 +1424,9 @@ TEST(ReplicationSequences, AcksResumingAfterALongSilenceRestoreDeltas)
 // applies is the one the server sent, and it catches up with the world.
 void run_deaf_client(std::uint32_t deaf)
 {
-    bitrep::replication_server<Tiny> server;
-    bitrep::replication_client<Tiny> client;
-    const client_id id = server.add_client();
-    Tiny world;
-    std::uint32_t t = 0;
-    for (; t < 10; ++t) {
-        move_tiny(world, t);
-        ASSERT_TRUE(client.receive(server.replicate(id, world)));
-        ASSERT_TRUE(server.receive(id, client.ack()));
-    }
+    tiny_link link;
+    ASSERT_TRUE(link.connect());
+    auto& [server, client, id, world, t] = link;
     for (std::uint32_t lost = 0; lost < deaf; ++lost, ++t) {
         move_tiny(world, t);
         static_cast<void>(server.replicate(id, world));
