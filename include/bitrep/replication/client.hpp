@@ -75,9 +75,8 @@ public:
     /// The newest state applied (a default State before the first packet).
     const State& state() const noexcept { return current_ != no_state ? ring_[current_].view : default_; }
     bool has_state() const noexcept { return current_ != no_state; }
-    /// The sequence of the newest packet applied (meaningful once has_state();
-    /// 0 again after the client lost track of the server's sequence).
-    std::uint16_t sequence() const noexcept { return acks_.newest; }
+    /// The sequence of the newest packet applied (meaningful once has_state()).
+    std::uint16_t sequence() const noexcept { return acks_.any ? acks_.newest : shown_sequence_; }
 
     /// The ack to send to the server (valid until the next call).
     std::span<const std::uint8_t> ack()
@@ -112,12 +111,14 @@ private:
         if (!header.serialize(stream)) [[unlikely]]
             return stream.failure_status("packet");
         if (acks_.any && !replication::sequence_newer(header.sequence, acks_.newest)) {
-            // A whole window or more behind, it is no late copy: the server's
-            // sequence numbers went round while this client heard nothing,
-            // and its states can no longer be told from the server's new
-            // packets of the same numbers. It forgets them as baselines (the
-            // state shown stays) and takes the next full state.
-            if (static_cast<std::uint16_t>(acks_.newest - header.sequence) >= options_.window)
+            // Packet after packet a whole window or more behind are no late
+            // copies: the server's sequence numbers went round while this
+            // client heard nothing, and its states can no longer be told
+            // from the server's new packets of the same numbers. It then
+            // forgets them as baselines (the state shown stays) and takes
+            // the next full state. One such packet alone changes nothing.
+            if (static_cast<std::uint16_t>(acks_.newest - header.sequence) >= options_.window &&
+                ++far_behind_ >= far_behind_limit)
                 forget_baselines();
             return status(error::stale, 32, "packet", "not newer than the newest packet applied");
         }
@@ -152,6 +153,7 @@ private:
         const State& before = current_ == no_state ? default_ : (current_ == index ? scratch_ : ring_[current_].view);
         current_ = index;
         acks_.applied(header.sequence);
+        far_behind_ = 0;
         if (on_change_)
             notify(before, ring_[current_].view);
         return {};
@@ -161,7 +163,9 @@ private:
     {
         for (applied_view& slot : ring_)
             slot.valid = false;
+        shown_sequence_ = acks_.newest;
         acks_ = {};
+        far_behind_ = 0;
     }
 
     void notify(const State& before, const State& after)
@@ -208,6 +212,9 @@ private:
     /// so that a copy of the client holds its own state.
     std::size_t current_ = no_state;
     replication::ack_record acks_;
+    static constexpr int far_behind_limit = 8;
+    int far_behind_ = 0;              ///< packets in a row a window or more behind
+    std::uint16_t shown_sequence_ = 0; ///< sequence() after forget_baselines()
     std::array<std::uint8_t, replication::ack_bytes> ack_{};
     change_function on_change_;
     client_statistics stats_;
