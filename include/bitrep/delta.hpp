@@ -425,19 +425,11 @@ struct delta_codec<std::optional<T>> : detail::delta_by_changed_bit<std::optiona
     template <class Stream>
     static bool delta_changed(Stream& stream, const type& base, type& value)
     {
-        bool present = value.has_value();
-        if (!stream.serialize_bool(present))
+        bool present = false;
+        if (!detail::serialize_presence(stream, value, present))
             return false;
-        if constexpr (Stream::is_reading) {
-            if (!present) {
-                value.reset();
-                return true;
-            }
-            if (!value)
-                value.emplace();
-        } else if (!present) {
+        if (!present)
             return true;
-        }
         if (base.has_value())
             return delta_codec<T>::delta_changed(stream, *base, *value);
         return bitrep::serialize(stream, *value);

@@ -100,23 +100,32 @@ struct codec<std::array<T, N>> {
     }
 };
 
+namespace detail {
+/// An optional's presence bit; reading resets the optional or makes sure it
+/// holds a value to read into. `present` says which.
+template <class Stream, class T>
+BITREP_ALWAYS_INLINE bool serialize_presence(Stream& stream, std::optional<T>& value, bool& present)
+{
+    present = value.has_value();
+    if (!stream.serialize_bool(present))
+        return false;
+    if constexpr (Stream::is_reading) {
+        if (!present)
+            value.reset();
+        else if (!value)
+            value.emplace();
+    }
+    return true;
+}
+} // namespace detail
+
 template <class T>
 struct codec<std::optional<T>> {
     template <class Stream>
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, std::optional<T>& value)
     {
-        bool present = value.has_value();
-        if (!stream.serialize_bool(present))
-            return false;
-        if constexpr (Stream::is_reading) {
-            if (!present) {
-                value.reset();
-                return true;
-            }
-            if (!value)
-                value.emplace();
-        }
-        return !present || bitrep::serialize(stream, *value);
+        bool present = false;
+        return detail::serialize_presence(stream, value, present) && (!present || bitrep::serialize(stream, *value));
     }
     static constexpr std::size_t max_bits() { return detail::add_bits(1, codec<T>::max_bits()); }
     static constexpr std::size_t min_bits() { return 1; }
