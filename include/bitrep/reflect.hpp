@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -14,6 +15,7 @@
 #include <boost/mp11/algorithm.hpp>
 #include <boost/pfr/core.hpp>
 #include <boost/pfr/tuple_size.hpp>
+#include <boost/version.hpp>
 
 #include <bitrep/detail/inline.hpp>
 
@@ -38,6 +40,69 @@ concept aggregate = std::is_class_v<T> && std::is_aggregate_v<T> && !described<T
 
 namespace detail {
 constexpr unsigned all_members = boost::describe::mod_any_access;
+
+// Aggregates: how many fields, and field I by reference.
+//
+// g++ 12 crashes (internal compiler error in check_noexcept_r) inside
+// Boost.PFR 1.81's field count for any aggregate holding an array of a class
+// with a constexpr destructor: `struct Node { std::array<Leaf, 2> leaves; }`
+// with a std::string, std::vector or bounded_string in Leaf. The crash is in
+// PFR's noexcept probe `detect_fields_count_dispatch(...) ->
+// decltype(sizeof(T{}))` whose size tag is still being deduced; a
+// requires-expression asking the same question does not trigger it. So with
+// g++ and that PFR, bitrep counts fields itself (the most initializers T{...}
+// accepts, as PFR does) and hands the count to PFR's structured-binding tie,
+// which is all boost::pfr::get does after counting. Elsewhere (clang, other
+// Boost versions) PFR's public API is used as it is.
+#if defined(__GNUC__) && !defined(__clang__) && BOOST_VERSION == 108100
+#define BITREP_COUNT_AGGREGATE_FIELDS 1
+#else
+#define BITREP_COUNT_AGGREGATE_FIELDS 0
+#endif
+
+#if BITREP_COUNT_AGGREGATE_FIELDS
+/// Converts to a reference to any field type; only named in unevaluated
+/// requires-expressions.
+struct any_field {
+    template <class U>
+    operator U&() const noexcept;
+};
+
+template <class T, std::size_t... I>
+constexpr bool initializable_from(std::index_sequence<I...>) noexcept
+{
+    return requires { T{(static_cast<void>(I), any_field{})...}; };
+}
+
+template <class T, std::size_t N = 0>
+constexpr std::size_t aggregate_field_count() noexcept
+{
+    // A field may be a bit-field, so there are at most sizeof(T) * CHAR_BIT.
+    if constexpr (N >= sizeof(T) * CHAR_BIT || !initializable_from<T>(std::make_index_sequence<N + 1>{}))
+        return N;
+    else
+        return aggregate_field_count<T, N + 1>();
+}
+
+template <class T>
+inline constexpr std::size_t aggregate_size = aggregate_field_count<std::remove_const_t<T>>();
+
+template <std::size_t I, class T>
+BITREP_ALWAYS_INLINE constexpr auto& aggregate_get(T& object) noexcept
+{
+    return boost::pfr::detail::sequence_tuple::get<I>(
+        boost::pfr::detail::tie_as_tuple(object, boost::pfr::detail::size_t_<aggregate_size<T>>{}));
+}
+#else
+template <class T>
+inline constexpr std::size_t aggregate_size = boost::pfr::tuple_size_v<std::remove_const_t<T>>;
+
+template <std::size_t I, class T>
+BITREP_ALWAYS_INLINE constexpr auto& aggregate_get(T& object) noexcept
+{
+    return boost::pfr::get<I>(object);
+}
+#endif
 
 // Field identities are static constants: visitors receive a reference that
 // costs nothing to pass. (Built on the stack per field, they cost GCC four
@@ -78,8 +143,8 @@ BITREP_ALWAYS_INLINE constexpr bool for_each_field(T& object, Visit&& visit)
     } else {
         static_assert(aggregate<plain>, "bitrep::reflect: not an aggregate and not described");
         return [&]<std::size_t... I>(std::index_sequence<I...>) BITREP_LAMBDA_ALWAYS_INLINE {
-            return (visit(boost::pfr::get<I>(object), detail::position_id<I>) && ...);
-        }(std::make_index_sequence<boost::pfr::tuple_size_v<plain>>{});
+            return (visit(detail::aggregate_get<I>(object), detail::position_id<I>) && ...);
+        }(std::make_index_sequence<detail::aggregate_size<plain>>{});
     }
 }
 
@@ -95,7 +160,7 @@ constexpr std::size_t count_fields()
     if constexpr (described<T>)
         return boost::mp11::mp_size<bases_of<T>>::value + boost::mp11::mp_size<members_of<T>>::value;
     else
-        return boost::pfr::tuple_size_v<T>;
+        return aggregate_size<T>;
 }
 } // namespace detail
 
@@ -118,7 +183,7 @@ BITREP_ALWAYS_INLINE constexpr auto& field_at(T& object) noexcept
             return object.*boost::mp11::mp_at_c<detail::members_of<plain>, I - base_count>::pointer;
         }
     } else {
-        return boost::pfr::get<I>(object);
+        return detail::aggregate_get<I>(object);
     }
 }
 
@@ -157,8 +222,10 @@ constexpr Result fold_field_types(Result initial, Visit visit, Combine combine)
         });
     } else {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((result = combine(result, visit.template operator()<boost::pfr::tuple_element_t<I, T>>())), ...);
-        }(std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
+            ((result = combine(result, visit.template operator()<std::remove_cvref_t<decltype(detail::aggregate_get<I>(
+                                                std::declval<T&>()))>>())),
+             ...);
+        }(std::make_index_sequence<detail::aggregate_size<T>>{});
     }
     return result;
 }
