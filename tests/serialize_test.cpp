@@ -328,6 +328,22 @@ TEST(Array, OfStructsRoundTrips)
     EXPECT_EQ(round_trip(cells), cells);
 }
 
+namespace {
+// Constant-initialized with static storage: the compilers place it in
+// read-only memory, where any store, even of the value already there, faults.
+constexpr std::array<bool, 10> read_only_flags{true, false, true, true, false, false, true, false, false, true};
+} // namespace
+
+TEST(Array, OfBoolsIsWrittenAndMeasuredWithoutStoringIntoTheValue)
+{
+    EXPECT_EQ(bitrep::bit_size(read_only_flags), 10u);
+    EXPECT_EQ(bitrep::to_bytes(read_only_flags), (bytes{0b01001101, 0b10}));
+    std::array<std::uint8_t, 8> buffer{};
+    std::size_t written = 0;
+    EXPECT_TRUE(bitrep::to_bytes(read_only_flags, buffer, written));
+    EXPECT_EQ(written, 2u);
+}
+
 struct Grid {
     std::array<small_t, 3> cells;
 };

@@ -19,7 +19,8 @@ namespace detail {
 /// Elements one after another; an element's failure names its index.
 /// Walked by iterator (the index is only worked out on failure), as a loop
 /// written by hand would be. std::vector<bool> hands out proxies, so its
-/// elements go through a bool.
+/// elements go through a bool, stored back only when reading: a written
+/// value may be const (in read-only memory, or read by another thread).
 template <class Stream, class Container>
 BITREP_ALWAYS_INLINE bool serialize_elements(Stream& stream, Container& elements)
 {
@@ -31,7 +32,8 @@ BITREP_ALWAYS_INLINE bool serialize_elements(Stream& stream, Container& elements
         if constexpr (std::is_same_v<element, bool>) {
             bool bit = Stream::is_reading ? false : static_cast<bool>(*it);
             ok = stream.serialize_bool(bit);
-            *it = bit;
+            if constexpr (Stream::is_reading)
+                *it = bit;
         } else {
             ok = bitrep::serialize(stream, *it);
         }
