@@ -1196,6 +1196,36 @@ TEST(DeltaScopes, SaveOnlyFieldsAreSentInScopeAllButTransientNever)
     EXPECT_EQ(bitrep::delta_bit_size<scope::save>(base, cache_only), 1u);
 }
 
+namespace {
+struct Labelled {
+    Health hp = 100;
+    bitrep::transient<std::string> label; // a cache: never encoded, need not be encodable
+};
+BOOST_DESCRIBE_STRUCT(Labelled, (), (hp, label))
+struct LabelledWorld {
+    entity_array<Labelled, 4> things;
+};
+} // namespace
+
+TEST(DeltaScopes, AnEntityWithATransientUnencodableMemberHasBoundsAndDeltas)
+{
+    // The bounds a replication server asks of each entity type: 1 + 7 for hp.
+    EXPECT_EQ(bitrep::delta_codec<Labelled>::max_changed_bits(), 8u);
+    EXPECT_EQ(bitrep::delta_codec<Labelled>::max_delta_bits(), 9u);
+    EXPECT_GT(bitrep::delta_codec<LabelledWorld>::max_delta_bits(), 4u * 9u);
+
+    LabelledWorld base{};
+    base.things.slots()[1] = Labelled{40, {}};
+    base.things.slots()[1]->label.get() = "old";
+    LabelledWorld current = base;
+    current.things.slots()[1]->hp = 41;
+    current.things.slots()[1]->label.get() = "new";
+    const LabelledWorld out = replicate<scope::replication>(base, current, LabelledWorld{});
+    ASSERT_TRUE(out.things.slots()[1].has_value());
+    EXPECT_EQ(out.things.slots()[1]->hp.value(), 41);
+    EXPECT_EQ(out.things.slots()[1]->label.get(), "old"); // transient: the baseline's
+}
+
 TEST(DeltaScopes, NetOnlyFieldsAreLeftOutOfTheSaveScope)
 {
     const Player base{50, 1, 3, 7};

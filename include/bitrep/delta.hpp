@@ -361,14 +361,22 @@ struct delta_codec<quat<Bits>> : detail::delta_as_whole<quat<Bits>> {
 template <class T, field_flag Flag>
 struct delta_codec<flagged<T, Flag>> {
     using type = flagged<T, Flag>;
-    // Bounds over every scope: the field's own when some scope carries it.
+    // Bounds over every scope: the field's own when some scope carries it. A
+    // transient field's type need not be encodable (a cache may be a
+    // std::string), so nothing here may name its codecs.
     static constexpr std::size_t max_delta_bits()
     {
-        return Flag == field_flag::transient ? 0 : delta_codec<T>::max_delta_bits();
+        if constexpr (Flag == field_flag::transient)
+            return 0;
+        else
+            return delta_codec<T>::max_delta_bits();
     }
     static constexpr std::size_t max_changed_bits()
     {
-        return Flag == field_flag::transient ? 0 : delta_codec<T>::max_changed_bits();
+        if constexpr (Flag == field_flag::transient)
+            return 0;
+        else
+            return delta_codec<T>::max_changed_bits();
     }
     template <scope Scope>
     static constexpr bool carried()
@@ -402,7 +410,13 @@ struct delta_codec<flagged<T, Flag>> {
     template <class Stream>
     static bool delta_changed(Stream& stream, const type& base, type& value)
     {
-        return delta_codec<T>::delta_changed(stream, base.get(), value.get());
+        if constexpr (carried<Stream::field_scope>()) {
+            return delta_codec<T>::delta_changed(stream, base.get(), value.get());
+        } else {
+            if constexpr (Stream::is_reading)
+                value = base;
+            return true;
+        }
     }
 };
 
