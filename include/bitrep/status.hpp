@@ -67,34 +67,51 @@ constexpr std::string_view to_string(error code) noexcept
 /// The outcome of a read or write. Converts to true when it succeeded.
 /// On failure it names the error, the field path (e.g. `Player.items[3].count`),
 /// the bit offset where the failing primitive started, and a short detail.
-/// It holds the path inline (a longer one keeps its end, after "..."), so
-/// making a status never allocates and never throws: read paths and the
-/// caller-buffer writer stay allocation-free even when they fail.
+/// It holds copies of the path and the detail inline (a longer path keeps its
+/// end after "...", a longer detail its start before "..."), so making a
+/// status never allocates and never throws, and a status never refers to
+/// text that may be gone: a hook may pass a detail it formatted on the spot.
 class [[nodiscard]] status {
 public:
     static constexpr std::size_t max_path_length = 119;
+    static constexpr std::size_t max_detail_length = 96;
 
-    status() noexcept = default;
+    status() noexcept {} // user-provided: a const status needs no initialiser for its text buffers
     status(error code, std::size_t bit_offset, std::string_view field_path = {}, std::string_view detail = {}) noexcept
-        : code_(code), bit_offset_(bit_offset), detail_(detail)
+        : code_(code), bit_offset_(bit_offset)
     {
+        constexpr std::string_view cut = "...";
         if (field_path.size() > max_path_length) {
-            constexpr std::string_view cut = "...";
             field_path.remove_prefix(field_path.size() - (max_path_length - cut.size()));
-            std::copy(cut.begin(), cut.end(), path_.begin());
-            path_length_ = cut.size();
+            path_length_ = append(path_, 0, cut);
         }
-        std::copy(field_path.begin(), field_path.end(), path_.begin() + static_cast<std::ptrdiff_t>(path_length_));
-        path_length_ += static_cast<std::uint8_t>(field_path.size());
+        path_length_ = append(path_, path_length_, field_path);
+        if (detail.size() > max_detail_length) {
+            detail_length_ = append(detail_, 0, detail.substr(0, max_detail_length - cut.size()));
+            detail_length_ = append(detail_, detail_length_, cut);
+        } else {
+            detail_length_ = append(detail_, 0, detail);
+        }
+    }
+    // Copies only the text in use: a successful status copies three words.
+    status(const status& other) noexcept { *this = other; }
+    status& operator=(const status& other) noexcept
+    {
+        code_ = other.code_;
+        bit_offset_ = other.bit_offset_;
+        path_length_ = append(path_, 0, other.field_path());
+        detail_length_ = append(detail_, 0, other.detail());
+        return *this;
     }
 
     explicit operator bool() const noexcept { return code_ == error::none; }
     bool ok() const noexcept { return code_ == error::none; }
     error code() const noexcept { return code_; }
     std::size_t bit_offset() const noexcept { return bit_offset_; }
-    std::string_view field_path() const noexcept { return {path_.data(), path_length_}; }
-    /// A static description of the failed check (never owned, never freed).
-    std::string_view detail() const noexcept { return detail_; }
+    /// Both views are into the status itself: valid while it lives.
+    std::string_view field_path() const noexcept { return {path_, path_length_}; }
+    /// What the failed check found, e.g. "decoded value above the range's maximum".
+    std::string_view detail() const noexcept { return {detail_, detail_length_}; }
 
     /// e.g. "out_of_range at Player.items[3].count, bit 117: value above the range's maximum"
     std::string message() const
@@ -110,19 +127,30 @@ public:
                                 code_ == error::not_a_save || code_ == error::newer_version;
         if (!whole_file)
             text.append(path_length_ != 0 ? ", bit " : " bit ").append(std::to_string(bit_offset_));
-        if (!detail_.empty())
-            text.append(": ").append(detail_);
+        if (detail_length_ != 0)
+            text.append(": ").append(detail());
         return text;
     }
 
     friend bool operator==(const status& s, error e) noexcept { return s.code_ == e; }
 
 private:
+    /// Copies text to buffer[at...]; the caller has checked it fits.
+    template <std::size_t N>
+    static std::uint8_t append(char (&buffer)[N], std::size_t at, std::string_view text) noexcept
+    {
+        std::copy(text.begin(), text.end(), buffer + at);
+        return static_cast<std::uint8_t>(at + text.size());
+    }
+
     error code_ = error::none;
     std::uint8_t path_length_ = 0;
+    std::uint8_t detail_length_ = 0;
     std::size_t bit_offset_ = 0;
-    std::string_view detail_;
-    std::array<char, max_path_length> path_{};
+    // Left uninitialised: only the first *_length_ characters are ever read,
+    // and zero-filling 215 bytes would cost every successful call.
+    char path_[max_path_length];
+    char detail_[max_detail_length];
 };
 
 /// Thrown only by the convenience writer `to_bytes(const T&)`; every other

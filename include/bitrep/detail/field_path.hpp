@@ -25,12 +25,15 @@ public:
     // compilers see each failure path end in `return false` and fold it.
 
     /// Records the first failure only; later calls keep the original cause.
+    /// The detail is copied, so a hook may pass text it has just formatted.
     [[gnu::cold, gnu::noinline]] void record(error code, std::size_t bit, std::string_view detail) noexcept
     {
         if (code_ == error::none) {
             code_ = code;
             bit_ = bit;
-            detail_ = detail;
+            // One character more than a status keeps tells it to mark the cut.
+            detail_length_ = std::min(detail.size(), detail_.size());
+            std::copy_n(detail.data(), detail_length_, detail_.data());
         }
     }
 
@@ -72,7 +75,7 @@ public:
             case segment::element_index: path.append("[").append_number(s.number).append("]"); break;
             }
         }
-        return status(code_, bit_, path.view(), detail_);
+        return status(code_, bit_, path.view(), {detail_.data(), detail_length_});
     }
 
 private:
@@ -119,7 +122,8 @@ private:
 
     error code_ = error::none;
     std::size_t bit_ = 0;
-    std::string_view detail_;
+    std::array<char, status::max_detail_length + 1> detail_; // the first detail_length_ are set
+    std::size_t detail_length_ = 0;
     std::array<segment, 24> segments_;
     std::size_t depth_ = 0;
 };
