@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -786,6 +787,39 @@ TEST(RoundTrip, RandomComplexValuesComeBackFieldByField)
         const bitrep::status st = bitrep::from_bytes(bitrep::to_bytes(sent), received);
         ASSERT_TRUE(st) << st.message();
         expect_round_trip(sent, received, start);
+    }
+}
+
+namespace {
+/// A rotation whose two largest components lie within two quanta of each
+/// other: where a rebuilt largest can come out below a sent component.
+bitrep::quat<9> near_tie_quat(std::mt19937_64& rng)
+{
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::array<float, 4> c{normal(rng), normal(rng), normal(rng), normal(rng)};
+    const std::size_t a = static_cast<std::size_t>(rng() % 4);
+    const std::size_t b = (a + 1 + static_cast<std::size_t>(rng() % 3)) % 4;
+    c[a] = std::fabs(c[a]) + 1.0f;
+    const float quantum = 2.0f * 0.707106781f / 510.0f;
+    c[b] = (coin(rng) ? 1.0f : -1.0f) * (c[a] + std::uniform_real_distribution<float>(-4.0f, 4.0f)(rng) * quantum);
+    const float length = std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3]);
+    return {c[0] / length, c[1] / length, c[2] / length, c[3] / length};
+}
+} // namespace
+
+TEST(ReEncoding, DecodedValuesEncodeToTheBytesTheyWereDecodedFrom)
+{
+    std::mt19937_64 rng(1109);
+    for (int i = 0; i < 5000; ++i) {
+        Complex value = random_complex(rng);
+        if (i % 2 == 0)
+            value.orientation = near_tie_quat(rng);
+        value.raw = std::bit_cast<float>(static_cast<std::uint32_t>(rng())); // NaNs and all
+        value.precise = std::bit_cast<double>(static_cast<std::uint64_t>(rng()));
+        const bytes first = bitrep::to_bytes(value);
+        Complex decoded{};
+        ASSERT_TRUE(bitrep::from_bytes(first, decoded));
+        ASSERT_EQ(bitrep::to_bytes(decoded), first) << "value " << i;
     }
 }
 

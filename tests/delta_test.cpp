@@ -425,6 +425,36 @@ TEST(DeltaLeaves, EachFieldOfEachKindRoundTripsAlone)
     expect_round_trip(target, base, Leaves{});
 }
 
+TEST(DeltaLeaves, WhatAReceiverDecodedIsUnchangedOnTheWireAndEncodesAlike)
+{
+    // A receiver's copy must count as the sender's value (no resend, a
+    // one-bit delta) and encode to the same delta, or replicated state
+    // hashed on both ends would differ. Near ties of a quaternion's two
+    // largest components are where that used to fail.
+    std::mt19937_64 rng(2211);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::uniform_real_distribution<float> spread(-4.0f, 4.0f);
+    const float quantum = 2.0f * 0.707106781f / 510.0f;
+    const Cube base{};
+    for (int i = 0; i < 4000; ++i) {
+        std::array<float, 4> c{normal(rng), normal(rng), normal(rng), normal(rng)};
+        const std::size_t a = static_cast<std::size_t>(rng() % 4);
+        const std::size_t b = (a + 1 + static_cast<std::size_t>(rng() % 3)) % 4;
+        c[a] = std::fabs(c[a]) + 1.0f;
+        c[b] = (rng() % 2 ? -1.0f : 1.0f) * (c[a] + spread(rng) * quantum);
+        const float length = std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3]);
+        Cube current{};
+        current.x = spread(rng) * 20.0f;
+        current.orientation = Quat{c[0] / length, c[1] / length, c[2] / length, c[3] / length};
+        const encoded sent = encode_delta(base, current);
+        Cube received{};
+        ASSERT_TRUE(read_delta_status(sent.data, base, received));
+        ASSERT_EQ(encode_delta(base, received).data, sent.data) << "rotation " << i;
+        ASSERT_TRUE(bitrep::delta_codec<Cube>::same<scope::all>(current, received)) << "rotation " << i;
+        ASSERT_EQ(bitrep::delta_bit_size(current, received), 1u) << "rotation " << i;
+    }
+}
+
 TEST(DeltaLeaves, EnumsSendTheirIndex)
 {
     const encoded e = encode_delta(Team::red, Team::green);

@@ -1311,6 +1311,60 @@ TEST_F(CompressedFloat, RandomInputsQuantizeAndDecodeExactlyAsTheReferenceArithm
     }
 }
 
+TEST_F(CompressedFloat, EveryQuantumOfAQuantizerMarkedExactDecodesToAValueSentAsItself)
+{
+    // quanta_round_trip (detail/quantize.hpp) is an error bound; this checks
+    // it where it claims exactness, quantum by quantum, over ranges of every
+    // scale, and that it does not give up on the ordinary ones.
+    std::mt19937_64 rng(0x5E771E);
+    std::uniform_real_distribution<double> exponent(-4.0, 6.0);
+    std::size_t exact_quantizers = 0;
+    std::size_t quanta_checked = 0;
+    for (int i = 0; i < 400 && quanta_checked < 40'000'000; ++i) {
+        const double magnitude = std::pow(10.0, exponent(rng));
+        const float min = f32(static_cast<float>((rng() % 2 ? -1.0 : 1.0) * magnitude * (rng() % 3 == 0 ? 0.0 : 1.0)));
+        const float width = f32(static_cast<float>(std::pow(10.0, exponent(rng) / 2.0 + 1.0)));
+        const float resolution = f32(static_cast<float>(width * std::pow(10.0, -1.0 - std::fmod(exponent(rng) + 4.0, 5.0))));
+        const float max = f32(min + width);
+        if (!(max > min) || !(resolution > 0.0f))
+            continue;
+        const auto q = bitrep::detail::quantizer::from_resolution(min, max, resolution);
+        if (!q.exact || q.max_integer > (1u << 21))
+            continue;
+        ++exact_quantizers;
+        for (std::uint32_t quantum = 0; quantum <= q.max_integer; ++quantum, ++quanta_checked)
+            ASSERT_EQ(q.quantize(q.dequantize(quantum)), quantum)
+                << std::hexfloat << "[" << min << ", " << max << "] at " << resolution << ", quantum " << quantum;
+    }
+    EXPECT_GT(exact_quantizers, 100u);
+    EXPECT_TRUE(bitrep::detail::quantizer::from_resolution(-100.0f, 100.0f, 0.01f).exact);
+    EXPECT_TRUE(bitrep::detail::quantizer::from_resolution(0.0f, 360.0f, 0.1f).exact);
+    EXPECT_TRUE(bitrep::detail::quantizer::from_bits(-0.707106781f, 0.707106781f, 20).exact);
+}
+
+TEST_F(CompressedFloat, TheStandardPrimitiveSendsTheStandardsQuantumEvenWhereItIsNotStable)
+{
+    // Where float32 cannot resolve the range, the annotations send a stable
+    // quantum; the standard's own primitive still sends the standard's.
+    const auto q = bitrep::detail::quantizer::from_resolution(-100000.0f, 100000.0f, 0.01f);
+    ASSERT_FALSE(q.exact);
+    std::mt19937_64 rng(9);
+    std::uniform_real_distribution<float> any(-100000.0f, 100000.0f);
+    std::size_t differing = 0;
+    for (int i = 0; i < 20000; ++i) {
+        const float value = any(rng);
+        const std::uint32_t standard = q.quantize(value);
+        ASSERT_EQ(q.stable_quantize(value), q.settle(standard));
+        differing += q.stable_quantize(value) != standard ? 1 : 0;
+        const auto e = encode([&](auto& s) {
+            float v = value;
+            return s.serialize_compressed_float(v, -100000.0f, 100000.0f, 0.01f);
+        });
+        ASSERT_EQ(e.data, pack({{standard, q.bits}}));
+    }
+    EXPECT_GT(differing, 0u);
+}
+
 TEST_F(CompressedFloat, SerializeQuantizedWithAResolutionQuantizerWritesTheSameBytes)
 {
     const auto q = bitrep::detail::quantizer::from_resolution(0.0f, 10.0f, 0.01f);

@@ -331,7 +331,7 @@ struct delta_codec<quantized<Min, Max, Resolution>> : detail::delta_as_whole<qua
 };
 
 /// Quaternions compare what smallest-three sends: the largest component's
-/// index and the other three's quanta.
+/// index and the other three's quanta (the writer's own code_of).
 template <int Bits>
 struct delta_codec<quat<Bits>> : detail::delta_as_whole<quat<Bits>> {
     using type = quat<Bits>;
@@ -344,14 +344,8 @@ struct delta_codec<quat<Bits>> : detail::delta_as_whole<quat<Bits>> {
         };
         if (!unit(a) || !unit(b))
             return false;
-        const auto sa = detail::smallest_three::of(a.x, a.y, a.z, a.w);
-        const auto sb = detail::smallest_three::of(b.x, b.y, b.z, b.w);
-        if (sa.largest != sb.largest)
-            return false;
-        for (int k = 0; k < 3; ++k)
-            if (type::component_quantizer.quantize(sa.small[k]) != type::component_quantizer.quantize(sb.small[k]))
-                return false;
-        return true;
+        return detail::code_of(a.x, a.y, a.z, a.w, type::component_quantizer) ==
+               detail::code_of(b.x, b.y, b.z, b.w, type::component_quantizer);
     }
 };
 

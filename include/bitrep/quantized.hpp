@@ -55,7 +55,7 @@ public:
     constexpr float& get() noexcept { return value_; }
 
     /// The quantum this value is sent as, and the float a receiver rebuilds.
-    std::uint32_t quantum() const noexcept { return quantizer.quantize(value_); }
+    std::uint32_t quantum() const noexcept { return quantizer.stable_quantize(value_); }
     float quantized_value() const noexcept { return quantizer.dequantize(quantum()); }
 
     constexpr quantized& operator+=(float v) noexcept { value_ += v; return *this; }

@@ -204,31 +204,20 @@ public:
         return true;
     }
 
-    /// compressed_float with a precomputed quantizer (see detail/quantize.hpp).
+    /// compressed_float with a precomputed quantizer (see detail/quantize.hpp),
+    /// as bitrep's annotations send it: the standard's quantum, except that a
+    /// range float32 cannot resolve sends the stable one (stable_quantize).
     BITREP_ALWAYS_INLINE bool serialize_quantized(float& value, const detail::quantizer& q)
     {
-        std::uint32_t quantum = 0;
-        if constexpr (Derived::is_writing) {
-            if (value != value) [[unlikely]]
-                return fail(error::value_out_of_range, position(), "NaN cannot be quantized");
-            quantum = q.quantize(value);
-        }
-        const std::size_t start = position();
-        if (!self().serialize_bits(quantum, q.bits))
-            return false;
-        if constexpr (Derived::is_reading) {
-            if (quantum > q.max_integer) [[unlikely]]
-                return fail(error::out_of_range, start, "quantum above the range's maximum");
-            value = q.dequantize(quantum);
-        }
-        return true;
+        return serialize_quantum(value, q, true);
     }
 
     /// compressed_float(value, min, max, resolution) as the standard names it.
     BITREP_ALWAYS_INLINE bool serialize_compressed_float(float& value, float min, float max, float resolution)
     {
-        return serialize_quantized(value, detail::quantizer::from_resolution(min, max, resolution));
+        return serialize_quantum(value, detail::quantizer::from_resolution(min, max, resolution), false);
     }
+
 
     /// string(s, buffer_size): length in [0, buffer_size - 1], then the bytes
     /// (aligned). Readers refuse an over-long length before allocating, a zero
@@ -290,6 +279,25 @@ public:
 
 protected:
     Derived& self() noexcept { return static_cast<Derived&>(*this); }
+
+    BITREP_ALWAYS_INLINE bool serialize_quantum(float& value, const detail::quantizer& q, bool stable)
+    {
+        std::uint32_t quantum = 0;
+        if constexpr (Derived::is_writing) {
+            if (value != value) [[unlikely]]
+                return fail(error::value_out_of_range, position(), "NaN cannot be quantized");
+            quantum = stable ? q.stable_quantize(value) : q.quantize(value);
+        }
+        const std::size_t start = position();
+        if (!self().serialize_bits(quantum, q.bits))
+            return false;
+        if constexpr (Derived::is_reading) {
+            if (quantum > q.max_integer) [[unlikely]]
+                return fail(error::out_of_range, start, "quantum above the range's maximum");
+            value = q.dequantize(quantum);
+        }
+        return true;
+    }
 
     /// One inline pass finds zero bytes and bytes above 0x7F; only a string
     /// that has the latter goes through the full UTF-8 check, out of line.

@@ -7,6 +7,7 @@
 #include <bitrep/quat.hpp>
 #include <bitrep/status.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -51,6 +52,81 @@ struct smallest_three {
         return s;
     }
 };
+/// The reader's running sum of the smaller components' squares, rounded step
+/// by step (no fusion) so that every receiver rebuilds the same largest.
+BITREP_ALWAYS_INLINE float add_square(float sum, float component) noexcept
+{
+    return keep_rounded(sum + keep_rounded(component * component));
+}
+
+/// What a quaternion is sent as: the largest component's index and the
+/// other three's quanta, in index order.
+struct smallest_three_code {
+    std::uint32_t largest = 0;
+    std::uint32_t quanta[3] = {};
+    friend bool operator==(const smallest_three_code&, const smallest_three_code&) = default;
+};
+
+/// Moves the code until a reader's value is sent as the same code again.
+/// The reader rebuilds the largest component from the other three, so when
+/// the two largest lie within a quantum the rebuilt one can come out below a
+/// sent one (and a fresh encoding would pick that one as the largest, about
+/// 0.4% of random rotations at 9 bits). Each step moves the offending
+/// component one quantum (one fixed point, see quantizer::settle) towards 0,
+/// which can only shrink it and grow the rebuilt largest, so this ends.
+[[gnu::cold, gnu::noinline]] inline void settle_largest(smallest_three_code& code, const quantizer& q) noexcept
+{
+    const std::uint32_t zero = q.max_integer / 2; // max_integer is even: this quantum decodes to 0
+    for (;;) {
+        float c[3];
+        float sum = 0.0f;
+        for (int k = 0; k < 3; ++k) {
+            c[k] = q.dequantize(code.quanta[k]);
+            sum = add_square(sum, c[k]);
+        }
+        // Readers refuse squares summing past 1: then every component is too large.
+        const float largest = sum <= 1.0f ? std::sqrt(1.0f - sum) : -1.0f;
+        int worst = -1;
+        for (std::uint32_t k = 0; k < 3; ++k) {
+            const float size = std::fabs(c[k]);
+            const std::uint32_t index = k + (k >= code.largest ? 1u : 0u);
+            // A fresh encoding takes the first component of greatest magnitude.
+            const bool overtakes = size > largest || (size == largest && index < code.largest);
+            if (overtakes && (worst < 0 || size > std::fabs(c[worst])))
+                worst = static_cast<int>(k);
+        }
+        if (worst < 0)
+            return;
+        std::uint32_t& quantum = code.quanta[worst];
+        do
+            quantum = quantum > zero ? quantum - 1 : quantum + 1;
+        while (!q.is_fixed_point(quantum));
+    }
+}
+
+/// The code a writer sends for q (already sign-folded and checked unit by the
+/// caller's rules): decoding it and encoding the result gives the same code.
+BITREP_ALWAYS_INLINE smallest_three_code code_of(float x, float y, float z, float w, const quantizer& q) noexcept
+{
+    const smallest_three s = smallest_three::of(x, y, z, w);
+    smallest_three_code code;
+    code.largest = s.largest;
+    for (int k = 0; k < 3; ++k)
+        code.quanta[k] = q.stable_quantize(s.small[k]);
+    // A decoded component is within half a quantum (and float rounding) of
+    // the one sent, so while max c^2 + sum c^2 stays clear of 1 the rebuilt
+    // largest exceeds every decoded one and the code is already stable: the
+    // check costs a few multiplies and spares the exact one nearly always.
+    const float slack = 0.5005f * q.delta / static_cast<float>(q.max_integer) + 1e-6f;
+    const float a0 = std::fabs(s.small[0]) + slack;
+    const float a1 = std::fabs(s.small[1]) + slack;
+    const float a2 = std::fabs(s.small[2]) + slack;
+    const float top = std::max(a0, std::max(a1, a2));
+    if (!q.exact || top * top + a0 * a0 + a1 * a1 + a2 * a2 >= 0.9999f) [[unlikely]]
+        settle_largest(code, q);
+    return code;
+}
+
 template <class Quat>
 inline constexpr float Quat::*quat_components[4] = {&Quat::x, &Quat::y, &Quat::z, &Quat::w};
 
@@ -61,18 +137,16 @@ template <class Stream, class Quat>
 BITREP_ALWAYS_INLINE bool serialize_smallest_three(Stream& stream, Quat& value, const quantizer& component_quantizer)
 {
     const std::size_t start = stream.position();
-    detail::smallest_three s; // reading: only its `largest` is used, as the
+    smallest_three_code code; // reading: only `largest` is used, as the
                               // components go straight into `value`
-    if constexpr (!Stream::is_reading) {
-        if constexpr (Stream::is_writing) {
-            const float norm = value.x * value.x + value.y * value.y + value.z * value.z + value.w * value.w;
-            if (!(std::fabs(norm - 1.0f) <= 0.01f)) [[unlikely]] // also refuses NaN and infinity
-                return stream.fail(error::value_out_of_range, start,
-                                   "quaternion is not unit length (|q|^2 off by more than 1%)");
-        }
-        s = detail::smallest_three::of(value.x, value.y, value.z, value.w);
+    if constexpr (Stream::is_writing) {
+        const float norm = value.x * value.x + value.y * value.y + value.z * value.z + value.w * value.w;
+        if (!(std::fabs(norm - 1.0f) <= 0.01f)) [[unlikely]] // also refuses NaN and infinity
+            return stream.fail(error::value_out_of_range, start,
+                               "quaternion is not unit length (|q|^2 off by more than 1%)");
+        code = code_of(value.x, value.y, value.z, value.w, component_quantizer);
     }
-    if (!stream.serialize_bits(s.largest, 2))
+    if (!stream.serialize_bits(code.largest, 2))
         return false;
     // Reading stores each component straight into the target (the k-th
     // smaller one is component k below the largest and k + 1 from it on),
@@ -80,14 +154,14 @@ BITREP_ALWAYS_INLINE bool serialize_smallest_three(Stream& stream, Quat& value, 
     // that out as one 16-byte load would defeat store forwarding.
     float sum = 0.0f;
     for (std::uint32_t k = 0; k < 3; ++k) {
-        float& component =
-            Stream::is_reading ? value.*quat_components<Quat>[k + (k >= s.largest ? 1u : 0u)] : s.small[k];
-        if (!stream.serialize_quantized(component, component_quantizer))
+        if constexpr (Stream::is_reading) {
+            float& component = value.*quat_components<Quat>[k + (k >= code.largest ? 1u : 0u)];
+            if (!stream.serialize_quantized(component, component_quantizer))
+                return stream.fail_from(start);
+            sum = add_square(sum, component);
+        } else if (!stream.serialize_bits(code.quanta[k], component_quantizer.bits)) {
             return stream.fail_from(start);
-        // The sum is rounded step by step (no fusion) so every receiver
-        // rebuilds the same largest component.
-        if constexpr (Stream::is_reading)
-            sum = detail::keep_rounded(sum + detail::keep_rounded(component * component));
+        }
     }
     if constexpr (Stream::is_reading) {
         // The three smallest components of a unit quaternion have squares
@@ -96,7 +170,7 @@ BITREP_ALWAYS_INLINE bool serialize_smallest_three(Stream& stream, Quat& value, 
         // them would hand the game a rotation that is not unit length.
         if (sum > 1.0f) [[unlikely]]
             return stream.fail(error::out_of_range, start, "smallest-three components exceed unit length");
-        value.*quat_components<Quat>[s.largest] = std::sqrt(1.0f - sum);
+        value.*quat_components<Quat>[code.largest] = std::sqrt(1.0f - sum);
     }
     return true;
 }
