@@ -2,6 +2,7 @@
 // even when it fails, and reporting a failure never allocates (a status
 // holds its path inline), so read paths cannot throw std::bad_alloc for it.
 #include <bitrep/bitrep.hpp>
+#include <bitrep/delta.hpp>
 
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <new>
 #include <span>
+#include <vector>
 
 namespace {
 std::size_t allocations = 0;
@@ -80,6 +82,57 @@ TEST(Allocation, AFailedDecodeOfAContainerFreeTypeAllocatesNothing)
     bitrep::status st;
     EXPECT_EQ(allocations_during([&] { st = bitrep::from_bytes(truncated, target); }), 0u);
     EXPECT_EQ(st.code(), bitrep::error::truncated);
+}
+
+namespace {
+/// A hook type that declares no bitrep_max_bits: its bound is unknown, so
+/// deltas compare two values by encoding both.
+struct Waypoint {
+    std::int32_t x = 0;
+    std::int32_t y = 0;
+    template <class Stream>
+    bool serialize(Stream& stream)
+    {
+        return stream.serialize_int(x, -100000, 100000) && stream.serialize_int(y, -100000, 100000);
+    }
+};
+static_assert(bitrep::max_bits<Waypoint> == bitrep::unbounded_bits);
+
+/// Up to 1024 bytes in one message, usually a handful.
+struct Inbox {
+    bitrep::bounded_vector<bitrep::ranged<int, 0, 255>, 1024> bytes;
+};
+} // namespace
+
+TEST(Allocation, ComparingHookValuesOnTheWireAllocatesNothingOnceWarm)
+{
+    const Waypoint a{10, 20};
+    Waypoint b{10, 21};
+    using delta = bitrep::delta_codec<Waypoint>;
+    EXPECT_FALSE(delta::same<bitrep::scope::replication>(a, b)); // may size this thread's scratch once
+    bool same = true;
+    EXPECT_EQ(allocations_during([&] {
+                  for (int i = 0; i < 100; ++i) {
+                      b.y = 20 + i % 2;
+                      same = delta::same<bitrep::scope::replication>(a, b) && same;
+                  }
+              }),
+              0u);
+    EXPECT_FALSE(same);
+    b.y = 20;
+    EXPECT_TRUE(delta::same<bitrep::scope::replication>(a, b));
+}
+
+TEST(Allocation, EncodingIntoAVectorAllocatesForTheEncodingNotForTheBound)
+{
+    Inbox inbox{};
+    inbox.bytes.push_back(7);
+    inbox.bytes.push_back(8);
+    static_assert(bitrep::max_bits<Inbox> / 8 > 1000);
+    std::vector<std::uint8_t> out;
+    ASSERT_TRUE(bitrep::to_bytes(inbox, out));
+    EXPECT_EQ(out.size(), 4u); // 11 bits of count, 2 x 8 bits
+    EXPECT_LE(out.capacity(), 64u);
 }
 
 TEST(Allocation, TheCounterSeesAllocations)

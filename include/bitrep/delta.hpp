@@ -57,32 +57,68 @@ BITREP_ALWAYS_INLINE bool identical_bytes(const T& a, const T& b) noexcept
         return false;
 }
 
+/// Two encodings of a hook type whose bound is too large for the stack, per
+/// thread: they keep their capacity, so once they have grown to the largest
+/// encoding compared, comparing allocates nothing.
+struct encoding_scratch {
+    std::vector<std::uint8_t> a, b;
+};
+inline encoding_scratch& this_threads_encoding_scratch()
+{
+    thread_local encoding_scratch scratch;
+    return scratch;
+}
+
+/// Writes value into buffer (grown when too small) and says how many bits.
+template <scope Scope, class T>
+bool encode_for_comparison(const T& value, std::vector<std::uint8_t>& buffer, std::size_t& bits)
+{
+    failure_record failure;
+    basic_measure_stream<Scope> measure(failure);
+    if (!bitrep::serialize(measure, value))
+        return false;
+    bits = measure.exact_bits();
+    if (buffer.size() < (bits + 7) / 8)
+        buffer.resize((bits + 7) / 8);
+    basic_write_stream<Scope> stream(std::span<std::uint8_t>(buffer.data(), (bits + 7) / 8), failure);
+    if (!bitrep::serialize(stream, value))
+        return false;
+    stream.flush();
+    return true;
+}
+
 /// Equality in wire space for any value: both encodings, compared bit for
-/// bit. Used for kinds with no cheaper test (hooks); a value that cannot be
-/// encoded counts as changed, so that the writer reports it.
+/// bit. Used for kinds with no cheaper test (hooks), per entity, client and
+/// tick, so it never allocates: a small bound encodes on the stack, a large
+/// one into this thread's scratch. A value that cannot be encoded counts as
+/// changed, so that the writer reports it.
 template <scope Scope, class T>
 bool same_encoding(const T& a, const T& b)
 {
     constexpr std::size_t bound = max_bits<T>;
     if constexpr (bound <= 8 * 512) {
-        std::array<std::uint8_t, bound / 8 + 1> bytes_a{};
-        std::array<std::uint8_t, bound / 8 + 1> bytes_b{};
+        // Not zero-filled: only the bytes the writers flushed are compared.
+        std::array<std::uint8_t, bound / 8 + 1> bytes_a;
+        std::array<std::uint8_t, bound / 8 + 1> bytes_b;
         failure_record failure_a;
         failure_record failure_b;
         basic_write_stream<Scope> stream_a(bytes_a, failure_a);
         basic_write_stream<Scope> stream_b(bytes_b, failure_b);
         if (!bitrep::serialize(stream_a, a) || !bitrep::serialize(stream_b, b))
             return false;
-        const std::size_t bits = stream_a.bit_position();
-        return bits == stream_b.bit_position() && stream_a.flush() == stream_b.flush() && bytes_a == bytes_b;
+        if (stream_a.bit_position() != stream_b.bit_position())
+            return false;
+        const std::size_t used = stream_a.flush();
+        stream_b.flush();
+        return std::equal(bytes_a.begin(), bytes_a.begin() + static_cast<std::ptrdiff_t>(used), bytes_b.begin());
     } else {
-        std::vector<std::uint8_t> bytes_a;
-        std::vector<std::uint8_t> bytes_b;
+        encoding_scratch& scratch = this_threads_encoding_scratch();
         std::size_t bits_a = 0;
         std::size_t bits_b = 0;
-        if (!append_encoding<Scope>(a, bytes_a, bits_a) || !append_encoding<Scope>(b, bytes_b, bits_b))
+        if (!encode_for_comparison<Scope>(a, scratch.a, bits_a) || !encode_for_comparison<Scope>(b, scratch.b, bits_b))
             return false;
-        return bits_a == bits_b && bytes_a == bytes_b;
+        const auto used = static_cast<std::ptrdiff_t>((bits_a + 7) / 8);
+        return bits_a == bits_b && std::equal(scratch.a.begin(), scratch.a.begin() + used, scratch.b.begin());
     }
 }
 
