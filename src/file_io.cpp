@@ -1,5 +1,6 @@
 // Durable whole-file writes and bounded whole-file reads (POSIX), the
 // operating-system half of save files (docs/save-format.md, section 4).
+#include <bitrep/detail/exceptions.hpp>
 #include <bitrep/detail/file_io.hpp>
 
 #include <fcntl.h>
@@ -26,9 +27,28 @@
 namespace bitrep::detail {
 namespace {
 
-// A status keeps only a view of its detail, so the reason must be a string
-// that lives forever: strerrordesc_np hands out glibc's static table entries,
-// whereas strerror may format into a buffer the next call overwrites.
+// Runs body and returns what it returns; an exception it throws
+// (std::bad_alloc, or the file system's) becomes on_failure()'s result, so
+// that the functions below never throw. Built without exceptions, a failed
+// allocation ends the program instead, as it does anywhere in such a build.
+template <class Body, class Failure>
+auto without_exceptions(Body body, Failure on_failure) noexcept
+{
+#if BITREP_HAS_EXCEPTIONS
+    try {
+        return body();
+    } catch (...) {
+        return on_failure();
+    }
+#else
+    static_cast<void>(on_failure);
+    return body();
+#endif
+}
+
+// strerrordesc_np hands out glibc's static table entries, whereas strerror
+// may format into a buffer that another thread's next call overwrites before
+// the status has copied it.
 std::string_view reason(int code) noexcept
 {
     const char* text = ::strerrordesc_np(code);
@@ -179,7 +199,7 @@ int keep_previous_as_backup(const std::string& target, const write_names& names,
 // nothing about the save, which is already complete.
 void remove_stale_temporaries(const std::filesystem::path& target) noexcept
 {
-    try {
+    without_exceptions([&] {
         const std::string name = target.filename().native();
         const std::filesystem::path directory = target.has_parent_path() ? target.parent_path() : ".";
         std::error_code ec;
@@ -202,8 +222,7 @@ void remove_stale_temporaries(const std::filesystem::path& target) noexcept
             if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
                 ::unlink(it->path().c_str());
         }
-    } catch (...) {
-    }
+    }, [] {});
 }
 
 } // namespace
@@ -216,7 +235,7 @@ status write_file_atomically(const std::filesystem::path& path, std::span<const 
     // with nothing to clean up, so the function never throws.
     write_names names;
     int fd = -1;
-    try {
+    const bool prepared = without_exceptions([&] {
         const std::string& target = path.native();
         names.backup = target + ".bak";
         names.directory = path.has_parent_path() ? path.parent_path().native() : std::string(".");
@@ -229,9 +248,10 @@ status write_file_atomically(const std::filesystem::path& path, std::span<const 
             if (fd < 0 && errno != EEXIST && errno != EINTR)
                 break;
         }
-    } catch (...) {
+        return true;
+    }, [] { return false; });
+    if (!prepared)
         return failure(error::io_error, path, "prepare", "out of memory");
-    }
     if (fd < 0)
         return io_failure(path, "create", errno);
 
@@ -308,9 +328,7 @@ status read_file(const std::filesystem::path& path, std::vector<std::uint8_t>& o
     const auto size = static_cast<std::uint64_t>(info.st_size);
     if (info.st_size < 0 || size > max_bytes)
         return failure(error::io_error, path, "stat", "file is larger than the load limit");
-    try {
-        out.resize(static_cast<std::size_t>(size));
-    } catch (...) {
+    if (!without_exceptions([&] { out.resize(static_cast<std::size_t>(size)); return true; }, [] { return false; })) {
         out = {};
         return failure(error::io_error, path, "read", "out of memory");
     }

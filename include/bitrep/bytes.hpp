@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include <bitrep/detail/exceptions.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/serialize.hpp>
@@ -49,9 +50,11 @@ namespace detail {
 template <scope Scope, class T>
 status append_encoding(const T& value, std::vector<std::uint8_t>& out, std::size_t& bits_written)
 {
-    // A small compile-time bound sizes the buffer without measuring first;
-    // otherwise one exact measuring pass avoids over-allocating.
-    constexpr std::size_t small_bound_bytes = 64 * 1024;
+    // Growing the vector zero-fills what it adds. Up to a few hundred bytes,
+    // filling the whole compile-time bound costs less than measuring first;
+    // beyond (a bounded vector's bound is usually far above what it holds),
+    // an exact measuring pass sizes it, so that only the encoding is filled.
+    constexpr std::size_t small_bound_bytes = 256;
     constexpr std::size_t bound_bits = max_bits<T>;
     std::size_t room_bits = bound_bits;
     if (bound_bits > small_bound_bytes * 8) {
@@ -90,10 +93,17 @@ namespace detail {
 template <class Encode>
 std::vector<std::uint8_t> bytes_or_throw(Encode encode)
 {
+#if BITREP_HAS_EXCEPTIONS
     std::vector<std::uint8_t> out;
     if (status result = encode(out); !result)
         throw write_error(std::move(result));
     return out;
+#else
+    static_assert(always_false<Encode>,
+                  "bitrep: this form reports a failure by throwing bitrep::write_error, and exceptions are disabled. "
+                  "Call the overload that takes the output vector (or a caller buffer) and returns a bitrep::status.");
+    return {};
+#endif
 }
 } // namespace detail
 

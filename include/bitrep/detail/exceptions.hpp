@@ -1,0 +1,13 @@
+// Whether this translation unit is compiled with exceptions. Games often
+// build with -fno-exceptions: then bitrep never throws (every entry point
+// that returns a status works as documented; a failed allocation ends the
+// program, as anywhere in such a build), and the few convenience forms whose
+// only way to report a failure is a thrown write_error refuse to compile,
+// naming the form that returns a status instead.
+#pragma once
+
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+#define BITREP_HAS_EXCEPTIONS 1
+#else
+#define BITREP_HAS_EXCEPTIONS 0
+#endif
