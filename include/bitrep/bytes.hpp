@@ -102,6 +102,7 @@ std::vector<std::uint8_t> bytes_or_throw(Encode encode)
     static_assert(always_false<Encode>,
                   "bitrep: this form reports a failure by throwing bitrep::write_error, and exceptions are disabled. "
                   "Call the overload that takes the output vector (or a caller buffer) and returns a bitrep::status.");
+    static_cast<void>(encode);
     return {};
 #endif
 }

@@ -380,8 +380,8 @@ struct delta_codec<quat<Bits>> : detail::delta_as_whole<quat<Bits>> {
         };
         if (!unit(a) || !unit(b))
             return false;
-        return detail::code_of(a.x, a.y, a.z, a.w, type::component_quantizer) ==
-               detail::code_of(b.x, b.y, b.z, b.w, type::component_quantizer);
+        return detail::code_of(a.x, a.y, a.z, a.w, type::component_quantizer, type::tie_margin) ==
+               detail::code_of(b.x, b.y, b.z, b.w, type::component_quantizer, type::tie_margin);
     }
 };
 

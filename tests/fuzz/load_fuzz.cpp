@@ -113,8 +113,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     // Whatever loads is a valid value of the program's type: it saves, the
-    // save loads back on the fast path, and the fields a save does not carry
-    // kept their values.
+    // save loads back on the fast path, the fields a save does not carry
+    // kept their values, and saving it again gives the same bytes.
     std::vector<std::uint8_t> again;
     const bitrep::status saved = bitrep::save_to_bytes(save, again);
     bitrep::load_info info;
@@ -122,6 +122,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!saved || !bitrep::load_from_bytes(again, reloaded, info) || info.path != bitrep::load_info::route::fast ||
         save.ping != 77) {
         std::fprintf(stderr, "a loaded value does not save and load again: %s\n", saved.message().c_str());
+        std::abort();
+    }
+    // And saving what loaded gives the same file again: a game that loads
+    // and saves without changing anything writes the bytes it read.
+    if (bitrep::save_to_bytes(reloaded) != again) {
+        std::fprintf(stderr, "a loaded save does not save to the same bytes\n");
         std::abort();
     }
     return 0;

@@ -20,6 +20,7 @@ namespace detail {
 /// does not wait on a store and a dependent load.
 struct smallest_three {
     std::uint32_t largest = 0;
+    float top = 0.0f; ///< the largest component's magnitude
     float small[3] = {};
 
     /// Sign-folded so that the largest component is positive (q and -q are
@@ -41,8 +42,10 @@ struct smallest_three {
         }
         if (std::fabs(w) > top) {
             s.largest = 3;
+            top = std::fabs(w);
             lead = w;
         }
+        s.top = top;
         s.small[0] = s.largest == 0 ? y : x;
         s.small[1] = s.largest <= 1 ? z : y;
         s.small[2] = s.largest <= 2 ? w : z;
@@ -104,25 +107,34 @@ struct smallest_three_code {
     }
 }
 
-/// The code a writer sends for q (already sign-folded and checked unit by the
-/// caller's rules): decoding it and encoding the result gives the same code.
-BITREP_ALWAYS_INLINE smallest_three_code code_of(float x, float y, float z, float w, const quantizer& q) noexcept
+/// The code a writer sends for q (checked unit by the caller): decoding it
+/// and encoding the result gives the same code. `tie_margin` is
+/// quat_tie_margin(q), passed in as a constant where q is one.
+BITREP_ALWAYS_INLINE smallest_three_code code_of(float x, float y, float z, float w, const quantizer& q,
+                                                 float tie_margin) noexcept
 {
     const smallest_three s = smallest_three::of(x, y, z, w);
     smallest_three_code code;
     code.largest = s.largest;
     for (int k = 0; k < 3; ++k)
         code.quanta[k] = q.stable_quantize(s.small[k]);
-    // A decoded component is within half a quantum (and float rounding) of
-    // the one sent, so while max c^2 + sum c^2 stays clear of 1 the rebuilt
-    // largest exceeds every decoded one and the code is already stable: the
-    // check costs a few multiplies and spares the exact one nearly always.
+    // Far from a tie the code is stable (quat_tie_margin): a subtraction
+    // and a compare spare the exact check for nearly every rotation.
+    const float a0 = std::fabs(s.small[0]);
+    const float a1 = std::fabs(s.small[1]);
+    const float a2 = std::fabs(s.small[2]);
+    const float runner_up = std::max(a0, std::max(a1, a2));
+    if (q.exact && tie_margin >= 0.0f && s.top - runner_up >= tie_margin) [[likely]]
+        return code;
+    // Closer, a finer sufficient test: each decoded component is within
+    // half a quantum (and float rounding) of the one sent, so while
+    // max c^2 + sum c^2 stays clear of 1 the rebuilt largest exceeds them all.
     const float slack = 0.5005f * q.delta / static_cast<float>(q.max_integer) + 1e-6f;
-    const float a0 = std::fabs(s.small[0]) + slack;
-    const float a1 = std::fabs(s.small[1]) + slack;
-    const float a2 = std::fabs(s.small[2]) + slack;
-    const float top = std::max(a0, std::max(a1, a2));
-    if (!q.exact || top * top + a0 * a0 + a1 * a1 + a2 * a2 >= 0.9999f) [[unlikely]]
+    const float top = runner_up + slack;
+    const float b0 = a0 + slack;
+    const float b1 = a1 + slack;
+    const float b2 = a2 + slack;
+    if (!q.exact || top * top + b0 * b0 + b1 * b1 + b2 * b2 >= 0.9999f)
         settle_largest(code, q);
     return code;
 }
@@ -131,10 +143,12 @@ template <class Quat>
 inline constexpr float Quat::*quat_components[4] = {&Quat::x, &Quat::y, &Quat::z, &Quat::w};
 
 /// Smallest three for any quaternion with float members x, y, z, w, with the
-/// components' quantizer given: the codec passes its constant one, and a save
-/// file written with another bit count passes that file's.
+/// components' quantizer given: the codec passes its constant one (and its
+/// tie margin), and a save file written with another bit count passes that
+/// file's (reading only, where the margin is not used; -1 always checks).
 template <class Stream, class Quat>
-BITREP_ALWAYS_INLINE bool serialize_smallest_three(Stream& stream, Quat& value, const quantizer& component_quantizer)
+BITREP_ALWAYS_INLINE bool serialize_smallest_three(Stream& stream, Quat& value, const quantizer& component_quantizer,
+                                                   float tie_margin = -1.0f)
 {
     const std::size_t start = stream.position();
     smallest_three_code code; // reading: only `largest` is used, as the
@@ -144,7 +158,7 @@ BITREP_ALWAYS_INLINE bool serialize_smallest_three(Stream& stream, Quat& value, 
         if (!(std::fabs(norm - 1.0f) <= 0.01f)) [[unlikely]] // also refuses NaN and infinity
             return stream.fail(error::value_out_of_range, start,
                                "quaternion is not unit length (|q|^2 off by more than 1%)");
-        code = code_of(value.x, value.y, value.z, value.w, component_quantizer);
+        code = code_of(value.x, value.y, value.z, value.w, component_quantizer, tie_margin);
     }
     if (!stream.serialize_bits(code.largest, 2))
         return false;
@@ -184,7 +198,7 @@ struct codec<quat<Bits>> {
     template <class Stream>
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, type& value)
     {
-        return detail::serialize_smallest_three(stream, value, type::component_quantizer);
+        return detail::serialize_smallest_three(stream, value, type::component_quantizer, type::tie_margin);
     }
     static constexpr std::size_t max_bits() { return type::bits; }
     static constexpr std::size_t min_bits() { return type::bits; }

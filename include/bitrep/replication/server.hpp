@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <bitrep/delta.hpp>
+#include <bitrep/detail/exceptions.hpp>
 #include <bitrep/replication/packet.hpp>
 #include <bitrep/replication/state_fields.hpp>
 #include <bitrep/status.hpp>
@@ -88,8 +89,15 @@ public:
     std::span<const std::uint8_t> replicate(client_id id, const State& state)
     {
         std::span<const std::uint8_t> packet;
+#if BITREP_HAS_EXCEPTIONS
         if (status result = replicate(id, state, packet); !result)
             throw write_error(std::move(result));
+#else
+        static_assert(detail::always_false<State>,
+                      "bitrep: replicate(id, state) reports a failure by throwing bitrep::write_error, and exceptions "
+                      "are disabled. Call replicate(id, state, packet), which returns a bitrep::status.");
+        static_cast<void>(id), static_cast<void>(state);
+#endif
         return packet;
     }
 
