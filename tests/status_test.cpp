@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -96,4 +97,32 @@ TEST(Status, DefaultIsSuccessWithNothingToSay)
     EXPECT_TRUE(st.field_path().empty());
     EXPECT_TRUE(st.detail().empty());
     EXPECT_EQ(st.message(), "ok");
+}
+
+namespace {
+/// A hook that names its members with text it builds on the spot.
+struct Named {
+    bitrep::ranged<int, 0, 10> value;
+    template <class Stream>
+    bool serialize(Stream& stream)
+    {
+        const std::string name = "slot_" + std::to_string(value.value()) + "_with_a_name_longer_than_a_small_string";
+        return bitrep::serialize_field(stream, name, value);
+    }
+};
+struct HoldsNamed {
+    std::array<Named, 2> named;
+};
+} // namespace
+
+TEST(Status, KeepsFieldNamesAHookBuiltOnTheSpot)
+{
+    HoldsNamed holder{};
+    holder.named[1].value = 11; // outside [0, 10]
+    std::vector<std::uint8_t> out;
+    const bitrep::status st = bitrep::to_bytes(holder, out);
+    const std::string other(80, 'X'); // reuse the freed name's heap block
+    ASSERT_EQ(st.code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(st.field_path(), "HoldsNamed.#0[1].slot_11_with_a_name_longer_than_a_small_string") << st.field_path();
+    EXPECT_EQ(other.size(), 80u);
 }

@@ -41,13 +41,21 @@ public:
     /// string, bytes, quat) reports its failures at its own first bit.
     [[gnu::cold, gnu::noinline]] void move_to(std::size_t start) noexcept { bit_ = start; }
 
-    /// Called by an enclosing struct as the failure unwinds through it.
-    [[gnu::cold, gnu::noinline]] void enter_member(std::string_view name) noexcept
+    /// Called by an enclosing struct, container or optional as the failure
+    /// unwinds through it. The segment's text is copied at once (a hook may
+    /// name a member with a string it has just built), innermost first, into
+    /// the back of a fixed buffer.
+    [[gnu::cold, gnu::noinline]] void enter_member(std::string_view name) noexcept { push(".", name, ""); }
+    [[gnu::cold, gnu::noinline]] void enter_position(std::size_t position) noexcept
     {
-        push({segment::member_name, name.data(), name.size()});
+        number_text digits(position);
+        push(".#", digits.view(), "");
     }
-    [[gnu::cold, gnu::noinline]] void enter_position(std::size_t index) noexcept { push({segment::position_number, nullptr, index}); }
-    [[gnu::cold, gnu::noinline]] void enter_index(std::size_t index) noexcept { push({segment::element_index, nullptr, index}); }
+    [[gnu::cold, gnu::noinline]] void enter_index(std::size_t index) noexcept
+    {
+        number_text digits(index);
+        push("[", digits.view(), "]");
+    }
 
     /// The status of an operation that returned false, with the stream at
     /// `stop`. A hook may return false without recording why; that is still
@@ -63,69 +71,57 @@ public:
     /// which Boost.PFR in Boost 1.81 cannot name), without allocating.
     status to_status(std::string_view root) const noexcept
     {
-        path_text path;
-        path.append(root);
-        if (depth_ > segments_.size())
-            path.append(".…");
-        for (std::size_t i = depth_ < segments_.size() ? depth_ : segments_.size(); i-- > 0;) {
-            const auto& s = segments_[i];
-            switch (s.kind) {
-            case segment::member_name: path.append(".").append({s.name, s.number}); break;
-            case segment::position_number: path.append(".#").append_number(s.number); break;
-            case segment::element_index: path.append("[").append_number(s.number).append("]"); break;
-            }
+        std::array<char, 2 * status::max_path_length> path;
+        std::size_t length = 0;
+        for (std::string_view piece : {root, cut_ ? std::string_view(".…") : std::string_view(),
+                                       std::string_view(text_.data() + begin_, text_.size() - begin_)}) {
+            const std::size_t n = std::min(piece.size(), path.size() - length);
+            std::copy_n(piece.data(), n, path.data() + length);
+            length += n;
         }
-        return status(code_, bit_, path.view(), {detail_.data(), detail_length_});
+        return status(code_, bit_, {path.data(), length}, {detail_.data(), detail_length_});
     }
 
 private:
-    /// A fixed buffer a little longer than a status holds, so the status can
-    /// still mark a truncated path.
-    class path_text {
-    public:
-        path_text& append(std::string_view text) noexcept
-        {
-            const std::size_t n = std::min(text.size(), buffer_.size() - length_);
-            std::copy_n(text.data(), n, buffer_.data() + length_);
-            length_ += n;
-            return *this;
-        }
-        path_text& append_number(std::size_t number) noexcept
-        {
-            char digits[24];
-            const auto end = std::to_chars(digits, digits + sizeof digits, number).ptr;
-            return append({digits, static_cast<std::size_t>(end - digits)});
-        }
-        std::string_view view() const noexcept { return {buffer_.data(), length_}; }
+    static constexpr std::size_t max_segments = 24;
 
-    private:
-        std::array<char, 2 * status::max_path_length> buffer_;
-        std::size_t length_ = 0;
+    struct number_text {
+        explicit number_text(std::size_t number) noexcept
+            : length(static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, number).ptr - digits))
+        {
+        }
+        std::string_view view() const noexcept { return {digits, length}; }
+        char digits[24];
+        std::size_t length;
     };
 
-    // Trivially constructible, and left uninitialised until a failure
-    // unwinds (depth_ says how many are set): every stream carries one of
-    // these, so zero-filling it would cost each small message ~600 bytes of stores.
-    struct segment {
-        enum kind_t : std::uint8_t { member_name, position_number, element_index } kind;
-        const char* name;
-        std::size_t number; // the name's length, or the position / index
-    };
-
-    void push(segment s) noexcept
+    /// Prepends prefix + body + suffix. Past max_segments segments, or once
+    /// the buffer is full, the outer segments are dropped and the cut marked.
+    void push(std::string_view prefix, std::string_view body, std::string_view suffix) noexcept
     {
-        // Past the capacity the outermost segments are dropped and marked.
-        if (depth_ < segments_.size())
-            segments_[depth_] = s;
-        ++depth_;
+        const std::size_t size = prefix.size() + body.size() + suffix.size();
+        if (cut_ || segments_ == max_segments || size > begin_) {
+            cut_ = true;
+            return;
+        }
+        ++segments_;
+        for (std::string_view piece : {suffix, body, prefix}) {
+            begin_ -= piece.size();
+            std::copy(piece.begin(), piece.end(), text_.data() + begin_);
+        }
     }
 
     error code_ = error::none;
     std::size_t bit_ = 0;
+    // Left uninitialised until a failure unwinds (only the parts the lengths
+    // cover are read): every stream carries one of these, so zero-filling it
+    // would cost each small message hundreds of bytes of stores.
     std::array<char, status::max_detail_length + 1> detail_; // the first detail_length_ are set
     std::size_t detail_length_ = 0;
-    std::array<segment, 24> segments_;
-    std::size_t depth_ = 0;
+    std::array<char, 2 * status::max_path_length> text_; // the path's segments in [begin_, end)
+    std::size_t begin_ = 2 * status::max_path_length;
+    std::size_t segments_ = 0;
+    bool cut_ = false;
 };
 
 } // namespace bitrep::detail
