@@ -20,7 +20,6 @@ namespace detail {
 /// does not wait on a store and a dependent load.
 struct smallest_three {
     std::uint32_t largest = 0;
-    float top = 0.0f; ///< the largest component's magnitude
     float small[3] = {};
 
     /// Sign-folded so that the largest component is positive (q and -q are
@@ -42,10 +41,8 @@ struct smallest_three {
         }
         if (std::fabs(w) > top) {
             s.largest = 3;
-            top = std::fabs(w);
             lead = w;
         }
-        s.top = top;
         s.small[0] = s.largest == 0 ? y : x;
         s.small[1] = s.largest <= 1 ? z : y;
         s.small[2] = s.largest <= 2 ? w : z;
@@ -107,35 +104,68 @@ struct smallest_three_code {
     }
 }
 
-/// The code a writer sends for q (checked unit by the caller): decoding it
-/// and encoding the result gives the same code. `tie_margin` is
-/// quat_tie_margin(q), passed in as a constant where q is one.
-BITREP_ALWAYS_INLINE smallest_three_code code_of(float x, float y, float z, float w, const quantizer& q,
-                                                 float tie_margin) noexcept
+/// Whether the two largest input magnitudes lie at least `margin` apart
+/// (quat_tie_margin): then the quanta the standard's arithmetic gives are
+/// stable. A sorting network of min and max, no multiply: it sits on the
+/// writer's hot path, and a longer dependency chain there cost measurably.
+BITREP_ALWAYS_INLINE bool far_from_tie(float x, float y, float z, float w, float margin) noexcept
 {
-    const smallest_three s = smallest_three::of(x, y, z, w);
+    const float ax = std::fabs(x);
+    const float ay = std::fabs(y);
+    const float az = std::fabs(z);
+    const float aw = std::fabs(w);
+    const float high_xy = std::max(ax, ay);
+    const float high_zw = std::max(az, aw);
+    const float top = std::max(high_xy, high_zw);
+    const float second = std::max(std::min(high_xy, high_zw), std::max(std::min(ax, ay), std::min(az, aw)));
+    return top - second >= margin;
+}
+
+/// Near a tie: replaces s's smaller components by the values of stable
+/// quanta. Those quanta are fixed points, so quantizing the values gives them
+/// back, and the writer sends them as it sends any other rotation.
+[[gnu::cold, gnu::noinline]] inline void settle_near_tie(smallest_three& s, const quantizer& q) noexcept
+{
+    // A finer sufficient test first: each decoded component is within half a
+    // quantum (and float rounding) of the one sent, so while max c^2 + sum
+    // c^2 stays clear of 1 the rebuilt largest exceeds them all.
+    const float slack = 0.5005f * q.delta / static_cast<float>(q.max_integer) + 1e-6f;
+    const float a0 = std::fabs(s.small[0]) + slack;
+    const float a1 = std::fabs(s.small[1]) + slack;
+    const float a2 = std::fabs(s.small[2]) + slack;
+    const float top = std::max(a0, std::max(a1, a2));
+    if (q.exact && top * top + a0 * a0 + a1 * a1 + a2 * a2 < 0.9999f)
+        return;
     smallest_three_code code;
     code.largest = s.largest;
     for (int k = 0; k < 3; ++k)
         code.quanta[k] = q.stable_quantize(s.small[k]);
-    // Far from a tie the code is stable (quat_tie_margin): a subtraction
-    // and a compare spare the exact check for nearly every rotation.
-    const float a0 = std::fabs(s.small[0]);
-    const float a1 = std::fabs(s.small[1]);
-    const float a2 = std::fabs(s.small[2]);
-    const float runner_up = std::max(a0, std::max(a1, a2));
-    if (q.exact && tie_margin >= 0.0f && s.top - runner_up >= tie_margin) [[likely]]
-        return code;
-    // Closer, a finer sufficient test: each decoded component is within
-    // half a quantum (and float rounding) of the one sent, so while
-    // max c^2 + sum c^2 stays clear of 1 the rebuilt largest exceeds them all.
-    const float slack = 0.5005f * q.delta / static_cast<float>(q.max_integer) + 1e-6f;
-    const float top = runner_up + slack;
-    const float b0 = a0 + slack;
-    const float b1 = a1 + slack;
-    const float b2 = a2 + slack;
-    if (!q.exact || top * top + b0 * b0 + b1 * b1 + b2 * b2 >= 0.9999f)
-        settle_largest(code, q);
+    settle_largest(code, q);
+    for (int k = 0; k < 3; ++k)
+        s.small[k] = q.dequantize(code.quanta[k]);
+}
+
+/// What a writer sends of q (checked unit by the caller): sign-folded, and
+/// near a tie moved so that decoding it and encoding the result gives the
+/// same code. `tie_margin` is quat_tie_margin(q), a constant where q is one.
+BITREP_ALWAYS_INLINE smallest_three stable_smallest_three(float x, float y, float z, float w, const quantizer& q,
+                                                          float tie_margin) noexcept
+{
+    smallest_three s = smallest_three::of(x, y, z, w);
+    if (!q.exact || tie_margin < 0.0f || !far_from_tie(x, y, z, w, tie_margin)) [[unlikely]]
+        settle_near_tie(s, q);
+    return s;
+}
+
+/// The code a writer sends for q: what deltas compare.
+BITREP_ALWAYS_INLINE smallest_three_code code_of(float x, float y, float z, float w, const quantizer& q,
+                                                 float tie_margin) noexcept
+{
+    const smallest_three s = stable_smallest_three(x, y, z, w, q, tie_margin);
+    smallest_three_code code;
+    code.largest = s.largest;
+    for (int k = 0; k < 3; ++k)
+        code.quanta[k] = q.stable_quantize(s.small[k]);
     return code;
 }
 
@@ -151,16 +181,18 @@ BITREP_ALWAYS_INLINE bool serialize_smallest_three(Stream& stream, Quat& value, 
                                                    float tie_margin = -1.0f)
 {
     const std::size_t start = stream.position();
-    smallest_three_code code; // reading: only `largest` is used, as the
-                              // components go straight into `value`
+    smallest_three s; // reading: only its `largest` is used, as the
+                      // components go straight into `value`
     if constexpr (Stream::is_writing) {
         const float norm = value.x * value.x + value.y * value.y + value.z * value.z + value.w * value.w;
         if (!(std::fabs(norm - 1.0f) <= 0.01f)) [[unlikely]] // also refuses NaN and infinity
             return stream.fail(error::value_out_of_range, start,
                                "quaternion is not unit length (|q|^2 off by more than 1%)");
-        code = code_of(value.x, value.y, value.z, value.w, component_quantizer, tie_margin);
+        s = stable_smallest_three(value.x, value.y, value.z, value.w, component_quantizer, tie_margin);
+    } else {
+        static_cast<void>(tie_margin);
     }
-    if (!stream.serialize_bits(code.largest, 2))
+    if (!stream.serialize_bits(s.largest, 2))
         return false;
     // Reading stores each component straight into the target (the k-th
     // smaller one is component k below the largest and k + 1 from it on),
@@ -168,14 +200,12 @@ BITREP_ALWAYS_INLINE bool serialize_smallest_three(Stream& stream, Quat& value, 
     // that out as one 16-byte load would defeat store forwarding.
     float sum = 0.0f;
     for (std::uint32_t k = 0; k < 3; ++k) {
-        if constexpr (Stream::is_reading) {
-            float& component = value.*quat_components<Quat>[k + (k >= code.largest ? 1u : 0u)];
-            if (!stream.serialize_quantized(component, component_quantizer))
-                return stream.fail_from(start);
-            sum = add_square(sum, component);
-        } else if (!stream.serialize_bits(code.quanta[k], component_quantizer.bits)) {
+        float& component =
+            Stream::is_reading ? value.*quat_components<Quat>[k + (k >= s.largest ? 1u : 0u)] : s.small[k];
+        if (!stream.serialize_quantized(component, component_quantizer))
             return stream.fail_from(start);
-        }
+        if constexpr (Stream::is_reading)
+            sum = add_square(sum, component);
     }
     if constexpr (Stream::is_reading) {
         // The three smallest components of a unit quaternion have squares
@@ -184,7 +214,7 @@ BITREP_ALWAYS_INLINE bool serialize_smallest_three(Stream& stream, Quat& value, 
         // them would hand the game a rotation that is not unit length.
         if (sum > 1.0f) [[unlikely]]
             return stream.fail(error::out_of_range, start, "smallest-three components exceed unit length");
-        value.*quat_components<Quat>[code.largest] = std::sqrt(1.0f - sum);
+        value.*quat_components<Quat>[s.largest] = std::sqrt(1.0f - sum);
     }
     return true;
 }
