@@ -494,6 +494,104 @@ TEST(SchemaLoad, AQuantizedValueOutsideTheNarrowedRangeIsRefused)
     EXPECT_TRUE(contains(st.message(), "After.x")) << st.message();
 }
 
+namespace containers {
+struct Thing {
+    ranged<int, 0, 100> hp = 0;
+    bounded_string<8> name;
+};
+BOOST_DESCRIBE_STRUCT(Thing, (), (hp, name))
+struct Plain {
+    bounded_vector<ranged<int, 0, 9>, 4> numbers;
+    std::array<Thing, 3> things;
+    std::array<std::optional<ranged<int, 0, 9>>, 3> maybes;
+    ranged<int, 0, 1000> marker = 0; // after the containers: any misread shifts it
+};
+BOOST_DESCRIBE_STRUCT(Plain, (), (numbers, things, maybes, marker))
+struct Optional {
+    bounded_vector<std::optional<ranged<int, 0, 9>>, 4> numbers; // T -> optional<T> inside a vector
+    bitrep::entity_array<Thing, 3> things;                       // array<T> -> entity_array<T> (optional slots)
+    std::array<ranged<int, 0, 9>, 3> maybes{7, 7, 7};            // optional<T> -> T inside an array
+    ranged<int, 0, 1000> marker = 0;
+};
+BOOST_DESCRIBE_STRUCT(Optional, (), (numbers, things, maybes, marker))
+struct Nested {
+    bounded_vector<std::optional<std::optional<ranged<int, 0, 9>>>, 4> numbers; // two optionals deep
+    std::array<Thing, 3> things;
+    std::array<std::optional<ranged<int, 0, 9>>, 3> maybes;
+    ranged<int, 0, 1000> marker = 0;
+};
+BOOST_DESCRIBE_STRUCT(Nested, (), (numbers, things, maybes, marker))
+
+Plain sample()
+{
+    Plain p;
+    p.numbers.push_back(1);
+    p.numbers.push_back(2);
+    p.things[0] = {10, bounded_string<8>("ann")};
+    p.things[2] = {30, bounded_string<8>("cy")};
+    p.maybes[1] = 5;
+    p.marker = 777;
+    return p;
+}
+} // namespace containers
+
+TEST(SchemaLoad, ElementsOfAVectorBecomePresentOptionals)
+{
+    containers::Optional loaded;
+    ASSERT_TRUE(carry_over(containers::sample(), loaded));
+    ASSERT_EQ(loaded.numbers.size(), 2u);
+    ASSERT_TRUE(loaded.numbers[0].has_value() && loaded.numbers[1].has_value());
+    EXPECT_EQ(*loaded.numbers[0], 1);
+    EXPECT_EQ(*loaded.numbers[1], 2);
+    EXPECT_EQ(loaded.marker, 777);
+}
+
+TEST(SchemaLoad, AnArrayOfEntitiesBecomesAnEntityArrayWithEverySlotFilled)
+{
+    containers::Optional loaded;
+    ASSERT_TRUE(carry_over(containers::sample(), loaded));
+    const auto& slots = loaded.things.slots();
+    for (std::size_t i = 0; i < 3; ++i)
+        ASSERT_TRUE(slots[i].has_value()) << i;
+    EXPECT_EQ(slots[0]->hp, 10);
+    EXPECT_EQ(slots[0]->name, bounded_string<8>("ann"));
+    EXPECT_EQ(slots[1]->hp, 0);
+    EXPECT_EQ(slots[2]->name, bounded_string<8>("cy"));
+    EXPECT_EQ(loaded.marker, 777);
+}
+
+TEST(SchemaLoad, OptionalElementsOfAnArrayBecomePlainWithDefaultsForTheAbsent)
+{
+    containers::Optional loaded;
+    ASSERT_TRUE(carry_over(containers::sample(), loaded));
+    EXPECT_EQ(loaded.maybes, (std::array<ranged<int, 0, 9>, 3>{0, 5, 0}));
+    EXPECT_EQ(loaded.marker, 777);
+}
+
+TEST(SchemaLoad, ElementsOfAVectorBecomeOptionalsTwoLevelsDeep)
+{
+    containers::Nested loaded;
+    ASSERT_TRUE(carry_over(containers::sample(), loaded));
+    ASSERT_EQ(loaded.numbers.size(), 2u);
+    ASSERT_TRUE(loaded.numbers[1].has_value() && loaded.numbers[1]->has_value());
+    EXPECT_EQ(**loaded.numbers[1], 2);
+    EXPECT_EQ(loaded.marker, 777);
+}
+
+TEST(SchemaLoad, AnEntityArrayLoadsBackIntoAnArrayWithDefaultsForEmptySlots)
+{
+    containers::Optional before;
+    before.things.slots()[1] = containers::Thing{42, bounded_string<8>("bo")};
+    before.marker = 5;
+    containers::Plain loaded;
+    loaded.things[0].hp = 99;
+    ASSERT_TRUE(carry_over(before, loaded));
+    EXPECT_EQ(loaded.things[0].hp, 0);
+    EXPECT_EQ(loaded.things[1].hp, 42);
+    EXPECT_EQ(loaded.things[1].name, bounded_string<8>("bo"));
+    EXPECT_EQ(loaded.marker, 5);
+}
+
 namespace hooks {
 struct Blob {
     std::uint32_t a = 0;

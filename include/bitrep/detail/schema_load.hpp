@@ -358,29 +358,37 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, T& o
 }
 
 /// Reads the file's node `f` into the program's `out`: unwraps flags and
-/// optionals on either side, then reads by kind.
+/// optionals on either side, then reads by kind. bind() stepped into an
+/// optional on one side only before it compared the nodes within, so
+/// `identical[f]` says that f encodes like the program's type *inside* such an
+/// optional: it is looked at only once `out` is unwrapped the same way (an
+/// int in a file marked identical to the program's int must not be read as
+/// the program's std::optional<int>, presence bit and all).
 template <class P>
 bool read_as(save_read_stream& stream, load_plan& plan, std::uint32_t f, P& out)
 {
-    if (plan.identical[f])
-        return bitrep::serialize(stream, out);
     const schema_kind kind = plan.file.nodes[f].kind;
     if constexpr (is_flagged<P>::value) {
-        return read_as(stream, plan, f, out.get());
+        return read_as(stream, plan, f, out.get()); // a flag is not in the schema
     } else if constexpr (is_std_optional<P>::value) {
-        bool present = true;
-        if (kind == schema_kind::optional) {
-            if (!stream.serialize_bool(present))
-                return false;
-            ++f;
+        if (kind != schema_kind::optional) {
+            // The file's plain value into the program's optional: present.
+            if (!out)
+                out.emplace();
+            return read_as(stream, plan, f, *out);
         }
+        if (plan.identical[f])
+            return bitrep::serialize(stream, out);
+        bool present = false;
+        if (!stream.serialize_bool(present))
+            return false;
         if (!present) {
             out.reset();
             return true;
         }
         if (!out)
             out.emplace();
-        return read_as(stream, plan, f, *out);
+        return read_as(stream, plan, f + 1, *out);
     } else {
         if (kind == schema_kind::optional) {
             // The file's optional into a plain value: absent gives the default.
@@ -393,6 +401,8 @@ bool read_as(save_read_stream& stream, load_plan& plan, std::uint32_t f, P& out)
             }
             return read_as(stream, plan, f + 1, out);
         }
+        if (plan.identical[f])
+            return bitrep::serialize(stream, out);
         return read_value(stream, plan, f, out);
     }
 }
