@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -631,6 +632,198 @@ TEST(SchemaLoad, ARemovedHookSerializedFieldCannotBeSkippedAndSaysSo)
     const bitrep::status st = carry_over(hooks::WithBlob{{1}, 3}, loaded);
     EXPECT_EQ(st, bitrep::error::schema_mismatch);
     EXPECT_TRUE(contains(st.message(), "blob")) << st.message();
+}
+
+// ---- stable names: renamed classes, dropped data ---------------------------
+
+namespace ids {
+struct Inventory {
+    ranged<int, 0, 99> gold = 0;
+};
+BOOST_DESCRIBE_STRUCT(Inventory, (), (gold))
+struct Hero : Inventory {
+    ranged<int, 1, 99> level = 1;
+};
+BOOST_DESCRIBE_STRUCT(Hero, (Inventory), (level))
+
+namespace moved {
+struct Purse { // Inventory, renamed and moved into a namespace
+    ranged<int, 0, 99> gold = 0;
+};
+BOOST_DESCRIBE_STRUCT(Purse, (), (gold))
+} // namespace moved
+struct HeroWithPurse : moved::Purse {
+    ranged<int, 1, 99> level = 1;
+};
+BOOST_DESCRIBE_STRUCT(HeroWithPurse, (moved::Purse), (level))
+
+struct Wallet { // renamed too, but keeps the old name as its id
+    static constexpr std::string_view bitrep_name = "ids::Inventory";
+    ranged<int, 0, 99> gold = 0;
+};
+BOOST_DESCRIBE_STRUCT(Wallet, (), (gold))
+struct HeroWithWallet : Wallet {
+    static constexpr std::string_view bitrep_name = "ids::Hero";
+    ranged<int, 1, 99> level = 1;
+};
+BOOST_DESCRIBE_STRUCT(HeroWithWallet, (Wallet), (level))
+
+Hero sample()
+{
+    Hero hero;
+    hero.gold = 42;
+    hero.level = 7;
+    return hero;
+}
+
+template <const char* Name>
+struct NamedBlob {
+    static constexpr std::string_view bitrep_name = Name;
+    std::uint32_t a = 0;
+    template <class Stream>
+    bool serialize(Stream& stream)
+    {
+        return bitrep::serialize(stream, a);
+    }
+};
+inline constexpr char blob_name[] = "blob";
+inline constexpr char other_name[] = "other";
+struct OldBlob { // renamed below, keeping its id
+    static constexpr std::string_view bitrep_name = "blob";
+    std::uint32_t a = 0;
+    template <class Stream>
+    bool serialize(Stream& stream)
+    {
+        return bitrep::serialize(stream, a);
+    }
+};
+struct WithOldBlob {
+    OldBlob blob;
+};
+BOOST_DESCRIBE_STRUCT(WithOldBlob, (), (blob))
+struct WithBlob {
+    NamedBlob<blob_name> blob;
+    ranged<int, 0, 3> added = 3;
+};
+BOOST_DESCRIBE_STRUCT(WithBlob, (), (blob, added))
+struct WithOtherBlob {
+    NamedBlob<other_name> blob;
+};
+BOOST_DESCRIBE_STRUCT(WithOtherBlob, (), (blob))
+} // namespace ids
+
+TEST(StableNames, ARenamedAndMovedBaseClassLoadsItsValues)
+{
+    ids::HeroWithPurse loaded;
+    bitrep::load_info info;
+    ASSERT_TRUE(bitrep::load_from_bytes(bitrep::save_to_bytes(ids::sample()), loaded, info));
+    EXPECT_EQ(info.path, bitrep::load_info::route::schema);
+    EXPECT_EQ(loaded.gold, 42);
+    EXPECT_EQ(loaded.level, 7);
+    EXPECT_TRUE(info.dropped_fields.empty());
+}
+
+TEST(StableNames, ARenamedClassThatKeepsItsOldNameAsItsIdLoadsOnTheFastPath)
+{
+    ids::HeroWithWallet loaded;
+    bitrep::load_info info;
+    ASSERT_TRUE(bitrep::load_from_bytes(bitrep::save_to_bytes(ids::sample()), loaded, info));
+    EXPECT_EQ(info.path, bitrep::load_info::route::fast);
+    EXPECT_EQ(loaded.gold, 42);
+    EXPECT_EQ(loaded.level, 7);
+}
+
+TEST(StableNames, TheSchemaNamesABaseByItsIdWhenItHasOne)
+{
+    const bitrep::schema& tree = bitrep::schema_of<ids::HeroWithWallet>().tree;
+    EXPECT_EQ(tree.nodes[0].type_name, "ids::Hero");
+    EXPECT_EQ(tree.nodes[1].name, ":ids::Inventory");
+}
+
+TEST(StableNames, AHookTypeRenamedWithItsIdKeptLoads)
+{
+    ids::WithBlob loaded;
+    loaded.added = 1;
+    ASSERT_TRUE(carry_over(ids::WithOldBlob{{0xBEEF}}, loaded));
+    EXPECT_EQ(loaded.blob.a, 0xBEEFu);
+    EXPECT_EQ(loaded.added, 3); // added since: its default
+}
+
+TEST(StableNames, AHookOfAnotherIdIsRefusedNamingBoth)
+{
+    ids::WithOtherBlob loaded;
+    loaded.blob.a = 5;
+    const bitrep::status st = carry_over(ids::WithOldBlob{{1}}, loaded);
+    EXPECT_EQ(st, bitrep::error::schema_mismatch);
+    EXPECT_TRUE(contains(st.message(), "file has blob, program has other")) << st.message();
+    EXPECT_TRUE(contains(st.message(), "WithOtherBlob.blob")) << st.message();
+    EXPECT_EQ(loaded.blob.a, 5u);
+}
+
+TEST(DroppedData, ARemovedFieldIsListedInTheLoadInfo)
+{
+    v2::Hero loaded;
+    bitrep::load_info info;
+    ASSERT_TRUE(bitrep::load_from_bytes(bitrep::save_to_bytes(old_hero()), loaded, info));
+    EXPECT_EQ(info.dropped_fields, (std::vector<std::string>{"v2::Hero.removed"}));
+}
+
+TEST(DroppedData, ALoadThatWouldDropDataIsRefusedWhenTheCallerAsksAndChangesNothing)
+{
+    v2::Hero loaded;
+    loaded.gold = 1234;
+    bitrep::load_info info;
+    bitrep::load_options options;
+    options.refuse_dropped_fields = true;
+    const bitrep::status st = bitrep::load_from_bytes(bitrep::save_to_bytes(old_hero()), loaded, info, options);
+    EXPECT_EQ(st, bitrep::error::schema_mismatch);
+    EXPECT_EQ(st.field_path(), "v2::Hero.removed");
+    EXPECT_TRUE(contains(st.message(), "refuse_dropped_fields")) << st.message();
+    EXPECT_EQ(loaded.gold, 1234);
+    EXPECT_EQ(info.dropped_fields, (std::vector<std::string>{"v2::Hero.removed"}));
+}
+
+TEST(DroppedData, AFileWithoutDroppedFieldsLoadsWhenTheCallerRefusesDroppedData)
+{
+    bitrep::load_options options;
+    options.refuse_dropped_fields = true;
+    ids::HeroWithPurse loaded;
+    EXPECT_TRUE(bitrep::load_from_bytes(bitrep::save_to_bytes(ids::sample()), loaded, options));
+    EXPECT_EQ(loaded.gold, 42);
+}
+
+namespace dropped {
+struct ItemV1 {
+    ranged<int, 1, 64> count = 1;
+    ranged<int, 0, 500> weight = 0;
+};
+BOOST_DESCRIBE_STRUCT(ItemV1, (), (count, weight))
+struct BagV1 {
+    bounded_vector<ItemV1, 4> items;
+};
+BOOST_DESCRIBE_STRUCT(BagV1, (), (items))
+struct ItemV2 {
+    ranged<int, 1, 64> count = 1;
+    bitrep::transient<int> weight = 0; // no longer saved
+};
+BOOST_DESCRIBE_STRUCT(ItemV2, (), (count, weight))
+struct BagV2 {
+    bounded_vector<ItemV2, 4> items;
+};
+BOOST_DESCRIBE_STRUCT(BagV2, (), (items))
+} // namespace dropped
+
+TEST(DroppedData, AFieldOfAVectorElementThatIsNoLongerSavedIsListedOnce)
+{
+    dropped::BagV1 bag;
+    bag.items.push_back({3, 250});
+    bag.items.push_back({4, 100});
+    dropped::BagV2 loaded;
+    bitrep::load_info info;
+    ASSERT_TRUE(bitrep::load_from_bytes(bitrep::save_to_bytes(bag), loaded, info));
+    ASSERT_EQ(loaded.items.size(), 2u);
+    EXPECT_EQ(loaded.items[1].count, 4);
+    EXPECT_EQ(info.dropped_fields, (std::vector<std::string>{"dropped::BagV2.items[].weight"}));
 }
 
 namespace migration {

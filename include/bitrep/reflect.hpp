@@ -294,4 +294,17 @@ constexpr std::string_view type_name() noexcept
     return name;
 }
 
+/// A type's name in save files' schemas: the id the type gives itself with
+/// `static constexpr std::string_view bitrep_name = "...";` (which survives
+/// renaming or moving the type, and every compiler spells alike), else
+/// type_name<T>().
+template <class T>
+constexpr std::string_view stable_name() noexcept
+{
+    if constexpr (requires { std::string_view(T::bitrep_name); })
+        return std::string_view(T::bitrep_name);
+    else
+        return type_name<T>();
+}
+
 } // namespace bitrep::reflect

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -34,6 +35,12 @@ struct save_options {
 struct load_options {
     /// A larger file is refused before anything is allocated for it.
     std::size_t max_file_bytes = std::size_t{1} << 30;
+    /// A file written before fields were removed (or stopped being saved)
+    /// holds data the load leaves behind. By default that is allowed and
+    /// listed in load_info::dropped_fields; with this set, such a file is
+    /// refused (schema_mismatch, naming the first such field) and the
+    /// destination stays as it was.
+    bool refuse_dropped_fields = false;
 };
 
 /// The save_version a type declares (`static constexpr std::uint32_t
@@ -208,6 +215,11 @@ struct load_info {
     /// Whether the payload was decoded directly (the file's schema is the
     /// program's) or through the file's schema (T changed since).
     enum class route : std::uint8_t { none, fast, schema } path = route::none;
+    /// The file's fields the program no longer loads (removed from T, or
+    /// made net_only or transient since), e.g. `Hero.stats.luck` (elements of
+    /// a vector or array as `[]`): data the file holds that this load left
+    /// behind. Empty on the fast path, which loads everything.
+    std::vector<std::string> dropped_fields;
 };
 
 namespace detail {
@@ -242,7 +254,7 @@ T working_object(const T& destination)
 /// T when every field is saved), by the fast or the schema path, and runs
 /// migrate. `target` is garbage on failure; callers keep the destination.
 template <class T>
-status decode_save(std::span<const std::uint8_t> file, T& target, load_info& info)
+status decode_save(std::span<const std::uint8_t> file, T& target, load_info& info, const load_options& options)
 {
     const save_header& header = info.header;
     const program_schema& mine = schema_of<T>();
@@ -268,6 +280,11 @@ status decode_save(std::span<const std::uint8_t> file, T& target, load_info& inf
         failure_record mismatch;
         if (!bind(plan, 0, mine.tree, 0, mismatch))
             return mismatch.to_status(root);
+        for (const std::uint32_t node : plan.dropped)
+            info.dropped_fields.push_back(schema_path(theirs, node, root));
+        if (options.refuse_dropped_fields && !info.dropped_fields.empty())
+            return status(error::schema_mismatch, 0, info.dropped_fields.front(),
+                          "the file holds a field the program does not load (refuse_dropped_fields)");
         if (!read_as(stream, plan, 0, target)) [[unlikely]]
             return payload_status(stream.failure_status(root), payload_offset);
     }
@@ -287,22 +304,22 @@ status decode_save(std::span<const std::uint8_t> file, T& target, load_info& inf
 /// keep their values. It decodes into a new T (a copy of `out` when T has
 /// fields a save does not carry); bitrep::loader reuses one between loads.
 template <class T>
-status load_from_bytes(std::span<const std::uint8_t> file, T& out, load_info& info)
+status load_from_bytes(std::span<const std::uint8_t> file, T& out, load_info& info, const load_options& options = {})
 {
     if (status checked = detail::check_save<T>(file, info); !checked)
         return checked;
     T loaded = detail::working_object(out);
-    status decoded = detail::decode_save(file, loaded, info);
+    status decoded = detail::decode_save(file, loaded, info, options);
     if (decoded)
         out = std::move(loaded);
     return decoded;
 }
 
 template <class T>
-status load_from_bytes(std::span<const std::uint8_t> file, T& out)
+status load_from_bytes(std::span<const std::uint8_t> file, T& out, const load_options& options = {})
 {
     load_info info;
-    return load_from_bytes(file, out, info);
+    return load_from_bytes(file, out, info, options);
 }
 
 /// Loads save files again and again (a level reload, a server's player
@@ -313,23 +330,24 @@ status load_from_bytes(std::span<const std::uint8_t> file, T& out)
 template <class T>
 class loader {
 public:
-    status load_from_bytes(std::span<const std::uint8_t> file, T& out, load_info& info)
+    status load_from_bytes(std::span<const std::uint8_t> file, T& out, load_info& info,
+                           const load_options& options = {})
     {
         if (status checked = detail::check_save<T>(file, info); !checked)
             return checked;
         if constexpr (!detail::every_field_saved<T>::value)
             scratch_ = out; // the fields a save does not carry come from out
-        status decoded = detail::decode_save(file, scratch_, info);
+        status decoded = detail::decode_save(file, scratch_, info, options);
         if (decoded) {
             using std::swap;
             swap(out, scratch_);
         }
         return decoded;
     }
-    status load_from_bytes(std::span<const std::uint8_t> file, T& out)
+    status load_from_bytes(std::span<const std::uint8_t> file, T& out, const load_options& options = {})
     {
         load_info info;
-        return load_from_bytes(file, out, info);
+        return load_from_bytes(file, out, info, options);
     }
 
     status load(const std::filesystem::path& path, T& out, load_info& info, load_options options = {})
@@ -338,7 +356,7 @@ public:
             info = {};
             return read;
         }
-        return load_from_bytes(std::span<const std::uint8_t>(file_), out, info);
+        return load_from_bytes(std::span<const std::uint8_t>(file_), out, info, options);
     }
     status load(const std::filesystem::path& path, T& out, load_options options = {})
     {
@@ -372,7 +390,7 @@ status load(const std::filesystem::path& path, T& out, load_info& info, load_opt
         info = {};
         return read;
     }
-    return load_from_bytes(std::span<const std::uint8_t>(bytes), out, info);
+    return load_from_bytes(std::span<const std::uint8_t>(bytes), out, info, options);
 }
 
 template <class T>

@@ -196,9 +196,9 @@ struct codec {
     {
         constexpr detail::class_route route = detail::route_for<T>();
         if constexpr (route == detail::class_route::member_hook || route == detail::class_route::free_hook) {
-            schema.opaque(reflect::type_name<T>());
+            schema.opaque(reflect::stable_name<T>());
         } else if constexpr (route == detail::class_route::reflected) {
-            schema.begin_struct(reflect::type_name<T>());
+            schema.begin_struct(reflect::stable_name<T>());
             [&schema]<std::size_t... I>(std::index_sequence<I...>) {
                 (describe_field<I>(schema), ...);
             }(std::make_index_sequence<reflect::field_count<T>>{});
@@ -215,7 +215,7 @@ private:
         using field = reflect::field_type_at<T, I>;
         constexpr const reflect::field_id& id = reflect::field_id_at<T, I>();
         if constexpr (id.is_base)
-            schema.base(reflect::type_name<field>(), I);
+            schema.base(reflect::stable_name<field>(), I);
         else
             schema.field(id.name, I);
         codec<field>::describe(schema);

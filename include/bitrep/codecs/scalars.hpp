@@ -132,7 +132,7 @@ struct codec<T> {
         if constexpr (reflect::described_enum<T>) {
             using table = reflect::enumerators<T>;
             using underlying = std::underlying_type_t<T>;
-            schema.begin_enumeration(reflect::type_name<T>(), std::is_signed_v<underlying>);
+            schema.begin_enumeration(reflect::stable_name<T>(), std::is_signed_v<underlying>);
             for (std::size_t i = 0; i < table::count; ++i)
                 schema.enumerator(table::names[i], static_cast<std::uint64_t>(static_cast<underlying>(table::values[i])));
             schema.end();

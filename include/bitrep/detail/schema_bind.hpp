@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -41,6 +42,9 @@ struct load_plan {
     /// count can be checked against what is left of the payload before
     /// anything is allocated for it.
     std::vector<std::uint64_t> min_bits;
+    /// The file's struct fields the program does not load (removed, or no
+    /// longer saved): data the file holds that the load leaves behind.
+    std::vector<std::uint32_t> dropped;
     walk_budget budget;
 
     explicit load_plan(const schema& file_schema)
@@ -88,34 +92,34 @@ private:
     }
 };
 
-/// "file has <kind>, program has <kind>" for every pair of kinds, built at
-/// compile time so that a status (which holds its detail by reference) can
-/// point at it.
-struct mismatch_table {
-    static constexpr std::size_t width = 64;
-    char text[schema_kind_count][schema_kind_count][width] = {};
+/// Records a schema_mismatch whose detail names both sides, e.g. "file has
+/// string, program has ranged integer" (a status keeps its own copy).
+[[gnu::cold, gnu::noinline]] inline void record_mismatch(failure_record& failure, std::string_view what,
+                                                         std::string_view file, std::string_view program)
+{
+    std::string detail(what);
+    detail.append("file has ").append(file).append(", program has ").append(program);
+    failure.record(error::schema_mismatch, 0, detail);
+}
 
-    constexpr mismatch_table()
-    {
-        for (std::size_t f = 0; f < schema_kind_count; ++f)
-            for (std::size_t p = 0; p < schema_kind_count; ++p) {
-                std::size_t n = 0;
-                auto put = [&](std::string_view part) {
-                    for (char c : part)
-                        text[f][p][n++] = c;
-                };
-                put("file has ");
-                put(to_string(static_cast<schema_kind>(f)));
-                put(", program has ");
-                put(to_string(static_cast<schema_kind>(p)));
-            }
+/// Where a node of a file's schema sits, for load_info and messages, e.g.
+/// `Hero.inventory[].weight` (a vector's or array's element is `[]`).
+inline std::string schema_path(const schema& file, std::uint32_t node, std::string_view root)
+{
+    std::vector<std::string> parts;
+    for (std::uint32_t at = node; file.nodes[at].parent != schema_node::none; at = file.nodes[at].parent) {
+        const schema_node& here = file.nodes[at];
+        const schema_node& parent = file.nodes[here.parent];
+        if (parent.kind == schema_kind::structure)
+            parts.push_back(here.name.empty() ? ".#" + std::to_string(here.position) : "." + here.name);
+        else if (parent.kind == schema_kind::vector || parent.kind == schema_kind::array)
+            parts.emplace_back("[]");
     }
-    constexpr std::string_view operator()(schema_kind file, schema_kind program) const
-    {
-        return text[static_cast<std::size_t>(file)][static_cast<std::size_t>(program)];
-    }
-};
-inline constexpr mismatch_table mismatch_detail{};
+    std::string path(root);
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it)
+        path += *it;
+    return path;
+}
 
 /// Whether a value of the file's kind can be carried into the program's
 /// (when it fits, which is checked per value).
@@ -185,7 +189,7 @@ inline bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::u
     if (file_node.kind == schema_kind::optional)
         return bind(plan, f + 1, program, p, failure);
     if (!convertible(file_node.kind, program_node.kind)) {
-        failure.record(error::schema_mismatch, 0, mismatch_detail(file_node.kind, program_node.kind));
+        record_mismatch(failure, "", to_string(file_node.kind), to_string(program_node.kind));
         return false;
     }
     switch (program_node.kind) {
@@ -208,27 +212,42 @@ inline bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::u
         for (std::uint32_t q = p + 1; q < program_node.end; q = program.nodes[q].end)
             program_fields.push_back(q);
         std::vector<bool> matched(program_fields.size(), false);
+        // A described base is a field named ":" and its stable name. The
+        // name may change with the class's (without a bitrep_name), so a
+        // base no program field is named like is matched with the program's
+        // base at the same position among the bases: renaming or moving a
+        // base class loses nothing.
+        auto is_base = [](const schema_node& field) { return field.name.starts_with(':'); };
+        auto same_field = [&](const schema_node& file_field, const schema_node& program_field) {
+            return !file_field.name.empty() && !program_field.name.empty() ? file_field.name == program_field.name
+                                                                           : file_field.position == program_field.position;
+        };
+        auto same_base_position = [&](const schema_node& file_field, const schema_node& program_field) {
+            return is_base(file_field) && is_base(program_field) && file_field.position == program_field.position;
+        };
         for (std::uint32_t c = f + 1; c < file_node.end; c = file.nodes[c].end) {
             const schema_node& file_field = file.nodes[c];
-            for (std::size_t i = 0; i < program_fields.size(); ++i) {
-                const schema_node& program_field = program.nodes[program_fields[i]];
-                const bool same = !file_field.name.empty() && !program_field.name.empty()
-                                      ? file_field.name == program_field.name
-                                      : file_field.position == program_field.position;
-                if (!same)
-                    continue;
-                if (matched[i]) {
-                    failure.record(error::corrupt, 0, "schema: two fields of one struct match the same field");
-                    enter_schema_field(failure, file_field);
-                    return false;
-                }
-                matched[i] = true;
-                plan.target[c] = static_cast<std::int32_t>(program_field.position);
-                if (!bind(plan, c, program, program_fields[i], failure)) {
-                    enter_schema_field(failure, file_field);
-                    return false;
-                }
-                break;
+            std::size_t found = program_fields.size();
+            for (std::size_t i = 0; i < program_fields.size() && found == program_fields.size(); ++i)
+                if (same_field(file_field, program.nodes[program_fields[i]]))
+                    found = i;
+            for (std::size_t i = 0; i < program_fields.size() && found == program_fields.size(); ++i)
+                if (!matched[i] && same_base_position(file_field, program.nodes[program_fields[i]]))
+                    found = i;
+            if (found == program_fields.size()) {
+                plan.dropped.push_back(c);
+                continue;
+            }
+            if (matched[found]) {
+                failure.record(error::corrupt, 0, "schema: two fields of one struct match the same field");
+                enter_schema_field(failure, file_field);
+                return false;
+            }
+            matched[found] = true;
+            plan.target[c] = static_cast<std::int32_t>(program.nodes[program_fields[found]].position);
+            if (!bind(plan, c, program, program_fields[found], failure)) {
+                enter_schema_field(failure, file_field);
+                return false;
             }
         }
         const auto begin = static_cast<std::uint32_t>(plan.missing_fields.size());
@@ -239,8 +258,11 @@ inline bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::u
         return true;
     }
     case schema_kind::opaque:
+        // A hook's bits can only be read by the same hook: its type is known
+        // by its stable name (bitrep_name, else the compiler's spelling).
         if (file_node.type_name != program_node.type_name) {
-            failure.record(error::schema_mismatch, 0, "the field's serialization hook belongs to another type");
+            record_mismatch(failure, "another hook type (see bitrep_name): ", file_node.type_name,
+                            program_node.type_name);
             return false;
         }
         return true;
