@@ -35,6 +35,7 @@ enum class error : std::uint8_t {
     stale,              ///< a packet not newer than the newest one applied (duplicate, late or reordered)
     no_baseline,        ///< a packet encoded against a state the receiver no longer holds (or never had)
     unknown_client,     ///< a client id the server does not know
+    options_mismatch,   ///< the two ends' replication_options disagree (e.g. check_value)
 };
 
 constexpr std::string_view to_string(error code) noexcept
@@ -60,6 +61,7 @@ constexpr std::string_view to_string(error code) noexcept
     case error::stale: return "stale";
     case error::no_baseline: return "no_baseline";
     case error::unknown_client: return "unknown_client";
+    case error::options_mismatch: return "options_mismatch";
     }
     return "unknown";
 }

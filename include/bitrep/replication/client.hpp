@@ -110,6 +110,10 @@ private:
         replication::packet_header header;
         if (!header.serialize(stream)) [[unlikely]]
             return stream.failure_status("packet");
+        if (header.has_check_value != options_.check_value) [[unlikely]]
+            return status(error::options_mismatch, 32 + 33, "packet",
+                          header.has_check_value ? "the server sends a check value, and this client expects none"
+                                                 : "this client expects a check value, and the server sends none");
         if (acks_.any && !replication::sequence_newer(header.sequence, acks_.newest)) {
             // Packet after packet a whole window or more behind are no late
             // copies: the server's sequence numbers went round while this

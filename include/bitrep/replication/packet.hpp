@@ -6,22 +6,17 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 #include <boost/crc.hpp>
 
+#include <bitrep/reflect.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/stream.hpp>
-
-#ifndef BITREP_PACKET_CHECK
-#ifdef NDEBUG
-#define BITREP_PACKET_CHECK 0
-#else
-#define BITREP_PACKET_CHECK 1
-#endif
-#endif
 
 namespace bitrep {
 
@@ -41,9 +36,13 @@ struct replication_options {
     /// Packets kept per client, on each side, as baselines: in [2, 1024],
     /// rounded up to a power of two (see replication::ring_size).
     std::size_t window = 64;
-    /// A 32-bit check value at the end of each state packet (debug builds by
-    /// default, see BITREP_PACKET_CHECK), refused when absent.
-    bool check_value = BITREP_PACKET_CHECK != 0;
+    /// A 32-bit check value at the end of each state packet, which catches a
+    /// reader that stopped elsewhere than the writer (two builds that
+    /// disagree on the State). Off by default in every build mode: the CRC
+    /// already catches damage, and options must not differ between builds
+    /// of one program. A header bit says whether a packet carries it, so ends
+    /// that disagree fail with options_mismatch rather than garbage.
+    bool check_value = false;
 };
 
 /// A connection on the server; never reused after remove_client.
@@ -52,6 +51,8 @@ using client_id = std::uint32_t;
 /// An entity slot of the State: which top-level entity_array field (its
 /// index among the State's fields) and which slot.
 struct entity_key {
+    /// The id of a top-level field that is not an entity array, as a whole.
+    static constexpr std::uint32_t whole_field = 0xFFFFFFFFu;
     std::uint16_t field = 0;
     std::uint32_t id = 0;
     friend bool operator==(const entity_key&, const entity_key&) = default;
@@ -75,12 +76,52 @@ constexpr bool sequence_newer(std::uint16_t a, std::uint16_t b) noexcept
     return a != b && static_cast<std::uint16_t>(a - b) < 0x8000;
 }
 
-constexpr std::uint32_t check_value = 0x62726570; ///< "brep", at the end of a state packet in debug builds
+constexpr std::uint32_t check_value = 0x62726570; ///< "brep", at the end of a state packet with check_value
 constexpr std::size_t crc_bytes = 4;
 constexpr std::size_t ack_bits = 1 + 16 + 32;
 constexpr std::size_t ack_bytes = crc_bytes + (ack_bits + 7) / 8;
-/// Sequence, has-baseline bit and baseline.
-constexpr std::size_t header_bits = 16 + 1 + 16;
+/// Sequence, has-baseline bit, baseline, has-check-value bit.
+constexpr std::size_t header_bits = 16 + 1 + 16 + 1;
+
+/// "World.cubes[12]" or "World.tick", composed without allocating: the root
+/// of the path in a status about one entity or top-level field.
+class path_root {
+public:
+    void set(std::string_view state, const reflect::field_id& field, std::uint32_t slot) noexcept
+    {
+        length_ = 0;
+        append(state);
+        if (field.name.empty()) {
+            append(".#");
+            append_number(field.position);
+        } else {
+            append(".");
+            append(field.name);
+        }
+        if (slot != entity_key::whole_field) {
+            append("[");
+            append_number(slot);
+            append("]");
+        }
+    }
+    std::string_view view() const noexcept { return {text_.data(), length_}; }
+
+private:
+    void append(std::string_view part) noexcept
+    {
+        const std::size_t n = std::min(part.size(), text_.size() - length_);
+        std::copy_n(part.data(), n, text_.data() + length_);
+        length_ += n;
+    }
+    void append_number(std::size_t number) noexcept
+    {
+        char digits[24];
+        const auto end = std::to_chars(digits, digits + sizeof digits, number).ptr;
+        append({digits, static_cast<std::size_t>(end - digits)});
+    }
+    std::array<char, status::max_path_length> text_{};
+    std::size_t length_ = 0;
+};
 
 /// What a packet is, hashed into its CRC with the protocol id (never sent),
 /// so that an ack can never pass for a state packet or the reverse.
@@ -157,13 +198,15 @@ struct packet_header {
     std::uint16_t sequence = 0;
     bool has_baseline = false;
     std::uint16_t baseline = 0;
+    bool has_check_value = false;
 
     template <class Stream>
     bool serialize(Stream& stream)
     {
         std::uint32_t s = sequence;
         std::uint32_t b = baseline;
-        if (!stream.serialize_bits(s, 16) || !stream.serialize_bool(has_baseline) || !stream.serialize_bits(b, 16))
+        if (!stream.serialize_bits(s, 16) || !stream.serialize_bool(has_baseline) || !stream.serialize_bits(b, 16) ||
+            !stream.serialize_bool(has_check_value))
             return false;
         sequence = static_cast<std::uint16_t>(s);
         baseline = static_cast<std::uint16_t>(b);

@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include <bitrep/delta.hpp>
@@ -47,15 +49,17 @@ public:
     /// relevant is removed on that client, and arrives in full when it
     /// becomes relevant again.
     using relevancy_function = std::function<bool(client_id, entity_key, const State&)>;
+    using invalid_value_function = std::function<void(entity_key, const status&)>;
 
-    explicit replication_server(replication_options options = {}) : options_(options)
+    explicit replication_server(replication_options options = {})
+        : options_(options), reported_(new std::atomic<bool>[slot_count + field_count])
     {
         replication::require_reflected_state<State>();
         options_.window = replication::ring_size(options_.window);
         // Room for the CRC, the header and the check value at least.
         options_.max_packet_bytes = std::max<std::size_t>(options_.max_packet_bytes, 16);
-        candidates_.reserve(slot_count);
-        taken_.reserve(slot_count);
+        for (std::size_t i = 0; i < slot_count + field_count; ++i)
+            reported_[i].store(false, std::memory_order_relaxed);
     }
 
     const replication_options& options() const noexcept { return options_; }
@@ -64,7 +68,15 @@ public:
     {
         auto c = std::make_unique<connection>();
         c->ring.resize(options_.window);
+        for (auto& view : c->ring)
+            view = std::make_unique<sent_view>();
+        c->spare = std::make_unique<sent_view>();
         c->priority.assign(slot_count, 0.0f);
+        c->priority_undo.reserve(2 * slot_count);
+        c->candidates.reserve(slot_count);
+        c->taken.reserve(slot_count);
+        c->unsendable.assign(slot_count + field_count, 0);
+        c->mended.reserve(slot_count + field_count);
         c->packet.assign(options_.max_packet_bytes, 0);
         c->tokens = static_cast<double>(options_.max_packet_bytes);
         connections_.push_back(std::move(c));
@@ -82,6 +94,15 @@ public:
 
     void set_priority(priority_function f) { priority_ = std::move(f); }
     void set_relevancy(relevancy_function f) { relevant_ = std::move(f); }
+    /// Called when a value of the State cannot be encoded (outside its
+    /// annotation: a NaN in a quantized field, 101 in ranged<int, 0, 100>, a
+    /// vector over its bound, a quaternion that is not unit length), with
+    /// the status naming it, e.g. `World.cubes[12].hp`. That entity, or that
+    /// top-level field (key.id == entity_key::whole_field), stays as the
+    /// client last had it, and everything else goes out as usual. Reported
+    /// once until the value can be encoded again, however many clients and
+    /// ticks see it.
+    void on_invalid_value(invalid_value_function f) { on_invalid_ = std::move(f); }
 
     /// The packet to send to `id` this tick (valid until the next call for
     /// that client). Throws write_error when the state cannot be encoded (a
@@ -101,68 +122,37 @@ public:
         return packet;
     }
 
-    /// replicate() that reports failure as a status; when it fails no packet
-    /// is recorded as sent (the sequence and the baselines stay as they were).
+    /// replicate() that reports failure as a status; when it fails nothing
+    /// changes (no packet counts as sent; sequence, baselines, priorities,
+    /// statistics and the byte budget stay as they were), so the next call
+    /// gives what it would have given without this one. A value that cannot
+    /// be encoded is not a failure: see on_invalid_value.
     status replicate(client_id id, const State& state, std::span<const std::uint8_t>& packet)
     {
         packet = {};
         connection* c = find(id);
         if (c == nullptr) [[unlikely]]
             return status(error::unknown_client, 0, "client", "no such client");
-
+        const server_client_statistics stats_before = c->stats;
+        const double tokens_before = c->tokens;
+        c->priority_undo.clear();
+        std::size_t size = 0;
         replication::packet_header header;
-        header.sequence = c->next_sequence;
-        const State* base = baseline(*c, header);
-        sent_view& slot = c->ring[c->next_sequence % options_.window];
-        slot.valid = false;
-        slot.acked = false;
-        State& view = slot.view;
-        // Fields other than entities are brought to this tick; entities
-        // start as the client has them and are updated by priority below.
-        std::size_t used_bits = 8 * replication::crc_bytes + replication::header_bits + 1 +
-                                (options_.check_value ? 32 : 0);
-        replication::for_each_field_index<State>([&](auto index) {
-            constexpr std::size_t I = decltype(index)::value;
-            if constexpr (replication::is_entity_field<State, I>) {
-                reflect::field_at<I>(view) = reflect::field_at<I>(*base);
-                used_bits += 1;
-            } else {
-                reflect::field_at<I>(view) = reflect::field_at<I>(state);
-                used_bits += measured_delta_bits(reflect::field_at<I>(*base), reflect::field_at<I>(view));
-            }
-        });
-
-        std::size_t budget_bytes = options_.max_packet_bytes;
-        if (options_.bytes_per_second != 0) {
-            const double per_tick = static_cast<double>(options_.bytes_per_second) / options_.tick_rate;
-            c->tokens = std::min(c->tokens + per_tick, std::max(per_tick, static_cast<double>(options_.max_packet_bytes)));
-            budget_bytes = c->tokens <= 0 ? 0 : std::min(budget_bytes, static_cast<std::size_t>(c->tokens));
+        status result = build_packet(*c, id, state, header, size);
+        if (!result && result.code() == error::value_out_of_range) [[unlikely]] {
+            // Some value cannot be encoded: find which, leave those out, and
+            // build the packet again without them.
+            roll_back(*c, stats_before, tokens_before);
+            if (mark_unsendable(*c, state))
+                result = build_packet(*c, id, state, header, size);
         }
-        select_entities(*c, id, state, *base, previous_view(*c, *base), view, used_bits, budget_bytes * 8);
-
-        failure_record failure;
-        basic_write_stream<scope::replication> stream(std::span<std::uint8_t>(c->packet).subspan(replication::crc_bytes),
-                                                      failure);
-        bool ok = header.serialize(stream) && write_delta(stream, *base, view);
-        if (ok && options_.check_value) {
-            std::uint32_t check = replication::check_value;
-            ok = stream.serialize_bits(check, 32);
+        if (!result) [[unlikely]] {
+            roll_back(*c, stats_before, tokens_before);
+            forget_unsendable(*c);
+            return result;
         }
-        if (!ok) [[unlikely]]
-            return stream.failure_status(reflect::type_name<State>());
-        const std::size_t size = replication::crc_bytes + stream.flush();
-        std::span<std::uint8_t> bytes(c->packet.data(), size);
-        replication::seal(options_.protocol_id, replication::packet_kind::state, bytes);
-
-        slot.sequence = c->next_sequence;
-        slot.valid = true;
-        ++c->next_sequence;
-        c->tokens -= static_cast<double>(size);
-        c->stats.packets_sent += 1;
-        c->stats.bytes_sent += size;
-        c->stats.full_states += header.has_baseline ? 0 : 1;
-        c->stats.last_packet_bytes = size;
-        packet = bytes;
+        commit(*c, header, size);
+        packet = std::span<const std::uint8_t>(c->packet.data(), size);
         return {};
     }
 
@@ -191,12 +181,13 @@ public:
         const connection* c = find(id);
         if (c == nullptr)
             return nullptr;
-        const sent_view& slot = c->ring[sequence % options_.window];
+        const sent_view& slot = *c->ring[sequence % options_.window];
         return slot.valid && slot.sequence == sequence ? &slot.view : nullptr;
     }
 
 private:
     static constexpr std::size_t slot_count = replication::entity_slots_before<State>;
+    static constexpr std::size_t field_count = reflect::field_count<State>;
 
     struct sent_view {
         std::uint16_t sequence = 0;
@@ -204,24 +195,43 @@ private:
         bool acked = false;
         State view{};
     };
-    struct connection {
-        std::vector<sent_view> ring;
-        std::uint16_t next_sequence = 0;
-        bool has_acked = false;
-        std::uint16_t newest_acked = 0;
-        bool suspect_ack = false;        ///< an ack named a packet not sent yet: see apply_ack
-        std::uint16_t suspect_newest = 0;
-        std::vector<float> priority;
-        std::vector<std::uint8_t> packet;
-        double tokens = 0;
-        server_client_statistics stats;
-    };
     struct candidate {
         float priority;
         bool in_flight;     ///< sent since the baseline: the client may hold it already
         std::uint16_t field;
         std::uint32_t id;
         const void* target; ///< the std::optional<entity> the client should get
+    };
+    /// Everything replicate() touches belongs to one connection (or is read
+    /// only, or atomic), so replicate() for different clients may run on
+    /// different threads (docs/replication.md, "Threads").
+    struct connection {
+        /// The views of the packets in the window, by sequence % window.
+        /// Behind pointers so that a packet's view is built in `spare` and
+        /// swapped in only once the packet exists: a failed replicate()
+        /// leaves the ring as it was.
+        std::vector<std::unique_ptr<sent_view>> ring;
+        std::unique_ptr<sent_view> spare;
+        std::uint16_t next_sequence = 0;
+        bool has_acked = false;
+        std::uint16_t newest_acked = 0;
+        bool suspect_ack = false;        ///< an ack named a packet not sent yet: see apply_ack
+        std::uint16_t suspect_newest = 0;
+        std::vector<float> priority;
+        /// Each priority's value before this call changed it, to restore
+        /// them all when the call fails.
+        std::vector<std::pair<std::uint32_t, float>> priority_undo;
+        std::vector<candidate> candidates;
+        std::vector<const candidate*> taken; ///< taken at their type's bound, not yet measured
+        /// Per entity slot, then per top-level field: its current value
+        /// cannot be encoded, so this packet keeps the client's last one.
+        std::vector<std::uint8_t> unsendable;
+        bool any_unsendable = false;
+        std::vector<std::uint32_t> mended; ///< reported values this packet sends as they are
+
+        std::vector<std::uint8_t> packet;
+        double tokens = 0;
+        server_client_statistics stats;
     };
 
     connection* find(client_id id) const noexcept { return id < connections_.size() ? connections_[id].get() : nullptr; }
@@ -232,7 +242,7 @@ private:
         header.has_baseline = false;
         if (!c.has_acked || static_cast<std::uint16_t>(c.next_sequence - c.newest_acked) >= options_.window)
             return &default_;
-        const sent_view& slot = c.ring[c.newest_acked % options_.window];
+        const sent_view& slot = *c.ring[c.newest_acked % options_.window];
         // Not acked: the slot holds a later packet of the same 16-bit
         // sequence, sent 65536 packets after the acked one.
         if (!slot.valid || !slot.acked || slot.sequence != c.newest_acked)
@@ -263,7 +273,7 @@ private:
     const State& previous_view(const connection& c, const State& base) const noexcept
     {
         const std::uint16_t last = static_cast<std::uint16_t>(c.next_sequence - 1);
-        const sent_view& slot = c.ring[last % options_.window];
+        const sent_view& slot = *c.ring[last % options_.window];
         return c.stats.packets_sent != 0 && slot.valid && slot.sequence == last ? slot.view : base;
     }
 
@@ -320,7 +330,7 @@ private:
                          State& view, std::size_t used_bits, std::size_t budget_bits)
     {
         if constexpr (slot_count != 0) {
-            candidates_.clear();
+            c.candidates.clear();
             replication::for_each_field_index<State>([&](auto index) {
                 constexpr std::size_t I = decltype(index)::value;
                 if constexpr (replication::is_entity_field<State, I>) {
@@ -335,15 +345,22 @@ private:
                     };
                     for (std::size_t slot = 0; slot < traits::capacity; ++slot) {
                         const entity_key key{static_cast<std::uint16_t>(I), static_cast<std::uint32_t>(slot)};
-                        const slot_type& target = target_slot(id, key, state, now[slot]);
-                        float& priority = c.priority[replication::entity_slots_before<State, I> + slot];
+                        constexpr std::size_t first = replication::entity_slots_before<State, I>;
+                        // An entity whose value cannot be encoded stays as
+                        // the client may have it: the last packet's version.
+                        const slot_type& target = c.any_unsendable && c.unsendable[first + slot]
+                                                      ? sent[slot]
+                                                      : target_slot(id, key, state, now[slot]);
                         if (same(old[slot], target)) {
-                            priority = 0.0f;
+                            set_priority(c, first + slot, 0.0f);
                             continue;
                         }
                         const bool in_flight = &previous != &base && !same(sent[slot], old[slot]);
-                        priority += target.has_value() ? priority_of<typename traits::entity>(id, key, state) : 1.0f;
-                        candidates_.push_back({priority, in_flight, key.field, key.id, &target});
+                        const float priority =
+                            c.priority[first + slot] +
+                            (target.has_value() ? priority_of<typename traits::entity>(id, key, state) : 1.0f);
+                        set_priority(c, first + slot, priority);
+                        c.candidates.push_back({priority, in_flight, key.field, key.id, &target});
                     }
                 }
             });
@@ -355,7 +372,7 @@ private:
                     return a.priority < b.priority;
                 return a.field != b.field ? a.field > b.field : a.id > b.id;
             };
-            std::make_heap(candidates_.begin(), candidates_.end(), later);
+            std::make_heap(c.candidates.begin(), c.candidates.end(), later);
 
             // Per entity array: how many are sent and a bound of their index
             // list; the array costs the cheaper of that list and a bitmask.
@@ -369,9 +386,9 @@ private:
             // first one that does not fit that way has every entity counted
             // so far measured exactly (`tighten`), and from then on each is.
             bool exact = false;
-            taken_.clear();
+            c.taken.clear();
             auto tighten = [&] {
-                for (const candidate* taken : taken_)
+                for (const candidate* taken : c.taken)
                     with_entity_field(taken->field, [&](auto index) {
                         constexpr std::size_t I = decltype(index)::value;
                         using slot_type = entity_slot<I>;
@@ -385,9 +402,9 @@ private:
             // candidates in a row that did not fit.
             constexpr int misses_allowed = 8;
             int misses = 0;
-            auto end = candidates_.end();
-            for (; end != candidates_.begin() && misses < misses_allowed; --end) {
-                std::pop_heap(candidates_.begin(), end, later);
+            auto end = c.candidates.end();
+            for (; end != c.candidates.begin() && misses < misses_allowed; --end) {
+                std::pop_heap(c.candidates.begin(), end, later);
                 const candidate& chosen = *(end - 1);
                 with_entity_field(chosen.field, [&](auto index) {
                     constexpr std::size_t I = decltype(index)::value;
@@ -420,12 +437,15 @@ private:
                     use = grown;
                     slot = target;
                     if (!exact)
-                        taken_.push_back(&chosen);
-                    c.priority[replication::entity_slots_before<State, I> + chosen.id] = 0.0f;
+                        c.taken.push_back(&chosen);
+                    constexpr std::size_t first = replication::entity_slots_before<State, I>;
+                    set_priority(c, first + chosen.id, 0.0f);
+                    if (!(c.any_unsendable && c.unsendable[first + chosen.id]))
+                        note_sent_as_is(c, first + chosen.id);
                     c.stats.entities_sent += 1;
                 });
             }
-            for (auto rest = candidates_.begin(); rest != end; ++rest) {
+            for (auto rest = c.candidates.begin(); rest != end; ++rest) {
                 c.stats.entities_deferred += 1;
                 c.stats.in_flight_dropped += rest->in_flight ? 1 : 0;
             }
@@ -434,6 +454,185 @@ private:
             static_cast<void>(previous), static_cast<void>(view), static_cast<void>(used_bits);
             static_cast<void>(budget_bits);
         }
+    }
+
+    /// Builds the packet for `c` in c.packet and its view in c.spare, without
+    /// touching what a failure must leave as it was, but for what roll_back
+    /// restores (priorities, statistics, tokens).
+    status build_packet(connection& c, client_id id, const State& state, replication::packet_header& header,
+                        std::size_t& size)
+    {
+        header = {};
+        header.sequence = c.next_sequence;
+        header.has_check_value = options_.check_value;
+        const State* base = baseline(c, header);
+        const State& previous = previous_view(c, *base);
+        State& view = c.spare->view;
+        // Fields other than entities are brought to this tick (or, when the
+        // tick's value cannot be encoded, kept as the client may have them);
+        // entities start as the client has them and are updated by priority.
+        std::size_t used_bits = 8 * replication::crc_bytes + replication::header_bits + 1 +
+                                (options_.check_value ? 32 : 0);
+        replication::for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            if constexpr (replication::is_entity_field<State, I>) {
+                reflect::field_at<I>(view) = reflect::field_at<I>(*base);
+                used_bits += 1;
+            } else {
+                const bool keep = c.any_unsendable && c.unsendable[slot_count + I];
+                reflect::field_at<I>(view) = reflect::field_at<I>(keep ? previous : state);
+                used_bits += measured_delta_bits(reflect::field_at<I>(*base), reflect::field_at<I>(view));
+                if (!keep)
+                    note_sent_as_is(c, slot_count + I);
+            }
+        });
+
+        std::size_t budget_bytes = options_.max_packet_bytes;
+        if (options_.bytes_per_second != 0) {
+            const double per_tick = static_cast<double>(options_.bytes_per_second) / options_.tick_rate;
+            c.tokens = std::min(c.tokens + per_tick, std::max(per_tick, static_cast<double>(options_.max_packet_bytes)));
+            budget_bytes = c.tokens <= 0 ? 0 : std::min(budget_bytes, static_cast<std::size_t>(c.tokens));
+        }
+        select_entities(c, id, state, *base, previous, view, used_bits, budget_bytes * 8);
+
+        failure_record failure;
+        basic_write_stream<scope::replication> stream(std::span<std::uint8_t>(c.packet).subspan(replication::crc_bytes),
+                                                      failure);
+        bool ok = header.serialize(stream) && write_delta(stream, *base, view);
+        if (ok && options_.check_value) {
+            std::uint32_t check = replication::check_value;
+            ok = stream.serialize_bits(check, 32);
+        }
+        if (!ok) [[unlikely]]
+            return stream.failure_status(reflect::type_name<State>());
+        size = replication::crc_bytes + stream.flush();
+        replication::seal(options_.protocol_id, replication::packet_kind::state,
+                          std::span<std::uint8_t>(c.packet.data(), size));
+        return {};
+    }
+
+    /// The packet exists: its view joins the ring and it counts as sent.
+    void commit(connection& c, const replication::packet_header& header, std::size_t size) noexcept
+    {
+        auto& entry = c.ring[c.next_sequence % options_.window];
+        std::swap(c.spare, entry);
+        entry->sequence = c.next_sequence;
+        entry->valid = true;
+        entry->acked = false;
+        ++c.next_sequence;
+        c.tokens -= static_cast<double>(size);
+        c.stats.packets_sent += 1;
+        c.stats.bytes_sent += size;
+        c.stats.full_states += header.has_baseline ? 0 : 1;
+        c.stats.last_packet_bytes = size;
+        for (const std::uint32_t index : c.mended)
+            reported_[index].store(false, std::memory_order_relaxed);
+        c.mended.clear();
+        forget_unsendable(c);
+    }
+
+    void roll_back(connection& c, const server_client_statistics& stats, double tokens) noexcept
+    {
+        for (auto it = c.priority_undo.rbegin(); it != c.priority_undo.rend(); ++it)
+            c.priority[it->first] = it->second;
+        c.priority_undo.clear();
+        c.mended.clear();
+        c.stats = stats;
+        c.tokens = tokens;
+    }
+
+    void forget_unsendable(connection& c) noexcept
+    {
+        if (c.any_unsendable)
+            std::fill(c.unsendable.begin(), c.unsendable.end(), std::uint8_t{0});
+        c.any_unsendable = false;
+    }
+
+    /// Sets a priority, remembering its value before this call.
+    void set_priority(connection& c, std::size_t index, float value)
+    {
+        float& priority = c.priority[index];
+        if (priority == value)
+            return;
+        c.priority_undo.emplace_back(static_cast<std::uint32_t>(index), priority);
+        priority = value;
+    }
+
+    /// A value reported as unencodable went out as it is: once the packet
+    /// exists (commit), it counts as mended and is reported again if it
+    /// breaks again.
+    void note_sent_as_is(connection& c, std::size_t index)
+    {
+        if (reported_[index].load(std::memory_order_relaxed)) [[unlikely]]
+            c.mended.push_back(static_cast<std::uint32_t>(index));
+    }
+
+    /// After a packet failed on a value outside its annotation: marks every
+    /// top-level field and entity of `state` whose value cannot be encoded,
+    /// and reports each once. Runs only then, so its cost (an encoding of
+    /// every entity) is paid only while some value is broken. Returns
+    /// whether it found any.
+    [[gnu::cold]] bool mark_unsendable(connection& c, const State& state)
+    {
+        forget_unsendable(c);
+        std::vector<std::uint8_t> scratch;
+        replication::for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            const auto& field = reflect::field_at<I>(state);
+            if constexpr (replication::is_entity_field<State, I>) {
+                constexpr std::size_t first = replication::entity_slots_before<State, I>;
+                const auto& slots = field.slots();
+                for (std::size_t slot = 0; slot < slots.size(); ++slot) {
+                    if (!slots[slot].has_value())
+                        continue;
+                    const entity_key key{static_cast<std::uint16_t>(I), static_cast<std::uint32_t>(slot)};
+                    if (status why = encodable(*slots[slot], root_of(I, slot), scratch); !why)
+                        mark(c, first + slot, key, why);
+                }
+            } else {
+                const entity_key key{static_cast<std::uint16_t>(I), entity_key::whole_field};
+                if (status why = encodable(field, root_of(I, entity_key::whole_field), scratch); !why)
+                    mark(c, slot_count + I, key, why);
+            }
+        });
+        return c.any_unsendable;
+    }
+
+    void mark(connection& c, std::size_t index, entity_key key, const status& why)
+    {
+        c.unsendable[index] = 1;
+        c.any_unsendable = true;
+        if (!reported_[index].exchange(true, std::memory_order_relaxed) && on_invalid_)
+            on_invalid_(key, why);
+    }
+
+    /// The failure of encoding value in the replication scope, its path
+    /// rooted at `root`; ok when it encodes.
+    template <class T>
+    static status encodable(const T& value, const replication::path_root& root, std::vector<std::uint8_t>& scratch)
+    {
+        failure_record measured;
+        basic_measure_stream<scope::replication> measure(measured);
+        static_cast<void>(bitrep::serialize(measure, value));
+        scratch.resize((measure.exact_bits() + 7) / 8 + 8);
+        failure_record failure;
+        basic_write_stream<scope::replication> stream(scratch, failure);
+        if (bitrep::serialize(stream, value))
+            return {};
+        return stream.failure_status(root.view());
+    }
+
+    /// "World.cubes[12]" or "World.tick": where a top-level field or an
+    /// entity sits, for the statuses on_invalid_value reports.
+    static replication::path_root root_of(std::size_t field, std::uint32_t slot)
+    {
+        replication::path_root root;
+        replication::for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            if (I == field)
+                root.set(reflect::type_name<State>(), reflect::field_id_at<State, I>(), slot);
+        });
+        return root;
     }
 
     status apply_ack(connection& c, std::span<const std::uint8_t> bytes)
@@ -471,14 +670,14 @@ private:
 
     void acknowledge(connection& c, std::uint16_t sequence) noexcept
     {
-        sent_view& slot = c.ring[sequence % options_.window];
+        sent_view& slot = *c.ring[sequence % options_.window];
         if (!slot.valid || slot.sequence != sequence)
             return;
         slot.acked = true;
         // The newest ack so far no longer counts once its slot holds another
         // packet: it may be from before the sequence numbers last wrapped,
         // and seem newer than every ack to come for half their range.
-        const sent_view& newest = c.ring[c.newest_acked % options_.window];
+        const sent_view& newest = *c.ring[c.newest_acked % options_.window];
         const bool newest_held = c.has_acked && newest.acked && newest.sequence == c.newest_acked;
         if (!newest_held || replication::sequence_newer(sequence, c.newest_acked)) {
             c.has_acked = true;
@@ -488,10 +687,13 @@ private:
 
     replication_options options_;
     std::vector<std::unique_ptr<connection>> connections_;
-    std::vector<candidate> candidates_;
-    std::vector<const candidate*> taken_; ///< taken at their type's bound, not yet measured
     priority_function priority_;
     relevancy_function relevant_;
+    invalid_value_function on_invalid_;
+    /// Per entity slot, then per top-level field: reported to on_invalid_
+    /// and not encodable since. Shared by every connection (one report per
+    /// value, not per client), so atomic.
+    std::unique_ptr<std::atomic<bool>[]> reported_;
     const State default_{};
 };
 
