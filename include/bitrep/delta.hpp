@@ -367,7 +367,7 @@ struct delta_codec<quantized<Min, Max, Resolution>> : detail::delta_as_whole<qua
 };
 
 /// Quaternions compare what smallest-three sends: the largest component's
-/// index and the other three's quanta (the writer's own code_of).
+/// index and the other three's quanta, as the writer settles them.
 template <int Bits>
 struct delta_codec<quat<Bits>> : detail::delta_as_whole<quat<Bits>> {
     using type = quat<Bits>;
@@ -380,8 +380,25 @@ struct delta_codec<quat<Bits>> : detail::delta_as_whole<quat<Bits>> {
         };
         if (!unit(a) || !unit(b))
             return false;
-        return detail::code_of(a.x, a.y, a.z, a.w, type::component_quantizer, type::tie_margin) ==
-               detail::code_of(b.x, b.y, b.z, b.w, type::component_quantizer, type::tie_margin);
+        // The code sent is a function of the quanta the standard's arithmetic
+        // gives (settle_largest of them), so equal quanta send equal codes.
+        // Different ones may still settle alike, but only near a tie.
+        constexpr const detail::quantizer& q = type::component_quantizer;
+        const auto sa = detail::smallest_three::of(a.x, a.y, a.z, a.w);
+        const auto sb = detail::smallest_three::of(b.x, b.y, b.z, b.w);
+        bool equal = sa.largest == sb.largest;
+        for (int k = 0; k < 3 && equal; ++k) // most changed rotations differ in the first
+            equal = q.stable_quantize(sa.small[k]) == q.stable_quantize(sb.small[k]);
+        if (equal)
+            return true;
+        if (q.exact && detail::far_from_tie(a.x, a.y, a.z, a.w, type::tie_margin) &&
+            detail::far_from_tie(b.x, b.y, b.z, b.w, type::tie_margin))
+            return false;
+        detail::smallest_three_code ca = detail::quanta_of(sa, q);
+        detail::smallest_three_code cb = detail::quanta_of(sb, q);
+        detail::settle_largest(ca, q);
+        detail::settle_largest(cb, q);
+        return ca == cb;
     }
 };
 

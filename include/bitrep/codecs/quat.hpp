@@ -104,6 +104,19 @@ struct smallest_three_code {
     }
 }
 
+/// The quanta of s's components (stable ones: the fixed point each settles
+/// on; the standard's own for every ordinary range). What a writer sends for
+/// a rotation is settle_largest of these (far from a tie that changes
+/// nothing), so it is a function of them.
+BITREP_ALWAYS_INLINE smallest_three_code quanta_of(const smallest_three& s, const quantizer& q) noexcept
+{
+    smallest_three_code code;
+    code.largest = s.largest;
+    for (int k = 0; k < 3; ++k)
+        code.quanta[k] = q.stable_quantize(s.small[k]);
+    return code;
+}
+
 /// Whether the two largest input magnitudes lie at least `margin` apart
 /// (quat_tie_margin): then the quanta the standard's arithmetic gives are
 /// stable. A sorting network of min and max, no multiply: it sits on the
@@ -136,10 +149,7 @@ BITREP_ALWAYS_INLINE bool far_from_tie(float x, float y, float z, float w, float
     const float top = std::max(a0, std::max(a1, a2));
     if (q.exact && top * top + a0 * a0 + a1 * a1 + a2 * a2 < 0.9999f)
         return;
-    smallest_three_code code;
-    code.largest = s.largest;
-    for (int k = 0; k < 3; ++k)
-        code.quanta[k] = q.stable_quantize(s.small[k]);
+    smallest_three_code code = quanta_of(s, q);
     settle_largest(code, q);
     for (int k = 0; k < 3; ++k)
         s.small[k] = q.dequantize(code.quanta[k]);
@@ -157,17 +167,7 @@ BITREP_ALWAYS_INLINE smallest_three stable_smallest_three(float x, float y, floa
     return s;
 }
 
-/// The code a writer sends for q: what deltas compare.
-BITREP_ALWAYS_INLINE smallest_three_code code_of(float x, float y, float z, float w, const quantizer& q,
-                                                 float tie_margin) noexcept
-{
-    const smallest_three s = stable_smallest_three(x, y, z, w, q, tie_margin);
-    smallest_three_code code;
-    code.largest = s.largest;
-    for (int k = 0; k < 3; ++k)
-        code.quanta[k] = q.stable_quantize(s.small[k]);
-    return code;
-}
+
 
 template <class Quat>
 inline constexpr float Quat::*quat_components[4] = {&Quat::x, &Quat::y, &Quat::z, &Quat::w};
