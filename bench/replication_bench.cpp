@@ -197,10 +197,8 @@ bool same_cube(const Cube& a, const Cube& b)
 }
 
 /// `mirror` holds exactly what a receiver decodes of `world` (the seed is
-/// save_only: never replicated). Exact, not delta_codec<World>::same: that
-/// can call a decoded quaternion changed against its source when its two
-/// largest components are within a quantum of each other, as the rebuilt
-/// largest one may then come out smaller than the other.
+/// save_only: never replicated), float for float: stricter than
+/// delta_codec<World>::same, which compares what the bits say.
 bool holds(const World& mirror, const World& world)
 {
     const std::unique_ptr<World> expected = as_decoded(world);

@@ -107,10 +107,9 @@ bool same_on_wire(const T& a, const T& b)
 }
 
 /// What a receiver rebuilds from a value's encoding: what a client must hold,
-/// float for float. Quantized floats rebuild their quantum's value;
-/// quaternions their decoded components, which do not always encode back to
-/// the bits they came from (see QuaternionsRebuiltNearATieEncodeAsTheyArrived),
-/// so a client is compared with this rather than with the server's values.
+/// float for float. Quantized floats rebuild their quantum's value,
+/// quaternions their decoded components (which encode back to the same bits:
+/// docs/wire-format.md section 3).
 template <class T>
 T decoded(const T& value)
 {

@@ -180,7 +180,8 @@ bytes sealed(std::span<const std::uint8_t> input, bitrep::replication::packet_ki
 }
 
 /// One forged packet into the client: refused changes nothing, accepted
-/// leaves a newer sequence and a state that encodes and decodes.
+/// leaves a newer sequence and a state that encodes, decodes, and encodes to
+/// the same bytes again.
 bool forge_packet(client_type& client, std::span<const std::uint8_t> packet, const bytes& state_before)
 {
     const std::uint16_t sequence_before = client.sequence();
@@ -200,6 +201,9 @@ bool forge_packet(client_type& client, std::span<const std::uint8_t> packet, con
     World decoded;
     if (const bitrep::status r = bitrep::from_bytes(encoded, decoded); !r)
         fail("an accepted state's encoding does not decode", r);
+    // Every encoding is a fixed point: what decoded from it encodes to it.
+    if (bitrep::to_bytes(decoded) != encoded)
+        fail("an accepted state does not re-encode to the same bytes");
     static_cast<void>(client.ack());
     return true;
 }
