@@ -391,8 +391,7 @@ struct delta_codec<quat<Bits>> : detail::delta_as_whole<quat<Bits>> {
             equal = q.stable_quantize(sa.small[k]) == q.stable_quantize(sb.small[k]);
         if (equal)
             return true;
-        if (q.exact && detail::far_from_tie(a.x, a.y, a.z, a.w, type::tie_margin) &&
-            detail::far_from_tie(b.x, b.y, b.z, b.w, type::tie_margin))
+        if (q.exact && sa.gap >= type::tie_margin && sb.gap >= type::tie_margin)
             return false;
         detail::smallest_three_code ca = detail::quanta_of(sa, q);
         detail::smallest_three_code cb = detail::quanta_of(sb, q);

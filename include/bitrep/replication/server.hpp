@@ -105,8 +105,9 @@ public:
     void on_invalid_value(invalid_value_function f) { on_invalid_ = std::move(f); }
 
     /// The packet to send to `id` this tick (valid until the next call for
-    /// that client). Throws write_error when the state cannot be encoded (a
-    /// value outside its annotation, or more non-entity data than a packet).
+    /// that client). Throws write_error when no packet can be made (more
+    /// non-entity data than a packet holds); a value outside its annotation
+    /// is held back and reported instead (on_invalid_value).
     std::span<const std::uint8_t> replicate(client_id id, const State& state)
     {
         std::span<const std::uint8_t> packet;
@@ -228,7 +229,6 @@ private:
         std::vector<std::uint8_t> unsendable;
         bool any_unsendable = false;
         std::vector<std::uint32_t> mended; ///< reported values this packet sends as they are
-
         std::vector<std::uint8_t> packet;
         double tokens = 0;
         server_client_statistics stats;
