@@ -1,4 +1,4 @@
-// Replication of a 901-cube world (docs/replication.md, section 7): the
+// Replication of a 901-cube world (docs/benchmarks.md, "Replication"): the
 // world of the design's example (quantized positions, quat<9>, a flag) in an
 // entity_array<Cube, 1024> with 901 cubes, about 10% of them moving and
 // turning a little each tick. One benchmark iteration is one server tick:
