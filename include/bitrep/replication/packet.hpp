@@ -6,15 +6,12 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <string_view>
 
 #include <boost/crc.hpp>
 
-#include <bitrep/reflect.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/stream.hpp>
 
@@ -82,46 +79,6 @@ constexpr std::size_t ack_bits = 1 + 16 + 32;
 constexpr std::size_t ack_bytes = crc_bytes + (ack_bits + 7) / 8;
 /// Sequence, has-baseline bit, baseline, has-check-value bit.
 constexpr std::size_t header_bits = 16 + 1 + 16 + 1;
-
-/// "World.cubes[12]" or "World.tick", composed without allocating: the root
-/// of the path in a status about one entity or top-level field.
-class path_root {
-public:
-    void set(std::string_view state, const reflect::field_id& field, std::uint32_t slot) noexcept
-    {
-        length_ = 0;
-        append(state);
-        if (field.name.empty()) {
-            append(".#");
-            append_number(field.position);
-        } else {
-            append(".");
-            append(field.name);
-        }
-        if (slot != entity_key::whole_field) {
-            append("[");
-            append_number(slot);
-            append("]");
-        }
-    }
-    std::string_view view() const noexcept { return {text_.data(), length_}; }
-
-private:
-    void append(std::string_view part) noexcept
-    {
-        const std::size_t n = std::min(part.size(), text_.size() - length_);
-        std::copy_n(part.data(), n, text_.data() + length_);
-        length_ += n;
-    }
-    void append_number(std::size_t number) noexcept
-    {
-        char digits[24];
-        const auto end = std::to_chars(digits, digits + sizeof digits, number).ptr;
-        append({digits, static_cast<std::size_t>(end - digits)});
-    }
-    std::array<char, status::max_path_length> text_{};
-    std::size_t length_ = 0;
-};
 
 /// What a packet is, hashed into its CRC with the protocol id (never sent),
 /// so that an ack can never pass for a state packet or the reverse.

@@ -586,12 +586,12 @@ private:
                     if (!slots[slot].has_value())
                         continue;
                     const entity_key key{static_cast<std::uint16_t>(I), static_cast<std::uint32_t>(slot)};
-                    if (status why = encodable(*slots[slot], root_of(I, slot), scratch); !why)
+                    if (status why = encodable<I>(*slots[slot], key.id, scratch); !why)
                         mark(c, first + slot, key, why);
                 }
             } else {
                 const entity_key key{static_cast<std::uint16_t>(I), entity_key::whole_field};
-                if (status why = encodable(field, root_of(I, entity_key::whole_field), scratch); !why)
+                if (status why = encodable<I>(field, key.id, scratch); !why)
                     mark(c, slot_count + I, key, why);
             }
         });
@@ -606,10 +606,11 @@ private:
             on_invalid_(key, why);
     }
 
-    /// The failure of encoding value in the replication scope, its path
-    /// rooted at `root`; ok when it encodes.
-    template <class T>
-    static status encodable(const T& value, const replication::path_root& root, std::vector<std::uint8_t>& scratch)
+    /// The failure of encoding `value`, top-level field I of the State (or
+    /// its entity `slot`), in the replication scope, with the path from the
+    /// State's root (`World.cubes[12].hp`); ok when it encodes.
+    template <std::size_t I, class T>
+    static status encodable(const T& value, std::uint32_t slot, std::vector<std::uint8_t>& scratch)
     {
         failure_record measured;
         basic_measure_stream<scope::replication> measure(measured);
@@ -619,20 +620,10 @@ private:
         basic_write_stream<scope::replication> stream(scratch, failure);
         if (bitrep::serialize(stream, value))
             return {};
-        return stream.failure_status(root.view());
-    }
-
-    /// "World.cubes[12]" or "World.tick": where a top-level field or an
-    /// entity sits, for the statuses on_invalid_value reports.
-    static replication::path_root root_of(std::size_t field, std::uint32_t slot)
-    {
-        replication::path_root root;
-        replication::for_each_field_index<State>([&](auto index) {
-            constexpr std::size_t I = decltype(index)::value;
-            if (I == field)
-                root.set(reflect::type_name<State>(), reflect::field_id_at<State, I>(), slot);
-        });
-        return root;
+        if (slot != entity_key::whole_field)
+            failure.enter_index(slot);
+        detail::enter_field(failure, reflect::field_id_at<State, I>());
+        return stream.failure_status(reflect::type_name<State>());
     }
 
     status apply_ack(connection& c, std::span<const std::uint8_t> bytes)
