@@ -27,9 +27,16 @@ constexpr quantizer quat_component_quantizer(int bits_per_component) noexcept
 /// every t >= 0.4975 when x (0.995 - x) > R (plus 1e-5 for the reader's
 /// float rounding). The margin is h plus the smallest such x; a negative
 /// result means there is none (very coarse components): always check.
+/// How far a decoded smaller component may lie from the one sent: half a
+/// quantum, and a little for float rounding.
+constexpr double quat_component_slack(const quantizer& q) noexcept
+{
+    return 0.5005 * static_cast<double>(q.delta) / static_cast<double>(q.max_integer) + 1e-6;
+}
+
 constexpr float quat_tie_margin(const quantizer& q) noexcept
 {
-    const double h = 0.5005 * static_cast<double>(q.delta) / static_cast<double>(q.max_integer) + 1e-6;
+    const double h = quat_component_slack(q);
     const double r = 0.0101 + 3.025 * h + 3.0 * h * h + 1e-5;
     const double discriminant = 0.995 * 0.995 - 4.0 * r;
     if (discriminant <= 0.0)

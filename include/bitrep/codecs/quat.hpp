@@ -143,7 +143,7 @@ BITREP_ALWAYS_INLINE smallest_three_code quanta_of(const smallest_three& s, cons
     // A finer sufficient test first: each decoded component is within half a
     // quantum (and float rounding) of the one sent, so while max c^2 + sum
     // c^2 stays clear of 1 the rebuilt largest exceeds them all.
-    const float slack = 0.5005f * q.delta / static_cast<float>(q.max_integer) + 1e-6f;
+    const auto slack = static_cast<float>(quat_component_slack(q));
     const float a0 = std::fabs(s.small[0]) + slack;
     const float a1 = std::fabs(s.small[1]) + slack;
     const float a2 = std::fabs(s.small[2]) + slack;
@@ -170,8 +170,6 @@ BITREP_ALWAYS_INLINE smallest_three stable_smallest_three(float x, float y, floa
         settle_near_tie(s, q);
     return s;
 }
-
-
 
 template <class Quat>
 inline constexpr float Quat::*quat_components[4] = {&Quat::x, &Quat::y, &Quat::z, &Quat::w};

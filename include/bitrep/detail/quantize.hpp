@@ -2,6 +2,7 @@
 // by `quantized` and by the smallest-three components of `quat`.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <type_traits>
@@ -50,8 +51,7 @@ constexpr bool quanta_round_trip(float min, float delta, std::uint32_t max_integ
     const double m = static_cast<double>(max_integer);
     const double low = static_cast<double>(min);
     const double high = low + static_cast<double>(delta);
-    const double magnitude = (low < 0 ? -low : low) > (high < 0 ? -high : high) ? (low < 0 ? -low : low)
-                                                                                 : (high < 0 ? -high : high);
+    const double magnitude = std::max(low < 0 ? -low : low, high < 0 ? -high : high);
     return 6.1 * m + 1.1 * magnitude * (m / static_cast<double>(delta)) + 1.0 < 8388608.0; // 2^23
 }
 

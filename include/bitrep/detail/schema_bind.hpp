@@ -222,7 +222,7 @@ inline bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::u
             return !file_field.name.empty() && !program_field.name.empty() ? file_field.name == program_field.name
                                                                            : file_field.position == program_field.position;
         };
-        auto same_base_position = [&](const schema_node& file_field, const schema_node& program_field) {
+        auto same_base_position = [&is_base](const schema_node& file_field, const schema_node& program_field) {
             return is_base(file_field) && is_base(program_field) && file_field.position == program_field.position;
         };
         for (std::uint32_t c = f + 1; c < file_node.end; c = file.nodes[c].end) {
