@@ -5,11 +5,14 @@
 #   ./run.sh test      installs what is missing, builds with g++ and clang
 #                      (-Werror), runs every test, and checks find_package()
 #                      from a separate consumer project
+#   ./run.sh bandwidth installs what is missing, builds the cube scene and the
+#                      bandwidth yardstick (g++ Release), generates the default
+#                      scene and prints the table (docs/benchmarks.md)
 set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(cmake make g++ clang libclang-rt-14-dev libboost1.81-dev libgtest-dev libbenchmark-dev
-          nlohmann-json3-dev libcli11-dev libcereal-dev)
+          nlohmann-json3-dev libcli11-dev libcereal-dev libode-dev)
 jobs=$(nproc)
 
 install_missing() {
@@ -44,6 +47,12 @@ case "${1:-}" in
     cmake --build build/release -j "$jobs" --target arena quickstart
     ./build/release/examples/arena/arena "${@:2}"
     ;;
+  bandwidth)
+    install_missing
+    configure build/release g++ Release
+    cmake --build build/release -j "$jobs" --target cubes_scene cubes_bandwidth
+    ./build/release/bench/cubes/cubes_bandwidth "${@:2}"
+    ;;
   test)
     install_missing
     # g++ optimised and clang unoptimised: the golden vectors in both builds
@@ -64,7 +73,7 @@ case "${1:-}" in
     ./build/consumer/consumer
     ;;
   *)
-    echo "usage: $0 example|test" >&2
+    echo "usage: $0 example|test|bandwidth" >&2
     exit 2
     ;;
 esac
