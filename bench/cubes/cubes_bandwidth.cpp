@@ -12,7 +12,10 @@
 //   full                the whole quantized state, bitrep::to_bytes
 //   bitrep_delta_today  bitrep::write_delta of the annotated snapshot
 //   reference           the articles' bit-packer, by hand (reference_encoder.hpp)
+//   bitrep_coded        bitrep::delta_coder: the same annotated snapshot, coded
+//                       (docs/coded-deltas.md)
 #include <bitrep/bitrep.hpp>
+#include <bitrep/coded_delta.hpp>
 #include <bitrep/delta.hpp>
 
 #include <CLI/CLI.hpp>
@@ -161,11 +164,33 @@ public:
 };
 
 template <std::size_t N>
+class coded_encoder final : public bitrep_encoder<N> {
+public:
+    using bitrep_encoder<N>::bitrep_encoder;
+    std::string_view name() const override { return "bitrep_coded"; }
+    std::optional<std::size_t> encode(std::size_t f, std::span<std::uint8_t> out) override
+    {
+        std::size_t bytes = 0;
+        if (!coder_.write(out, bytes, this->frames_[base_of_base_of(f)], this->frames_[base_of(f)], this->frames_[f]).ok())
+            return std::nullopt;
+        return bytes;
+    }
+    bool decode(std::size_t f, std::span<const std::uint8_t> packet) override
+    {
+        return coder_.read(packet, this->frames_[base_of_base_of(f)], this->frames_[base_of(f)], *this->scratch_).ok();
+    }
+
+private:
+    bitrep::delta_coder<typename bitrep_encoder<N>::snapshot> coder_;
+};
+
+template <std::size_t N>
 std::vector<std::unique_ptr<encoder>> bitrep_encoders(const cubes::frame_data& data)
 {
     std::vector<std::unique_ptr<encoder>> list;
     list.push_back(std::make_unique<full_encoder<N>>(data));
     list.push_back(std::make_unique<delta_today_encoder<N>>(data));
+    list.push_back(std::make_unique<coded_encoder<N>>(data));
     return list;
 }
 

@@ -3,13 +3,16 @@
 // bit. delta_codec<T> holds the facets per kind, each in terms of the codecs
 // of codec.hpp (a changed value is sent with its ordinary encoding):
 //   same<Scope>(a, b)          equal on the wire: a and b encode to the same bits
-//   delta(stream, base, v)     a changed bit, then delta_changed when set
-//   delta_changed(stream, base, v)   v, known to differ from base
+//   delta(stream, older, base, v)   a changed bit, then delta_changed when set
+//   delta_changed(stream, older, base, v)   v, known to differ from base
 //   max_delta_bits(), max_changed_bits()   upper bounds of the two, in bits
 // As with serialize, one function serves write, read and measure. Reading
 // assigns every carried part of `v`: from the stream where it changed, from
 // `base` where it did not; parts the stream's scope does not carry take the
-// baseline's value.
+// baseline's value. `older` is the state the baseline was itself sent
+// against (the baseline again when there is none): the bit-packed streams
+// ignore it; the coded streams (coded_stream.hpp) predict from it and take
+// their contexts from it. coded_slot_count<T> numbers the leaves for them.
 #pragma once
 
 #include <algorithm>
@@ -124,19 +127,22 @@ bool same_encoding(const T& a, const T& b)
 
 /// The changed bit, then the change: the shape of every kind's delta.
 template <class Stream, class T>
-BITREP_ALWAYS_INLINE bool delta_with_changed_bit(Stream& stream, const T& base, T& value)
+BITREP_ALWAYS_INLINE bool delta_with_changed_bit(Stream& stream, const T& older, const T& base, T& value)
 {
     bool changed = false;
     if constexpr (!Stream::is_reading)
         changed = !delta_codec<T>::template same<Stream::field_scope>(base, value);
-    if (!stream.serialize_bool(changed))
+    bool changed_before = false;
+    if constexpr (Stream::is_coded)
+        changed_before = !identical_bytes(older, base) && !delta_codec<T>::template same<Stream::field_scope>(older, base);
+    if (!stream.serialize_changed(changed, changed_before))
         return false;
     if (!changed) {
         if constexpr (Stream::is_reading)
             value = base;
         return true;
     }
-    return delta_codec<T>::delta_changed(stream, base, value);
+    return delta_codec<T>::delta_changed(stream, older, base, value);
 }
 
 /// The `delta` facet of every kind but flags: the changed bit, then the
@@ -145,22 +151,173 @@ template <class T>
 struct delta_by_changed_bit {
     static constexpr std::size_t max_delta_bits() { return add_bits(1, delta_codec<T>::max_changed_bits()); }
     template <class Stream>
-    BITREP_ALWAYS_INLINE static bool delta(Stream& stream, const T& base, T& value)
+    BITREP_ALWAYS_INLINE static bool delta(Stream& stream, const T& older, const T& base, T& value)
     {
-        return delta_with_changed_bit(stream, base, value);
+        return delta_with_changed_bit(stream, older, base, value);
     }
 };
+
+/// Numbers the coded streams send as residuals: an index in [0, span] per
+/// value (for a baseline the receiver holds, exactly what it decoded).
+template <class T>
+struct numeric_index;
+template <std::integral Int, Int Min, Int Max>
+struct numeric_index<ranged<Int, Min, Max>> {
+    static constexpr std::uint64_t span = ranged<Int, Min, Max>::span;
+    static bool get(const ranged<Int, Min, Max>& v, std::uint64_t& index) noexcept
+    {
+        index = static_cast<std::uint64_t>(v.value()) - static_cast<std::uint64_t>(Min); // above span when out of range
+        return true;
+    }
+    static void set(ranged<Int, Min, Max>& v, std::uint64_t index) noexcept
+    {
+        v = static_cast<Int>(static_cast<std::uint64_t>(Min) + index);
+    }
+};
+template <float_constant Min, float_constant Max, float_constant Resolution>
+struct numeric_index<quantized<Min, Max, Resolution>> {
+    using type = quantized<Min, Max, Resolution>;
+    static constexpr std::uint64_t span = type::quantizer.max_integer;
+    static bool get(const type& v, std::uint64_t& index) noexcept
+    {
+        const float x = v.value();
+        index = v.quantum();
+        return x == x;
+    }
+    static void set(type& v, std::uint64_t index) noexcept
+    {
+        v = type::quantizer.dequantize(static_cast<std::uint32_t>(index));
+    }
+};
+template <class Int>
+    requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>)
+struct numeric_index<Int> {
+    static constexpr std::uint64_t span = static_cast<std::uint64_t>(std::numeric_limits<Int>::max()) -
+                                          static_cast<std::uint64_t>(std::numeric_limits<Int>::min());
+    static bool get(Int v, std::uint64_t& index) noexcept
+    {
+        index = static_cast<std::uint64_t>(v) - static_cast<std::uint64_t>(std::numeric_limits<Int>::min());
+        return true;
+    }
+    static void set(Int& v, std::uint64_t index) noexcept
+    {
+        v = static_cast<Int>(static_cast<std::uint64_t>(std::numeric_limits<Int>::min()) + index);
+    }
+};
+template <class T>
+concept has_numeric_index = requires { numeric_index<T>::span; };
+
+/// A changed leaf on a coded stream: a number as its residual against the
+/// prediction from base and older; a bool not at all (it is !base); the
+/// rest as its ordinary encoding. On the bit-packed streams: the ordinary
+/// encoding, as the standard's delta sends it.
+template <class Stream, class T>
+BITREP_ALWAYS_INLINE bool delta_changed_leaf(Stream& stream, const T& older, const T& base, T& value)
+{
+    if constexpr (Stream::is_coded && has_numeric_index<T>) {
+        using index = numeric_index<T>;
+        std::uint64_t i = 0;
+        std::uint64_t b = 0;
+        std::uint64_t o = 0;
+        index::get(base, b);
+        index::get(older, o);
+        if constexpr (!Stream::is_reading) {
+            if (!index::get(value, i)) [[unlikely]]
+                return stream.fail(error::value_out_of_range, stream.position(), "NaN cannot be quantized");
+        }
+        if (!stream.serialize_index_delta(i, b, o, index::span))
+            return false;
+        if constexpr (Stream::is_reading)
+            index::set(value, i);
+        return true;
+    } else if constexpr (Stream::is_coded && std::is_same_v<T, bool>) {
+        static_cast<void>(older);
+        if constexpr (Stream::is_reading)
+            value = !base;
+        return true;
+    } else {
+        static_cast<void>(older);
+        static_cast<void>(base);
+        return bitrep::serialize(stream, value);
+    }
+}
 
 /// Kinds that change as a whole: a change is the value's own encoding.
 template <class T>
 struct delta_as_whole : delta_by_changed_bit<T> {
     static constexpr std::size_t max_changed_bits() { return max_bits<T>; }
     template <class Stream>
-    static bool delta_changed(Stream& stream, const T&, T& value)
+    static bool delta_changed(Stream& stream, const T& older, const T& base, T& value)
     {
-        return bitrep::serialize(stream, value);
+        return delta_changed_leaf(stream, older, base, value);
     }
 };
+
+/// Slots of models for the coded streams: one per leaf, one per container
+/// or optional for its own decisions (element changed bits, presence),
+/// elements sharing their element type's slots.
+template <class T>
+constexpr std::size_t coded_slot_count();
+template <class T, std::size_t... I>
+constexpr std::size_t coded_field_offset(std::index_sequence<I...>)
+{
+    return (std::size_t{0} + ... + coded_slot_count<reflect::field_type_at<T, I>>());
+}
+/// Fields of one type in one struct share their slots (x and y of a
+/// position learn together): the offset of the first field of field I's type.
+template <class T, std::size_t I>
+constexpr std::size_t coded_first_of_type()
+{
+    using field = reflect::field_type_at<T, I>;
+    std::size_t first = I;
+    [&]<std::size_t... J>(std::index_sequence<J...>) {
+        ((first = first == I && std::is_same_v<reflect::field_type_at<T, J>, field> ? J : first), ...);
+    }(std::make_index_sequence<I>{});
+    return first;
+}
+template <class T, std::size_t I>
+constexpr std::size_t coded_shared_offset()
+{
+    return coded_field_offset<T>(std::make_index_sequence<coded_first_of_type<T, I>()>{});
+}
+
+/// Elements [0, common) on a coded stream: a changed bit per element in the
+/// container's slot, in the context "this element changed between older
+/// and base" and "the element before it changed now"; a changed element's
+/// delta in the element's slots. An element older does not have counts as
+/// changed before.
+template <class Stream, class Container>
+bool coded_delta_elements(Stream& stream, const Container& older, const Container& base, Container& value,
+                          std::size_t common)
+{
+    using element = typename Container::value_type;
+    constexpr scope field_scope = Stream::field_scope;
+    const std::size_t older_common = std::min(common, older.size());
+    bool previous = false;
+    for (std::size_t i = 0; i < common; ++i) {
+        const element& before = i < older_common ? older[i] : base[i];
+        bool changed = false;
+        if constexpr (!Stream::is_reading)
+            changed = !identical_bytes(base[i], value[i]) && !delta_codec<element>::template same<field_scope>(base[i], value[i]);
+        const bool changed_before = i >= older_common || (!identical_bytes(before, base[i]) &&
+                                                          !delta_codec<element>::template same<field_scope>(before, base[i]));
+        if (!stream.serialize_element_changed(changed, changed_before, previous))
+            return false;
+        previous = changed;
+        if (!changed) {
+            if constexpr (Stream::is_reading)
+                value[i] = base[i];
+            continue;
+        }
+        [[maybe_unused]] const auto slot = stream.enter_slot(1);
+        stream.begin_entity();
+        if (!delta_codec<element>::delta_changed(stream, before, base[i], value[i])) [[unlikely]] {
+            stream.enter_index(i);
+            return false;
+        }
+    }
+    return true;
+}
 
 /// Elements [0, common) of two indexable containers, written as the ones
 /// that changed: either a bitmask (a bit per element, each set one followed
@@ -170,13 +327,15 @@ struct delta_as_whole : delta_by_changed_bit<T> {
 /// count is an offset from min_count (1 when a change is known to be among
 /// these elements). Reading assigns unlisted elements from base.
 template <std::size_t Capacity, class Stream, class Container>
-bool delta_elements(Stream& stream, const Container& base, Container& value, std::size_t common,
-                    std::size_t min_count)
+bool delta_elements(Stream& stream, const Container& older, const Container& base, Container& value,
+                    std::size_t common, std::size_t min_count)
 {
     using element = typename Container::value_type;
     constexpr scope field_scope = Stream::field_scope;
     if (common == 0)
         return true;
+    if constexpr (Stream::is_coded)
+        return coded_delta_elements(stream, older, base, value, common);
     const std::size_t start = stream.position();
 
     // Writers find the changed elements once. Up to 4096 elements their
@@ -241,7 +400,7 @@ bool delta_elements(Stream& stream, const Container& base, Container& value, std
                 for (auto j = static_cast<std::size_t>(previous + 1); j < i; ++j)
                     value[j] = base[j];
             }
-            if (!delta_codec<element>::delta_changed(stream, base[i], value[i])) [[unlikely]] {
+            if (!delta_codec<element>::delta_changed(stream, base[i], base[i], value[i])) [[unlikely]] {
                 stream.enter_index(i);
                 return false;
             }
@@ -262,7 +421,7 @@ bool delta_elements(Stream& stream, const Container& base, Container& value, std
                 value[i] = base[i];
             continue;
         }
-        if (!delta_codec<element>::delta_changed(stream, base[i], value[i])) [[unlikely]] {
+        if (!delta_codec<element>::delta_changed(stream, base[i], base[i], value[i])) [[unlikely]] {
             stream.enter_index(i);
             return false;
         }
@@ -317,24 +476,26 @@ struct delta_codec : detail::delta_by_changed_bit<T> {
     }
 
     template <class Stream>
-    static bool delta_changed(Stream& stream, const T& base, T& value)
+    static bool delta_changed(Stream& stream, const T& older, const T& base, T& value)
     {
         if constexpr (detail::walked_class<T>) {
+            stream.begin_entity();
             return [&]<std::size_t... I>(std::index_sequence<I...>) {
-                return (delta_field<I>(stream, base, value) && ...);
+                return (delta_field<I>(stream, older, base, value) && ...);
             }(std::make_index_sequence<reflect::field_count<T>>{});
         } else {
-            static_cast<void>(base);
-            return bitrep::serialize(stream, value);
+            return detail::delta_changed_leaf(stream, older, base, value);
         }
     }
 
 private:
     template <std::size_t I, class Stream>
-    BITREP_ALWAYS_INLINE static bool delta_field(Stream& stream, const T& base, T& value)
+    BITREP_ALWAYS_INLINE static bool delta_field(Stream& stream, const T& older, const T& base, T& value)
     {
         using field = reflect::field_type_at<T, I>;
-        if (delta_codec<field>::delta(stream, reflect::field_at<I>(base), reflect::field_at<I>(value))) [[likely]]
+        [[maybe_unused]] const auto slot = stream.enter_slot(detail::coded_shared_offset<T, I>());
+        if (delta_codec<field>::delta(stream, reflect::field_at<I>(older), reflect::field_at<I>(base),
+                                      reflect::field_at<I>(value))) [[likely]]
             return true;
         detail::enter_field(stream.failure(), reflect::field_id_at<T, I>());
         return false;
@@ -443,10 +604,10 @@ struct delta_codec<flagged<T, Flag>> {
             return true;
     }
     template <class Stream>
-    BITREP_ALWAYS_INLINE static bool delta(Stream& stream, const type& base, type& value)
+    BITREP_ALWAYS_INLINE static bool delta(Stream& stream, const type& older, const type& base, type& value)
     {
         if constexpr (carried<Stream::field_scope>()) {
-            return delta_codec<T>::delta(stream, base.get(), value.get());
+            return delta_codec<T>::delta(stream, older.get(), base.get(), value.get());
         } else {
             if constexpr (Stream::is_reading)
                 value = base;
@@ -454,10 +615,10 @@ struct delta_codec<flagged<T, Flag>> {
         }
     }
     template <class Stream>
-    static bool delta_changed(Stream& stream, const type& base, type& value)
+    static bool delta_changed(Stream& stream, const type& older, const type& base, type& value)
     {
         if constexpr (carried<Stream::field_scope>()) {
-            return delta_codec<T>::delta_changed(stream, base.get(), value.get());
+            return delta_codec<T>::delta_changed(stream, older.get(), base.get(), value.get());
         } else {
             if constexpr (Stream::is_reading)
                 value = base;
@@ -483,15 +644,16 @@ struct delta_codec<std::optional<T>> : detail::delta_by_changed_bit<std::optiona
         return !a.has_value() || delta_codec<T>::template same<Scope>(*a, *b);
     }
     template <class Stream>
-    static bool delta_changed(Stream& stream, const type& base, type& value)
+    static bool delta_changed(Stream& stream, const type& older, const type& base, type& value)
     {
         bool present = false;
         if (!detail::serialize_presence(stream, value, present))
             return false;
         if (!present)
             return true;
+        [[maybe_unused]] const auto slot = stream.enter_slot(1);
         if (base.has_value())
-            return delta_codec<T>::delta_changed(stream, *base, *value);
+            return delta_codec<T>::delta_changed(stream, older.has_value() ? *older : *base, *base, *value);
         return bitrep::serialize(stream, *value);
     }
 };
@@ -511,9 +673,9 @@ struct delta_codec<std::array<T, N>> : detail::delta_by_changed_bit<std::array<T
         return detail::same_elements<Scope>(a, b, N);
     }
     template <class Stream>
-    static bool delta_changed(Stream& stream, const type& base, type& value)
+    static bool delta_changed(Stream& stream, const type& older, const type& base, type& value)
     {
-        return detail::delta_elements<N>(stream, base, value, N, 1);
+        return detail::delta_elements<N>(stream, older, base, value, N, 1);
     }
 };
 
@@ -531,9 +693,9 @@ struct delta_codec<entity_array<T, N>> : detail::delta_by_changed_bit<entity_arr
         return slots::template same<Scope>(a.slots(), b.slots());
     }
     template <class Stream>
-    static bool delta_changed(Stream& stream, const type& base, type& value)
+    static bool delta_changed(Stream& stream, const type& older, const type& base, type& value)
     {
-        return slots::delta_changed(stream, base.slots(), value.slots());
+        return slots::delta_changed(stream, older.slots(), base.slots(), value.slots());
     }
 };
 
@@ -555,7 +717,7 @@ struct delta_codec<bounded_vector<T, MaxSize>> : detail::delta_by_changed_bit<bo
         return a.size() == b.size() && detail::same_elements<Scope>(a.vector(), b.vector(), a.size());
     }
     template <class Stream>
-    static bool delta_changed(Stream& stream, const type& base, type& value)
+    static bool delta_changed(Stream& stream, const type& older, const type& base, type& value)
     {
         std::uint64_t size = value.size();
         const std::size_t start = stream.position();
@@ -573,8 +735,9 @@ struct delta_codec<bounded_vector<T, MaxSize>> : detail::delta_by_changed_bit<bo
                 return stream.fail(error::truncated, stream.position(), "vector elements past the end of the input");
             detail::resize_for_decode(value, static_cast<std::size_t>(size));
         }
-        if (!detail::delta_elements<MaxSize>(stream, base.vector(), value.vector(), common, 0))
+        if (!detail::delta_elements<MaxSize>(stream, older.vector(), base.vector(), value.vector(), common, 0))
             return false;
+        [[maybe_unused]] const auto slot = stream.enter_slot(1);
         for (std::size_t i = common; i < size; ++i) {
             if (!bitrep::serialize(stream, value[i])) [[unlikely]] {
                 stream.enter_index(i);
@@ -602,8 +765,12 @@ struct delta_codec<delta_small<V, MaxStep>> : detail::delta_by_changed_bit<delta
         return delta_codec<V>::template same<Scope>(a, b);
     }
     template <class Stream>
-    static bool delta_changed(Stream& stream, const type& base, type& value)
+    static bool delta_changed(Stream& stream, const type& older, const type& base, type& value)
     {
+        // The coded streams' residuals are the general case of this tuned one.
+        if constexpr (Stream::is_coded)
+            return detail::delta_changed_leaf(stream, static_cast<const V&>(older), static_cast<const V&>(base),
+                                              static_cast<V&>(value));
         // Steps -MaxStep..-1 and 1..MaxStep as codes 0..2*MaxStep-1.
         constexpr std::uint64_t code_span = 2 * std::uint64_t{MaxStep} - 1;
         const std::uint64_t from = index_of(base);
@@ -679,7 +846,17 @@ template <class Stream, class T>
 [[nodiscard]] bool write_delta(Stream& stream, const T& baseline, const T& current)
 {
     static_assert(!Stream::is_reading, "bitrep::write_delta: use read_delta with a read stream");
-    return delta_codec<T>::delta(stream, baseline, const_cast<T&>(current));
+    return delta_codec<T>::delta(stream, baseline, baseline, const_cast<T&>(current));
+}
+
+/// write_delta with the state the baseline was itself sent against, which
+/// the receiver also holds: the coded streams predict from it. On the
+/// bit-packed streams the bytes are those of write_delta(stream, baseline, current).
+template <class Stream, class T>
+[[nodiscard]] bool write_delta(Stream& stream, const T& older, const T& baseline, const T& current)
+{
+    static_assert(!Stream::is_reading, "bitrep::write_delta: use read_delta with a read stream");
+    return delta_codec<T>::delta(stream, older, baseline, const_cast<T&>(current));
 }
 
 /// Reads a delta written against `baseline` into `out`: every carried part of
@@ -690,7 +867,15 @@ template <class Stream, class T>
 [[nodiscard]] bool read_delta(Stream& stream, const T& baseline, T& out)
 {
     static_assert(Stream::is_reading, "bitrep::read_delta needs a read stream");
-    return delta_codec<T>::delta(stream, baseline, out);
+    return delta_codec<T>::delta(stream, baseline, baseline, out);
+}
+
+/// read_delta of what write_delta(stream, older, baseline, current) wrote.
+template <class Stream, class T>
+[[nodiscard]] bool read_delta(Stream& stream, const T& older, const T& baseline, T& out)
+{
+    static_assert(Stream::is_reading, "bitrep::read_delta needs a read stream");
+    return delta_codec<T>::delta(stream, older, baseline, out);
 }
 
 /// The exact number of bits write_delta writes (in scope Scope).
@@ -702,5 +887,25 @@ std::size_t delta_bit_size(const T& baseline, const T& current)
     static_cast<void>(write_delta(stream, baseline, current));
     return stream.exact_bits();
 }
+
+namespace detail {
+template <class T>
+constexpr std::size_t coded_slot_count()
+{
+    // Containers are recognised before classes, so that no codec is named
+    // for a type that has none (a transient std::string).
+    if constexpr (requires { typename T::slots_type; })
+        return coded_slot_count<typename T::slots_type>(); // entity_array
+    else if constexpr (requires { T::flag; typename T::value_type; })
+        return T::flag == field_flag::transient ? 1 : coded_slot_count<typename T::value_type>(); // flagged
+    else if constexpr (requires { typename T::value_type; std::declval<T&>()[0]; } ||
+                       requires { typename T::value_type; std::declval<T&>().has_value(); })
+        return 1 + coded_slot_count<typename T::value_type>(); // containers and optionals
+    else if constexpr (walked_class<T>)
+        return std::max<std::size_t>(1, coded_field_offset<T>(std::make_index_sequence<reflect::field_count<T>>{}));
+    else
+        return 1;
+}
+} // namespace detail
 
 } // namespace bitrep

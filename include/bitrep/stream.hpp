@@ -248,6 +248,19 @@ public:
         return true;
     }
 
+    // Hooks for the coded streams (coded_stream.hpp), which choose adaptive
+    // models by where in the value a primitive is. On these bit-packed
+    // streams they cost nothing and change nothing on the wire.
+    static constexpr bool is_coded = false;
+    struct no_slot {};
+    /// The models of the leaf `offset` slots further on, until the result dies.
+    BITREP_ALWAYS_INLINE no_slot enter_slot(std::size_t) noexcept { return {}; }
+    /// A new entity (or struct) begins: its fields' contexts start afresh.
+    BITREP_ALWAYS_INLINE void begin_entity() noexcept {}
+    /// A delta's changed bit; `changed_before` says whether the same part
+    /// changed between the baseline and the state before it (a context).
+    BITREP_ALWAYS_INLINE bool serialize_changed(bool& changed, bool /*changed_before*/) { return serialize_bool(changed); }
+
     /// Bit index of the next operation (exact, from the stream's start).
     std::size_t position() const noexcept { return static_cast<const Derived&>(*this).bit_position(); }
 

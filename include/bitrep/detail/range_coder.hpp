@@ -22,32 +22,31 @@ inline constexpr int probability_bits = 15;
 inline constexpr std::uint32_t probability_one = 1u << probability_bits; // p = 1.0
 inline constexpr std::uint32_t range_top = 1u << 24;
 
-/// The estimated probability that the next decision is a zero, adapted
-/// after each decision at two speeds (shifts 4 and 7) and averaged: the fast
-/// one follows a change within a packet, the slow one settles on a skewed
-/// distribution. Both stay within [1, 2^15 - 1], so neither side of a split
-/// is ever empty.
+/// The estimated probability that the next decision is a zero. It moves a
+/// fraction of the way to each decision: a large fraction while the model
+/// is young (1/2, then 1/4, ...: close to counting), settling at 1/32, so a
+/// model learns a skewed distribution within the few dozen decisions one
+/// packet gives it and then follows it. It stays within [1, 2^15 - 1], so
+/// neither side of a split is ever empty.
 struct bit_model {
-    std::uint16_t fast = probability_one / 2;
-    std::uint16_t slow = probability_one / 2;
+    std::uint16_t zero = probability_one / 2;
+    std::uint16_t seen = 0;
 
     constexpr bit_model() = default;
     /// A prior: the probability of a zero in 1/32768ths.
-    constexpr explicit bit_model(std::uint16_t zero) noexcept : fast(zero), slow(zero) {}
+    constexpr explicit bit_model(std::uint16_t prior) noexcept : zero(prior) {}
 
-    BITREP_ALWAYS_INLINE std::uint32_t zero_probability() const noexcept
-    {
-        return (static_cast<std::uint32_t>(fast) + slow) >> 1;
-    }
+    BITREP_ALWAYS_INLINE std::uint32_t zero_probability() const noexcept { return zero; }
     BITREP_ALWAYS_INLINE void update(bool bit) noexcept
     {
-        if (bit) {
-            fast = static_cast<std::uint16_t>(fast - (fast >> 4));
-            slow = static_cast<std::uint16_t>(slow - (slow >> 7));
-        } else {
-            fast = static_cast<std::uint16_t>(fast + ((probability_one - fast) >> 4));
-            slow = static_cast<std::uint16_t>(slow + ((probability_one - slow) >> 7));
-        }
+        constexpr std::uint8_t shifts[] = {1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5};
+        const int shift = shifts[seen];
+        seen = static_cast<std::uint16_t>(seen + (seen < 15 ? 1 : 0));
+        if (bit)
+            zero = static_cast<std::uint16_t>(zero - (zero >> shift));
+        else
+            zero = static_cast<std::uint16_t>(zero + ((probability_one - zero) >> shift));
+        zero = static_cast<std::uint16_t>(zero < 32 ? 32 : zero > probability_one - 32 ? probability_one - 32 : zero);
     }
 };
 

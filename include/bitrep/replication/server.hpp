@@ -284,7 +284,7 @@ private:
     {
         failure_record failure;
         basic_measure_stream<scope::replication> stream(failure);
-        static_cast<void>(delta_codec<T>::delta(stream, base, const_cast<T&>(value)));
+        static_cast<void>(delta_codec<T>::delta(stream, base, base, const_cast<T&>(value)));
         return stream.bits();
     }
     template <class T>
@@ -292,7 +292,7 @@ private:
     {
         failure_record failure;
         basic_measure_stream<scope::replication> stream(failure);
-        static_cast<void>(delta_codec<T>::delta_changed(stream, base, const_cast<T&>(value)));
+        static_cast<void>(delta_codec<T>::delta_changed(stream, base, base, const_cast<T&>(value)));
         return stream.bits();
     }
 

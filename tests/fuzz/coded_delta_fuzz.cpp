@@ -1,0 +1,97 @@
+// libFuzzer target: hostile bytes into the coded delta reader
+// (delta_coder::read) against fixed baseline and older states of a world
+// that uses every kind. Under ASan/UBSan it proves no crash, no read outside
+// the input and no undefined behaviour; the checks below prove that whatever
+// decodes is a state the codecs accept, and that it codes again to a packet
+// that decodes to the same state.
+#include <bitrep/bitrep.hpp>
+#include <bitrep/coded_delta.hpp>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace fuzz {
+
+enum class Kind { none, sword, shield, potion };
+BOOST_DESCRIBE_ENUM(Kind, none, sword, shield, potion)
+
+struct Item {
+    Kind kind = Kind::none;
+    bitrep::ranged<int, 1, 64> count{1};
+};
+
+struct Body {
+    bitrep::quantized<-100.f, 100.f, 0.01f> x, y;
+    bitrep::delta_small<bitrep::quantized<0.f, 50.f, 0.05f>, 7> z;
+    bitrep::quat<9> orientation;
+    bitrep::ranged<int, 0, 100> health{100};
+    bitrep::ranged<std::int64_t, -5000000000, 5000000000> gold;
+    std::int32_t score = 0;
+    std::uint64_t id = 0;
+    float raw = 0;
+    bool alive = true;
+    bitrep::bounded_string<8> name;
+    bitrep::bounded_vector<Item, 4> items;
+    std::optional<bitrep::ranged<int, -3, 3>> mood;
+    std::array<bool, 3> flags{};
+};
+
+struct World {
+    bitrep::entity_array<Body, 6> bodies;
+    std::array<bitrep::ranged<int, -1000, 1000>, 3> scores{};
+    bitrep::ranged<int, 0, 1000000> tick;
+};
+
+/// An older state and a baseline that differ, so prediction and the
+/// "changed before" contexts are exercised.
+struct states {
+    World older, base;
+    states()
+    {
+        for (std::size_t i = 0; i < 4; ++i) {
+            older.bodies.slots()[i].emplace();
+            base.bodies.slots()[i].emplace();
+        }
+        base.bodies.slots()[0]->x = 3.5f;
+        base.bodies.slots()[0]->items.push_back(Item{Kind::shield, 5});
+        base.bodies.slots()[1]->health = 40;
+        base.bodies.slots()[2]->name = "ok";
+        base.scores[1] = 12;
+        base.tick = 6;
+        older.tick = 3;
+    }
+};
+
+} // namespace fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    static const fuzz::states s;
+    static bitrep::delta_coder<fuzz::World> coder;
+    fuzz::World out;
+    if (!coder.read(std::span<const std::uint8_t>(data, size), s.older, s.base, out).ok())
+        return 0;
+    std::vector<std::uint8_t> full;
+    if (!bitrep::to_bytes(out, full).ok()) {
+        std::fprintf(stderr, "a decoded state does not encode\n");
+        std::abort();
+    }
+    std::vector<std::uint8_t> again(1 << 15);
+    std::size_t bytes = 0;
+    if (!coder.write(again, bytes, s.older, s.base, out).ok()) {
+        std::fprintf(stderr, "a decoded state does not code again\n");
+        std::abort();
+    }
+    fuzz::World twice;
+    if (!coder.read(std::span<const std::uint8_t>(again.data(), bytes), s.older, s.base, twice).ok() ||
+        !bitrep::delta_codec<fuzz::World>::same<bitrep::scope::replication>(out, twice)) {
+        std::fprintf(stderr, "a decoded state does not round-trip\n");
+        std::abort();
+    }
+    return 0;
+}
