@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -31,6 +33,7 @@ struct Body {
     bitrep::quantized<-100.f, 100.f, 0.01f> x, y;
     bitrep::delta_small<bitrep::quantized<0.f, 50.f, 0.05f>, 7> z;
     bitrep::quat<9> orientation;
+    bitrep::quat_code<9> code;
     bitrep::ranged<int, 0, 100> health{100};
     bitrep::ranged<std::int64_t, -5000000000, 5000000000> gold;
     std::int32_t score = 0;
@@ -85,6 +88,13 @@ void mutate(World& w, std::mt19937& random)
         if (chance(30)) {
             const float a = uniform(-3.2f, 3.2f);
             b->orientation = bitrep::quat<9>{0.f, std::sin(a / 2), 0.f, std::cos(a / 2)};
+        }
+        if (chance(30)) {
+            // Small turns of the code, and now and then a new largest axis.
+            if (chance(20))
+                b->code.largest = static_cast<std::uint8_t>(random() % 4);
+            for (auto& k : b->code.small)
+                k = static_cast<std::uint16_t>(std::clamp<int>(k.value() + static_cast<int>(random() % 21) - 10, 0, 511));
         }
         if (chance(20))
             b->health = static_cast<int>(random() % 101);
@@ -185,7 +195,7 @@ TEST(CodedDelta, ValuesOutsideTheirRangeAreRefusedOnWrite)
     std::size_t bytes = 0;
     const bitrep::status st = coder.write(out, bytes, base, base, current);
     EXPECT_EQ(st.code(), bitrep::error::value_out_of_range);
-    EXPECT_NE(st.message().find("World.#0[0].#4"), std::string::npos) << st.message(); // bodies[0].health
+    EXPECT_NE(st.message().find("World.#0[0].#5"), std::string::npos) << st.message(); // bodies[0].health
 }
 
 TEST(CodedDelta, ATooSmallBufferIsReported)
@@ -236,6 +246,94 @@ TEST(CodedDelta, SingleBitFlipsAreRefusedOrDecodeToEncodableStates)
         std::vector<std::uint8_t> flipped = packet;
         flipped[bit / 8] = static_cast<std::uint8_t>(flipped[bit / 8] ^ (1u << (bit % 8)));
         expect_refused_or_encodable(coder, flipped, states[30], states[35]);
+    }
+}
+
+TEST(QuatCode, AxisChangesRoundTripAndCostLessThanTheWholeCode)
+{
+    // A rotation turning steadily about an axis that takes it across the
+    // largest-component boundary: the coded delta follows the axis change.
+    struct Turning {
+        bitrep::quat_code<9> q;
+    };
+    auto code_of = [](double angle) {
+        // Rotation about (1, 1, 0)/sqrt 2 by angle: x = y = s/sqrt 2, z = 0, w = c.
+        const double s = std::sin(angle / 2) / std::sqrt(2.0);
+        const double c = std::cos(angle / 2);
+        const double q[4] = {s, s, 0.0, c};
+        std::uint8_t largest = 0;
+        for (std::uint8_t i = 1; i < 4; ++i)
+            if (std::fabs(q[i]) > std::fabs(q[largest]))
+                largest = i;
+        const double sign = q[largest] < 0 ? -1 : 1;
+        Turning t;
+        t.q.largest = largest;
+        for (std::uint32_t i = 0, k = 0; i < 4; ++i)
+            if (i != largest)
+                t.q.small[k++] = static_cast<std::uint16_t>(std::lround((sign * q[i] * std::sqrt(2.0) + 1) / 2 * 511));
+        return t;
+    };
+    bitrep::delta_coder<Turning> coder;
+    std::size_t crossings = 0;
+    for (int step = 2; step < 200; ++step) {
+        const Turning older = code_of(0.03 * (step - 2));
+        const Turning base = code_of(0.03 * (step - 1));
+        const Turning now = code_of(0.03 * step);
+        std::vector<std::uint8_t> out(64);
+        std::size_t bytes = 0;
+        ASSERT_TRUE(coder.write(out, bytes, older, base, now).ok());
+        Turning back;
+        ASSERT_TRUE(coder.read(std::span(out).first(bytes), older, base, back).ok());
+        EXPECT_TRUE(back.q == now.q) << "step " << step;
+        if (now.q.largest.value() != base.q.largest.value()) {
+            ++crossings;
+            EXPECT_LT(bytes * 8, 2u + 3u * 9u) << "an axis change at step " << step << " costs less than the whole code";
+        }
+    }
+    EXPECT_GE(crossings, 1u);
+}
+
+TEST(QuatCode, ReexpressingInItsOwnFrameChangesNothingAndAnotherFrameIsAlmostExact)
+{
+    std::mt19937 random(3);
+    for (int i = 0; i < 2000; ++i) {
+        // A random unit quaternion, coded with each possible largest axis.
+        double q[4];
+        double norm = 0;
+        for (double& c : q) {
+            c = static_cast<double>(random() % 20001) / 10000.0 - 1.0;
+            norm += c * c;
+        }
+        for (double& c : q)
+            c /= std::sqrt(norm);
+        auto code_with = [&](std::uint8_t largest) {
+            bitrep::quat_code<9> code;
+            code.largest = largest;
+            const double sign = q[largest] < 0 ? -1 : 1;
+            for (std::uint32_t j = 0, k = 0; j < 4; ++j)
+                if (j != largest)
+                    code.small[k++] = static_cast<std::uint16_t>(
+                        std::clamp<long>(std::lround((sign * q[j] * std::sqrt(2.0) + 1) / 2 * 511), 0, 511));
+            return code;
+        };
+        std::uint8_t largest = 0;
+        for (std::uint8_t j = 1; j < 4; ++j)
+            if (std::fabs(q[j]) > std::fabs(q[largest]))
+                largest = j;
+        const bitrep::quat_code<9> code = code_with(largest);
+        const auto same_frame = bitrep::detail::quat_code_in_frame(code, largest);
+        for (std::size_t k = 0; k < 3; ++k)
+            EXPECT_EQ(same_frame[k], code.small[k].value());
+        // The runner-up axis: its code differs from the re-expressed one by
+        // the rounding of the components (a unit or two).
+        std::uint8_t second = largest == 0 ? 1 : 0;
+        for (std::uint8_t j = 0; j < 4; ++j)
+            if (j != largest && std::fabs(q[j]) > std::fabs(q[second]))
+                second = j;
+        const bitrep::quat_code<9> other = code_with(second);
+        const auto moved = bitrep::detail::quat_code_in_frame(code, second);
+        for (std::size_t k = 0; k < 3; ++k)
+            EXPECT_LE(std::abs(moved[k] - static_cast<std::int64_t>(other.small[k].value())), 3) << "rotation " << i;
     }
 }
 

@@ -42,8 +42,7 @@ namespace {
 /// The game's annotated cube: only this struct is specific to the scene.
 /// 2 + 3 x 9 + 15 + 15 + 13 + 1 = 73 bits.
 struct Cube {
-    bitrep::ranged<int, 0, 3> largest;
-    bitrep::ranged<int, 0, 511> a, b, c;
+    bitrep::quat_code<9> orientation; // the data's smallest-three code as it is
     bitrep::ranged<int, -16383, 16383> x, y;
     bitrep::ranged<int, 0, 8191> z;
     bool interacting = false;
@@ -53,10 +52,8 @@ struct Cube {
 Cube to_cube(const cubes::cube_state& s)
 {
     Cube c;
-    c.largest = s.largest;
-    c.a = s.a;
-    c.b = s.b;
-    c.c = s.c;
+    c.orientation.largest = static_cast<std::uint8_t>(s.largest);
+    c.orientation.small = {{{static_cast<std::uint16_t>(s.a)}, {static_cast<std::uint16_t>(s.b)}, {static_cast<std::uint16_t>(s.c)}}};
     c.x = s.x;
     c.y = s.y;
     c.z = s.z;

@@ -8,4 +8,5 @@
 #include <bitrep/field_flags.hpp>
 #include <bitrep/quantized.hpp>
 #include <bitrep/quat.hpp>
+#include <bitrep/quat_code.hpp>
 #include <bitrep/ranged.hpp>

@@ -35,13 +35,16 @@ struct coded_slot {
     /// Residual magnitude class (its bit length), unary: [the baseline's own
     /// delta: none, small, large][the previous residual in this entity:
     /// none, small, large][step].
-    std::array<std::array<std::array<detail::bit_model, classes>, 3>, 3> magnitude{};
+    std::array<std::array<std::array<detail::bit_model, classes>, 4>, 3> magnitude{};
     /// Residual sign: [the baseline's own delta: negative, none, positive].
     std::array<detail::bit_model, 3> sign{};
     /// The bit under a residual's leading one, per class.
     std::array<detail::bit_model, classes> mantissa{};
     /// Bits a codec writes directly (presence, a new entity's values, ...), by position.
     std::array<detail::bit_model, 32> bits{};
+    /// The last residual's size bucket sent in this slot, and the entity it was in.
+    std::uint32_t residual_entity = 0;
+    std::uint8_t residual_bucket = 0;
 };
 
 namespace detail {
@@ -117,7 +120,7 @@ public:
     BITREP_ALWAYS_INLINE void begin_entity() noexcept
     {
         previous_changed_ = false;
-        previous_residual_ = 0;
+        ++entity_;
     }
 
     BITREP_ALWAYS_INLINE bool serialize_changed(bool& changed, bool changed_before)
@@ -168,7 +171,8 @@ public:
         int cls = detail::magnitude_class(size);
 
         coded_slot& models = slot();
-        auto& unary = models.magnitude[detail::size_bucket(trend_size)][previous_residual_];
+        const std::size_t sibling = models.residual_entity == entity_ ? models.residual_bucket : 0u;
+        auto& unary = models.magnitude[detail::size_bucket(trend_size)][sibling];
         int k = 0;
         for (; k < max_class; ++k)
             if (!self().code(unary[static_cast<std::size_t>(std::min(k, coded_slot::classes - 1))], cls > k))
@@ -194,7 +198,8 @@ public:
                 }
             }
         }
-        previous_residual_ = cls == 0 ? 0 : cls <= 2 ? 1 : 2;
+        models.residual_entity = entity_;
+        models.residual_bucket = static_cast<std::uint8_t>(cls == 0 ? 1 : cls <= 2 ? 2 : 3);
         if (!self().check_input())
             return false;
         if constexpr (Derived::is_reading) {
@@ -215,7 +220,7 @@ private:
     std::span<coded_slot> slots_;
     std::size_t slot_ = 0;
     bool previous_changed_ = false;
-    std::size_t previous_residual_ = 0;
+    std::uint32_t entity_ = 1;
 };
 
 template <scope Scope = scope::replication>

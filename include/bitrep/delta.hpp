@@ -562,6 +562,70 @@ struct delta_codec<quat<Bits>> : detail::delta_as_whole<quat<Bits>> {
     }
 };
 
+/// Smallest-three codes: bit-packed, the code as a whole. Coded: whether the
+/// largest axis moved (and to which of the other three), then each small
+/// component as a residual against the baseline and the state before it,
+/// both re-expressed with the new largest axis, so a rotation that crosses
+/// an axis costs little more than one that does not.
+template <int Bits>
+struct delta_codec<quat_code<Bits>> : detail::delta_by_changed_bit<quat_code<Bits>> {
+    using type = quat_code<Bits>;
+    static constexpr std::size_t coded_slots = 2; // the axis; the three components
+    static constexpr std::size_t max_changed_bits() { return max_bits<type>; }
+    template <scope>
+    static bool same(const type& a, const type& b) noexcept
+    {
+        return a == b;
+    }
+    template <class Stream>
+    static bool delta_changed(Stream& stream, const type& older, const type& base, type& value)
+    {
+        if constexpr (!Stream::is_coded) {
+            static_cast<void>(older);
+            static_cast<void>(base);
+            return bitrep::serialize(stream, value);
+        } else {
+            const std::uint32_t from = base.largest.value();
+            std::uint32_t moved = 0;
+            if constexpr (!Stream::is_reading) {
+                if (value.largest.value() > 3) [[unlikely]]
+                    return stream.fail(error::value_out_of_range, stream.position(), "largest axis outside 0-3");
+                moved = value.largest.value() != from ? 1u : 0u;
+            }
+            if (!stream.serialize_bits(moved, 1))
+                return false;
+            std::uint32_t axis = from;
+            if (moved != 0) {
+                // The new axis among the other three, in index order.
+                std::uint64_t which = 0;
+                if constexpr (!Stream::is_reading)
+                    which = value.largest.value() - (value.largest.value() > from ? 1u : 0u);
+                if (!stream.serialize_ranged_offset(which, 2))
+                    return false;
+                axis = static_cast<std::uint32_t>(which) + (which >= from ? 1u : 0u);
+            }
+            if constexpr (Stream::is_reading)
+                value.largest = static_cast<std::uint8_t>(axis);
+            const std::array<std::int64_t, 3> predicted_base = detail::quat_code_in_frame(base, axis);
+            const std::array<std::int64_t, 3> predicted_older = detail::quat_code_in_frame(older, axis);
+            [[maybe_unused]] const auto slot = stream.enter_slot(1);
+            auto clamped = [](std::int64_t k) {
+                return static_cast<std::uint64_t>(std::clamp<std::int64_t>(k, 0, type::max));
+            };
+            for (std::size_t k = 0; k < 3; ++k) {
+                std::uint64_t index = 0;
+                if constexpr (!Stream::is_reading)
+                    index = value.small[k].value();
+                if (!stream.serialize_index_delta(index, clamped(predicted_base[k]), clamped(predicted_older[k]), type::max))
+                    return false;
+                if constexpr (Stream::is_reading)
+                    value.small[k] = static_cast<std::uint16_t>(index);
+            }
+            return true;
+        }
+    }
+};
+
 /// save_only / net_only / transient: nothing at all (not even the changed
 /// bit) when the stream's scope does not carry the field; reading then
 /// takes the baseline's value.
@@ -894,7 +958,9 @@ constexpr std::size_t coded_slot_count()
 {
     // Containers are recognised before classes, so that no codec is named
     // for a type that has none (a transient std::string).
-    if constexpr (requires { typename T::slots_type; })
+    if constexpr (requires { delta_codec<T>::coded_slots; })
+        return delta_codec<T>::coded_slots; // kinds that say
+    else if constexpr (requires { typename T::slots_type; })
         return coded_slot_count<typename T::slots_type>(); // entity_array
     else if constexpr (requires { T::flag; typename T::value_type; })
         return T::flag == field_flag::transient ? 1 : coded_slot_count<typename T::value_type>(); // flagged

@@ -29,6 +29,7 @@ struct Body {
     bitrep::quantized<-100.f, 100.f, 0.01f> x, y;
     bitrep::delta_small<bitrep::quantized<0.f, 50.f, 0.05f>, 7> z;
     bitrep::quat<9> orientation;
+    bitrep::quat_code<9> code;
     bitrep::ranged<int, 0, 100> health{100};
     bitrep::ranged<std::int64_t, -5000000000, 5000000000> gold;
     std::int32_t score = 0;
@@ -60,6 +61,8 @@ struct states {
         base.bodies.slots()[0]->x = 3.5f;
         base.bodies.slots()[0]->items.push_back(Item{Kind::shield, 5});
         base.bodies.slots()[1]->health = 40;
+        base.bodies.slots()[1]->code.largest = 1;
+        base.bodies.slots()[1]->code.small[2] = 17;
         base.bodies.slots()[2]->name = "ok";
         base.scores[1] = 12;
         base.tick = 6;
