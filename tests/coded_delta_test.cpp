@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -293,6 +295,46 @@ TEST(QuatCode, AxisChangesRoundTripAndCostLessThanTheWholeCode)
     EXPECT_GE(crossings, 1u);
 }
 
+TEST(CodedDelta, AQuatCrossingAnAxisRoundTripsAndCostsLessThanItsCode)
+{
+    // quat<9> turning steadily about (1, 1, 0)/sqrt 2: its largest component
+    // moves from w to x; the coded delta follows the axis change.
+    struct Turning {
+        bitrep::quat<9> q;
+    };
+    auto at = [](double angle) {
+        const auto s = static_cast<float>(std::sin(angle / 2) / std::sqrt(2.0));
+        return Turning{bitrep::quat<9>{s, s, 0.f, static_cast<float>(std::cos(angle / 2))}};
+    };
+    auto largest = [](const Turning& t) {
+        const float c[4] = {std::fabs(t.q.x), std::fabs(t.q.y), std::fabs(t.q.z), std::fabs(t.q.w)};
+        return static_cast<int>(std::max_element(c, c + 4) - c);
+    };
+    bitrep::delta_coder<Turning> coder;
+    std::size_t crossings = 0;
+    for (int step = 2; step < 200; ++step) {
+        // The receiver's states: each decoded as from_bytes would.
+        Turning older, base, now;
+        ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(at(0.03 * (step - 2))), older).ok());
+        ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(at(0.03 * (step - 1))), base).ok());
+        now = at(0.03 * step);
+        std::vector<std::uint8_t> out(64);
+        std::size_t bytes = 0;
+        ASSERT_TRUE(coder.write(out, bytes, older, base, now).ok());
+        Turning back;
+        ASSERT_TRUE(coder.read(std::span(out).first(bytes), older, base, back).ok());
+        EXPECT_TRUE((bitrep::delta_codec<Turning>::same<scope::replication>(back, now))) << "step " << step;
+        Turning full;
+        ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(now), full).ok());
+        EXPECT_EQ(std::memcmp(&back, &full, sizeof back), 0) << "decodes to exactly what from_bytes gives, step " << step;
+        if (largest(full) != largest(base)) {
+            ++crossings;
+            EXPECT_LT(bytes * 8, 2u + 3u * 9u) << "an axis change at step " << step << " costs less than the whole code";
+        }
+    }
+    EXPECT_GE(crossings, 1u);
+}
+
 TEST(QuatCode, ReexpressingInItsOwnFrameChangesNothingAndAnotherFrameIsAlmostExact)
 {
     std::mt19937 random(3);
@@ -335,6 +377,58 @@ TEST(QuatCode, ReexpressingInItsOwnFrameChangesNothingAndAnotherFrameIsAlmostExa
         for (std::size_t k = 0; k < 3; ++k)
             EXPECT_LE(std::abs(moved[k] - static_cast<std::int64_t>(other.small[k].value())), 3) << "rotation " << i;
     }
+}
+
+TEST(CodedDelta, EveryNumericKindRoundTripsBetweenItsBoundaries)
+{
+    // Each number takes its minimum, its maximum, their neighbours and a
+    // middle value, in every combination of older, base and current, so
+    // that predictions run off both ends of each range.
+    struct Numbers {
+        bitrep::ranged<int, -7, 9> small;
+        bitrep::ranged<std::int64_t, -5000000000, 5000000000> wide;
+        bitrep::quantized<-10.f, 10.f, 0.5f> coarse;
+        std::int64_t plain = 0;   // a span of 2^64: its ordinary encoding
+        std::uint16_t word = 0;
+        bitrep::quat_code<4> code;
+    };
+    auto at = [](int which) {
+        Numbers n;
+        const int pick = which % 5;
+        const std::int64_t wide[] = {-5000000000, -4999999999, 0, 4999999999, 5000000000};
+        const int small[] = {-7, -6, 1, 8, 9};
+        const float coarse[] = {-10.f, -9.5f, 0.f, 9.5f, 10.f};
+        const std::int64_t plain[] = {std::numeric_limits<std::int64_t>::min(), -1, 0, 1, std::numeric_limits<std::int64_t>::max()};
+        const std::uint16_t word[] = {0, 1, 30000, 65534, 65535};
+        n.small = small[pick];
+        n.wide = wide[pick];
+        n.coarse = coarse[pick];
+        n.plain = plain[pick];
+        n.word = word[pick];
+        n.code.largest = static_cast<std::uint8_t>(which % 4);
+        for (std::size_t k = 0; k < 3; ++k)
+            n.code.small[k] = static_cast<std::uint16_t>(small[(pick + k) % 5] + 7); // 0..16, clamped below
+        for (auto& k : n.code.small)
+            k = static_cast<std::uint16_t>(std::min<int>(k.value(), 15));
+        return n;
+    };
+    bitrep::delta_coder<Numbers> coder;
+    std::size_t cases = 0;
+    for (int o = 0; o < 20; ++o)
+        for (int b = 0; b < 20; ++b)
+            for (int c = 0; c < 20; ++c) {
+                const Numbers older = at(o);
+                const Numbers base = at(b);
+                const Numbers current = at(c);
+                std::vector<std::uint8_t> out(256);
+                std::size_t bytes = 0;
+                ASSERT_TRUE(coder.write(out, bytes, older, base, current).ok()) << o << " " << b << " " << c;
+                Numbers back;
+                ASSERT_TRUE(coder.read(std::span(out).first(bytes), older, base, back).ok()) << o << " " << b << " " << c;
+                EXPECT_TRUE((bitrep::delta_codec<Numbers>::same<scope::replication>(back, current))) << o << " " << b << " " << c;
+                ++cases;
+            }
+    EXPECT_EQ(cases, 8000u);
 }
 
 TEST(CodedDelta, TheBitPackedDeltaIgnoresTheOlderState)

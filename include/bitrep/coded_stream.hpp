@@ -33,8 +33,8 @@ struct coded_slot {
     /// Changed bits: [changed between older and base][the previous field or element changed].
     std::array<detail::bit_model, 4> changed{};
     /// Residual magnitude class (its bit length), unary: [the baseline's own
-    /// delta: none, small, large][the previous residual in this entity:
-    /// none, small, large][step].
+    /// delta: none, small, large][the last residual of this slot in this
+    /// entity: none, zero, small, large][step].
     std::array<std::array<std::array<detail::bit_model, classes>, 4>, 3> magnitude{};
     /// Residual sign: [the baseline's own delta: negative, none, positive].
     std::array<detail::bit_model, 3> sign{};

@@ -530,8 +530,10 @@ struct delta_codec<quantized<Min, Max, Resolution>> : detail::delta_as_whole<qua
 /// Quaternions compare what smallest-three sends: the largest component's
 /// index and the other three's quanta, as the writer settles them.
 template <int Bits>
-struct delta_codec<quat<Bits>> : detail::delta_as_whole<quat<Bits>> {
+struct delta_codec<quat<Bits>> : detail::delta_by_changed_bit<quat<Bits>> {
     using type = quat<Bits>;
+    static constexpr std::size_t coded_slots = 2; // the axis; the three components
+    static constexpr std::size_t max_changed_bits() { return max_bits<type>; }
     template <scope>
     static bool same(const type& a, const type& b) noexcept
     {
@@ -559,6 +561,99 @@ struct delta_codec<quat<Bits>> : detail::delta_as_whole<quat<Bits>> {
         detail::settle_largest(ca, q);
         detail::settle_largest(cb, q);
         return ca == cb;
+    }
+
+    /// Bit-packed: the ordinary encoding. Coded: the code the writer sends,
+    /// as quat_code's delta (whether the largest axis moved, then the three
+    /// quanta against the baseline's and the older state's codes re-expressed
+    /// with the new axis), rebuilt on reading exactly as the codec reads it.
+    template <class Stream>
+    static bool delta_changed(Stream& stream, const type& older, const type& base, type& value)
+    {
+        if constexpr (!Stream::is_coded) {
+            static_cast<void>(older);
+            static_cast<void>(base);
+            return bitrep::serialize(stream, value);
+        } else {
+            constexpr const detail::quantizer& q = type::component_quantizer;
+            const std::size_t start = stream.position();
+            detail::smallest_three_code code;
+            if constexpr (!Stream::is_reading) {
+                const float norm = value.x * value.x + value.y * value.y + value.z * value.z + value.w * value.w;
+                if (!(std::fabs(norm - 1.0f) <= 0.01f)) [[unlikely]]
+                    return stream.fail(error::value_out_of_range, start,
+                                       "quaternion is not unit length (|q|^2 off by more than 1%)");
+                code = code_of(value);
+            }
+            const detail::smallest_three_code base_code = code_of(base);
+            std::uint32_t moved = code.largest != base_code.largest ? 1u : 0u;
+            if (!stream.serialize_bits(moved, 1))
+                return false;
+            std::uint32_t axis = base_code.largest;
+            if (moved != 0) {
+                std::uint64_t which = 0;
+                if constexpr (!Stream::is_reading)
+                    which = code.largest - (code.largest > axis ? 1u : 0u);
+                if (!stream.serialize_ranged_offset(which, 2))
+                    return false;
+                axis = static_cast<std::uint32_t>(which) + (which >= axis ? 1u : 0u);
+            }
+            const detail::smallest_three_code predicted_base = in_frame(base_code, axis);
+            const detail::smallest_three_code predicted_older = in_frame(code_of(older), axis);
+            [[maybe_unused]] const auto slot = stream.enter_slot(1);
+            for (std::size_t k = 0; k < 3; ++k) {
+                std::uint64_t quantum = code.quanta[k];
+                if (!stream.serialize_index_delta(quantum, predicted_base.quanta[k], predicted_older.quanta[k], q.max_integer))
+                    return false;
+                code.quanta[k] = static_cast<std::uint32_t>(quantum);
+            }
+            if constexpr (Stream::is_reading) {
+                // As serialize_smallest_three reads a code.
+                float sum = 0.0f;
+                for (std::uint32_t k = 0; k < 3; ++k) {
+                    float& component = value.*detail::quat_components<type>[k + (k >= axis ? 1u : 0u)];
+                    component = q.dequantize(code.quanta[k]);
+                    sum = detail::add_square(sum, component);
+                }
+                if (sum > 1.0f) [[unlikely]]
+                    return stream.fail(error::out_of_range, start, "smallest-three components exceed unit length");
+                value.*detail::quat_components<type>[axis] = std::sqrt(1.0f - sum);
+            }
+            return true;
+        }
+    }
+
+private:
+    /// The code the writer sends for q (the baseline's and the older state's
+    /// are what the receiver decoded: their codes are those it was sent).
+    static detail::smallest_three_code code_of(const type& v) noexcept
+    {
+        const detail::smallest_three s =
+            detail::stable_smallest_three(v.x, v.y, v.z, v.w, type::component_quantizer, type::tie_margin);
+        return detail::quanta_of(s, type::component_quantizer);
+    }
+    /// A code's rotation as it would be sent with `axis` largest: the
+    /// components rebuilt as a reader does, sign-folded, quantized again.
+    static detail::smallest_three_code in_frame(const detail::smallest_three_code& code, std::uint32_t axis) noexcept
+    {
+        if (code.largest == axis)
+            return code;
+        constexpr const detail::quantizer& q = type::component_quantizer;
+        float c[4] = {};
+        float sum = 0.0f;
+        for (std::uint32_t k = 0; k < 3; ++k) {
+            c[k + (k >= code.largest ? 1u : 0u)] = q.dequantize(code.quanta[k]);
+            sum = detail::add_square(sum, c[k + (k >= code.largest ? 1u : 0u)]);
+        }
+        c[code.largest] = sum <= 1.0f ? std::sqrt(1.0f - sum) : 0.0f;
+        const bool flip = c[axis] < 0.0f;
+        detail::smallest_three_code out;
+        out.largest = axis;
+        for (std::uint32_t k = 0; k < 3; ++k) {
+            const float component = c[k + (k >= axis ? 1u : 0u)];
+            out.quanta[k] = q.stable_quantize(flip ? -component : component);
+        }
+        return out;
     }
 };
 
