@@ -527,6 +527,42 @@ struct delta_codec<quantized<Min, Max, Resolution>> : detail::delta_as_whole<qua
     }
 };
 
+namespace detail {
+/// The coded delta of a smallest-three code (quat and quat_code share it):
+/// a decision whether the largest axis moved, and to which of the other
+/// three (in index order), then the three components as residuals against
+/// the baseline's and the older state's codes re-expressed with that axis by
+/// `in_frame`, in the components' slot. Writing reads `code`; reading fills it.
+template <class Stream, class InFrame>
+bool coded_smallest_three(Stream& stream, smallest_three_code& code, const smallest_three_code& base,
+                          const smallest_three_code& older, std::uint64_t max, InFrame in_frame)
+{
+    std::uint32_t moved = code.largest != base.largest ? 1u : 0u;
+    if (!stream.serialize_bits(moved, 1))
+        return false;
+    std::uint32_t axis = base.largest;
+    if (moved != 0) {
+        std::uint64_t which = 0;
+        if constexpr (!Stream::is_reading)
+            which = code.largest - (code.largest > axis ? 1u : 0u);
+        if (!stream.serialize_ranged_offset(which, 2))
+            return false;
+        axis = static_cast<std::uint32_t>(which) + (which >= axis ? 1u : 0u);
+    }
+    code.largest = axis;
+    const smallest_three_code predicted_base = in_frame(base, axis);
+    const smallest_three_code predicted_older = in_frame(older, axis);
+    [[maybe_unused]] const auto slot = stream.enter_slot(1);
+    for (std::size_t k = 0; k < 3; ++k) {
+        std::uint64_t quantum = code.quanta[k];
+        if (!stream.serialize_index_delta(quantum, predicted_base.quanta[k], predicted_older.quanta[k], max))
+            return false;
+        code.quanta[k] = static_cast<std::uint32_t>(quantum);
+    }
+    return true;
+}
+} // namespace detail
+
 /// Quaternions compare what smallest-three sends: the largest component's
 /// index and the other three's quanta, as the writer settles them.
 template <int Bits>
@@ -585,39 +621,19 @@ struct delta_codec<quat<Bits>> : detail::delta_by_changed_bit<quat<Bits>> {
                                        "quaternion is not unit length (|q|^2 off by more than 1%)");
                 code = code_of(value);
             }
-            const detail::smallest_three_code base_code = code_of(base);
-            std::uint32_t moved = code.largest != base_code.largest ? 1u : 0u;
-            if (!stream.serialize_bits(moved, 1))
+            if (!detail::coded_smallest_three(stream, code, code_of(base), code_of(older), q.max_integer, &in_frame))
                 return false;
-            std::uint32_t axis = base_code.largest;
-            if (moved != 0) {
-                std::uint64_t which = 0;
-                if constexpr (!Stream::is_reading)
-                    which = code.largest - (code.largest > axis ? 1u : 0u);
-                if (!stream.serialize_ranged_offset(which, 2))
-                    return false;
-                axis = static_cast<std::uint32_t>(which) + (which >= axis ? 1u : 0u);
-            }
-            const detail::smallest_three_code predicted_base = in_frame(base_code, axis);
-            const detail::smallest_three_code predicted_older = in_frame(code_of(older), axis);
-            [[maybe_unused]] const auto slot = stream.enter_slot(1);
-            for (std::size_t k = 0; k < 3; ++k) {
-                std::uint64_t quantum = code.quanta[k];
-                if (!stream.serialize_index_delta(quantum, predicted_base.quanta[k], predicted_older.quanta[k], q.max_integer))
-                    return false;
-                code.quanta[k] = static_cast<std::uint32_t>(quantum);
-            }
             if constexpr (Stream::is_reading) {
                 // As serialize_smallest_three reads a code.
                 float sum = 0.0f;
                 for (std::uint32_t k = 0; k < 3; ++k) {
-                    float& component = value.*detail::quat_components<type>[k + (k >= axis ? 1u : 0u)];
+                    float& component = value.*detail::quat_components<type>[k + (k >= code.largest ? 1u : 0u)];
                     component = q.dequantize(code.quanta[k]);
                     sum = detail::add_square(sum, component);
                 }
                 if (sum > 1.0f) [[unlikely]]
                     return stream.fail(error::out_of_range, start, "smallest-three components exceed unit length");
-                value.*detail::quat_components<type>[axis] = std::sqrt(1.0f - sum);
+                value.*detail::quat_components<type>[code.largest] = std::sqrt(1.0f - sum);
             }
             return true;
         }
@@ -680,44 +696,44 @@ struct delta_codec<quat_code<Bits>> : detail::delta_by_changed_bit<quat_code<Bit
             static_cast<void>(base);
             return bitrep::serialize(stream, value);
         } else {
-            const std::uint32_t from = base.largest.value();
-            std::uint32_t moved = 0;
+            detail::smallest_three_code code;
             if constexpr (!Stream::is_reading) {
                 if (value.largest.value() > 3) [[unlikely]]
                     return stream.fail(error::value_out_of_range, stream.position(), "largest axis outside 0-3");
-                moved = value.largest.value() != from ? 1u : 0u;
+                code = code_of(value);
             }
-            if (!stream.serialize_bits(moved, 1))
+            if (!detail::coded_smallest_three(stream, code, code_of(base), code_of(older), type::max, &in_frame))
                 return false;
-            std::uint32_t axis = from;
-            if (moved != 0) {
-                // The new axis among the other three, in index order.
-                std::uint64_t which = 0;
-                if constexpr (!Stream::is_reading)
-                    which = value.largest.value() - (value.largest.value() > from ? 1u : 0u);
-                if (!stream.serialize_ranged_offset(which, 2))
-                    return false;
-                axis = static_cast<std::uint32_t>(which) + (which >= from ? 1u : 0u);
-            }
-            if constexpr (Stream::is_reading)
-                value.largest = static_cast<std::uint8_t>(axis);
-            const std::array<std::int64_t, 3> predicted_base = detail::quat_code_in_frame(base, axis);
-            const std::array<std::int64_t, 3> predicted_older = detail::quat_code_in_frame(older, axis);
-            [[maybe_unused]] const auto slot = stream.enter_slot(1);
-            auto clamped = [](std::int64_t k) {
-                return static_cast<std::uint64_t>(std::clamp<std::int64_t>(k, 0, type::max));
-            };
-            for (std::size_t k = 0; k < 3; ++k) {
-                std::uint64_t index = 0;
-                if constexpr (!Stream::is_reading)
-                    index = value.small[k].value();
-                if (!stream.serialize_index_delta(index, clamped(predicted_base[k]), clamped(predicted_older[k]), type::max))
-                    return false;
-                if constexpr (Stream::is_reading)
-                    value.small[k] = static_cast<std::uint16_t>(index);
+            if constexpr (Stream::is_reading) {
+                value.largest = static_cast<std::uint8_t>(code.largest);
+                for (std::size_t k = 0; k < 3; ++k)
+                    value.small[k] = static_cast<std::uint16_t>(code.quanta[k]);
             }
             return true;
         }
+    }
+
+private:
+    static detail::smallest_three_code code_of(const type& v) noexcept
+    {
+        detail::smallest_three_code code;
+        code.largest = v.largest.value();
+        for (std::size_t k = 0; k < 3; ++k)
+            code.quanta[k] = v.small[k].value();
+        return code;
+    }
+    static detail::smallest_three_code in_frame(const detail::smallest_three_code& code, std::uint32_t axis) noexcept
+    {
+        type v;
+        v.largest = static_cast<std::uint8_t>(code.largest);
+        for (std::size_t k = 0; k < 3; ++k)
+            v.small[k] = static_cast<std::uint16_t>(code.quanta[k]);
+        const std::array<std::int64_t, 3> moved = detail::quat_code_in_frame(v, axis);
+        detail::smallest_three_code out;
+        out.largest = axis;
+        for (std::size_t k = 0; k < 3; ++k)
+            out.quanta[k] = static_cast<std::uint32_t>(std::clamp<std::int64_t>(moved[k], 0, type::max));
+        return out;
     }
 };
 
