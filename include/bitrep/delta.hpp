@@ -948,12 +948,13 @@ struct delta_codec<delta_small<V, MaxStep>> : detail::delta_by_changed_bit<delta
                                               static_cast<V&>(value));
         // Steps -MaxStep..-1 and 1..MaxStep as codes 0..2*MaxStep-1.
         constexpr std::uint64_t code_span = 2 * std::uint64_t{MaxStep} - 1;
-        const std::uint64_t from = index_of(base);
+        using number = detail::numeric_index<V>;
+        std::uint64_t from = 0;
+        number::get(base, from); // a baseline the receiver holds is in range
         bool small = false;
         std::uint64_t code = 0;
         if constexpr (!Stream::is_reading) {
-            if (in_range(value)) {
-                const std::uint64_t to = index_of(value);
+            if (std::uint64_t to = 0; number::get(value, to) && to <= number::span) {
                 if (to > from && to - from <= MaxStep) {
                     small = true;
                     code = MaxStep - 1 + (to - from);
@@ -973,45 +974,11 @@ struct delta_codec<delta_small<V, MaxStep>> : detail::delta_by_changed_bit<delta
         if constexpr (Stream::is_reading) {
             const bool up = code >= MaxStep;
             const std::uint64_t step = up ? code - (MaxStep - 1) : MaxStep - code;
-            if (up ? step > max_index - from : step > from) [[unlikely]]
+            if (up ? step > number::span - from : step > from) [[unlikely]]
                 return stream.fail(error::out_of_range, start, "small change steps outside the range");
-            set_index(value, up ? from + step : from - step);
+            number::set(value, up ? from + step : from - step);
         }
         return true;
-    }
-
-private:
-    static constexpr std::uint64_t max_index = [] {
-        if constexpr (requires { V::quantizer; })
-            return std::uint64_t{V::quantizer.max_integer};
-        else
-            return V::span;
-    }();
-    static bool in_range(const V& v) noexcept
-    {
-        if constexpr (requires { V::quantizer; }) {
-            const float x = v.value();
-            return x == x; // quantizing clamps everything else
-        } else {
-            return v.in_range();
-        }
-    }
-    /// The quantum, or the offset from the range's minimum; for a baseline
-    /// the receiver holds, exactly what it decoded.
-    static std::uint64_t index_of(const V& v) noexcept
-    {
-        if constexpr (requires { V::quantizer; })
-            return v.quantum();
-        else
-            return static_cast<std::uint64_t>(v.value()) - static_cast<std::uint64_t>(V::min);
-    }
-    static void set_index(V& v, std::uint64_t index) noexcept
-    {
-        using value_type = typename V::value_type;
-        if constexpr (requires { V::quantizer; })
-            v = V::quantizer.dequantize(static_cast<std::uint32_t>(index));
-        else
-            v = static_cast<value_type>(static_cast<std::uint64_t>(V::min) + index);
     }
 };
 
