@@ -227,6 +227,7 @@ struct link_setup {
     std::size_t clients = 1;
     int ack_delay = 0; ///< ticks from a packet to its ack reaching the server, or never_acks
     std::size_t max_packet_bytes = default_packet_bytes;
+    bitrep::replication_encoding encoding = bitrep::replication_encoding::coded;
 };
 
 /// This thread's CPU time: unlike the steady clock, it leaves out the time
@@ -252,6 +253,7 @@ struct server_totals {
     std::uint64_t full_states = 0;
     std::uint64_t entities = 0;
     std::uint64_t deferred = 0;
+    std::uint64_t coded_rebuilds = 0; ///< coded packets built again, or sent bit-packed, because they overflowed
 };
 
 /// One server, its clients and the acks in flight. Everything a tick needs
@@ -324,6 +326,7 @@ public:
             t.full_states += s.full_states;
             t.entities += s.entities_sent;
             t.deferred += s.entities_deferred;
+            t.coded_rebuilds += s.coded_rebuilds + s.bit_packed_fallbacks;
         }
         return t;
     }
@@ -338,6 +341,7 @@ private:
     {
         bitrep::replication_options o;
         o.max_packet_bytes = setup.max_packet_bytes;
+        o.encoding = setup.encoding;
         return o;
     }
 
@@ -353,9 +357,10 @@ private:
 
 /// The size of one full state of `world` (against the default state) with
 /// no packet limit: what a client with no baseline would need.
-std::size_t full_state_bytes(const World& world)
+std::size_t full_state_bytes(const World& world, bitrep::replication_encoding encoding)
 {
     bitrep::replication_options o;
+    o.encoding = encoding;
     o.max_packet_bytes = unlimited_packet_bytes;
     o.window = 2;
     auto server = std::make_unique<server_type>(o);
@@ -416,7 +421,7 @@ void verify()
     std::fprintf(stderr,
                  "replication_bench: verified: full state %zu bytes, delta %.1f bytes per tick (no packet limit, "
                  "perfect link), convergence after the world stops: %d ticks (ack delay 0), %d ticks (ack delay 6)\n",
-                 full_state_bytes(initial.state()), delta_bytes, convergence_ticks[0], convergence_ticks[1]);
+                 full_state_bytes(initial.state(), bitrep::replication_encoding::coded), delta_bytes, convergence_ticks[0], convergence_ticks[1]);
 }
 
 // ---------------------------------------------------------------- benchmarks
@@ -469,7 +474,8 @@ void run_ticks(benchmark::State& state, link_setup setup, timed what)
     state.counters["bits_per_entity"] = entities > 0 ? 8 * bytes / entities : 0;
     state.counters["deferred_per_packet"] = per_packet(after.deferred - before.deferred);
     state.counters["full_state_share"] = per_packet(after.full_states - before.full_states);
-    state.counters["full_state_bytes"] = static_cast<double>(full_state_bytes(s->world()));
+    state.counters["full_state_bytes"] = static_cast<double>(full_state_bytes(s->world(), setup.encoding));
+    state.counters["coded_rebuilds_per_packet"] = per_packet(after.coded_rebuilds - before.coded_rebuilds);
     state.counters["allocs_per_tick"] = Counter(allocations, Counter::kAvgIterations);
     state.counters["server_allocs_per_tick"] =
         Counter(static_cast<double>(replicate_allocations), Counter::kAvgIterations);
@@ -489,23 +495,32 @@ int main(int argc, char** argv)
 {
     verify();
 
-    // 3000 ticks (50 s at 60 Hz) with one client, 300 with 64.
-    for (int delay : {0, 6}) {
-        const std::string suffix = "/ack_delay:" + std::to_string(delay);
-        register_ticks("BM_Replicate/clients:1" + suffix, {1, delay, default_packet_bytes}, timed::replicate, 3000);
-        register_ticks("BM_Replicate/clients:64" + suffix, {64, delay, default_packet_bytes}, timed::replicate, 300);
+    // Each row in the coded encoding (the default) and the bit-packed one.
+    using bitrep::replication_encoding;
+    for (const replication_encoding encoding : {replication_encoding::coded, replication_encoding::bit_packed}) {
+        const std::string e = encoding == replication_encoding::coded ? "/encoding:coded" : "/encoding:bit_packed";
+        // 3000 ticks (50 s at 60 Hz) with one client, 300 with 64.
+        for (int delay : {0, 6}) {
+            const std::string suffix = "/ack_delay:" + std::to_string(delay) + e;
+            register_ticks("BM_Replicate/clients:1" + suffix, {1, delay, default_packet_bytes, encoding},
+                           timed::replicate, 3000);
+            register_ticks("BM_Replicate/clients:64" + suffix, {64, delay, default_packet_bytes, encoding},
+                           timed::replicate, 300);
+        }
+        // Delta against full state, both with no packet limit so that every
+        // change fits, and the full state at the default limit (capped).
+        register_ticks("BM_DeltaBytes/max_packet_bytes:65536" + e, {1, 0, unlimited_packet_bytes, encoding},
+                       timed::replicate, 3000);
+        register_ticks("BM_FullStateBytes/max_packet_bytes:65536" + e, {1, never_acks, unlimited_packet_bytes, encoding},
+                       timed::replicate, 3000);
+        register_ticks("BM_FullStateBytes/max_packet_bytes:1200" + e, {1, never_acks, default_packet_bytes, encoding},
+                       timed::replicate, 3000);
+        // One client's receive() of the packets above.
+        register_ticks("BM_ClientReceive/ack_delay:0" + e, {1, 0, default_packet_bytes, encoding}, timed::receive, 3000);
+        register_ticks("BM_ClientReceive/ack_delay:6" + e, {1, 6, default_packet_bytes, encoding}, timed::receive, 3000);
+        register_ticks("BM_ClientReceive/full_state" + e, {1, never_acks, unlimited_packet_bytes, encoding},
+                       timed::receive, 3000);
     }
-    // Delta against full state, both with no packet limit so that every
-    // change fits, and the full state at the default limit (capped).
-    register_ticks("BM_DeltaBytes/max_packet_bytes:65536", {1, 0, unlimited_packet_bytes}, timed::replicate, 3000);
-    register_ticks("BM_FullStateBytes/max_packet_bytes:65536", {1, never_acks, unlimited_packet_bytes},
-                   timed::replicate, 3000);
-    register_ticks("BM_FullStateBytes/max_packet_bytes:1200", {1, never_acks, default_packet_bytes}, timed::replicate,
-                   3000);
-    // One client's receive() of the packets above.
-    register_ticks("BM_ClientReceive/ack_delay:0", {1, 0, default_packet_bytes}, timed::receive, 3000);
-    register_ticks("BM_ClientReceive/ack_delay:6", {1, 6, default_packet_bytes}, timed::receive, 3000);
-    register_ticks("BM_ClientReceive/full_state", {1, never_acks, unlimited_packet_bytes}, timed::receive, 3000);
 
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv))

@@ -57,7 +57,8 @@ std::size_t encode(const std::vector<decision>& decisions, std::vector<std::uint
 }
 
 /// Decodes with the same sequence of models; true when every value matches.
-bool decodes_to(std::span<const std::uint8_t> bytes, const std::vector<decision>& decisions, bool* overran = nullptr)
+bool decodes_to(std::span<const std::uint8_t> bytes, const std::vector<decision>& decisions, bool* overran = nullptr,
+                bool* consumed_all = nullptr)
 {
     bit_model models[4];
     range_decoder decoder(bytes);
@@ -68,6 +69,8 @@ bool decodes_to(std::span<const std::uint8_t> bytes, const std::vector<decision>
     }
     if (overran != nullptr)
         *overran = decoder.overran();
+    if (consumed_all != nullptr)
+        *consumed_all = decoder.consumed_all();
     return all;
 }
 
@@ -79,8 +82,18 @@ TEST(RangeCoder, RandomDecisionsRoundTripExactly)
         const std::size_t size = encode(decisions, bytes);
         ASSERT_TRUE(size > 0 || decisions.empty() || bytes.empty()) << seed;
         bool overran = true;
-        EXPECT_TRUE(decodes_to(std::span(bytes).first(size), decisions, &overran)) << "seed " << seed;
+        bool consumed_all = false;
+        EXPECT_TRUE(decodes_to(std::span(bytes).first(size), decisions, &overran, &consumed_all)) << "seed " << seed;
         EXPECT_FALSE(overran) << "a packet the encoder wrote needs no more than four bytes past its end, seed " << seed;
+        EXPECT_TRUE(consumed_all) << "decoding reads every byte the encoder wrote, seed " << seed;
+        if (size > 0) {
+            // Five bytes more are left unread (the first four may stand
+            // where the encoder dropped trailing zeros).
+            std::vector<std::uint8_t> longer(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(size));
+            longer.insert(longer.end(), 5, 0x5a);
+            const bool same = decodes_to(longer, decisions, nullptr, &consumed_all);
+            EXPECT_FALSE(same && consumed_all) << "the same decisions with bytes left over, seed " << seed;
+        }
     }
 }
 

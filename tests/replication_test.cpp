@@ -78,6 +78,7 @@ using bitrep::entity_key;
 using bitrep::error;
 using bitrep::link_conditions;
 using bitrep::link_simulator;
+using bitrep::replication_encoding;
 using bitrep::replication_options;
 using bitrep::scope;
 using bitrep::state_change;
@@ -498,6 +499,7 @@ private:
 struct loss_case {
     double loss;
     const char* name;
+    replication_encoding encoding = replication_encoding::coded;
 };
 void PrintTo(const loss_case& c, std::ostream* os) { *os << c.name << " loss"; }
 
@@ -511,7 +513,9 @@ TEST_P(ReplicationThroughLinks, EveryAppliedStateIsAServerViewAndClientsConverge
                   .corrupt = 0.05};
     links.up = {.latency = 3, .jitter = 4, .loss = loss, .duplicate = 0.1, .reorder = 0.1, .reorder_delay = 8,
                 .corrupt = 0.02};
-    simulation run({}, 3, links, 7 + static_cast<std::uint32_t>(loss * 100));
+    replication_options options;
+    options.encoding = GetParam().encoding;
+    simulation run(options, 3, links, 7 + static_cast<std::uint32_t>(loss * 100));
 
     const int moving_ticks = sanitized ? 150 : 400;
     for (int t = 0; t < moving_ticks; ++t)
@@ -548,7 +552,10 @@ TEST_P(ReplicationThroughLinks, EveryAppliedStateIsAServerViewAndClientsConverge
 
 INSTANTIATE_TEST_SUITE_P(Loss, ReplicationThroughLinks,
                          ::testing::Values(loss_case{0.0, "none"}, loss_case{0.05, "5percent"},
-                                           loss_case{0.25, "25percent"}, loss_case{0.5, "50percent"}),
+                                           loss_case{0.25, "25percent"}, loss_case{0.5, "50percent"},
+                                           loss_case{0.0, "none_bit_packed", replication_encoding::bit_packed},
+                                           loss_case{0.25, "25percent_bit_packed", replication_encoding::bit_packed},
+                                           loss_case{0.5, "50percent_bit_packed", replication_encoding::bit_packed}),
                          [](const ::testing::TestParamInfo<loss_case>& info) { return std::string(info.param.name); });
 
 // ---------------------------------------------------------------- 3: a budget too small for every change
@@ -730,9 +737,20 @@ replication::packet_header header_of(std::span<const std::uint8_t> packet)
 
 // ---------------------------------------------------------------- 4: forgery
 
-class ReplicationForgery : public ::testing::Test {
+replication_options encoded(replication_encoding encoding, bool check_value = false)
+{
+    replication_options options;
+    options.encoding = encoding;
+    options.check_value = check_value;
+    return options;
+}
+
+/// Forgery against both encodings: the bit-packed packet, and the coded one
+/// (whose header is followed by range-coded bytes to the packet's end).
+class ReplicationForgery : public ::testing::TestWithParam<replication_encoding> {
 protected:
-    explicit ReplicationForgery(replication_options options = {}) : link(options) {}
+    explicit ReplicationForgery(bool check_value = false) : link(encoded(GetParam(), check_value)) {}
+    bool coded() const { return GetParam() == replication_encoding::coded; }
 
     void SetUp() override
     {
@@ -776,18 +794,27 @@ protected:
         for (int trial = 0; trial < trials; ++trial) {
             Client probe = link.client; // each trial starts from the same client
             const std::uint16_t held = probe.sequence();
-            std::vector<std::uint8_t> bytes(replication::crc_bytes + 5 + length(random));
+            std::vector<std::uint8_t> bytes(replication::crc_bytes + 7 + length(random));
             for (std::uint8_t& b : bytes)
                 b = static_cast<std::uint8_t>(byte(random));
-            bitrep::write_stream header_stream(std::span<std::uint8_t>(bytes).subspan(replication::crc_bytes, 5));
+            // A coded client also takes bit-packed packets (the server's
+            // fallback): half the trials are those.
             replication::packet_header header{static_cast<std::uint16_t>(held + 1), trial % 2 == 0, held,
                                               link.server.options().check_value};
+            header.coded = coded() && trial % 4 < 2;
+            header.has_older = header.coded && trial % 8 == 0;
+            header.older = held;
+            const std::size_t header_bytes = header.coded ? 7 : 5;
+            bitrep::write_stream header_stream(
+                std::span<std::uint8_t>(bytes).subspan(replication::crc_bytes, header_bytes));
             EXPECT_TRUE(header.serialize(header_stream));
-            // The header's 34 bits end inside byte 4; its other 6 bits stay random.
             const std::uint8_t last = bytes[replication::crc_bytes + 4];
             header_stream.flush();
-            bytes[replication::crc_bytes + 4] =
-                static_cast<std::uint8_t>((bytes[replication::crc_bytes + 4] & 3u) | (last & 0xfcu));
+            if (!header.coded) {
+                // The header's 35 bits end inside byte 4; its other 5 bits stay random.
+                bytes[replication::crc_bytes + 4] =
+                    static_cast<std::uint8_t>((bytes[replication::crc_bytes + 4] & 7u) | (last & 0xf8u));
+            }
             replication::seal(protocol, replication::packet_kind::state, bytes);
 
             const client_snapshot before(probe);
@@ -812,16 +839,19 @@ protected:
 /// The same exchanges with an end-of-packet check value at both ends.
 class ReplicationForgeryWithCheckValue : public ReplicationForgery {
 protected:
-    ReplicationForgeryWithCheckValue() : ReplicationForgery(with_check_value()) {}
-    static replication_options with_check_value()
-    {
-        replication_options options;
-        options.check_value = true;
-        return options;
-    }
+    ReplicationForgeryWithCheckValue() : ReplicationForgery(true) {}
 };
 
-TEST_F(ReplicationForgery, PacketsOfAnotherProtocolIdAreRefusedAsCorrupt)
+auto encoding_name(const ::testing::TestParamInfo<replication_encoding>& info)
+{
+    return std::string(info.param == replication_encoding::coded ? "coded" : "bit_packed");
+}
+INSTANTIATE_TEST_SUITE_P(Encoding, ReplicationForgery,
+                         ::testing::Values(replication_encoding::coded, replication_encoding::bit_packed), encoding_name);
+INSTANTIATE_TEST_SUITE_P(Encoding, ReplicationForgeryWithCheckValue,
+                         ::testing::Values(replication_encoding::coded, replication_encoding::bit_packed), encoding_name);
+
+TEST_P(ReplicationForgery, PacketsOfAnotherProtocolIdAreRefusedAsCorrupt)
 {
     replication_options other;
     other.protocol_id = 0x0badf00d;
@@ -832,7 +862,7 @@ TEST_F(ReplicationForgery, PacketsOfAnotherProtocolIdAreRefusedAsCorrupt)
     next_packet_applies();
 }
 
-TEST_F(ReplicationForgery, RandomBytesOfRandomLengthsChangeNothing)
+TEST_P(ReplicationForgery, RandomBytesOfRandomLengthsChangeNothing)
 {
     std::uniform_int_distribution<std::size_t> length(0, 1500);
     std::uniform_int_distribution<int> byte(0, 255);
@@ -847,7 +877,7 @@ TEST_F(ReplicationForgery, RandomBytesOfRandomLengthsChangeNothing)
     next_packet_applies();
 }
 
-TEST_F(ReplicationForgery, OneToThreeFlippedBitsAreCaughtByTheCrc)
+TEST_P(ReplicationForgery, OneToThreeFlippedBitsAreCaughtByTheCrc)
 {
     const std::vector<std::uint8_t> genuine = link.packet();
     std::uniform_int_distribution<std::size_t> bit(0, genuine.size() * 8 - 1);
@@ -867,21 +897,47 @@ TEST_F(ReplicationForgery, OneToThreeFlippedBitsAreCaughtByTheCrc)
     EXPECT_TRUE(link.client.receive(genuine));
 }
 
-TEST_F(ReplicationForgery, ATruncatedPacketResealedWithAValidCrcIsRefused)
+// A bit-packed packet ends where its state ends, so every truncation is
+// refused as truncated and a byte more as trailing data. A coded packet's
+// end is known only to within the coder's four bytes of lookahead: a header
+// cut short is refused as truncated, and coded bytes cut short are refused
+// or decode to some whole state (the codecs accept it, or nothing is
+// applied); more bytes than the coder wrote are refused.
+TEST_P(ReplicationForgery, ATruncatedPacketResealedWithAValidCrcIsRefused)
 {
     const std::vector<std::uint8_t> genuine = link.packet();
-    ASSERT_GT(genuine.size(), replication::crc_bytes + 8);
+    ASSERT_GT(genuine.size(), replication::crc_bytes + 12);
+    const std::uint32_t protocol = link.server.options().protocol_id;
+    const std::size_t header_end = replication::crc_bytes + (coded() ? 7 : 0);
+    std::size_t refusals = 0;
     for (std::size_t size = replication::crc_bytes; size < genuine.size(); ++size) {
         std::vector<std::uint8_t> bytes(genuine.begin(), genuine.begin() + static_cast<std::ptrdiff_t>(size));
         if (size > replication::crc_bytes)
-            replication::seal(link.server.options().protocol_id, replication::packet_kind::state, bytes);
-        const status result = refused(bytes);
-        EXPECT_EQ(result, error::truncated) << "size " << size << ": " << result.message();
+            replication::seal(protocol, replication::packet_kind::state, bytes);
+        if (size < header_end || !coded()) {
+            const status result = refused(bytes);
+            EXPECT_EQ(result, error::truncated) << "size " << size << ": " << result.message();
+            ++refusals;
+            continue;
+        }
+        Client probe = link.client;
+        const client_snapshot before(probe);
+        const status result = probe.receive(bytes);
+        if (!result) {
+            ++refusals;
+            EXPECT_EQ(client_snapshot(probe), before) << "size " << size;
+            EXPECT_NE(result.code(), error::stale) << result.message();
+        } else {
+            EXPECT_EQ(probe.sequence(), static_cast<std::uint16_t>(before.sequence + 1));
+        }
     }
-    // And a byte too many (zero padding after the state).
+    // Cut by more than the coder's lookahead, a coded packet is refused
+    // nearly always (measured: every cut of 5 bytes or more in this packet).
+    EXPECT_GE(refusals, genuine.size() - replication::crc_bytes - (coded() ? 6 : 0));
+    // And bytes too many after the state.
     std::vector<std::uint8_t> longer = genuine;
-    longer.push_back(0);
-    replication::seal(link.server.options().protocol_id, replication::packet_kind::state, longer);
+    longer.insert(longer.end(), coded() ? 5 : 1, coded() ? 0x5a : 0);
+    replication::seal(protocol, replication::packet_kind::state, longer);
     EXPECT_EQ(refused(longer), error::trailing_data);
     EXPECT_TRUE(link.client.receive(genuine));
 }
@@ -890,7 +946,7 @@ TEST_F(ReplicationForgery, ATruncatedPacketResealedWithAValidCrcIsRefused)
 // can seal anything. Garbage sealed behind a header the client accepts (newer,
 // naming the baseline it holds, or none) goes through the decoder, which must
 // refuse it whole or apply it whole, and never read out of bounds (ASan).
-TEST_F(ReplicationForgery, GarbageResealedWithAValidCrcIsRefusedWholeOrAppliedWhole)
+TEST_P(ReplicationForgery, GarbageResealedWithAValidCrcIsRefusedWholeOrAppliedWhole)
 {
     // Without a check value garbage applies only when it happens to end
     // exactly at its last byte, as every field's range allows.
@@ -899,14 +955,14 @@ TEST_F(ReplicationForgery, GarbageResealedWithAValidCrcIsRefusedWholeOrAppliedWh
     next_packet_applies();
 }
 
-TEST_F(ReplicationForgeryWithCheckValue, GarbageResealedWithAValidCrcIsNeverAppliedBehindACheckValue)
+TEST_P(ReplicationForgeryWithCheckValue, GarbageResealedWithAValidCrcIsNeverAppliedBehindACheckValue)
 {
     // With the end-of-packet check value, only with odds of 2^-32.
     EXPECT_EQ(resealed_garbage_applied(sanitized ? 1000 : 4000), 0u);
     next_packet_applies();
 }
 
-TEST_F(ReplicationForgery, AnAckIsNeverTakenForAStatePacketNorTheReverse)
+TEST_P(ReplicationForgery, AnAckIsNeverTakenForAStatePacketNorTheReverse)
 {
     const std::vector<std::uint8_t> ack = direct::copy(link.client.ack());
     EXPECT_EQ(refused(ack), error::corrupt);
@@ -929,7 +985,7 @@ std::array<std::uint8_t, replication::ack_bytes> sealed_ack(std::uint32_t protoc
     return bytes;
 }
 
-TEST_F(ReplicationForgery, ForgedAcksAreRefusedAndTheNextPacketStillDecodes)
+TEST_P(ReplicationForgery, ForgedAcksAreRefusedAndTheNextPacketStillDecodes)
 {
     // The client has applied and acked everything so far; it now misses a
     // few packets, so a forged ack for them would name views it lacks.

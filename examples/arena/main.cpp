@@ -12,6 +12,7 @@
 #include <exception>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,6 +42,7 @@ struct settings {
     double duration = 10;
     std::uint64_t seed = 1;
     std::string save_path;
+    std::string encoding = "both"; ///< coded, bit_packed, or both: the same run in each, compared
 };
 
 /// The clients' links, in milliseconds. The jitter stays below a tick, so
@@ -148,10 +150,11 @@ struct results {
     std::uint64_t desyncs = 0;
 };
 
-results run(const settings& s, const std::filesystem::path& save_path)
+results run(const settings& s, const std::filesystem::path& save_path, bitrep::replication_encoding encoding)
 {
     asio::io_context io;
-    const bitrep::replication_options options; // 1200-byte packets, no bytes-per-second cap, 64-packet window
+    bitrep::replication_options options; // 1200-byte packets, no bytes-per-second cap, 64-packet window
+    options.encoding = encoding;
     server host(io, options);
     std::vector<std::unique_ptr<client>> clients;
     for (std::size_t i = 0; i < s.clients; ++i)
@@ -221,7 +224,12 @@ std::string percent(double fraction) { return fixed(100 * fraction, 1) + "%"; }
 
 void row(const char* label, const std::string& value) { std::printf("  %-34s %s\n", label, value.c_str()); }
 
-void print(const settings& s, const results& r)
+const char* name_of(bitrep::replication_encoding encoding)
+{
+    return encoding == bitrep::replication_encoding::coded ? "coded" : "bit_packed";
+}
+
+void print(const settings& s, const results& r, bitrep::replication_encoding encoding)
 {
     const traffic& n = r.network;
     const bitrep::link_conditions link = link_for(s.loss);
@@ -231,7 +239,7 @@ void print(const settings& s, const results& r)
     const double bytes_per_tick = static_cast<double>(n.bytes) / clients / ticks;
     const double raw_per_tick = sizeof(Cube) * r.live / ticks + sizeof(World::tick);
 
-    std::printf("\nbitrep arena (seed %llu)\n\n", static_cast<unsigned long long>(s.seed));
+    std::printf("\nbitrep arena (seed %llu, %s encoding)\n\n", static_cast<unsigned long long>(s.seed), name_of(encoding));
     row("entities", fixed(r.live / ticks, 0) + " (" + percent(r.moving / r.live) + " moving per tick)");
     row("clients", count(s.clients) + " (" + count(r.joined) + " joined)");
     row("loss rate", percent(link.loss) + " (and " + fixed(link.latency, 0) + " ms latency, 0-" + fixed(link.jitter, 0) +
@@ -267,6 +275,32 @@ void print(const settings& s, const results& r)
     std::printf("\n");
 }
 
+/// The same seed in both encodings: what the coded deltas bought.
+void compare(const settings& s, const results& before, const results& after)
+{
+    auto kbps = [&](const results& r) {
+        return static_cast<double>(r.network.bytes) * 8 / 1000 / r.seconds / static_cast<double>(s.clients);
+    };
+    auto bits_per_update = [](const results& r) {
+        return static_cast<double>(r.network.bytes) * 8 / static_cast<double>(r.network.sent.entities_sent);
+    };
+    std::printf("before and after (the same seed; bit_packed -> coded)\n\n");
+    row("kbps per client, average", fixed(kbps(before), 1) + " -> " + fixed(kbps(after), 1) + " (" +
+                                        fixed(kbps(after) / kbps(before), 3) + "x)");
+    row("kbps per client, peak second",
+        fixed(static_cast<double>(before.network.peak_second_bytes) * 8 / 1000, 1) + " -> " +
+            fixed(static_cast<double>(after.network.peak_second_bytes) * 8 / 1000, 1));
+    row("bits per entity update", fixed(bits_per_update(before), 1) + " -> " + fixed(bits_per_update(after), 1) + " (" +
+                                      fixed(bits_per_update(after) / bits_per_update(before), 3) + "x)");
+    row("entity updates deferred", count(before.network.sent.entities_deferred) + " -> " +
+                                       count(after.network.sent.entities_deferred));
+    row("torn states, desyncs", count(before.views.torn) + ", " + count(before.desyncs) + " -> " +
+                                    count(after.views.torn) + ", " + count(after.desyncs));
+    std::printf("\n");
+}
+
+bool clean(const results& r) { return r.desyncs == 0 && r.views.torn == 0 && r.saves.failures == 0; }
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -278,6 +312,8 @@ int main(int argc, char** argv)
     app.add_option("--loss", s.loss, "probability the link drops a packet to a client")->check(CLI::Range(0.0, 1.0));
     app.add_option("--duration", s.duration, "seconds the world moves")->check(CLI::Range(0.1, 3600.0));
     app.add_option("--seed", s.seed, "seeds the world and the links");
+    app.add_option("--encoding", s.encoding, "coded, bit_packed, or both (the same run in each, compared)")
+        ->check(CLI::IsMember({"coded", "bit_packed", "both"}));
     app.add_option("--save", s.save_path, "save file (default: one of this run's own in the temporary directory, removed at the end)");
     CLI11_PARSE(app, argc, argv);
 
@@ -286,11 +322,25 @@ int main(int argc, char** argv)
         own_save_file ? std::filesystem::temp_directory_path() / ("bitrep-arena-" + std::to_string(::getpid()) + ".save")
                       : std::filesystem::path(s.save_path);
     try {
-        const results r = run(s, save_path);
+        using bitrep::replication_encoding;
+        bool ok = true;
+        std::optional<results> before;
+        if (s.encoding != "coded") {
+            before = run(s, save_path, replication_encoding::bit_packed);
+            ok = clean(*before);
+            if (s.encoding == "bit_packed")
+                print(s, *before, replication_encoding::bit_packed);
+        }
+        if (s.encoding != "bit_packed") {
+            const results after = run(s, save_path, replication_encoding::coded);
+            ok = ok && clean(after);
+            print(s, after, replication_encoding::coded);
+            if (before)
+                compare(s, *before, after);
+        }
         if (own_save_file)
             std::filesystem::remove(save_path);
-        print(s, r);
-        return r.desyncs == 0 && r.views.torn == 0 && r.saves.failures == 0 ? 0 : 1;
+        return ok ? 0 : 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "arena: %s\n", e.what());
         return 2;

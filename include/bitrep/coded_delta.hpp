@@ -28,13 +28,7 @@ public:
     /// when there is none). `bytes` is the packet's length.
     status write(std::span<std::uint8_t> out, std::size_t& bytes, const T& older, const T& baseline, const T& current)
     {
-        reset();
-        failure_record failure;
-        basic_coded_write_stream<Scope> stream(out, models_, failure);
-        bytes = 0;
-        if (!write_delta(stream, older, baseline, current) || !stream.finish(bytes)) [[unlikely]]
-            return stream.failure_status(reflect::type_name<T>());
-        return {};
+        return write_with(out, bytes, [&](auto& stream) { return write_delta(stream, older, baseline, current); });
     }
 
     /// Reads what write() wrote into `out`, which must be neither baseline
@@ -42,10 +36,32 @@ public:
     /// where; decode into a working copy for all-or-nothing.
     status read(std::span<const std::uint8_t> in, const T& older, const T& baseline, T& out)
     {
+        return read_with(in, [&](auto& stream) { return read_delta(stream, older, baseline, out); });
+    }
+
+    /// write() of whatever `body(stream)` writes on a coded write stream
+    /// over these models (a delta and a trailer, say); body returns false
+    /// on failure, with the stream's failure set.
+    template <class Body>
+    status write_with(std::span<std::uint8_t> out, std::size_t& bytes, Body&& body)
+    {
+        reset();
+        failure_record failure;
+        basic_coded_write_stream<Scope> stream(out, models_, failure);
+        bytes = 0;
+        if (!body(stream) || !stream.finish(bytes)) [[unlikely]]
+            return stream.failure_status(reflect::type_name<T>());
+        return {};
+    }
+
+    /// read() of what write_with wrote, read back by `body(stream)`.
+    template <class Body>
+    status read_with(std::span<const std::uint8_t> in, Body&& body)
+    {
         reset();
         failure_record failure;
         basic_coded_read_stream<Scope> stream(in, models_, failure);
-        if (!read_delta(stream, older, baseline, out)) [[unlikely]]
+        if (!body(stream) || !stream.finish()) [[unlikely]]
             return stream.failure_status(reflect::type_name<T>());
         return {};
     }

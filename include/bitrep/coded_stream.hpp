@@ -288,6 +288,17 @@ public:
         return true;
     }
 
+    /// At the end of a packet: refuses bytes left unread (no encoder wrote
+    /// them) and a packet that needed more than its bytes.
+    [[nodiscard]] bool finish() noexcept
+    {
+        if (!check_input()) [[unlikely]]
+            return false;
+        if (!decoder_.consumed_all()) [[unlikely]]
+            return this->fail(error::trailing_data, bit_position(), "bytes left over after the coded state");
+        return true;
+    }
+
     std::size_t bit_position() const noexcept { return decoder_.bytes_read() * 8; }
     /// Codecs bound what they allocate by the bits left; a coded element can
     /// cost far less than a bit, so here that bound is the declared maximum

@@ -208,6 +208,10 @@ public:
     }
 
     bool overran() const noexcept { return read_ > size_ + 4; }
+    /// Whether decoding has read every byte: at the end of an encoder's
+    /// packet it has (it reads exactly what was written before the trailing
+    /// zeros were dropped), so bytes left unread are not the encoder's.
+    bool consumed_all() const noexcept { return read_ >= size_; }
     std::size_t bytes_read() const noexcept { return read_ < size_ ? read_ : size_; }
 
 private:

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include <bitrep/coded_delta.hpp>
 #include <bitrep/delta.hpp>
 #include <bitrep/replication/packet.hpp>
 #include <bitrep/replication/state_fields.hpp>
@@ -126,26 +127,53 @@ private:
                 forget_baselines();
             return status(error::stale, 32, "packet", "not newer than the newest packet applied");
         }
+        if (header.coded && options_.encoding != replication_encoding::coded) [[unlikely]]
+            return status(error::options_mismatch, 32 + 34, "packet",
+                          "the server sends coded packets, and this client expects bit-packed ones");
         const State* base = &default_;
         if (header.has_baseline) {
-            const applied_view& slot = ring_[header.baseline % options_.window];
-            if (!slot.valid || slot.sequence != header.baseline)
+            base = held(header.baseline);
+            if (base == nullptr)
                 return status(error::no_baseline, 32 + 17, "packet", "the packet's baseline is not held");
-            base = &slot.view;
         }
-        if (!read_delta(stream, *base, scratch_)) [[unlikely]]
-            return stream.failure_status(reflect::type_name<State>());
-        if (options_.check_value) {
-            const std::size_t at = stream.bit_position();
-            std::uint32_t check = 0;
-            if (!stream.serialize_bits(check, 32)) [[unlikely]]
-                return stream.failure_status("packet");
-            if (check != replication::check_value) [[unlikely]]
-                return status(error::corrupt, 32 + at, "packet", "end-of-packet check value is wrong");
+        if (header.coded) {
+            const State* older = base;
+            if (header.has_older) {
+                older = held(header.older);
+                if (older == nullptr)
+                    return status(error::no_baseline, 32 + 36, "packet", "the state the packet predicts from is not held");
+            }
+            // The coded bytes run from the byte after the header to the end.
+            const std::size_t start = replication::crc_bytes + (stream.bit_position() + 7) / 8;
+            bool check_ok = true;
+            status decoded = coder_.read_with(bytes.subspan(std::min(start, bytes.size())), [&](auto& coder) {
+                if (!read_delta(coder, *older, *base, scratch_))
+                    return false;
+                std::uint32_t check = replication::check_value;
+                if (options_.check_value && !coder.serialize_bits(check, 32))
+                    return false;
+                check_ok = check == replication::check_value;
+                return true;
+            });
+            if (!decoded) [[unlikely]]
+                return decoded;
+            if (!check_ok) [[unlikely]]
+                return status(error::corrupt, 8 * bytes.size(), "packet", "end-of-packet check value is wrong");
+        } else {
+            if (!read_delta(stream, *base, scratch_)) [[unlikely]]
+                return stream.failure_status(reflect::type_name<State>());
+            if (options_.check_value) {
+                const std::size_t at = stream.bit_position();
+                std::uint32_t check = 0;
+                if (!stream.serialize_bits(check, 32)) [[unlikely]]
+                    return stream.failure_status("packet");
+                if (check != replication::check_value) [[unlikely]]
+                    return status(error::corrupt, 32 + at, "packet", "end-of-packet check value is wrong");
+            }
+            const std::size_t used = replication::crc_bytes + (stream.bit_position() + 7) / 8;
+            if (used != bytes.size()) [[unlikely]]
+                return status(error::trailing_data, used * 8, "packet", "whole bytes left over after the state");
         }
-        const std::size_t used = replication::crc_bytes + (stream.bit_position() + 7) / 8;
-        if (used != bytes.size()) [[unlikely]]
-            return status(error::trailing_data, used * 8, "packet", "whole bytes left over after the state");
 
         const std::size_t index = header.sequence % options_.window;
         applied_view& slot = ring_[index];
@@ -161,6 +189,13 @@ private:
         if (on_change_)
             notify(before, ring_[current_].view);
         return {};
+    }
+
+    /// The state packet `sequence` brought, while this client holds it.
+    const State* held(std::uint16_t sequence) const noexcept
+    {
+        const applied_view& slot = ring_[sequence % options_.window];
+        return slot.valid && slot.sequence == sequence ? &slot.view : nullptr;
     }
 
     void forget_baselines() noexcept
@@ -210,6 +245,7 @@ private:
     replication_options options_;
     std::vector<applied_view> ring_;
     State scratch_{};
+    delta_coder<State> coder_;
     const State default_{};
     static constexpr std::size_t no_state = static_cast<std::size_t>(-1);
     /// The ring slot of the newest state applied: an index, not a pointer,

@@ -17,8 +17,18 @@
 
 namespace bitrep {
 
-/// Settings both ends must agree on (protocol_id, window, check_value) and
-/// the server's budget.
+/// How state packets carry the state (docs/coded-deltas.md).
+enum class replication_encoding : std::uint8_t {
+    /// The serialize 1.0-based bit-packed delta (docs/wire-format.md, section 5).
+    bit_packed,
+    /// The same delta through adaptive binary models and a range coder,
+    /// predicted from the baseline's own history (docs/wire-format.md,
+    /// section 7): about half the bits of bit_packed for moving entities.
+    coded,
+};
+
+/// Settings both ends must agree on (protocol_id, window, check_value,
+/// encoding) and the server's budget.
 struct replication_options {
     /// Hashed into every packet's CRC-32 but never sent: packets of another
     /// game, protocol or version are dropped as corrupt.
@@ -40,6 +50,10 @@ struct replication_options {
     /// of one program. A header bit says whether a packet carries it, so ends
     /// that disagree fail with options_mismatch rather than garbage.
     bool check_value = false;
+    /// A server set to coded sends a bit-packed packet now and then (when
+    /// the coded one would not fit the budget), and a coded client applies
+    /// it; a bit_packed client refuses coded packets with options_mismatch.
+    replication_encoding encoding = replication_encoding::coded;
 };
 
 /// A connection on the server; never reused after remove_client.
@@ -77,8 +91,11 @@ constexpr std::uint32_t check_value = 0x62726570; ///< "brep", at the end of a s
 constexpr std::size_t crc_bytes = 4;
 constexpr std::size_t ack_bits = 1 + 16 + 32;
 constexpr std::size_t ack_bytes = crc_bytes + (ack_bits + 7) / 8;
-/// Sequence, has-baseline bit, baseline, has-check-value bit.
-constexpr std::size_t header_bits = 16 + 1 + 16 + 1;
+/// Sequence, has-baseline bit, baseline, has-check-value bit, coded bit.
+constexpr std::size_t header_bits = 16 + 1 + 16 + 1 + 1;
+/// What a coded packet's header adds: has-older bit and older; the coded
+/// bytes then start at the next byte.
+constexpr std::size_t coded_header_bits = 1 + 16;
 
 /// What a packet is, hashed into its CRC with the protocol id (never sent),
 /// so that an ack can never pass for a state packet or the reverse.
@@ -150,23 +167,32 @@ struct ack_record {
     }
 };
 
-/// A state packet's header, after the CRC.
+/// A state packet's header, after the CRC. A coded packet's header also
+/// names the state its prediction starts from (the older state), and its
+/// coded bytes start at the next whole byte.
 struct packet_header {
     std::uint16_t sequence = 0;
     bool has_baseline = false;
     std::uint16_t baseline = 0;
     bool has_check_value = false;
+    bool coded = false;
+    bool has_older = false;
+    std::uint16_t older = 0;
 
     template <class Stream>
     bool serialize(Stream& stream)
     {
         std::uint32_t s = sequence;
         std::uint32_t b = baseline;
+        std::uint32_t o = older;
         if (!stream.serialize_bits(s, 16) || !stream.serialize_bool(has_baseline) || !stream.serialize_bits(b, 16) ||
-            !stream.serialize_bool(has_check_value))
+            !stream.serialize_bool(has_check_value) || !stream.serialize_bool(coded))
+            return false;
+        if (coded && (!stream.serialize_bool(has_older) || !stream.serialize_bits(o, 16)))
             return false;
         sequence = static_cast<std::uint16_t>(s);
         baseline = static_cast<std::uint16_t>(b);
+        older = static_cast<std::uint16_t>(o);
         return true;
     }
 };

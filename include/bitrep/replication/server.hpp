@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include <bitrep/coded_delta.hpp>
 #include <bitrep/delta.hpp>
 #include <bitrep/detail/exceptions.hpp>
 #include <bitrep/replication/packet.hpp>
@@ -36,6 +37,11 @@ struct server_client_statistics {
     std::uint64_t acks_received = 0;
     std::uint64_t acks_refused = 0;
     std::size_t last_packet_bytes = 0;
+    /// With the coded encoding: packets built a second time because the
+    /// coded packet overflowed its budget, and packets sent bit-packed
+    /// after that too failed (both rare; see replication_options::encoding).
+    std::uint64_t coded_rebuilds = 0;
+    std::uint64_t bit_packed_fallbacks = 0;
 };
 
 template <class State>
@@ -136,19 +142,21 @@ public:
             return status(error::unknown_client, 0, "client", "no such client");
         const server_client_statistics stats_before = c->stats;
         const double tokens_before = c->tokens;
+        const double ratio_before = c->coded_ratio;
         c->priority_undo.clear();
         std::size_t size = 0;
         replication::packet_header header;
-        status result = build_packet(*c, id, state, header, size);
+        status result = build_fitting(*c, id, state, header, size, stats_before, tokens_before);
         if (!result && result.code() == error::value_out_of_range) [[unlikely]] {
             // Some value cannot be encoded: find which, leave those out, and
             // build the packet again without them.
             roll_back(*c, stats_before, tokens_before);
             if (mark_unsendable(*c, state))
-                result = build_packet(*c, id, state, header, size);
+                result = build_fitting(*c, id, state, header, size, stats_before, tokens_before);
         }
         if (!result) [[unlikely]] {
             roll_back(*c, stats_before, tokens_before);
+            c->coded_ratio = ratio_before;
             forget_unsendable(*c);
             return result;
         }
@@ -194,6 +202,8 @@ private:
         std::uint16_t sequence = 0;
         bool valid = false;
         bool acked = false;
+        bool has_baseline = false;  ///< the packet was a delta against `baseline`
+        std::uint16_t baseline = 0;
         State view{};
     };
     struct candidate {
@@ -232,6 +242,12 @@ private:
         std::vector<std::uint8_t> packet;
         double tokens = 0;
         server_client_statistics stats;
+        /// The coded encoding's models (each packet starts them afresh).
+        delta_coder<State> coder;
+        /// Coded bits per bit-packed bit of the entity selection's estimate,
+        /// learnt from this client's full packets: the selection may plan
+        /// budget / ratio bit-packed bits.
+        double coded_ratio = 1.0;
     };
 
     connection* find(client_id id) const noexcept { return id < connections_.size() ? connections_[id].get() : nullptr; }
@@ -250,6 +266,44 @@ private:
         header.has_baseline = true;
         header.baseline = c.newest_acked;
         return &slot.view;
+    }
+
+    /// The state a coded packet predicts from, which the client must hold
+    /// too: a view `d` packets before the baseline, where `d` is the
+    /// baseline's distance from this packet, so that base + (base - older)
+    /// extrapolates to this tick; else the baseline's own baseline when it
+    /// is less than 2d before it (a prediction that falls short still
+    /// helps); else none (the baseline itself: no prediction). A view
+    /// counts as held when the client acknowledged it, or decoded the
+    /// baseline against it, and no packet since could have taken its slot
+    /// in the client's ring (fewer than `window` packets sent after it).
+    const State* older_state(const connection& c, replication::packet_header& header, const State* base) const noexcept
+    {
+        header.has_older = false;
+        header.older = 0;
+        if (!header.has_baseline)
+            return base;
+        const std::uint16_t b = header.baseline;
+        const sent_view& baseline_view = *c.ring[b % options_.window];
+        auto held = [&](std::uint16_t older) -> const sent_view* {
+            if (static_cast<std::uint16_t>(c.next_sequence - older) >= options_.window)
+                return nullptr;
+            const sent_view& slot = *c.ring[older % options_.window];
+            if (!slot.valid || slot.sequence != older)
+                return nullptr;
+            const bool decoded_against = baseline_view.has_baseline && baseline_view.baseline == older;
+            return slot.acked || decoded_against ? &slot : nullptr;
+        };
+        const auto d = static_cast<std::uint16_t>(c.next_sequence - b);
+        const sent_view* older = held(static_cast<std::uint16_t>(b - d));
+        if (older == nullptr && baseline_view.has_baseline &&
+            static_cast<std::uint16_t>(b - baseline_view.baseline) < 2u * d)
+            older = held(baseline_view.baseline);
+        if (older == nullptr)
+            return base;
+        header.has_older = true;
+        header.older = older->sequence;
+        return &older->view;
     }
 
     template <std::size_t I>
@@ -325,9 +379,11 @@ private:
     /// acknowledged come first: leaving them out would take the client back
     /// to the baseline's version. The others follow by accumulated priority.
     /// Each is taken while the packet's bound stays within the budget;
-    /// `used_bits` bounds everything else the packet holds.
-    void select_entities(connection& c, client_id id, const State& state, const State& base, const State& previous,
-                         State& view, std::size_t used_bits, std::size_t budget_bits)
+    /// `used_bits` bounds everything else the packet holds, and on return
+    /// the whole packet. Returns whether that bound is exact (measured)
+    /// rather than the entities' upper bounds.
+    bool select_entities(connection& c, client_id id, const State& state, const State& base, const State& previous,
+                         State& view, std::size_t& used_bits, std::size_t budget_bits)
     {
         if constexpr (slot_count != 0) {
             c.candidates.clear();
@@ -449,30 +505,61 @@ private:
                 c.stats.entities_deferred += 1;
                 c.stats.in_flight_dropped += rest->in_flight ? 1 : 0;
             }
+            return exact;
         } else {
             static_cast<void>(c), static_cast<void>(id), static_cast<void>(state), static_cast<void>(base);
             static_cast<void>(previous), static_cast<void>(view), static_cast<void>(used_bits);
             static_cast<void>(budget_bits);
+            return true;
         }
+    }
+
+    /// build_packet in the configured encoding. A coded packet that does
+    /// not fit is rolled back and built again with a more cautious ratio,
+    /// and as a last resort bit-packed, whose selection fits by
+    /// construction.
+    status build_fitting(connection& c, client_id id, const State& state, replication::packet_header& header,
+                         std::size_t& size, const server_client_statistics& stats_before, double tokens_before)
+    {
+        if (options_.encoding == replication_encoding::coded) {
+            constexpr int attempts = 3;
+            for (int attempt = 0; attempt < attempts; ++attempt) {
+                status result = build_packet(c, id, state, header, size, true);
+                if (result || result.code() != error::buffer_too_small)
+                    return result;
+                const std::uint64_t rebuilds = c.stats.coded_rebuilds;
+                roll_back(c, stats_before, tokens_before);
+                c.stats.coded_rebuilds = rebuilds + 1;
+                c.coded_ratio = std::min(1.0, c.coded_ratio * 1.25);
+            }
+            const std::uint64_t rebuilds = c.stats.coded_rebuilds;
+            roll_back(c, stats_before, tokens_before);
+            c.stats.coded_rebuilds = rebuilds;
+            c.stats.bit_packed_fallbacks += 1;
+        }
+        return build_packet(c, id, state, header, size, false);
     }
 
     /// Builds the packet for `c` in c.packet and its view in c.spare, without
     /// touching what a failure must leave as it was, but for what roll_back
     /// restores (priorities, statistics, tokens).
     status build_packet(connection& c, client_id id, const State& state, replication::packet_header& header,
-                        std::size_t& size)
+                        std::size_t& size, bool coded)
     {
         header = {};
         header.sequence = c.next_sequence;
         header.has_check_value = options_.check_value;
+        header.coded = coded;
         const State* base = baseline(c, header);
+        const State* older = coded ? older_state(c, header, base) : base;
         const State& previous = previous_view(c, *base);
         State& view = c.spare->view;
         // Fields other than entities are brought to this tick (or, when the
         // tick's value cannot be encoded, kept as the client may have them);
         // entities start as the client has them and are updated by priority.
-        std::size_t used_bits = 8 * replication::crc_bytes + replication::header_bits + 1 +
-                                (options_.check_value ? 32 : 0);
+        const std::size_t header_bits = 8 * replication::crc_bytes + replication::header_bits +
+                                        (coded ? replication::coded_header_bits + 7 : 0);
+        std::size_t used_bits = header_bits + 1 + (options_.check_value ? 32 : 0);
         replication::for_each_field_index<State>([&](auto index) {
             constexpr std::size_t I = decltype(index)::value;
             if constexpr (replication::is_entity_field<State, I>) {
@@ -493,19 +580,51 @@ private:
             c.tokens = std::min(c.tokens + per_tick, std::max(per_tick, static_cast<double>(options_.max_packet_bytes)));
             budget_bytes = c.tokens <= 0 ? 0 : std::min(budget_bytes, static_cast<std::size_t>(c.tokens));
         }
-        select_entities(c, id, state, *base, previous, view, used_bits, budget_bytes * 8);
+        // The selection plans in bit-packed bits; a coded packet holds
+        // about 1 / coded_ratio as many (with a little room to spare).
+        std::size_t plan_bits = budget_bytes * 8;
+        if (coded && plan_bits > header_bits)
+            plan_bits = header_bits + static_cast<std::size_t>(static_cast<double>(plan_bits - header_bits) /
+                                                               (std::max(c.coded_ratio, 0.05) * 1.03));
+        const std::uint64_t sent_before = c.stats.entities_sent;
+        const bool exact = select_entities(c, id, state, *base, previous, view, used_bits, plan_bits);
 
         failure_record failure;
         basic_write_stream<scope::replication> stream(std::span<std::uint8_t>(c.packet).subspan(replication::crc_bytes),
                                                       failure);
-        bool ok = header.serialize(stream) && write_delta(stream, *base, view);
-        if (ok && options_.check_value) {
-            std::uint32_t check = replication::check_value;
-            ok = stream.serialize_bits(check, 32);
+        if (!header.serialize(stream)) [[unlikely]]
+            return stream.failure_status("packet");
+        if (coded) {
+            // The coded bytes start at the next byte and fill the budget at
+            // most (or the packet, when only what must go is in it).
+            const std::size_t start = replication::crc_bytes + stream.flush();
+            const std::size_t limit =
+                c.stats.entities_sent != sent_before ? std::max(budget_bytes, start) : options_.max_packet_bytes;
+            std::size_t coded_bytes = 0;
+            status result = c.coder.write_with(
+                std::span<std::uint8_t>(c.packet).subspan(start, limit - start), coded_bytes, [&](auto& coder) {
+                    std::uint32_t check = replication::check_value;
+                    return write_delta(coder, *older, *base, view) &&
+                           (!options_.check_value || coder.serialize_bits(check, 32));
+                });
+            if (!result) [[unlikely]]
+                return result;
+            size = start + coded_bytes;
+            if (exact && used_bits > header_bits) {
+                // Learn from full packets: quickly when coded grew, slowly when it shrank.
+                const double sample = static_cast<double>(8 * coded_bytes) / static_cast<double>(used_bits - header_bits);
+                c.coded_ratio += (sample - c.coded_ratio) * (sample > c.coded_ratio ? 0.5 : 0.125);
+            }
+        } else {
+            bool ok = write_delta(stream, *base, view);
+            if (ok && options_.check_value) {
+                std::uint32_t check = replication::check_value;
+                ok = stream.serialize_bits(check, 32);
+            }
+            if (!ok) [[unlikely]]
+                return stream.failure_status(reflect::type_name<State>());
+            size = replication::crc_bytes + stream.flush();
         }
-        if (!ok) [[unlikely]]
-            return stream.failure_status(reflect::type_name<State>());
-        size = replication::crc_bytes + stream.flush();
         replication::seal(options_.protocol_id, replication::packet_kind::state,
                           std::span<std::uint8_t>(c.packet.data(), size));
         return {};
@@ -519,6 +638,8 @@ private:
         entry->sequence = c.next_sequence;
         entry->valid = true;
         entry->acked = false;
+        entry->has_baseline = header.has_baseline;
+        entry->baseline = header.baseline;
         ++c.next_sequence;
         c.tokens -= static_cast<double>(size);
         c.stats.packets_sent += 1;
