@@ -530,7 +530,7 @@ private:
                 const std::uint64_t rebuilds = c.stats.coded_rebuilds;
                 roll_back(c, stats_before, tokens_before);
                 c.stats.coded_rebuilds = rebuilds + 1;
-                c.coded_ratio = std::min(1.0, c.coded_ratio * 1.25);
+                c.coded_ratio = std::min(4.0, c.coded_ratio * 1.25);
             }
             const std::uint64_t rebuilds = c.stats.coded_rebuilds;
             roll_back(c, stats_before, tokens_before);
