@@ -1615,12 +1615,20 @@ TEST(ReplicationOptions, TheDefaultIsTheSameInEveryBuildMode)
 TEST(ReplicationEncoding, CodedIsTheDefaultAndABitPackedClientRefusesItAsAnOptionsMismatch)
 {
     EXPECT_EQ(replication_options{}.encoding, replication_encoding::coded);
-    Server server;
+    direct link; // coded at both ends
     Client bit_packed(encoded(replication_encoding::bit_packed));
-    const client_id id = server.add_client();
-    World world{};
-    world.tick = 3;
-    const status result = bit_packed.receive(server.replicate(id, world));
+    // The first packet, a full state, is bit-packed (nothing to predict
+    // from); once acked, the server codes its deltas.
+    link.driver.step(true);
+    const std::vector<std::uint8_t> first = link.packet();
+    EXPECT_FALSE(header_of(first).has_baseline);
+    EXPECT_FALSE(header_of(first).coded);
+    ASSERT_TRUE(link.client.receive(first));
+    ASSERT_TRUE(link.server.receive(link.id, link.client.ack()));
+    link.driver.step(true);
+    const std::vector<std::uint8_t> packet = link.packet();
+    EXPECT_TRUE(header_of(packet).coded);
+    const status result = bit_packed.receive(packet);
     EXPECT_EQ(result.code(), error::options_mismatch);
     EXPECT_NE(result.message().find("coded"), std::string::npos) << result.message();
     EXPECT_FALSE(bit_packed.has_state());
@@ -1672,9 +1680,9 @@ TEST(ReplicationEncoding, CodedPacketsPredictFromAStateTheClientHoldsAndCostLess
         ASSERT_TRUE(bit_packed.client.receive(bit_packed.packet()));
         ASSERT_TRUE(bit_packed.server.receive(bit_packed.id, bit_packed.client.ack()));
         const replication::packet_header header = header_of(packet);
-        EXPECT_TRUE(header.coded);
         if (t < 2)
-            continue; // a full state, then the first delta (whose baseline has none)
+            continue; // a full state (bit-packed), then the first delta (whose baseline has none)
+        EXPECT_TRUE(header.coded);
         ASSERT_TRUE(header.has_baseline);
         EXPECT_TRUE(header.has_older);
         EXPECT_EQ(static_cast<std::uint16_t>(header.baseline - header.older),

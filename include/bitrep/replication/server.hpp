@@ -517,11 +517,15 @@ private:
     /// build_packet in the configured encoding. A coded packet that does
     /// not fit is rolled back and built again with a more cautious ratio,
     /// and as a last resort bit-packed, whose selection fits by
-    /// construction.
+    /// construction. A full state (no acknowledged baseline) goes
+    /// bit-packed: with nothing to predict from, coding it saved 2% of its
+    /// bytes for 7.5 times the time (docs/benchmarks.md, "Replication").
     status build_fitting(connection& c, client_id id, const State& state, replication::packet_header& header,
                          std::size_t& size, const server_client_statistics& stats_before, double tokens_before)
     {
-        if (options_.encoding == replication_encoding::coded) {
+        replication::packet_header probe;
+        const bool has_baseline = baseline(c, probe) != &default_;
+        if (options_.encoding == replication_encoding::coded && has_baseline) {
             constexpr int attempts = 3;
             for (int attempt = 0; attempt < attempts; ++attempt) {
                 status result = build_packet(c, id, state, header, size, true);
