@@ -239,6 +239,21 @@ TEST(CodedDelta, EveryTruncationIsRefusedOrDecodesToAnEncodableState)
     EXPECT_GT(refused, packet.size() / 2) << "most truncations run past the end and are refused";
 }
 
+// The decoder reads exactly the bytes the encoder wrote (before the zeros
+// it dropped), so bytes after them are not the encoder's.
+TEST(CodedDelta, BytesAfterThePacketAreRefusedAsTrailingData)
+{
+    bitrep::delta_coder<World> coder;
+    const std::vector<World> states = history(7, 40);
+    const std::vector<std::uint8_t> packet = coded(coder, states[30], states[35], states[39]);
+    World out;
+    ASSERT_TRUE(coder.read(packet, states[30], states[35], out).ok());
+    std::vector<std::uint8_t> longer = packet;
+    longer.insert(longer.end(), 5, 0x5a); // past the four bytes of lookahead the encoder may have dropped
+    const bitrep::status st = coder.read(longer, states[30], states[35], out);
+    EXPECT_EQ(st.code(), bitrep::error::trailing_data) << st.message();
+}
+
 TEST(CodedDelta, SingleBitFlipsAreRefusedOrDecodeToEncodableStates)
 {
     bitrep::delta_coder<World> coder;
