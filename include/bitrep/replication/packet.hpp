@@ -19,11 +19,12 @@ namespace bitrep {
 
 /// How state packets carry the state (docs/coded-deltas.md).
 enum class replication_encoding : std::uint8_t {
-    /// The serialize 1.0-based bit-packed delta (docs/wire-format.md, section 5).
+    /// The serialize 1.0-based bit-packed delta (docs/wire-format.md, section 6).
     bit_packed,
     /// The same delta through adaptive binary models and a range coder,
     /// predicted from the baseline's own history (docs/wire-format.md,
-    /// section 7): about half the bits of bit_packed for moving entities.
+    /// section 7): 0.3-0.4x the bits of bit_packed for moving entities in
+    /// the benchmarks, for more CPU time per entity on both ends.
     coded,
 };
 
@@ -50,9 +51,10 @@ struct replication_options {
     /// of one program. A header bit says whether a packet carries it, so ends
     /// that disagree fail with options_mismatch rather than garbage.
     bool check_value = false;
-    /// A server set to coded sends a bit-packed packet now and then (when
-    /// the coded one would not fit the budget), and a coded client applies
-    /// it; a bit_packed client refuses coded packets with options_mismatch.
+    /// A server set to coded sends full states (no baseline) bit-packed, and
+    /// a packet whose coded form would not fit the budget; a coded client
+    /// applies both. A bit_packed client refuses coded packets with
+    /// options_mismatch.
     replication_encoding encoding = replication_encoding::coded;
 };
 
