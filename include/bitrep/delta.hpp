@@ -343,6 +343,11 @@ bool delta_elements(Stream& stream, const Container& older, const Container& bas
     // writing.
     constexpr bool keep = Capacity <= 4096;
     [[maybe_unused]] std::array<std::uint16_t, keep ? Capacity : 1> kept;
+    // g++ unrolls the loops of a tiny container and then cannot see that
+    // every index read was written first (-Wmaybe-uninitialized); filling
+    // so few costs nothing.
+    if constexpr (Capacity <= 16)
+        kept.fill(0);
     std::size_t changed_count = 0;
     bool use_list = false;
     auto differs = [&](std::size_t i) BITREP_LAMBDA_ALWAYS_INLINE {
@@ -369,6 +374,11 @@ bool delta_elements(Stream& stream, const Container& older, const Container& bas
     auto next_changed = [&](std::size_t from) {
         if constexpr (keep) {
             static_cast<void>(from);
+            // Never false (cursor < changed_count <= Capacity); it shows g++
+            // that `kept` is not read past its end (for a one-element
+            // std::array it warned otherwise, failing -Werror builds).
+            if (cursor >= Capacity) [[unlikely]]
+                return common;
             return static_cast<std::size_t>(kept[cursor++]);
         } else {
             while (!differs(from))

@@ -529,6 +529,13 @@ private:
             constexpr int attempts = 3;
             for (int attempt = 0; attempt < attempts; ++attempt) {
                 status result = build_packet(c, id, state, header, size, true);
+                // A coded packet that left out every entity waiting (its
+                // header is larger, or the ratio grew too cautious) would
+                // starve them: the bit-packed one carries what it can.
+                const bool starved = c.stats.entities_sent == stats_before.entities_sent &&
+                                     c.stats.entities_deferred != stats_before.entities_deferred;
+                if (result && starved)
+                    break;
                 if (result || result.code() != error::buffer_too_small)
                     return result;
                 const std::uint64_t rebuilds = c.stats.coded_rebuilds;
@@ -614,7 +621,7 @@ private:
             if (!result) [[unlikely]]
                 return result;
             size = start + coded_bytes;
-            if (exact && used_bits > header_bits) {
+            if (exact && c.stats.entities_sent != sent_before) {
                 // Learn from full packets: quickly when coded grew, slowly when it shrank.
                 const double sample = static_cast<double>(8 * coded_bytes) / static_cast<double>(used_bits - header_bits);
                 c.coded_ratio += (sample - c.coded_ratio) * (sample > c.coded_ratio ? 0.5 : 0.125);
