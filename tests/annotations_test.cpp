@@ -1283,3 +1283,133 @@ TEST(FieldFlags, TransientFieldMayHoldATypeThatCannotBeEncoded)
     EXPECT_EQ(decoded.level, 5);
     EXPECT_EQ(decoded.label.get(), "local");
 }
+
+// ---------------------------------------------------------------- in gameplay code
+//
+// An annotated field in gameplay code, as a game programmer writes it. The
+// standard algorithms deduce one type from both arguments, so a mix with a
+// plain value takes the annotation's value (unary plus or get()); two
+// annotations of one type need nothing.
+
+namespace {
+
+struct Hero {
+    bitrep::quantized<-100.f, 100.f, 0.01f> x, y;
+    bitrep::delta_small<bitrep::quantized<0.f, 50.f, 0.01f>, 63> speed;
+    bitrep::ranged<int, 0, 100> hp;
+    bitrep::ranged<std::uint8_t, 0, 250> level;
+    bitrep::save_only<int> gold;
+    bitrep::net_only<float> glow;
+};
+BOOST_DESCRIBE_STRUCT(Hero, (), (x, y, speed, hp, level, gold, glow))
+
+} // namespace
+
+TEST(Gameplay, AnnotatedFieldsWorkWithTheStandardAlgorithms)
+{
+    Hero hero;
+    hero.x = -3.5f;
+    hero.y = 2.0f;
+    hero.hp = 40;
+    EXPECT_EQ(std::max(+hero.x, 0.f), 0.f);
+    EXPECT_EQ(std::max(hero.x.get(), -10.f), -3.5f);
+    EXPECT_EQ(std::max<float>(hero.x, 1.f), 1.f);
+    EXPECT_EQ(std::clamp(+hero.y, -1.f, 1.f), 1.f);
+    EXPECT_EQ(std::max(hero.x, hero.y), 2.0f); // the same annotation: no spelling needed
+    EXPECT_EQ(std::min(+hero.hp, 25), 25);
+    EXPECT_EQ(std::clamp(+hero.hp, 50, 100), 50);
+    hero.speed = 7.5f;
+    EXPECT_EQ(std::min(+hero.speed, 5.f), 5.f);
+}
+
+TEST(Gameplay, AnnotatedFieldsDoArithmeticAndCompoundAssignment)
+{
+    Hero hero;
+    hero.x = 1.5f;
+    hero.y = 2.0f;
+    EXPECT_EQ(hero.x + 1.f, 2.5f);
+    EXPECT_EQ(hero.x * hero.y, 3.0f);
+    EXPECT_EQ(-hero.x, -1.5f);
+    hero.x += hero.y;
+    hero.x *= 2;
+    EXPECT_EQ(hero.x, 7.0f);
+    hero.speed = 1.0f;
+    hero.speed += 0.25f;
+    EXPECT_EQ(hero.speed, 1.25f);
+
+    hero.hp = 90;
+    hero.hp += 5;
+    ++hero.hp;
+    hero.hp++;
+    hero.hp -= 10;
+    EXPECT_EQ(hero.hp, 87);
+    EXPECT_EQ(hero.hp / 2 + 1, 44);
+
+    hero.gold = 10;
+    hero.gold += 5;
+    hero.gold *= 2;
+    ++hero.gold;
+    hero.gold--;
+    hero.gold -= 3;
+    hero.gold /= 3;
+    EXPECT_EQ(hero.gold, 9);
+    hero.glow = 0.5f;
+    hero.glow += 0.25f;
+    EXPECT_EQ(hero.glow, 0.75f);
+}
+
+TEST(Gameplay, AnnotatedFieldsCompareWithPlainValuesAndEachOther)
+{
+    Hero hero;
+    hero.x = 1.0f;
+    hero.y = 2.0f;
+    hero.hp = 0;
+    EXPECT_TRUE(hero.x < hero.y);
+    EXPECT_TRUE(hero.x < 1.5);
+    EXPECT_TRUE(hero.x >= 1);
+    EXPECT_TRUE(hero.hp == 0);
+    EXPECT_TRUE(hero.hp <= 0u);
+    EXPECT_TRUE(hero.hp != 1);
+    hero.gold = 3;
+    EXPECT_TRUE(hero.gold > 2);
+}
+
+TEST(Gameplay, GetGivesTheValueOnConstObjectsAndAPointerForAWidget)
+{
+    Hero hero;
+    float* slider = &hero.x.get(); // e.g. ImGui::SliderFloat("x", slider, -100, 100)
+    *slider = 12.25f;
+    int* hp_box = &hero.hp.get();
+    *hp_box = 77;
+    int* gold_box = &hero.gold.get();
+    *gold_box = 5;
+    const Hero& view = hero;
+    const float& x = view.x.get();
+    const int& hp = view.hp.get();
+    EXPECT_EQ(x, 12.25f);
+    EXPECT_EQ(hp, 77);
+    EXPECT_EQ(view.gold.get(), 5);
+    EXPECT_EQ(view.speed.get(), 0.f);
+    // And what a widget wrote is what gets sent.
+    const Hero back = round_trip(hero);
+    EXPECT_EQ(back.x.quantum(), hero.x.quantum());
+    EXPECT_EQ(back.hp, 77);
+}
+
+TEST(Gameplay, AnnotatedFieldsPrintAsTheirValues)
+{
+    Hero hero;
+    hero.x = -2.5f;
+    hero.speed = 3.25f;
+    hero.hp = 42;
+    hero.level = 200; // a uint8_t prints as a number, not a character
+    hero.gold = 7;
+    hero.glow = 0.5f;
+    std::ostringstream out;
+    out << hero.x << ' ' << hero.speed << ' ' << hero.hp << ' ' << hero.level << ' ' << hero.gold << ' ' << hero.glow;
+    EXPECT_EQ(out.str(), "-2.5 3.25 42 200 7 0.5");
+#if defined(__cpp_lib_format)
+    EXPECT_EQ(std::format("{} {:.2f} {} {} {}", hero.hp, hero.x, hero.level, hero.gold, hero.speed),
+              "42 -2.50 200 7 3.25");
+#endif
+}

@@ -1147,6 +1147,72 @@ TEST(ReplicationBaselines, AcksStoppingForLongerThanTheWindowFallBackToAFullStat
 
 // ---------------------------------------------------------------- 7: relevancy
 
+// Typed callbacks name the entity array by member pointer and get each
+// entity as its own type, with its id.
+TEST(ReplicationRelevancy, ATypedRelevancyCallbackSeesEachEntityAndHidesWhatItRefuses)
+{
+    replication_options options;
+    options.max_packet_bytes = 4096;
+    moving_world driver(8, 120);
+    Server server(options);
+    const client_id a = server.add_client();
+    const client_id b = server.add_client();
+    Client client_a(options);
+    Client client_b(options);
+    std::size_t calls = 0;
+    server.set_relevancy<&World::cubes>([&](client_id c, std::uint32_t id, const Cube& cube) {
+        ++calls;
+        EXPECT_EQ(&cube, driver.world.cubes.find(id)); // the world's own entity, by id
+        return c != a || cube.x >= 0.f;
+    });
+    // An untyped callback for the same array is overridden by the typed one.
+    server.set_relevancy([](client_id, entity_key, const World&) { return false; });
+    for (int t = 0; t < 30; ++t) {
+        driver.step(true);
+        for (auto [id, client] : {std::pair{a, &client_a}, std::pair{b, &client_b}}) {
+            const status result = client->receive(server.replicate(id, driver.world));
+            ASSERT_TRUE(result) << result.message();
+            ASSERT_TRUE(server.receive(id, client->ack()));
+        }
+        std::size_t shown = 0;
+        for (std::size_t id = 0; id < capacity; ++id) {
+            if (const Cube* cube = client_a.state().cubes.find(id)) {
+                EXPECT_GE(cube->x.quantum(), Coordinate{0.f}.quantum()) << "cube " << id << " reached client A";
+                ++shown;
+            }
+        }
+        EXPECT_GT(shown, 0u);
+        EXPECT_TRUE(holds_world(client_b.state(), driver.world));
+    }
+    EXPECT_GT(calls, 0u);
+}
+
+TEST(ReplicationBudget, ATypedPriorityCallbackOrdersWhatAFullPacketCarries)
+{
+    replication_options options;
+    options.max_packet_bytes = 300;
+    moving_world driver(9, 120);
+    Server server(options);
+    Client client(options);
+    const client_id id = server.add_client();
+    server.set_priority<&World::cubes>([&](client_id, std::uint32_t slot, const Cube& cube) {
+        EXPECT_EQ(&cube, driver.world.cubes.find(slot));
+        return slot % 2 == 0 ? 100.f : 1.f;
+    });
+    // The first packet cannot hold the 120 cubes: it takes even ones first.
+    driver.step(false);
+    ASSERT_TRUE(client.receive(server.replicate(id, driver.world)));
+    std::size_t even = 0;
+    for (std::size_t slot = 0; slot < capacity; ++slot) {
+        if (!client.state().cubes.contains(slot))
+            continue;
+        EXPECT_EQ(slot % 2, 0u) << "odd cube " << slot << " came before the even ones";
+        ++even;
+    }
+    EXPECT_GT(even, 0u);
+    EXPECT_GT(server.statistics(id)->entities_deferred, 0u);
+}
+
 TEST(ReplicationRelevancy, EntitiesHiddenFromOneClientNeverReachItAndArriveOrLeaveWhenRelevancyFlips)
 {
     replication_options options;

@@ -3,6 +3,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <iosfwd>
 #include <type_traits>
 #include <utility>
 
@@ -56,6 +57,57 @@ struct flagged<T, Flag> {
     constexpr operator const T&() const noexcept { return value; }
     constexpr T& get() noexcept { return value; }
     constexpr const T& get() const noexcept { return value; }
+
+    // The built-in compound assignments cannot reach `value` through the
+    // conversion, so they are spelled out for arithmetic types.
+    template <class U>
+        requires std::is_arithmetic_v<T> && requires(T& t, U u) { t += u; }
+    constexpr flagged& operator+=(U u) noexcept { value += u; return *this; }
+    template <class U>
+        requires std::is_arithmetic_v<T> && requires(T& t, U u) { t -= u; }
+    constexpr flagged& operator-=(U u) noexcept { value -= u; return *this; }
+    template <class U>
+        requires std::is_arithmetic_v<T> && requires(T& t, U u) { t *= u; }
+    constexpr flagged& operator*=(U u) noexcept { value *= u; return *this; }
+    template <class U>
+        requires std::is_arithmetic_v<T> && requires(T& t, U u) { t /= u; }
+    constexpr flagged& operator/=(U u) noexcept { value /= u; return *this; }
+    constexpr flagged& operator++() noexcept
+        requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+    {
+        ++value;
+        return *this;
+    }
+    constexpr flagged& operator--() noexcept
+        requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+    {
+        --value;
+        return *this;
+    }
+    constexpr flagged operator++(int) noexcept
+        requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+    {
+        flagged old = *this;
+        ++value;
+        return old;
+    }
+    constexpr flagged operator--(int) noexcept
+        requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
+    {
+        flagged old = *this;
+        --value;
+        return old;
+    }
+
+    template <class CharT, class Traits>
+    friend std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, const flagged& f)
+        requires requires { os << f.value; }
+    {
+        if constexpr (std::is_integral_v<T> && sizeof(T) == 1 && !std::is_same_v<T, bool>)
+            return os << +f.value;
+        else
+            return os << f.value;
+    }
 
     friend constexpr bool operator==(const flagged&, const flagged&) = default;
     friend constexpr auto operator<=>(const flagged&, const flagged&) = default;

@@ -5,6 +5,7 @@
 #include <bit>
 #include <compare>
 #include <cstdint>
+#include <iosfwd>
 #include <type_traits>
 
 #include <bitrep/detail/quantize.hpp>
@@ -52,7 +53,9 @@ public:
 
     constexpr operator float() const noexcept { return value_; }
     constexpr float value() const noexcept { return value_; }
+    /// The float itself, e.g. `&p.x.get()` for a UI slider's float*.
     constexpr float& get() noexcept { return value_; }
+    constexpr const float& get() const noexcept { return value_; }
 
     /// The quantum this value is sent as, and the float a receiver rebuilds.
     std::uint32_t quantum() const noexcept { return quantizer.stable_quantize(value_); }
@@ -78,6 +81,13 @@ public:
     friend constexpr std::partial_ordering operator<=>(const quantized& a, Number b) noexcept
     {
         return a.value_ <=> b;
+    }
+
+    /// Prints the float as it is held (not its quantum).
+    template <class CharT, class Traits>
+    friend std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, const quantized& q)
+    {
+        return os << q.value_;
     }
 
 private:

@@ -4,6 +4,7 @@
 #include <compare>
 #include <concepts>
 #include <cstdint>
+#include <iosfwd>
 #include <utility>
 
 #include <bitrep/bits.hpp>
@@ -43,7 +44,9 @@ public:
 
     constexpr operator Int() const noexcept { return value_; }
     constexpr Int value() const noexcept { return value_; }
+    /// The value itself, e.g. `&p.hp.get()` for a UI widget's int*.
     constexpr Int& get() noexcept { return value_; }
+    constexpr const Int& get() const noexcept { return value_; }
     constexpr bool in_range() const noexcept { return Min <= value_ && value_ <= Max; }
 
     constexpr ranged& operator+=(Int v) noexcept { value_ = static_cast<Int>(value_ + v); return *this; }
@@ -73,6 +76,13 @@ public:
         if (std::cmp_less(a.value_, b))
             return std::strong_ordering::less;
         return std::cmp_equal(a.value_, b) ? std::strong_ordering::equal : std::strong_ordering::greater;
+    }
+
+    /// Prints the number (an 8-bit Int too, not as a character).
+    template <class CharT, class Traits>
+    friend std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, const ranged& r)
+    {
+        return os << +r.value_;
     }
 
 private:

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -100,6 +101,37 @@ public:
 
     void set_priority(priority_function f) { priority_ = std::move(f); }
     void set_relevancy(relevancy_function f) { relevant_ = std::move(f); }
+
+    /// The priority of the entities of one entity array of the State, e.g.
+    /// `server.set_priority<&World::cubes>([](client_id, std::uint32_t id,
+    /// const Cube& cube) { return cube.moving ? 4.f : 1.f; })`. It takes
+    /// precedence over set_priority(f) for that array.
+    template <auto Member, class F>
+    void set_priority(F f)
+    {
+        using entity = member_entity<Member>;
+        static_assert(std::is_invocable_r_v<float, F&, client_id, std::uint32_t, const entity&>,
+                      "bitrep: set_priority<&State::field>(f) needs f(client_id, std::uint32_t id, const Entity&) "
+                      "returning a float");
+        typed_priority_[member_field<Member>()] = [f = std::move(f)](client_id c, std::uint32_t id, const void* e) {
+            return static_cast<float>(f(c, id, *static_cast<const entity*>(e)));
+        };
+    }
+    /// Whether a client gets an entity of one entity array, e.g.
+    /// `server.set_relevancy<&World::cubes>([&](client_id c, std::uint32_t,
+    /// const Cube& cube) { return near(players[c], cube); })`. It takes
+    /// precedence over set_relevancy(f) for that array.
+    template <auto Member, class F>
+    void set_relevancy(F f)
+    {
+        using entity = member_entity<Member>;
+        static_assert(std::is_invocable_r_v<bool, F&, client_id, std::uint32_t, const entity&>,
+                      "bitrep: set_relevancy<&State::field>(f) needs f(client_id, std::uint32_t id, const Entity&) "
+                      "returning a bool");
+        typed_relevant_[member_field<Member>()] = [f = std::move(f)](client_id c, std::uint32_t id, const void* e) {
+            return static_cast<bool>(f(c, id, *static_cast<const entity*>(e)));
+        };
+    }
     /// Called when a value of the State cannot be encoded (outside its
     /// annotation: a NaN in a quantized field, 101 in ranged<int, 0, 100>, a
     /// vector over its bound, a quaternion that is not unit length), with
@@ -350,9 +382,27 @@ private:
         return stream.bits();
     }
 
-    template <class Entity>
-    float priority_of(client_id id, entity_key key, const State& state) const
+    /// The entity type of `Member`, a pointer to an entity array of State.
+    template <auto Member>
+    using member_entity = typename replication::entity_array_traits<
+        typename replication::member_pointer_traits<decltype(Member)>::member_type>::entity;
+
+    template <auto Member>
+    std::size_t member_field() const noexcept
     {
+        using traits = replication::member_pointer_traits<decltype(Member)>;
+        static_assert(traits::value && std::is_same_v<typename traits::class_type, State>,
+                      "bitrep: name a field of the State, e.g. set_priority<&World::cubes>(f)");
+        static_assert(replication::entity_array_traits<typename traits::member_type>::value,
+                      "bitrep: per-entity callbacks take an entity_array field of the State");
+        return replication::field_index_of(default_, Member);
+    }
+
+    template <class Entity>
+    float priority_of(client_id id, entity_key key, const State& state, const Entity& entity) const
+    {
+        if (const auto& typed = typed_priority_[key.field])
+            return typed(id, key.id, &entity);
         if (priority_)
             return priority_(id, key, state);
         if constexpr (requires { Entity::replication_priority; })
@@ -368,7 +418,11 @@ private:
                                               const std::optional<Entity>& slot) const
     {
         static const std::optional<Entity> none;
-        if (slot.has_value() && relevant_ && !relevant_(id, key, state))
+        if (!slot.has_value())
+            return slot;
+        if (const auto& typed = typed_relevant_[key.field])
+            return typed(id, key.id, &*slot) ? slot : none;
+        if (relevant_ && !relevant_(id, key, state))
             return none;
         return slot;
     }
@@ -414,7 +468,7 @@ private:
                         const bool in_flight = &previous != &base && !same(sent[slot], old[slot]);
                         const float priority =
                             c.priority[first + slot] +
-                            (target.has_value() ? priority_of<typename traits::entity>(id, key, state) : 1.0f);
+                            (target.has_value() ? priority_of(id, key, state, *target) : 1.0f);
                         set_priority(c, first + slot, priority);
                         c.candidates.push_back({priority, in_flight, key.field, key.id, &target});
                     }
@@ -812,6 +866,9 @@ private:
     std::vector<std::unique_ptr<connection>> connections_;
     priority_function priority_;
     relevancy_function relevant_;
+    /// Per top-level field: the typed callbacks of its entity array.
+    std::array<std::function<float(client_id, std::uint32_t, const void*)>, field_count> typed_priority_;
+    std::array<std::function<bool(client_id, std::uint32_t, const void*)>, field_count> typed_relevant_;
     invalid_value_function on_invalid_;
     /// Per entity slot, then per top-level field: reported to on_invalid_
     /// and not encodable since. Shared by every connection (one report per

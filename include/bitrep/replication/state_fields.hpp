@@ -39,6 +39,28 @@ BITREP_ALWAYS_INLINE void for_each_field_index(Visit&& visit)
     }(std::make_index_sequence<reflect::field_count<State>>{});
 }
 
+/// What a pointer to a data member points into and at.
+template <class Pointer>
+struct member_pointer_traits : std::false_type {};
+template <class Class, class Member>
+struct member_pointer_traits<Member Class::*> : std::true_type {
+    using class_type = Class;
+    using member_type = Member;
+};
+
+/// The index among State's reflected top-level fields of the one `member`
+/// names, found by address in `state` (any State object).
+template <class State, class Member>
+std::size_t field_index_of(const State& state, Member State::*member) noexcept
+{
+    const void* target = &(state.*member);
+    std::size_t found = reflect::field_count<State>;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        ((found = static_cast<const void*>(&reflect::field_at<I>(state)) == target ? I : found), ...);
+    }(std::make_index_sequence<reflect::field_count<State>>{});
+    return found;
+}
+
 template <class State, std::size_t I>
 inline constexpr bool is_entity_field = entity_array_traits<reflect::field_type_at<State, I>>::value;
 
