@@ -1413,3 +1413,103 @@ TEST(Gameplay, AnnotatedFieldsPrintAsTheirValues)
               "42 -2.50 200 7 3.25");
 #endif
 }
+
+// ---------------------------------------------------------------- entity_array as a container
+
+namespace {
+struct Critter {
+    bitrep::ranged<int, 0, 100> hp;
+    bool angry = false;
+    friend bool operator==(const Critter&, const Critter&) = default;
+};
+BOOST_DESCRIBE_STRUCT(Critter, (), (hp, angry))
+using Critters = bitrep::entity_array<Critter, 6>;
+
+std::vector<std::uint32_t> live_ids(const Critters& critters)
+{
+    std::vector<std::uint32_t> ids;
+    for (const auto [id, critter] : critters)
+        ids.push_back(id);
+    return ids;
+}
+std::vector<std::uint32_t> free_ids(const Critters& critters)
+{
+    std::vector<std::uint32_t> ids;
+    for (const std::uint32_t id : critters.free_ids())
+        ids.push_back(id);
+    return ids;
+}
+} // namespace
+
+TEST(EntityArray, EmplaceTakesTheLowestFreeSlotAndReturnsItsIdUntilFull)
+{
+    Critters critters;
+    EXPECT_EQ(critters.emplace(), std::optional<std::uint32_t>(0));
+    EXPECT_EQ(critters.emplace(Critter{50, true}), std::optional<std::uint32_t>(1));
+    EXPECT_EQ(critters[1].hp, 50);
+    critters.emplace(4, Critter{7, false}); // at a chosen id, as before
+    EXPECT_EQ(critters.emplace(), std::optional<std::uint32_t>(2));
+    EXPECT_EQ(critters.emplace(), std::optional<std::uint32_t>(3));
+    EXPECT_EQ(critters.emplace(), std::optional<std::uint32_t>(5));
+    EXPECT_EQ(critters.emplace(), std::nullopt); // full
+    critters.erase(1);
+    EXPECT_EQ(critters.emplace(Critter{9, false}), std::optional<std::uint32_t>(1)); // the freed slot again
+    EXPECT_EQ(critters[1].hp, 9);
+}
+
+TEST(EntityArray, SizeAndFreeCountFollowEveryChange)
+{
+    Critters critters;
+    EXPECT_TRUE(critters.empty());
+    EXPECT_EQ(critters.free_count(), 6u);
+    critters.emplace(2);
+    critters.emplace(2); // replacing is no new entity
+    critters.emplace(5);
+    EXPECT_EQ(critters.size(), 2u);
+    critters.erase(3); // already free
+    critters.erase(2);
+    EXPECT_EQ(critters.size(), 1u);
+    EXPECT_EQ(critters.free_count(), 5u);
+    critters.clear();
+    EXPECT_EQ(critters.size(), 0u);
+    EXPECT_EQ(critters.emplace(), std::optional<std::uint32_t>(0));
+}
+
+TEST(EntityArray, IterationVisitsLiveEntitiesWithTheirIdsAndCanChangeThem)
+{
+    Critters critters;
+    critters.emplace(1, Critter{10, false});
+    critters.emplace(3, Critter{20, false});
+    critters.emplace(4, Critter{30, false});
+    for (auto [id, critter] : critters) {
+        critter.hp += static_cast<int>(id);
+        critter.angry = id == 3;
+    }
+    EXPECT_EQ(live_ids(critters), (std::vector<std::uint32_t>{1, 3, 4}));
+    EXPECT_EQ(free_ids(critters), (std::vector<std::uint32_t>{0, 2, 5}));
+    EXPECT_EQ(critters[1].hp, 11);
+    EXPECT_EQ(critters[3].hp, 23);
+    EXPECT_TRUE(critters[3].angry);
+    EXPECT_EQ(critters[4].hp, 34);
+    EXPECT_EQ(std::distance(critters.begin(), critters.end()), 3);
+}
+
+TEST(EntityArray, ADecodedArrayKnowsItsSizeAndFreeSlots)
+{
+    Critters critters;
+    critters.emplace(0, Critter{1, false});
+    critters.emplace(5, Critter{2, true});
+    const Critters back = round_trip(critters);
+    EXPECT_EQ(back, critters);
+    EXPECT_EQ(back.size(), 2u);
+    EXPECT_EQ(free_ids(back), (std::vector<std::uint32_t>{1, 2, 3, 4}));
+    Critters reused = back;
+    EXPECT_EQ(reused.emplace(), std::optional<std::uint32_t>(1));
+    // Decoding into an array that held other entities counts afresh.
+    Critters full;
+    while (full.emplace())
+        ;
+    ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(critters), full));
+    EXPECT_EQ(full.size(), 2u);
+    EXPECT_EQ(full.emplace(), std::optional<std::uint32_t>(1));
+}

@@ -68,14 +68,14 @@ void mutate(World& w, std::mt19937& random)
         if (chance(30))
             w.scores[i] = static_cast<int>(random() % 2001) - 1000;
     for (std::size_t slot = 0; slot < 12; ++slot) {
-        std::optional<Body>& b = w.bodies.slots()[slot];
+        Body* b = w.bodies.find(slot);
         if (chance(5)) {
-            b.reset();
+            w.bodies.erase(slot);
             continue;
         }
-        if (!b) {
+        if (b == nullptr) {
             if (chance(20))
-                b.emplace();
+                b = &w.bodies.emplace(slot);
             else
                 continue;
         }
@@ -190,9 +190,9 @@ TEST(CodedDelta, ValuesOutsideTheirRangeAreRefusedOnWrite)
 {
     bitrep::delta_coder<World> coder;
     World base;
-    base.bodies.slots()[0].emplace();
+    base.bodies.emplace(0);
     World current = base;
-    current.bodies.slots()[0]->health = 101;
+    current.bodies[0].health = 101;
     std::vector<std::uint8_t> out(1024);
     std::size_t bytes = 0;
     const bitrep::status st = coder.write(out, bytes, base, base, current);

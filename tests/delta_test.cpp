@@ -1245,15 +1245,15 @@ TEST(DeltaScopes, AnEntityWithATransientUnencodableMemberHasBoundsAndDeltas)
     EXPECT_GT(bitrep::delta_codec<LabelledWorld>::max_delta_bits(), 4u * 9u);
 
     LabelledWorld base{};
-    base.things.slots()[1] = Labelled{40, {}};
-    base.things.slots()[1]->label.get() = "old";
+    base.things.emplace(1, Labelled{40, {}});
+    base.things[1].label.get() = "old";
     LabelledWorld current = base;
-    current.things.slots()[1]->hp = 41;
-    current.things.slots()[1]->label.get() = "new";
+    current.things[1].hp = 41;
+    current.things[1].label.get() = "new";
     const LabelledWorld out = replicate<scope::replication>(base, current, LabelledWorld{});
     ASSERT_TRUE(out.things.slots()[1].has_value());
-    EXPECT_EQ(out.things.slots()[1]->hp.value(), 41);
-    EXPECT_EQ(out.things.slots()[1]->label.get(), "old"); // transient: the baseline's
+    EXPECT_EQ(out.things[1].hp.value(), 41);
+    EXPECT_EQ(out.things[1].label.get(), "old"); // transient: the baseline's
 }
 
 TEST(DeltaScopes, NetOnlyFieldsAreLeftOutOfTheSaveScope)

@@ -96,7 +96,7 @@ TEST(NoExceptions, ReplicationWorksWithTheStatusForms)
     const bitrep::client_id id = server.add_client();
     World world{};
     world.tick = 5;
-    world.units.slots()[2] = sample();
+    world.units.emplace(2, sample());
     std::span<const std::uint8_t> packet;
     ASSERT_TRUE(server.replicate(id, world, packet));
     ASSERT_TRUE(client.receive(packet));

@@ -205,10 +205,10 @@ public:
         if (!moving)
             return;
         std::uniform_real_distribution<float> offset(-1.0f, 1.0f);
-        for (std::optional<Cube>& slot : world.cubes.slots()) {
-            if (!slot || !chance(share))
+        for (auto [id, cube] : world.cubes) {
+            if (!chance(share))
                 continue;
-            move(*slot, offset);
+            move(cube, offset);
         }
         if (chance(churn)) {
             destroy_one();
@@ -529,6 +529,7 @@ TEST_P(ReplicationThroughLinks, EveryAppliedStateIsAServerViewAndClientsConverge
         SCOPED_TRACE("client " + std::to_string(p->id));
         EXPECT_EQ(p->torn, 0u) << p->first_torn;
         EXPECT_TRUE(holds_world(p->client.state(), run.world()));
+        EXPECT_EQ(p->client.state().cubes.size(), run.world().cubes.size()); // counted as decoded
         EXPECT_EQ(p->client.state().seed.get(), 0u);
         EXPECT_TRUE(only_expected_refusals(*p));
         EXPECT_EQ(p->acks_refused, p->up.statistics().corrupted);
@@ -1407,9 +1408,8 @@ TEST_F(ReplicationChanges, DriftBelowOneQuantumIsNoChangeAndIsNotResent)
     ASSERT_TRUE(link.exchange(false));
     changes.clear();
     // Drift within one quantum of each cube's sent value: nothing to send.
-    for (std::optional<Cube>& slot : link.world().cubes.slots())
-        if (slot)
-            slot->x = slot->x.quantized_value() + 0.001f;
+    for (auto [id, cube] : link.world().cubes)
+        cube.x = cube.x.quantized_value() + 0.001f;
     ASSERT_TRUE(link.exchange(false));
     EXPECT_EQ(changes.size(), 1u); // the tick only
     EXPECT_EQ(link.server.statistics(link.id)->entities_sent, link.world().cubes.count());
@@ -1815,8 +1815,8 @@ bitrep::server_client_statistics replicate_noise(std::size_t max_packet_bytes)
     int quiet = 0;
     for (int t = 0; t < 400 && (t < 200 || !same_on_wire(client.state(), noise)); ++t) {
         if (t < 200)
-            for (auto& slot : noise.blobs.slots())
-                slot->values[0] = static_cast<std::uint32_t>(random() % 65536);
+            for (auto [id, blob] : noise.blobs)
+                blob.values[0] = static_cast<std::uint32_t>(random() % 65536);
         else
             ++quiet;
         const std::vector<std::uint8_t> packet = direct::copy(server.replicate(id, noise));
@@ -1886,10 +1886,10 @@ TEST(InvalidValues, AnEntityThatCannotBeEncodedIsLeftOutReportedOnceAndTheRestRe
 {
     reporting_link link;
     World world{};
-    world.cubes.slots()[1] = Cube{};
-    world.cubes.slots()[1]->x = 1.5f;
-    world.cubes.slots()[2] = Cube{};
-    world.cubes.slots()[2]->x = std::numeric_limits<float>::quiet_NaN();
+    world.cubes.emplace(1, Cube{});
+    world.cubes[1].x = 1.5f;
+    world.cubes.emplace(2, Cube{});
+    world.cubes[2].x = std::numeric_limits<float>::quiet_NaN();
     for (std::uint32_t t = 1; t <= 5; ++t) {
         world.tick = t;
         link.exchange(world);
@@ -1900,41 +1900,41 @@ TEST(InvalidValues, AnEntityThatCannotBeEncodedIsLeftOutReportedOnceAndTheRestRe
     EXPECT_EQ(link.reports[0].code, error::value_out_of_range);
     EXPECT_EQ(link.client.state().tick, 5u);
     ASSERT_TRUE(link.client.state().cubes.slots()[1].has_value());
-    EXPECT_EQ(link.client.state().cubes.slots()[1]->x.quantum(), Coordinate{1.5f}.quantum());
+    EXPECT_EQ(link.client.state().cubes[1].x.quantum(), Coordinate{1.5f}.quantum());
     EXPECT_FALSE(link.client.state().cubes.slots()[2].has_value()); // never sendable: never sent
 
     // Mended, it arrives; broken again, it is reported again and the client
     // keeps the version it had.
-    world.cubes.slots()[2]->x = 5.0f;
+    world.cubes[2].x = 5.0f;
     link.exchange(world);
     ASSERT_TRUE(link.client.state().cubes.slots()[2].has_value());
-    world.cubes.slots()[2]->x = std::numeric_limits<float>::infinity() * 0.0f; // NaN
-    world.cubes.slots()[1]->x = 2.5f;
+    world.cubes[2].x = std::numeric_limits<float>::infinity() * 0.0f; // NaN
+    world.cubes[1].x = 2.5f;
     for (int t = 0; t < 3; ++t)
         link.exchange(world);
     ASSERT_EQ(link.reports.size(), 2u);
     EXPECT_EQ(link.reports[1].key, (entity_key{1, 2}));
-    EXPECT_EQ(link.client.state().cubes.slots()[2]->x.quantum(), Coordinate{5.0f}.quantum());
-    EXPECT_EQ(link.client.state().cubes.slots()[1]->x.quantum(), Coordinate{2.5f}.quantum());
+    EXPECT_EQ(link.client.state().cubes[2].x.quantum(), Coordinate{5.0f}.quantum());
+    EXPECT_EQ(link.client.state().cubes[1].x.quantum(), Coordinate{2.5f}.quantum());
 }
 
 TEST(InvalidValues, AnEntityBrokenWhileInFlightStaysAtTheVersionLastSent)
 {
     reporting_link link;
     World world{};
-    world.cubes.slots()[0] = Cube{};
-    world.cubes.slots()[0]->x = 1.0f;
+    world.cubes.emplace(0, Cube{});
+    world.cubes[0].x = 1.0f;
     link.exchange(world);
     // Sent but not acknowledged: the next packet is built against the older
     // baseline, and must not take the client back to it.
-    world.cubes.slots()[0]->x = 2.0f;
+    world.cubes[0].x = 2.0f;
     std::span<const std::uint8_t> packet;
     ASSERT_TRUE(link.server.replicate(link.id, world, packet));
     ASSERT_TRUE(link.client.receive(packet));
-    world.cubes.slots()[0]->orientation = bitrep::quat<9>{1.0f, 1.0f, 0.0f, 0.0f}; // not unit length
+    world.cubes[0].orientation = bitrep::quat<9>{1.0f, 1.0f, 0.0f, 0.0f}; // not unit length
     ASSERT_TRUE(link.server.replicate(link.id, world, packet));
     ASSERT_TRUE(link.client.receive(packet));
-    EXPECT_EQ(link.client.state().cubes.slots()[0]->x.quantum(), Coordinate{2.0f}.quantum());
+    EXPECT_EQ(link.client.state().cubes[0].x.quantum(), Coordinate{2.0f}.quantum());
     ASSERT_EQ(link.reports.size(), 1u);
     EXPECT_EQ(link.reports[0].path, "World.cubes[0].orientation");
 }
@@ -1946,8 +1946,8 @@ TEST(InvalidValues, ATopLevelFieldThatCannotBeEncodedKeepsTheClientsLastValue)
     world.tick = 10;
     link.exchange(world);
     world.tick = 2'000'000; // above ranged<std::uint32_t, 0, 1'000'000>
-    world.cubes.slots()[7] = Cube{};
-    world.cubes.slots()[7]->y = -3.0f;
+    world.cubes.emplace(7, Cube{});
+    world.cubes[7].y = -3.0f;
     for (int t = 0; t < 4; ++t)
         link.exchange(world);
     ASSERT_EQ(link.reports.size(), 1u);
@@ -1969,8 +1969,8 @@ TEST(InvalidValues, EachValueIsReportedOnceWhateverTheNumberOfClients)
     for (int i = 0; i < 4; ++i)
         ids.push_back(server.add_client());
     World world{};
-    world.cubes.slots()[3] = Cube{};
-    world.cubes.slots()[3]->z = std::numeric_limits<float>::quiet_NaN();
+    world.cubes.emplace(3, Cube{});
+    world.cubes[3].z = std::numeric_limits<float>::quiet_NaN();
     for (int t = 0; t < 3; ++t)
         for (const client_id id : ids) {
             std::span<const std::uint8_t> packet;
@@ -1993,7 +1993,7 @@ Logged logged_world(std::uint32_t tick)
 {
     Logged world{};
     for (std::uint32_t i = 0; i < 200; ++i)
-        world.dots.slots()[i] = Dot{(i * 7919 + tick * 104729) % 100'000};
+        world.dots.emplace(i, Dot{(i * 7919 + tick * 104729) % 100'000});
     return world;
 }
 } // namespace
@@ -2105,12 +2105,12 @@ TEST(ReplicationCompiles, WithATransientMemberOfAnUnencodableTypeInAnEntityAndAt
     const client_id id = server.add_client();
     LabelledWorld world;
     world.title.get() = "lobby";
-    world.things.slots()[2] = Labelled{40, {}};
-    world.things.slots()[2]->label.get() = "boss";
+    world.things.emplace(2, Labelled{40, {}});
+    world.things[2].label.get() = "boss";
     ASSERT_TRUE(client.receive(server.replicate(id, world)));
     ASSERT_TRUE(client.state().things.slots()[2].has_value());
-    EXPECT_EQ(client.state().things.slots()[2]->hp, 40);
-    EXPECT_TRUE(client.state().things.slots()[2]->label.get().empty());
+    EXPECT_EQ(client.state().things[2].hp, 40);
+    EXPECT_TRUE(client.state().things[2].label.get().empty());
     EXPECT_TRUE(client.state().title.get().empty());
 }
 

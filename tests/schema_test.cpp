@@ -582,7 +582,7 @@ TEST(SchemaLoad, ElementsOfAVectorBecomeOptionalsTwoLevelsDeep)
 TEST(SchemaLoad, AnEntityArrayLoadsBackIntoAnArrayWithDefaultsForEmptySlots)
 {
     containers::Optional before;
-    before.things.slots()[1] = containers::Thing{42, bounded_string<8>("bo")};
+    before.things.emplace(1, containers::Thing{42, bounded_string<8>("bo")});
     before.marker = 5;
     containers::Plain loaded;
     loaded.things[0].hp = 99;

@@ -880,7 +880,11 @@ struct delta_codec<entity_array<T, N>> : detail::delta_by_changed_bit<entity_arr
     template <class Stream>
     static bool delta_changed(Stream& stream, const type& older, const type& base, type& value)
     {
-        return slots::delta_changed(stream, older.slots(), base.slots(), value.slots());
+        using access = detail::entity_array_access;
+        if constexpr (Stream::is_reading)
+            return access::rewrite(value, [&](auto& all) { return slots::delta_changed(stream, older.slots(), base.slots(), all); });
+        else
+            return slots::delta_changed(stream, older.slots(), base.slots(), access::slots(value));
     }
 };
 

@@ -55,15 +55,15 @@ struct states {
     states()
     {
         for (std::size_t i = 0; i < 4; ++i) {
-            older.bodies.slots()[i].emplace();
-            base.bodies.slots()[i].emplace();
+            older.bodies.emplace(i);
+            base.bodies.emplace(i);
         }
-        base.bodies.slots()[0]->x = 3.5f;
-        base.bodies.slots()[0]->items.push_back(Item{Kind::shield, 5});
-        base.bodies.slots()[1]->health = 40;
-        base.bodies.slots()[1]->code.largest = 1;
-        base.bodies.slots()[1]->code.small[2] = 17;
-        base.bodies.slots()[2]->name = "ok";
+        base.bodies[0].x = 3.5f;
+        base.bodies[0].items.push_back(Item{Kind::shield, 5});
+        base.bodies[1].health = 40;
+        base.bodies[1].code.largest = 1;
+        base.bodies[1].code.small[2] = 17;
+        base.bodies[2].name = "ok";
         base.scores[1] = 12;
         base.tick = 6;
         older.tick = 3;

@@ -14,7 +14,11 @@ struct codec<entity_array<T, N>> {
     template <class Stream>
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, entity_array<T, N>& value)
     {
-        return slots::serialize(stream, value.slots());
+        using access = detail::entity_array_access;
+        if constexpr (Stream::is_reading)
+            return access::rewrite(value, [&](auto& all) { return slots::serialize(stream, all); });
+        else
+            return slots::serialize(stream, access::slots(value));
     }
     static constexpr std::size_t max_bits() { return slots::max_bits(); }
     static constexpr std::size_t min_bits() { return slots::min_bits(); }

@@ -344,7 +344,7 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, delt
 template <class T, std::size_t N>
 bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, entity_array<T, N>& out)
 {
-    return read_value(stream, plan, f, out.slots());
+    return entity_array_access::rewrite(out, [&](auto& slots) { return read_value(stream, plan, f, slots); });
 }
 
 template <class T>

@@ -527,7 +527,7 @@ private:
                         return 1 + (list < n ? list : n);
                     };
                     const slot_type& target = *static_cast<const slot_type*>(chosen.target);
-                    slot_type& slot = reflect::field_at<I>(view).slots()[chosen.id];
+                    const slot_type& slot = reflect::field_at<I>(view).slots()[chosen.id];
                     array_use& use = uses[I];
                     const array_use grown{use.count + 1, use.index_bits + detail::int_relative_bits(chosen.id + 1)};
                     std::size_t cost = delta_codec<slot_type>::max_changed_bits();
@@ -545,7 +545,7 @@ private:
                     misses = 0;
                     used_bits = bits;
                     use = grown;
-                    slot = target;
+                    detail::entity_array_access::assign(reflect::field_at<I>(view), chosen.id, target);
                     if (!exact)
                         c.taken.push_back(&chosen);
                     constexpr std::size_t first = replication::entity_slots_before<State, I>;
