@@ -63,10 +63,15 @@ struct SaveGame {
 BOOST_DESCRIBE_STRUCT(SaveGame, (), (hero, level, gold, inventory, position, camera, play_time_ms))
 } // namespace v2
 
+#ifndef BITREP_INSPECT_PATH
+#define BITREP_INSPECT_PATH "bitrep-inspect"
+#endif
+
 int main()
 {
-    std::error_code ignored;
-    const std::filesystem::path path = std::filesystem::temp_directory_path() / "bitrep_save_game_example.sav";
+    // Both files stay, to be looked at with bitrep-inspect (printed below).
+    const std::filesystem::path path = std::filesystem::temp_directory_path() / "bitrep_save_game_v1.sav";
+    const std::filesystem::path resaved = std::filesystem::temp_directory_path() / "bitrep_save_game_v2.sav";
 
     v1::SaveGame game;
     game.level = 42;
@@ -105,17 +110,18 @@ int main()
     std::printf("  difficulty  dropped (no longer in the struct)\n");
 
     // What the new version saves from now on loads on the fast path.
-    if (bitrep::status st = bitrep::save(path, next); !st) {
+    if (bitrep::status st = bitrep::save(resaved, next); !st) {
         std::fprintf(stderr, "save failed: %s\n", st.message().c_str());
         return 1;
     }
     v2::SaveGame reloaded;
     const bool was_schema_path = info.path == bitrep::load_info::route::schema;
-    const bool ok = bitrep::load(path, reloaded, info) && info.path == bitrep::load_info::route::fast && was_schema_path &&
+    const bool ok = bitrep::load(resaved, reloaded, info) && info.path == bitrep::load_info::route::fast && was_schema_path &&
                     reloaded.level == 42 && reloaded.gold == 520 &&
                     reloaded.inventory.size() == 2 && reloaded.hero == next.hero &&
                     reloaded.play_time_ms.get() == 216'000'000u;
     std::printf("version 2 re-saved it and reloaded it on the fast path: %s\n", ok ? "ok" : "MISMATCH");
-    std::filesystem::remove(path, ignored);
+    std::printf("\nLook inside either file (header, schema, values as JSON):\n  %s %s\n  %s %s\n", BITREP_INSPECT_PATH,
+                path.c_str(), BITREP_INSPECT_PATH, resaved.c_str());
     return ok ? 0 : 1;
 }
