@@ -29,7 +29,7 @@ using oracle::bit_builder;
 using oracle::bits_of;
 using oracle::bytes;
 
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+using oracle::contains;
 
 } // namespace
 
@@ -211,9 +211,7 @@ TEST(Errors, DecodedValueAboveItsRangeIsOutOfRangeWithNamedPathAndBit)
     bit_builder b = player_prefix(4, 3);
     b.bits(101, 7).bits(0, 2).bits(0, 4).align().bits(0, 2);
     const bitrep::status st = read_keeping(b.result(), sample_player());
-    EXPECT_EQ(st.code(), bitrep::error::out_of_range);
-    EXPECT_EQ(st.field_path(), "Player.items[3].count");
-    EXPECT_EQ(st.bit_offset(), 38u); // 7 + 4 + 3 * 9
+    EXPECT_STATUS(st, bitrep::error::out_of_range, "Player.items[3].count", 38u); // 7 + 4 + 3 * 9
     EXPECT_TRUE(contains(st.message(), "out_of_range"));
     EXPECT_TRUE(contains(st.message(), "Player.items[3].count"));
     EXPECT_TRUE(contains(st.message(), "bit 38"));
@@ -225,9 +223,7 @@ TEST(Errors, ValueOutsideItsAnnotationIsRefusedOnWriteWithNamedPathAndBit)
     p.items[3].count = 101;
     bytes out{1, 2, 3};
     const bitrep::status st = bitrep::to_bytes(p, out);
-    EXPECT_EQ(st.code(), bitrep::error::value_out_of_range);
-    EXPECT_EQ(st.field_path(), "Player.items[3].count");
-    EXPECT_EQ(st.bit_offset(), 38u);
+    EXPECT_STATUS(st, bitrep::error::value_out_of_range, "Player.items[3].count", 38u);
     EXPECT_TRUE(contains(st.message(), "value_out_of_range at Player.items[3].count, bit 38"));
     EXPECT_TRUE(out.empty());
 }
@@ -249,9 +245,7 @@ TEST(Errors, ConvenienceToBytesThrowsWriteErrorCarryingTheStatus)
 TEST(Errors, VectorSizeAboveItsBoundIsOutOfRange)
 {
     const bitrep::status st = read_keeping(player_prefix(9, 9).result(), sample_player());
-    EXPECT_EQ(st.code(), bitrep::error::out_of_range);
-    EXPECT_EQ(st.field_path(), "Player.items");
-    EXPECT_EQ(st.bit_offset(), 7u);
+    EXPECT_STATUS(st, bitrep::error::out_of_range, "Player.items", 7u);
 }
 
 TEST(Errors, InputEndingInsideAValueIsTruncated)
@@ -259,9 +253,7 @@ TEST(Errors, InputEndingInsideAValueIsTruncated)
     const bytes full = bitrep::to_bytes(golden_value());
     const bytes cut(full.begin(), full.end() - 1);
     const bitrep::status st = read_keeping(cut, Golden{});
-    EXPECT_EQ(st.code(), bitrep::error::truncated);
-    EXPECT_EQ(st.field_path(), "Golden.#6");
-    EXPECT_EQ(st.bit_offset(), 56u);
+    EXPECT_STATUS(st, bitrep::error::truncated, "Golden.#6", 56u);
     EXPECT_TRUE(contains(st.message(), "Golden.#6"));
     EXPECT_TRUE(contains(st.message(), "bit 56"));
 }
@@ -279,26 +271,20 @@ TEST(Errors, TruncatedSixtyFourBitValueReportsItsFirstBit)
     const bytes full = bitrep::to_bytes(w);
     ASSERT_EQ(full.size(), 9u);
     const bitrep::status st = read_keeping(bytes(full.begin(), full.begin() + 5), LateWide{});
-    EXPECT_EQ(st.code(), bitrep::error::truncated);
-    EXPECT_EQ(st.field_path(), "LateWide.#1");
-    EXPECT_EQ(st.bit_offset(), 1u); // the low 32 bits were there: the 64-bit primitive still started at bit 1
+    EXPECT_STATUS(st, bitrep::error::truncated, "LateWide.#1", 1u); // the low 32 bits were there: the 64-bit primitive still started at bit 1
 }
 
 TEST(Errors, EmptyInputIsTruncatedAtTheFirstField)
 {
     const bitrep::status st = read_keeping(bytes{}, Golden{});
-    EXPECT_EQ(st.code(), bitrep::error::truncated);
-    EXPECT_EQ(st.field_path(), "Golden.#0");
-    EXPECT_EQ(st.bit_offset(), 0u);
+    EXPECT_STATUS(st, bitrep::error::truncated, "Golden.#0", 0u);
 }
 
 TEST(Errors, NonZeroAlignmentPaddingIsBadPadding)
 {
     // flag 1, value 5, then padding bits 4..7 of which bit 4 is set.
     const bitrep::status st = read_keeping(bytes{0x0B | 0x10}, StandardExample{});
-    EXPECT_EQ(st.code(), bitrep::error::bad_padding);
-    EXPECT_EQ(st.field_path(), "StandardExample.#2");
-    EXPECT_EQ(st.bit_offset(), 4u);
+    EXPECT_STATUS(st, bitrep::error::bad_padding, "StandardExample.#2", 4u);
     EXPECT_EQ(read_keeping(bytes{0x0B | 0x80}, StandardExample{}).code(), bitrep::error::bad_padding);
 }
 
@@ -307,9 +293,7 @@ TEST(Errors, MalformedUtf8IsBadUtf8AtTheString)
     // health, no items, name of 2 bytes (C0 80: overlong NUL), team red
     const bytes data = player_prefix(0, 0).bits(2, 4).text("\xC0\x80").bits(0, 2).result();
     const bitrep::status st = read_keeping(data, sample_player());
-    EXPECT_EQ(st.code(), bitrep::error::bad_utf8);
-    EXPECT_EQ(st.field_path(), "Player.name");
-    EXPECT_EQ(st.bit_offset(), 11u); // the string primitive starts after health (7) and the item count (4)
+    EXPECT_STATUS(st, bitrep::error::bad_utf8, "Player.name", 11u); // the string primitive starts after health (7) and the item count (4)
     EXPECT_TRUE(contains(st.message(), "bad_utf8 at Player.name, bit 11"));
 }
 
@@ -342,9 +326,7 @@ TEST(Errors, EnumIndexBeyondTheEnumeratorsIsBadEnumOnRead)
 {
     const bytes data = player_prefix(0, 0).bits(0, 4).align().bits(3, 2).result(); // team index 3 of 3
     const bitrep::status st = read_keeping(data, sample_player());
-    EXPECT_EQ(st.code(), bitrep::error::bad_enum);
-    EXPECT_EQ(st.field_path(), "Player.team");
-    EXPECT_EQ(st.bit_offset(), 16u);
+    EXPECT_STATUS(st, bitrep::error::bad_enum, "Player.team", 16u);
     EXPECT_TRUE(contains(st.message(), "bit 16"));
 }
 
@@ -456,9 +438,7 @@ TEST(Errors, AggregatePathsUseFieldPositions)
     const bytes data = bit_builder{}.bits(1, 3).bits(2, 3).bits(1, 1).bits(5, 7).bits(1, 1).bits(120, 7).result();
     Inventory target{};
     const bitrep::status st = bitrep::from_bytes(data, target);
-    EXPECT_EQ(st.code(), bitrep::error::out_of_range);
-    EXPECT_EQ(st.field_path(), "Inventory.#1[1].#1");
-    EXPECT_EQ(st.bit_offset(), 15u);
+    EXPECT_STATUS(st, bitrep::error::out_of_range, "Inventory.#1[1].#1", 15u);
     EXPECT_TRUE(contains(st.message(), "Inventory.#1[1].#1, bit 15"));
 }
 

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_oracle.hpp"
+
 #include "temporary_directory.hpp"
 
 #include <boost/crc.hpp>
@@ -46,7 +48,7 @@ constexpr std::size_t no_limit = std::size_t{1} << 30;
 
 bytes bytes_of(std::string_view text) { return bytes(text.begin(), text.end()); }
 
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+using oracle::contains;
 
 // Deterministic content of any size, different for each seed.
 bytes pattern(std::size_t size, std::uint64_t seed)

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_oracle.hpp"
+
 #include "temporary_directory.hpp"
 #include <nlohmann/json.hpp>
 
@@ -129,7 +131,7 @@ struct Tiny {
 };
 BOOST_DESCRIBE_STRUCT(Tiny, (), (n))
 
-bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
+using oracle::contains;
 
 std::string quoted(const std::string& text)
 {

@@ -66,10 +66,6 @@ struct Tiny {
 };
 BOOST_DESCRIBE_STRUCT(Tiny, (), (tick, dots))
 
-namespace bitrep {
-// Failures print the status's message rather than its bytes.
-inline void PrintTo(const status& s, std::ostream* os) { *os << s.message(); }
-} // namespace bitrep
 
 namespace {
 

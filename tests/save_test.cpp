@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_oracle.hpp"
+
 #include "temporary_directory.hpp"
 
 #include <boost/crc.hpp>
@@ -58,10 +60,6 @@ constexpr std::size_t allocation_ceiling = std::size_t{256} << 20;
 [[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
 [[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
-// Failure messages name error codes instead of dumping their byte.
-namespace bitrep {
-void PrintTo(error code, std::ostream* out) { *out << to_string(code); }
-} // namespace bitrep
 
 // ---------------------------------------------------------------- types
 
@@ -206,7 +204,7 @@ constexpr std::size_t payload_bits_at = 24;
 constexpr std::size_t crc_at = 32;
 constexpr std::size_t header_size = 36;
 
-bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+using oracle::contains;
 
 // Little-endian fields, read and written here rather than with the
 // library's helpers, so the layout is checked against the document alone.

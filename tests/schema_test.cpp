@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_oracle.hpp"
+
 #include <boost/crc.hpp>
 
 #include <array>
@@ -21,7 +23,7 @@ using bitrep::quantized;
 using bitrep::ranged;
 using bitrep::schema_kind;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using oracle::contains;
 
 // ---- the schema of a type ---------------------------------------------------
 

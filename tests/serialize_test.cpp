@@ -354,9 +354,7 @@ TEST(Array, ElementFailureNamesItsIndex)
     Grid g{};
     g.cells[2] = 8;
     const bitrep::status st = write_status(g);
-    EXPECT_EQ(st.code(), bitrep::error::value_out_of_range);
-    EXPECT_EQ(st.field_path(), "Grid.cells[2]");
-    EXPECT_EQ(st.bit_offset(), 6u);
+    EXPECT_STATUS(st, bitrep::error::value_out_of_range, "Grid.cells[2]", 6u);
 }
 
 // ---------------------------------------------------------------- std::optional
@@ -471,9 +469,7 @@ TEST(Aggregate, FailurePathUsesZeroBasedFieldPositions)
     Shelf shelf{};
     shelf.slot.count = 9;
     const bitrep::status st = write_status(shelf);
-    EXPECT_EQ(st.code(), bitrep::error::value_out_of_range);
-    EXPECT_EQ(st.field_path(), "Shelf.#1.#1");
-    EXPECT_EQ(st.bit_offset(), 2u);
+    EXPECT_STATUS(st, bitrep::error::value_out_of_range, "Shelf.#1.#1", 2u);
 }
 
 // ---------------------------------------------------------------- described classes
@@ -575,9 +571,7 @@ TEST(Described, ClassPrivateAndProtectedMembersRoundTrip)
 TEST(Described, FailureInAPrivateMemberNamesIt)
 {
     const bitrep::status st = write_status(Character(1, 1, false, 16));
-    EXPECT_EQ(st.code(), bitrep::error::value_out_of_range);
-    EXPECT_EQ(st.field_path(), "Character.secret_");
-    EXPECT_EQ(st.bit_offset(), 6u);
+    EXPECT_STATUS(st, bitrep::error::value_out_of_range, "Character.secret_", 6u);
     EXPECT_NE(st.message().find("Character.secret_"), std::string::npos);
     EXPECT_NE(st.message().find("bit 6"), std::string::npos);
 }
@@ -774,18 +768,14 @@ TEST(Hooks, SerializeFieldNamesTheFieldInThePath)
     h.level = 3;
     h.count = 65;
     const bitrep::status st = write_status(h);
-    EXPECT_EQ(st.code(), bitrep::error::value_out_of_range);
-    EXPECT_EQ(st.field_path(), "Hooked.count");
-    EXPECT_EQ(st.bit_offset(), 3u);
+    EXPECT_STATUS(st, bitrep::error::value_out_of_range, "Hooked.count", 3u);
 }
 
 TEST(Hooks, SerializeFieldNamesTheFieldOnRead)
 {
     Hooked target{};
     const bitrep::status st = bitrep::from_bytes(bit_builder{}.bits(1, 3).bits(60, 6).result(), target);
-    EXPECT_EQ(st.code(), bitrep::error::out_of_range);
-    EXPECT_EQ(st.field_path(), "Hooked.count");
-    EXPECT_EQ(st.bit_offset(), 3u);
+    EXPECT_STATUS(st, bitrep::error::out_of_range, "Hooked.count", 3u);
 }
 
 struct Route {

@@ -26,14 +26,28 @@
 #include <vector>
 
 namespace bitrep {
-// Readable gtest output for error codes. gtest finds PrintTo by
-// argument-dependent lookup, so it lives in the namespace of `error`.
+// Readable gtest output for error codes and statuses. gtest finds PrintTo
+// by argument-dependent lookup, so it lives in their namespace.
 inline void PrintTo(error code, std::ostream* os) { *os << to_string(code); }
+inline void PrintTo(const status& s, std::ostream* os) { *os << s.message(); }
 } // namespace bitrep
 
 namespace oracle {
 
 using bytes = std::vector<std::uint8_t>;
+
+inline bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+
+/// A failure with this code, field path and bit offset; use through
+/// EXPECT_STATUS(st, code, path, bit).
+inline ::testing::AssertionResult has_status(const bitrep::status& st, bitrep::error code, std::string_view path,
+                                             std::size_t bit)
+{
+    if (st.ok() || st.code() != code || st.field_path() != path || st.bit_offset() != bit)
+        return ::testing::AssertionFailure() << "got \"" << st.message() << "\", expected "
+                                             << bitrep::to_string(code) << " at " << path << ", bit " << bit;
+    return ::testing::AssertionSuccess();
+}
 
 // ---------------------------------------------------------------- bits (sections 1-2)
 
@@ -202,3 +216,6 @@ bitrep::status write_status(const T& value)
 }
 
 } // namespace oracle
+
+/// The status is a failure with exactly this code, field path and bit offset.
+#define EXPECT_STATUS(st, code, path, bit) EXPECT_TRUE(::oracle::has_status((st), (code), (path), (bit)))
