@@ -261,17 +261,17 @@ constexpr std::size_t coded_slot_count();
 template <class T, std::size_t... I>
 constexpr std::size_t coded_field_offset(std::index_sequence<I...>)
 {
-    return (std::size_t{0} + ... + coded_slot_count<reflect::field_type_at<T, I>>());
+    return (std::size_t{0} + ... + coded_slot_count<reflect::wire_type_at<T, I>>());
 }
 /// Fields of one type in one struct share their slots (x and y of a
 /// position learn together): the offset of the first field of field I's type.
 template <class T, std::size_t I>
 constexpr std::size_t coded_first_of_type()
 {
-    using field = reflect::field_type_at<T, I>;
+    using field = reflect::wire_type_at<T, I>;
     std::size_t first = I;
     [&]<std::size_t... J>(std::index_sequence<J...>) {
-        ((first = first == I && std::is_same_v<reflect::field_type_at<T, J>, field> ? J : first), ...);
+        ((first = first == I && std::is_same_v<reflect::wire_type_at<T, J>, field> ? J : first), ...);
     }(std::make_index_sequence<I>{});
     return first;
 }
@@ -473,8 +473,11 @@ struct delta_codec : detail::delta_by_changed_bit<T> {
     {
         if constexpr (detail::walked_class<T>) {
             return [&]<std::size_t... I>(std::index_sequence<I...>) {
-                return (delta_codec<reflect::field_type_at<T, I>>::template same<Scope>(reflect::field_at<I>(a),
-                                                                                         reflect::field_at<I>(b)) &&
+                return (reflect::with_field_as_sent<I, false>(
+                            [](const auto& x, const auto& y) {
+                                return delta_codec<std::remove_cvref_t<decltype(x)>>::template same<Scope>(x, y);
+                            },
+                            a, b) &&
                         ...);
             }(std::make_index_sequence<reflect::field_count<T>>{});
         } else if constexpr (std::is_arithmetic_v<T> || std::is_enum_v<T> || requires { T::span; } ||
@@ -502,10 +505,13 @@ private:
     template <std::size_t I, class Stream>
     BITREP_ALWAYS_INLINE static bool delta_field(Stream& stream, const T& older, const T& base, T& value)
     {
-        using field = reflect::field_type_at<T, I>;
+        using field = reflect::wire_type_at<T, I>;
         [[maybe_unused]] const auto slot = stream.enter_slot(detail::coded_shared_offset<T, I>());
-        if (delta_codec<field>::delta(stream, reflect::field_at<I>(older), reflect::field_at<I>(base),
-                                      reflect::field_at<I>(value))) [[likely]]
+        if (reflect::with_field_as_sent<I, Stream::is_reading>(
+                [&stream](field& now, const field& was_older, const field& was_base) BITREP_LAMBDA_ALWAYS_INLINE {
+                    return delta_codec<field>::delta(stream, was_older, was_base, now);
+                },
+                value, older, base)) [[likely]]
             return true;
         detail::enter_field(stream.failure(), reflect::field_id_at<T, I>());
         return false;

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -206,27 +207,106 @@ constexpr const field_id& field_id_at() noexcept
 template <class T, std::size_t I>
 using field_type_at = std::remove_cvref_t<decltype(field_at<I>(std::declval<T&>()))>;
 
-/// Calls visit.template operator()<FieldType>() for each field type, in the
-/// order for_each_field visits them, and folds the results with `combine`.
+} // namespace bitrep::reflect
+
+namespace bitrep {
+
+/// Annotations given outside a type, for structs a game cannot or will not
+/// edit (`struct Transform { float x, y, z; };` from an existing codebase):
+///
+///     template <> struct bitrep::annotate<Transform> {
+///         using fields = std::tuple<bitrep::quantized<-512.f, 512.f, 0.01f>,
+///                                   bitrep::quantized<-512.f, 512.f, 0.01f>,
+///                                   bitrep::as_is>;
+///     };
+///
+/// one entry per field, in the order for_each_field visits them; `as_is`
+/// keeps a field's own encoding. Every codec, delta, schema and save-file
+/// walk then sees field I as the annotation (its wire type); the struct
+/// keeps its plain members.
+template <class T>
+struct annotate {};
+
+/// In `annotate<T>::fields`: this field is sent as its own type.
+struct as_is {};
+
+} // namespace bitrep
+
+namespace bitrep::reflect {
+
+template <class T>
+concept annotated_outside = requires { typename annotate<T>::fields; };
+
+namespace detail {
+template <class T, std::size_t I>
+struct wire_type {
+    using type = field_type_at<T, I>;
+};
+template <annotated_outside T, std::size_t I>
+struct wire_type<T, I> {
+    using fields = typename annotate<T>::fields;
+    static_assert(std::tuple_size_v<fields> == field_count<T>,
+                  "bitrep::annotate<T>::fields: one entry per field of T (bitrep::as_is for a field sent as it is)");
+    using given = std::tuple_element_t<I, fields>;
+    using type = std::conditional_t<std::is_same_v<given, as_is>, field_type_at<T, I>, given>;
+    static_assert(std::is_same_v<type, field_type_at<T, I>> ||
+                      (std::is_constructible_v<type, const field_type_at<T, I>&> &&
+                       std::is_constructible_v<field_type_at<T, I>, const type&>),
+                  "bitrep::annotate<T>::fields: an annotation must convert from the field's type and back");
+};
+} // namespace detail
+
+/// The type field I is sent as: its annotation in `annotate<T>::fields`
+/// when it has one, else its own type. Walkers that encode ask for this.
+template <class T, std::size_t I>
+using wire_type_at = typename detail::wire_type<T, I>::type;
+
+/// Whether field I is held as one type and sent as another.
+template <class T, std::size_t I>
+inline constexpr bool sent_as_other = !std::is_same_v<wire_type_at<T, I>, field_type_at<T, I>>;
+
+/// Calls f(field_as_sent...) with field I of each object: the field itself
+/// when it is sent as its own type, else a temporary of its wire type made
+/// from it (default-made for a wire type that is never copied: a transient
+/// flag). When f succeeds and WriteBack holds, the first object's field is
+/// assigned from its temporary (reading decodes into the temporary).
+template <std::size_t I, bool WriteBack, class F, class First, class... Rest>
+BITREP_ALWAYS_INLINE bool with_field_as_sent(F&& f, First& first, Rest&... rest)
+{
+    using plain = std::remove_cvref_t<First>;
+    if constexpr (!sent_as_other<plain, I>) {
+        return f(field_at<I>(first), field_at<I>(rest)...);
+    } else {
+        using wire = wire_type_at<plain, I>;
+        constexpr bool never_copied = [] {
+            if constexpr (requires { wire::flag; })
+                return wire::flag == std::remove_cv_t<decltype(wire::flag)>::transient;
+            else
+                return false;
+        }();
+        if constexpr (never_copied) {
+            wire a{};
+            return f(a, (static_cast<void>(rest), a)...);
+        } else {
+            wire a(field_at<I>(first));
+            if (!f(a, static_cast<const wire&>(wire(field_at<I>(rest)))...))
+                return false;
+            if constexpr (WriteBack)
+                field_at<I>(first) = static_cast<field_type_at<plain, I>>(a);
+            return true;
+        }
+    }
+}
+
+/// Calls visit.template operator()<WireType>() for each field's wire type, in
+/// the order for_each_field visits them, and folds the results with `combine`.
 template <class T, class Result, class Visit, class Combine>
 constexpr Result fold_field_types(Result initial, Visit visit, Combine combine)
 {
     Result result = initial;
-    if constexpr (described<T>) {
-        boost::mp11::mp_for_each<boost::describe::describe_bases<T, detail::all_members>>([&](auto base) {
-            result = combine(result, visit.template operator()<typename decltype(base)::type>());
-        });
-        boost::mp11::mp_for_each<boost::describe::describe_members<T, detail::all_members>>([&](auto member) {
-            using field = std::remove_cvref_t<decltype(std::declval<T&>().*decltype(member)::pointer)>;
-            result = combine(result, visit.template operator()<field>());
-        });
-    } else {
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((result = combine(result, visit.template operator()<std::remove_cvref_t<decltype(detail::aggregate_get<I>(
-                                                std::declval<T&>()))>>())),
-             ...);
-        }(std::make_index_sequence<detail::aggregate_size<T>>{});
-    }
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        ((result = combine(result, visit.template operator()<wire_type_at<T, I>>())), ...);
+    }(std::make_index_sequence<field_count<T>>{});
     return result;
 }
 

@@ -145,6 +145,10 @@ struct codec {
             return value.serialize(stream);
         } else if constexpr (route == detail::class_route::free_hook) {
             return bitrep_serialize(stream, value);
+        } else if constexpr (route == detail::class_route::reflected && reflect::annotated_outside<T>) {
+            return [&]<std::size_t... I>(std::index_sequence<I...>) BITREP_LAMBDA_ALWAYS_INLINE {
+                return (serialize_as_sent<I>(stream, value) && ...);
+            }(std::make_index_sequence<reflect::field_count<T>>{});
         } else if constexpr (route == detail::class_route::reflected) {
             return reflect::for_each_field(value, [&stream]<class Field>(Field& field, const reflect::field_id& id)
                                                       BITREP_LAMBDA_ALWAYS_INLINE {
@@ -209,10 +213,22 @@ struct codec {
     }
 
 private:
+    /// Field I of a type annotated outside itself, through its wire type.
+    template <std::size_t I, class Stream>
+    BITREP_ALWAYS_INLINE static bool serialize_as_sent(Stream& stream, T& value)
+    {
+        if (reflect::with_field_as_sent<I, Stream::is_reading>(
+                [&stream](auto& field) BITREP_LAMBDA_ALWAYS_INLINE { return bitrep::serialize(stream, field); },
+                value)) [[likely]]
+            return true;
+        detail::enter_field(stream.failure(), reflect::field_id_at<T, I>());
+        return false;
+    }
+
     template <std::size_t I, class Schema>
     static void describe_field(Schema& schema)
     {
-        using field = reflect::field_type_at<T, I>;
+        using field = reflect::wire_type_at<T, I>;
         constexpr const reflect::field_id& id = reflect::field_id_at<T, I>();
         if constexpr (id.is_base)
             schema.base(reflect::stable_name<field>(), I);

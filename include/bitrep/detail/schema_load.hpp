@@ -62,7 +62,7 @@ struct every_field_saved {
             constexpr class_route route = route_for<T>();
             if constexpr (route == class_route::reflected)
                 return []<std::size_t... I>(std::index_sequence<I...>) {
-                    return (every_field_saved<reflect::field_type_at<T, I>>::value && ...);
+                    return (every_field_saved<reflect::wire_type_at<T, I>>::value && ...);
                 }(std::make_index_sequence<reflect::field_count<T>>{});
             else
                 return route != class_route::member_hook && route != class_route::free_hook; // else an annotation
@@ -142,7 +142,8 @@ struct struct_reader {
     template <std::size_t I>
     static bool read(save_read_stream& stream, load_plan& plan, std::uint32_t f, S& out)
     {
-        return read_as(stream, plan, f, reflect::field_at<I>(out));
+        return reflect::with_field_as_sent<I, true>(
+            [&](auto& field) { return read_as(stream, plan, f, field); }, out);
     }
     template <std::size_t I>
     static void reset(S& out)
@@ -154,7 +155,7 @@ struct struct_reader {
     template <std::size_t I>
     static constexpr read_field reader_at()
     {
-        if constexpr (saved_field<reflect::field_type_at<S, I>>())
+        if constexpr (saved_field<reflect::wire_type_at<S, I>>())
             return &read<I>;
         else
             return nullptr; // a transient field's type need not even be serializable
@@ -162,7 +163,7 @@ struct struct_reader {
     template <std::size_t I>
     static constexpr reset_field resetter_at()
     {
-        if constexpr (saved_field<reflect::field_type_at<S, I>>())
+        if constexpr (saved_field<reflect::wire_type_at<S, I>>())
             return &reset<I>;
         else
             return nullptr;
