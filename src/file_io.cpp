@@ -59,11 +59,10 @@ std::string_view reason(int code) noexcept
 // neither allocate nor throw. Only the last max_path_length + 1 characters
 // are kept: one more than a status holds, so that a cut-off path still gets
 // status's "..." marker while the step at the end always survives.
-status failure(error code, const std::filesystem::path& file, std::string_view step, std::string_view detail) noexcept
+status failure(error code, std::string_view name, std::string_view step, std::string_view detail) noexcept
 {
     constexpr std::size_t capacity = status::max_path_length + 1;
     std::array<char, capacity> text;
-    const std::string_view name = file.native();
     std::array<std::string_view, 4> pieces{name, " (", step, ")"};
     if (step.empty())
         pieces = {name, {}, {}, {}};
@@ -85,7 +84,25 @@ status failure(error code, const std::filesystem::path& file, std::string_view s
 
 status io_failure(const std::filesystem::path& file, std::string_view step, int system_error) noexcept
 {
-    return failure(error::io_error, file, step, reason(system_error));
+    return failure(error::io_error, file.native(), step, reason(system_error));
+}
+status failure(error code, const std::filesystem::path& file, std::string_view step, std::string_view detail) noexcept
+{
+    return failure(code, std::string_view(file.native()), step, detail);
+}
+
+// The path the headers pass as text, as the file system's type: copying it
+// may allocate, so a failure is reported, never thrown.
+template <class Use>
+status with_path(std::string_view text, Use use) noexcept
+{
+    std::filesystem::path path;
+    if (!without_exceptions([&] {
+            path = std::filesystem::path(text);
+            return true;
+        }, [] { return false; }))
+        return failure(error::io_error, text, "prepare", "out of memory");
+    return use(path);
 }
 
 // Closes on scope exit for the paths where a close error changes nothing
@@ -225,10 +242,9 @@ void remove_stale_temporaries(const std::filesystem::path& target) noexcept
     }, [] {});
 }
 
-} // namespace
 
-status write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
-                             bool keep_backup) noexcept
+status write_file_atomically_at(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
+                                bool keep_backup) noexcept
 {
     // Nothing below the allocations may throw, and the allocations happen
     // before any file exists: std::bad_alloc is turned into a status here
@@ -295,7 +311,7 @@ status write_file_atomically(const std::filesystem::path& path, std::span<const 
     return {};
 }
 
-status read_file(const std::filesystem::path& path, std::vector<std::uint8_t>& out, std::size_t max_bytes) noexcept
+status read_file_at(const std::filesystem::path& path, std::vector<std::uint8_t>& out, std::size_t max_bytes) noexcept
 {
     out.clear();
     // O_NONBLOCK only so that opening a FIFO cannot wait forever for a
@@ -360,6 +376,19 @@ status read_file(const std::filesystem::path& path, std::vector<std::uint8_t>& o
             return changed(); // shrank below its size
         done += static_cast<std::size_t>(got);
     }
+}
+
+} // namespace
+
+status write_file_atomically(path_view path, std::span<const std::uint8_t> bytes, bool keep_backup) noexcept
+{
+    return with_path(path.text(), [&](const std::filesystem::path& p) { return write_file_atomically_at(p, bytes, keep_backup); });
+}
+
+status read_file(path_view path, std::vector<std::uint8_t>& out, std::size_t max_bytes) noexcept
+{
+    out.clear();
+    return with_path(path.text(), [&](const std::filesystem::path& p) { return read_file_at(p, out, max_bytes); });
 }
 
 } // namespace bitrep::detail

@@ -6,30 +6,16 @@
 
 #include <gtest/gtest.h>
 
+#include "allocation_counter.hpp" // replaces operator new for this test binary
+
 #include <array>
 #include <cstdint>
-#include <cstdlib>
-#include <new>
 #include <span>
 #include <vector>
 
 namespace {
-std::size_t allocations = 0;
-}
 
-// Counting replacements of the global allocation functions, for this test
-// binary only.
-void* operator new(std::size_t size)
-{
-    ++allocations;
-    if (void* p = std::malloc(size == 0 ? 1 : size))
-        return p;
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-
-namespace {
+using allocation_counter::allocations_during;
 
 struct Vec { bitrep::quantized<-10.f, 10.f, 0.01f> x, y; };
 struct Unit {
@@ -38,13 +24,6 @@ struct Unit {
     bitrep::quat<9> orientation;
     std::array<bitrep::ranged<int, 1, 64>, 4> counts;
 };
-
-std::size_t allocations_during(auto&& action)
-{
-    const std::size_t before = allocations;
-    action();
-    return allocations - before;
-}
 
 } // namespace
 

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -608,11 +609,34 @@ TEST(Quat, ReaderRebuildsTheLargestFromTheUnitNormStepByStep)
     EXPECT_EQ(bits_of(decoded.w), bits_of(w));
 }
 
-TEST(Quat, RoundTripStaysWithinTheQuantizationBoundAtNineBits) { expect_random_round_trips<9>(9); }
-TEST(Quat, RoundTripStaysWithinTheQuantizationBoundAtThreeBits) { expect_random_round_trips<3>(3); }
-TEST(Quat, RoundTripStaysWithinTheQuantizationBoundAtTwelveBits) { expect_random_round_trips<12>(12); }
-TEST(Quat, RoundTripStaysWithinTheQuantizationBoundAtSixteenBits) { expect_random_round_trips<16>(16); }
-TEST(Quat, RoundTripStaysWithinTheQuantizationBoundAtTwentyFourBits) { expect_random_round_trips<24>(24); }
+namespace {
+
+/// A component width as a type, for the typed tests below: one test per
+/// width, named by it ("QuatRoundTrip/9Bits.StaysWithinTheQuantizationBound").
+template <int B>
+using component_bits = std::integral_constant<int, B>;
+
+struct bits_name {
+    template <class Bits>
+    static std::string GetName(int)
+    {
+        return std::to_string(Bits::value) + "Bits";
+    }
+};
+
+template <class Bits>
+class QuatRoundTrip : public ::testing::Test {};
+using round_trip_widths =
+    ::testing::Types<component_bits<9>, component_bits<3>, component_bits<12>, component_bits<16>, component_bits<24>>;
+TYPED_TEST_SUITE(QuatRoundTrip, round_trip_widths, bits_name);
+
+} // namespace
+
+// 500 random rotations at each width, seeded with the width.
+TYPED_TEST(QuatRoundTrip, StaysWithinTheQuantizationBound)
+{
+    expect_random_round_trips<TypeParam::value>(TypeParam::value);
+}
 
 namespace {
 /// Rotations whose two largest components lie within two quanta of each
@@ -638,14 +662,20 @@ void expect_near_ties_reencode_to_themselves(std::uint64_t seed)
         expect_close_rotation(q, decoded);
     }
 }
+
+template <class Bits>
+class QuatNearTies : public ::testing::Test {};
+using near_tie_widths = ::testing::Types<component_bits<3>, component_bits<9>, component_bits<11>, component_bits<16>,
+                                         component_bits<22>, component_bits<24>>;
+TYPED_TEST_SUITE(QuatNearTies, near_tie_widths, bits_name);
+
 } // namespace
 
-TEST(Quat, NearTiesReencodeToTheirOwnBytesAtThreeBits) { expect_near_ties_reencode_to_themselves<3>(31); }
-TEST(Quat, NearTiesReencodeToTheirOwnBytesAtNineBits) { expect_near_ties_reencode_to_themselves<9>(91); }
-TEST(Quat, NearTiesReencodeToTheirOwnBytesAtElevenBits) { expect_near_ties_reencode_to_themselves<11>(111); }
-TEST(Quat, NearTiesReencodeToTheirOwnBytesAtSixteenBits) { expect_near_ties_reencode_to_themselves<16>(161); }
-TEST(Quat, NearTiesReencodeToTheirOwnBytesAtTwentyTwoBits) { expect_near_ties_reencode_to_themselves<22>(221); }
-TEST(Quat, NearTiesReencodeToTheirOwnBytesAtTwentyFourBits) { expect_near_ties_reencode_to_themselves<24>(241); }
+// 3000 near ties at each width, seeded with ten times the width plus one.
+TYPED_TEST(QuatNearTies, ReencodeToTheirOwnBytes)
+{
+    expect_near_ties_reencode_to_themselves<TypeParam::value>(10 * TypeParam::value + 1);
+}
 
 TEST(Quat, RandomRotationsReencodeToTheirOwnBytes)
 {

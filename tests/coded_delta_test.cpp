@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "replication_world.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -22,33 +24,9 @@
 namespace {
 
 using bitrep::scope;
-
-enum class Kind { none, sword, shield, potion };
-BOOST_DESCRIBE_ENUM(Kind, none, sword, shield, potion)
-
-struct Item {
-    Kind kind = Kind::none;
-    bitrep::ranged<int, 1, 64> count{1};
-};
-
-struct Body {
-    bitrep::quantized<-100.f, 100.f, 0.01f> x, y;
-    bitrep::delta_small<bitrep::quantized<0.f, 50.f, 0.05f>, 7> z;
-    bitrep::quat<9> orientation;
-    bitrep::quat_code<9> code;
-    bitrep::ranged<int, 0, 100> health{100};
-    bitrep::ranged<std::int64_t, -5000000000, 5000000000> gold;
-    std::int32_t score = 0;
-    std::uint64_t id = 0;
-    float raw = 0;
-    bool alive = true;
-    bitrep::bounded_string<8> name;
-    bitrep::bounded_vector<Item, 4> items;
-    std::optional<bitrep::ranged<int, -3, 3>> mood;
-    std::array<bool, 3> flags{};
-    bitrep::save_only<int> saved;
-    bitrep::transient<std::string> cache;
-};
+using every_kind::Body; // a field of every kind (replication_world.hpp)
+using every_kind::Item;
+using every_kind::Kind;
 
 struct World {
     bitrep::entity_array<Body, 12> bodies;

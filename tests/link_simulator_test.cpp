@@ -6,33 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include "allocation_counter.hpp" // replaces operator new for this test binary
+
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
-#include <new>
 #include <span>
 #include <vector>
-
-namespace {
-std::size_t allocations = 0;
-}
-
-// Counting replacements of the global allocation functions, for this test
-// binary only. Not inlined: GCC 12 would otherwise see malloc paired with the
-// operator delete of the standard library's allocator and warn
-// (-Wmismatched-new-delete).
-[[gnu::noinline]] void* operator new(std::size_t size)
-{
-    ++allocations;
-    if (void* p = std::malloc(size == 0 ? 1 : size))
-        return p;
-    throw std::bad_alloc();
-}
-[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -447,12 +429,12 @@ TEST(LinkSimulator, AWarmLinkAllocatesNothing)
         link.receive(tick, [](std::span<const std::uint8_t>) {});
     }
     std::size_t bytes_seen = 0;
-    const std::size_t before = allocations;
+    const std::size_t before = allocation_counter::allocations;
     for (int tick = 20; tick < 10000; ++tick) {
         payload.resize(static_cast<std::size_t>(tick * 97 % 1201)); // 0 to 1200 bytes, within capacity
         link.send(payload, tick);
         link.receive(tick, [&](std::span<const std::uint8_t> bytes) { bytes_seen += bytes.size(); });
     }
-    EXPECT_EQ(allocations - before, 0u);
+    EXPECT_EQ(allocation_counter::allocations - before, 0u);
     EXPECT_GT(bytes_seen, 0u);
 }

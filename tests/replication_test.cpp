@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "replication_fixtures.hpp"
 #include "test_oracle.hpp"
 
 #include <algorithm>
@@ -36,23 +37,8 @@
 #include <utility>
 #include <vector>
 
-// ---------------------------------------------------------------- the world
-
-using Coordinate = bitrep::quantized<-256.f, 256.f, 0.01f>; // 51200 quanta: 16 bits
-
-struct Cube {
-    Coordinate x, y, z;
-    bitrep::quat<9> orientation;
-    bool interacting = false;
-};
-BOOST_DESCRIBE_STRUCT(Cube, (), (x, y, z, orientation, interacting))
-
-struct World {
-    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
-    bitrep::entity_array<Cube, 256> cubes;
-    bitrep::save_only<std::uint64_t> seed;
-};
-BOOST_DESCRIBE_STRUCT(World, (), (tick, cubes, seed))
+// The World of cubes, moving_world, the wire-space checks and the direct
+// exchanges are replication_fixtures.hpp's.
 
 // A state cheap enough to replicate past the 16-bit sequence range in a test.
 struct Dot {
@@ -66,8 +52,9 @@ struct Tiny {
 };
 BOOST_DESCRIBE_STRUCT(Tiny, (), (tick, dots))
 
-
 namespace {
+
+using namespace replication_fixtures;
 
 using bitrep::client_id;
 using bitrep::entity_key;
@@ -79,68 +66,9 @@ using bitrep::replication_options;
 using bitrep::scope;
 using bitrep::state_change;
 using bitrep::status;
-using Server = bitrep::replication_server<World>;
-using Client = bitrep::replication_client<World>;
 namespace replication = bitrep::replication;
 
-constexpr std::size_t capacity = 256;
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool sanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool sanitized = true;
-#else
-constexpr bool sanitized = false;
-#endif
-#else
-constexpr bool sanitized = false;
-#endif
-
-template <class T>
-bool same_on_wire(const T& a, const T& b)
-{
-    return bitrep::delta_codec<T>::template same<scope::replication>(a, b);
-}
-
-/// What a receiver rebuilds from a value's encoding: what a client must hold,
-/// float for float. Quantized floats rebuild their quantum's value,
-/// quaternions their decoded components (which encode back to the same bits:
-/// docs/wire-format.md section 3).
-template <class T>
-T decoded(const T& value)
-{
-    std::array<std::uint8_t, (bitrep::max_bits<T> + 7) / 8> bytes; // on the stack: this runs per cube per tick
-    std::size_t size = 0;
-    status result = bitrep::to_bytes(value, bytes, size);
-    T out{};
-    if (result)
-        result = bitrep::from_bytes(std::span<const std::uint8_t>(bytes.data(), size), out);
-    EXPECT_TRUE(result) << result.message();
-    return out;
-}
-
-/// The client state is the server's state as a receiver rebuilds it.
-template <class State>
-bool holds_view(const State& mirror, const State& server)
-{
-    return same_on_wire(mirror, decoded(server));
-}
-
-/// A cube's values exactly: the bit patterns of its floats, and the bool.
-using cube_bits = std::array<std::uint32_t, 8>;
-
-cube_bits exact(const Cube& cube)
-{
-    return {std::bit_cast<std::uint32_t>(cube.x.value()),
-            std::bit_cast<std::uint32_t>(cube.y.value()),
-            std::bit_cast<std::uint32_t>(cube.z.value()),
-            std::bit_cast<std::uint32_t>(cube.orientation.x),
-            std::bit_cast<std::uint32_t>(cube.orientation.y),
-            std::bit_cast<std::uint32_t>(cube.orientation.z),
-            std::bit_cast<std::uint32_t>(cube.orientation.w),
-            cube.interacting ? 1u : 0u};
-}
+// ---------------------------------------------------------------- the history of a world
 
 /// A slot's content as a client holds it: empty, or a cube's exact values.
 struct slot_key {
@@ -174,143 +102,6 @@ slot_key key_of(const Cubes& cubes, std::size_t id, bool rebuild)
     return key;
 }
 
-// ---------------------------------------------------------------- driving the world
-
-/// A world of cubes, seeded: each tick a share of the cubes move (and now and
-/// then turn or start interacting), and now and then one is destroyed and
-/// another created in an empty slot.
-class moving_world {
-public:
-    explicit moving_world(std::uint32_t seed, std::size_t population = 200) : random_(seed)
-    {
-        world.seed = 0x5eed'0000'0000'0000ull + seed; // save_only: never replicated
-        std::vector<std::size_t> ids(capacity);
-        std::iota(ids.begin(), ids.end(), std::size_t{0});
-        std::shuffle(ids.begin(), ids.end(), random_);
-        for (std::size_t i = 0; i < population; ++i)
-            world.cubes.emplace(ids[i], random_cube());
-    }
-
-    World world;
-
-    /// The next tick: when moving, each cube moves with probability `share`,
-    /// and with probability `churn` one cube is destroyed and one created.
-    void step(bool moving, double share = 0.15, double churn = 0.3)
-    {
-        world.tick = world.tick + 1;
-        if (!moving)
-            return;
-        std::uniform_real_distribution<float> offset(-1.0f, 1.0f);
-        for (auto [id, cube] : world.cubes) {
-            if (!chance(share))
-                continue;
-            move(cube, offset);
-        }
-        if (chance(churn)) {
-            destroy_one();
-            create_one();
-        }
-    }
-
-    void move(Cube& cube)
-    {
-        std::uniform_real_distribution<float> offset(-1.0f, 1.0f);
-        move(cube, offset);
-    }
-
-    std::size_t destroy_one()
-    {
-        const std::size_t id = pick(true);
-        world.cubes.erase(id);
-        return id;
-    }
-
-    std::size_t create_one()
-    {
-        const std::size_t id = pick(false);
-        world.cubes.emplace(id, random_cube());
-        return id;
-    }
-
-    Cube random_cube()
-    {
-        std::uniform_real_distribution<float> where(-200.0f, 200.0f);
-        Cube cube;
-        cube.x = where(random_);
-        cube.y = where(random_);
-        cube.z = where(random_);
-        cube.orientation = random_orientation();
-        cube.interacting = chance(0.5);
-        return cube;
-    }
-
-private:
-    bool chance(double p) { return std::uniform_real_distribution<double>(0.0, 1.0)(random_) < p; }
-
-    void move(Cube& cube, std::uniform_real_distribution<float>& offset)
-    {
-        auto nudge = [&](Coordinate& c) { c = std::clamp(c.value() + offset(random_), -250.0f, 250.0f); };
-        nudge(cube.x);
-        nudge(cube.y);
-        nudge(cube.z);
-        if (chance(0.3))
-            cube.orientation = random_orientation();
-        if (chance(0.05))
-            cube.interacting = !cube.interacting;
-    }
-
-    bitrep::quat<9> random_orientation()
-    {
-        std::normal_distribution<float> normal;
-        float x = normal(random_), y = normal(random_), z = normal(random_), w = normal(random_);
-        const float norm = std::sqrt(x * x + y * y + z * z + w * w);
-        if (norm < 1e-3f)
-            return {};
-        return {x / norm, y / norm, z / norm, w / norm};
-    }
-
-    /// A random occupied (or empty) slot; there is always one of each.
-    std::size_t pick(bool occupied)
-    {
-        std::uniform_int_distribution<std::size_t> any(0, capacity - 1);
-        for (;;) {
-            const std::size_t id = any(random_);
-            if (world.cubes.contains(id) == occupied)
-                return id;
-        }
-    }
-
-    std::mt19937 random_;
-};
-
-/// The client's state is the server's world in wire space: by
-/// delta_codec::same against the world as a receiver rebuilds it, and
-/// independently by the tick, the set of ids present, each cube's quanta
-/// (against the server's own values) and exact values, and the bytes of the
-/// replicated fields.
-::testing::AssertionResult holds_world(const World& mirror, const World& world)
-{
-    const World expected = decoded(world);
-    if (!same_on_wire(mirror, expected))
-        return ::testing::AssertionFailure() << "delta_codec::same says the states differ";
-    if (mirror.tick != world.tick)
-        return ::testing::AssertionFailure() << "tick " << mirror.tick.value() << ", server " << world.tick.value();
-    for (std::size_t id = 0; id < capacity; ++id) {
-        const Cube* a = mirror.cubes.find(id);
-        const Cube* b = world.cubes.find(id);
-        if ((a == nullptr) != (b == nullptr))
-            return ::testing::AssertionFailure() << "cube " << id << (a ? " present" : " absent") << " on the client";
-        if (a == nullptr)
-            continue;
-        if (a->x.quantum() != b->x.quantum() || a->y.quantum() != b->y.quantum() || a->z.quantum() != b->z.quantum() ||
-            a->interacting != b->interacting || exact(*a) != exact(decoded(*b)))
-            return ::testing::AssertionFailure() << "cube " << id << " differs";
-    }
-    if (bitrep::to_bytes(mirror.cubes) != bitrep::to_bytes(expected.cubes) ||
-        bitrep::to_bytes(mirror.tick) != bitrep::to_bytes(world.tick))
-        return ::testing::AssertionFailure() << "the replicated fields encode differently";
-    return ::testing::AssertionSuccess();
-}
 
 // ---------------------------------------------------------------- a server, clients and their links
 
@@ -399,6 +190,18 @@ public:
             p->down.set_conditions({});
             p->up.set_conditions({});
         }
+    }
+
+    /// `moving_ticks` of a moving world over the impaired links, then the
+    /// links cleared (copies in flight keep their delays) and `quiet_ticks`
+    /// of a still world to converge in.
+    void move_then_settle(int moving_ticks, int quiet_ticks)
+    {
+        for (int t = 0; t < moving_ticks; ++t)
+            tick(true);
+        clear_links();
+        for (int t = 0; t < quiet_ticks; ++t)
+            tick(false);
     }
 
 private:
@@ -513,13 +316,8 @@ TEST_P(ReplicationThroughLinks, EveryAppliedStateIsAServerViewAndClientsConverge
     options.encoding = GetParam().encoding;
     simulation run(options, 3, links, 7 + static_cast<std::uint32_t>(loss * 100));
 
-    const int moving_ticks = sanitized ? 150 : 400;
-    for (int t = 0; t < moving_ticks; ++t)
-        run.tick(true);
     // Copies in flight keep their delays (at most 3 + 4 + 8 ticks).
-    run.clear_links();
-    for (int t = 0; t < 40; ++t)
-        run.tick(false);
+    run.move_then_settle(sanitized ? 150 : 400, 40);
 
     for (const auto& p : run.peers) {
         SCOPED_TRACE("client " + std::to_string(p->id));
@@ -559,19 +357,13 @@ INSTANTIATE_TEST_SUITE_P(Loss, ReplicationThroughLinks,
 
 TEST(ReplicationBudget, SmallPacketsStayWithinTheBudgetAndConvergeOnceTheLinkClears)
 {
-    replication_options options;
-    options.max_packet_bytes = 300; // a full state is ~2 KB
+    const replication_options options = with_max_packet_bytes(300); // a full state is ~2 KB
     link_profile links;
     links.down = {.latency = 2, .jitter = 2, .loss = 0.05, .duplicate = 0.05, .reorder = 0.05, .reorder_delay = 4,
                   .corrupt = 0.02};
     links.up = {.latency = 2, .jitter = 2, .loss = 0.05, .duplicate = 0.05, .reorder = 0.05, .reorder_delay = 4};
     simulation run(options, 2, links, 11);
-    const int moving_ticks = sanitized ? 150 : 300;
-    for (int t = 0; t < moving_ticks; ++t)
-        run.tick(true);
-    run.clear_links();
-    for (int t = 0; t < 60; ++t)
-        run.tick(false);
+    run.move_then_settle(sanitized ? 150 : 300, 60);
 
     for (const auto& p : run.peers) {
         SCOPED_TRACE("client " + std::to_string(p->id));
@@ -596,12 +388,10 @@ TEST(ReplicationBudget, SmallPacketsStayWithinTheBudgetAndConvergeOnceTheLinkCle
 /// (the first state alone takes ~7 packets).
 std::uint32_t staleness_under_budget(double latency, double moving_share)
 {
-    replication_options options;
-    options.max_packet_bytes = 300;
     link_profile links;
     links.down = {.latency = latency};
     links.up = {.latency = latency};
-    simulation run(options, 1, links, 17);
+    simulation run(with_max_packet_bytes(300), 1, links, 17);
     run.moving_share = moving_share;
     run.measure_staleness = true;
     auto holds_every_cube = [&] {
@@ -680,61 +470,6 @@ TEST(ReplicationBudget, BytesPerSecondBoundTheBytesSentAndTheWorldStillConverges
         EXPECT_EQ(p->torn, 0u) << p->first_torn;
         EXPECT_TRUE(holds_world(p->client.state(), run.world()));
     }
-}
-
-// ---------------------------------------------------------------- direct exchanges
-
-/// A server and a client joined without a simulator.
-struct direct {
-    explicit direct(replication_options options = {}, std::size_t population = 40, std::uint32_t seed = 3)
-        : driver(seed, population), server(options), client(options), id(server.add_client())
-    {
-    }
-
-    moving_world driver;
-    Server server;
-    Client client;
-    client_id id;
-
-    World& world() { return driver.world; }
-
-    std::vector<std::uint8_t> packet() { return copy(server.replicate(id, driver.world)); }
-
-    /// One tick: the world steps, the packet is applied, and acked when `ack`.
-    status exchange(bool moving = true, bool ack = true)
-    {
-        driver.step(moving);
-        const status result = client.receive(server.replicate(id, driver.world));
-        if (ack && client.has_state()) {
-            EXPECT_TRUE(server.receive(id, client.ack()));
-        }
-        return result;
-    }
-
-    static std::vector<std::uint8_t> copy(std::span<const std::uint8_t> bytes) { return {bytes.begin(), bytes.end()}; }
-};
-
-/// What a client holds, to show that something changed nothing.
-struct client_snapshot {
-    std::vector<std::uint8_t> state;
-    std::uint16_t sequence;
-    bool has_state;
-    std::uint64_t applied;
-
-    explicit client_snapshot(const Client& client)
-        : state(bitrep::to_bytes(client.state())), sequence(client.sequence()), has_state(client.has_state()),
-          applied(client.statistics().applied)
-    {
-    }
-    bool operator==(const client_snapshot&) const = default;
-};
-
-replication::packet_header header_of(std::span<const std::uint8_t> packet)
-{
-    bitrep::read_stream stream(packet.subspan(replication::crc_bytes));
-    replication::packet_header header;
-    EXPECT_TRUE(header.serialize(stream));
-    return header;
 }
 
 // ---------------------------------------------------------------- 4: forgery
@@ -1077,9 +812,7 @@ TEST(ReplicationOrdering, AnOlderPacketAfterANewerOneIsStaleAndChangesNothing)
 
 TEST(ReplicationBaselines, WithoutAcksEveryPacketIsAFullStateAndApplies)
 {
-    replication_options options;
-    options.max_packet_bytes = 4096; // a whole world fits
-    direct link(options, 200);
+    direct link(with_max_packet_bytes(4096), 200); // a whole world fits
     for (int t = 0; t < 20; ++t) {
         ASSERT_TRUE(link.exchange(true, false));
         EXPECT_TRUE(holds_world(link.client.state(), link.world()));
@@ -1092,9 +825,7 @@ TEST(ReplicationBaselines, WithoutAcksEveryPacketIsAFullStateAndApplies)
 
 TEST(ReplicationBaselines, AckedBaselinesMakeDeltasSmallerThanFullStates)
 {
-    replication_options options;
-    options.max_packet_bytes = 4096;
-    direct link(options, 200);
+    direct link(with_max_packet_bytes(4096), 200);
     ASSERT_TRUE(link.exchange(true, false));
     const std::size_t full = link.server.statistics(link.id)->last_packet_bytes;
     // Acks resume: every later packet is a delta against the previous one.
@@ -1148,29 +879,20 @@ TEST(ReplicationBaselines, AcksStoppingForLongerThanTheWindowFallBackToAFullStat
 // entity as its own type, with its id.
 TEST(ReplicationRelevancy, ATypedRelevancyCallbackSeesEachEntityAndHidesWhatItRefuses)
 {
-    replication_options options;
-    options.max_packet_bytes = 4096;
-    moving_world driver(8, 120);
-    Server server(options);
-    const client_id a = server.add_client();
-    const client_id b = server.add_client();
-    Client client_a(options);
-    Client client_b(options);
+    lockstep link(with_max_packet_bytes(4096), 2, 8, 120);
+    const client_id a = link.ids[0];
+    const Client& client_a = link.clients[0];
+    const Client& client_b = link.clients[1];
     std::size_t calls = 0;
-    server.set_relevancy<&World::cubes>([&](client_id c, std::uint32_t id, const Cube& cube) {
+    link.server.set_relevancy<&World::cubes>([&](client_id c, std::uint32_t id, const Cube& cube) {
         ++calls;
-        EXPECT_EQ(&cube, driver.world.cubes.find(id)); // the world's own entity, by id
+        EXPECT_EQ(&cube, link.world().cubes.find(id)); // the world's own entity, by id
         return c != a || cube.x >= 0.f;
     });
     // An untyped callback for the same array is overridden by the typed one.
-    server.set_relevancy([](client_id, entity_key, const World&) { return false; });
+    link.server.set_relevancy([](client_id, entity_key, const World&) { return false; });
     for (int t = 0; t < 30; ++t) {
-        driver.step(true);
-        for (auto [id, client] : {std::pair{a, &client_a}, std::pair{b, &client_b}}) {
-            const status result = client->receive(server.replicate(id, driver.world));
-            ASSERT_TRUE(result) << result.message();
-            ASSERT_TRUE(server.receive(id, client->ack()));
-        }
+        ASSERT_NO_FATAL_FAILURE(link.tick());
         std::size_t shown = 0;
         for (std::size_t id = 0; id < capacity; ++id) {
             if (const Cube* cube = client_a.state().cubes.find(id)) {
@@ -1179,26 +901,21 @@ TEST(ReplicationRelevancy, ATypedRelevancyCallbackSeesEachEntityAndHidesWhatItRe
             }
         }
         EXPECT_GT(shown, 0u);
-        EXPECT_TRUE(holds_world(client_b.state(), driver.world));
+        EXPECT_TRUE(holds_world(client_b.state(), link.world()));
     }
     EXPECT_GT(calls, 0u);
 }
 
 TEST(ReplicationBudget, ATypedPriorityCallbackOrdersWhatAFullPacketCarries)
 {
-    replication_options options;
-    options.max_packet_bytes = 300;
-    moving_world driver(9, 120);
-    Server server(options);
-    Client client(options);
-    const client_id id = server.add_client();
-    server.set_priority<&World::cubes>([&](client_id, std::uint32_t slot, const Cube& cube) {
-        EXPECT_EQ(&cube, driver.world.cubes.find(slot));
+    lockstep link(with_max_packet_bytes(300), 1, 9, 120);
+    const Client& client = link.clients[0];
+    link.server.set_priority<&World::cubes>([&](client_id, std::uint32_t slot, const Cube& cube) {
+        EXPECT_EQ(&cube, link.world().cubes.find(slot)); // the world's own entity, by id
         return slot % 2 == 0 ? 100.f : 1.f;
     });
     // The first packet cannot hold the 120 cubes: it takes even ones first.
-    driver.step(false);
-    ASSERT_TRUE(client.receive(server.replicate(id, driver.world)));
+    ASSERT_NO_FATAL_FAILURE(link.tick(false, false));
     std::size_t even = 0;
     for (std::size_t slot = 0; slot < capacity; ++slot) {
         if (!client.state().cubes.contains(slot))
@@ -1207,21 +924,17 @@ TEST(ReplicationBudget, ATypedPriorityCallbackOrdersWhatAFullPacketCarries)
         ++even;
     }
     EXPECT_GT(even, 0u);
-    EXPECT_GT(server.statistics(id)->entities_deferred, 0u);
+    EXPECT_GT(link.server.statistics(link.ids[0])->entities_deferred, 0u);
 }
 
 TEST(ReplicationRelevancy, EntitiesHiddenFromOneClientNeverReachItAndArriveOrLeaveWhenRelevancyFlips)
 {
-    replication_options options;
-    options.max_packet_bytes = 4096;
-    moving_world driver(5, 120);
-    Server server(options);
-    const client_id a = server.add_client();
-    const client_id b = server.add_client();
-    Client client_a(options);
-    Client client_b(options);
+    lockstep link(with_max_packet_bytes(4096), 2, 5, 120);
+    const client_id a = link.ids[0];
+    Client& client_a = link.clients[0];
+    const Client& client_b = link.clients[1];
     bool hide_odd = true;
-    server.set_relevancy([&](client_id c, entity_key key, const World&) {
+    link.server.set_relevancy([&](client_id c, entity_key key, const World&) {
         EXPECT_EQ(key.field, 1u); // cubes
         return !(hide_odd && c == a && key.id % 2 == 1);
     });
@@ -1238,35 +951,27 @@ TEST(ReplicationRelevancy, EntitiesHiddenFromOneClientNeverReachItAndArriveOrLea
             even.cubes.erase(id);
         return even;
     };
-    auto tick = [&](bool moving) {
-        driver.step(moving);
-        for (auto [id, client] : {std::pair{a, &client_a}, std::pair{b, &client_b}}) {
-            const status result = client->receive(server.replicate(id, driver.world));
-            ASSERT_TRUE(result) << result.message();
-            ASSERT_TRUE(server.receive(id, client->ack()));
-        }
-    };
     auto odd_count = [&] {
         std::size_t n = 0;
         for (std::size_t id = 1; id < capacity; id += 2)
-            n += driver.world.cubes.contains(id) ? 1 : 0;
+            n += link.world().cubes.contains(id) ? 1 : 0;
         return n;
     };
 
     for (int t = 0; t < 40; ++t) {
-        tick(true);
+        link.tick(true);
         for (std::size_t id = 1; id < capacity; id += 2)
             ASSERT_FALSE(client_a.state().cubes.contains(id)) << "odd cube " << id << " reached client A";
     }
-    EXPECT_TRUE(holds_world(client_a.state(), even_only(driver.world)));
-    EXPECT_TRUE(holds_world(client_b.state(), driver.world));
+    EXPECT_TRUE(holds_world(client_a.state(), even_only(link.world())));
+    EXPECT_TRUE(holds_world(client_b.state(), link.world()));
     ASSERT_GT(odd_count(), 0u);
 
     // Relevant again: every odd cube arrives in full, reported created.
     changes_a.clear();
     hide_odd = false;
-    tick(false);
-    EXPECT_TRUE(holds_world(client_a.state(), driver.world));
+    link.tick(false);
+    EXPECT_TRUE(holds_world(client_a.state(), link.world()));
     EXPECT_EQ(changes_a[state_change::kind::created].size(), odd_count());
     for (std::uint32_t id : changes_a[state_change::kind::created])
         EXPECT_EQ(id % 2, 1u);
@@ -1276,9 +981,9 @@ TEST(ReplicationRelevancy, EntitiesHiddenFromOneClientNeverReachItAndArriveOrLea
     // Hidden again: every odd cube is removed, reported destroyed.
     changes_a.clear();
     hide_odd = true;
-    tick(false);
-    EXPECT_TRUE(holds_world(client_a.state(), even_only(driver.world)));
-    EXPECT_TRUE(holds_world(client_b.state(), driver.world));
+    link.tick(false);
+    EXPECT_TRUE(holds_world(client_a.state(), even_only(link.world())));
+    EXPECT_TRUE(holds_world(client_b.state(), link.world()));
     EXPECT_EQ(changes_a[state_change::kind::destroyed].size(), odd_count());
     for (std::uint32_t id : changes_a[state_change::kind::destroyed])
         EXPECT_EQ(id % 2, 1u);
@@ -1300,7 +1005,7 @@ struct recorded_change {
 
 class ReplicationChanges : public ::testing::Test {
 protected:
-    ReplicationChanges() : link(big_packets(), 60)
+    ReplicationChanges() : link(with_max_packet_bytes(4096), 60)
     {
         link.client.on_change([this](const state_change& change, const World& before, const World& after) {
             EXPECT_EQ(&after, &link.client.state());
@@ -1308,12 +1013,6 @@ protected:
                                before.cubes.slots()[change.id % capacity], after.cubes.slots()[change.id % capacity],
                                before.tick, after.tick});
         });
-    }
-    static replication_options big_packets()
-    {
-        replication_options options;
-        options.max_packet_bytes = 4096;
-        return options;
     }
     std::size_t count(state_change::kind what) const
     {
@@ -1698,16 +1397,11 @@ TEST(ReplicationEncoding, CodedIsTheDefaultAndABitPackedClientRefusesItAsAnOptio
 
 TEST(ReplicationEncoding, ACodedClientAppliesABitPackedPacketTheServersFallback)
 {
-    Server bit_packed(encoded(replication_encoding::bit_packed));
-    Client coded;
-    const client_id id = bit_packed.add_client();
-    moving_world driver(5, 40);
+    // The server bit-packed, the client coded (the default).
+    lockstep link(encoded(replication_encoding::bit_packed), replication_options{}, 1, 5, 40);
     for (int t = 0; t < 5; ++t) {
-        driver.step(true);
-        const status result = coded.receive(bit_packed.replicate(id, driver.world));
-        ASSERT_TRUE(result) << result.message();
-        ASSERT_TRUE(bit_packed.receive(id, coded.ack()));
-        EXPECT_TRUE(holds_world(coded.state(), driver.world));
+        ASSERT_NO_FATAL_FAILURE(link.tick());
+        EXPECT_TRUE(holds_world(link.clients[0].state(), link.world()));
     }
 }
 
@@ -1798,8 +1492,7 @@ BOOST_DESCRIBE_STRUCT(Noise, (), (blobs))
 
 bitrep::server_client_statistics replicate_noise(std::size_t max_packet_bytes)
 {
-    replication_options options;
-    options.max_packet_bytes = max_packet_bytes;
+    const replication_options options = with_max_packet_bytes(max_packet_bytes);
     bitrep::replication_server<Noise> server(options);
     bitrep::replication_client<Noise> client(options);
     const client_id id = server.add_client();

@@ -799,6 +799,26 @@ TEST_F(SaveOnDisk, SaveWritesExactlyTheBytesOfSaveToBytes)
     EXPECT_EQ(get_file(file), bitrep::save_to_bytes(hero));
 }
 
+TEST_F(SaveOnDisk, PathsAreTakenAsTextOrAsFilesystemPaths)
+{
+    // bitrep::path_view: a string literal, a std::string, a std::string_view
+    // and a std::filesystem::path name the same file.
+    const Hero hero = sample_hero();
+    const std::string text = file.string();
+    ASSERT_TRUE(bitrep::save(text.c_str(), hero));
+    EXPECT_EQ(get_file(file), bitrep::save_to_bytes(hero));
+    ASSERT_TRUE(bitrep::save(text, other_hero()));
+    EXPECT_EQ(get_file(file), bitrep::save_to_bytes(other_hero()));
+    Hero received = sample_hero();
+    ASSERT_TRUE(bitrep::load(std::string_view(text), received));
+    expect_saved_fields_equal(received, other_hero());
+    bitrep::loader<Hero> loader;
+    ASSERT_TRUE(bitrep::save(file, hero));
+    ASSERT_TRUE(loader.load(text, received));
+    expect_saved_fields_equal(received, hero);
+    EXPECT_EQ(bitrep::load(path("missing.sav").string(), received), error::not_found);
+}
+
 // ============================================================== robustness
 
 // Loads `file` into a Hero holding other values: the load must fail with

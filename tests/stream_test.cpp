@@ -1837,178 +1837,87 @@ INSTANTIATE_TEST_SUITE_P(EveryPrimitive, Truncated, ::testing::ValuesIn(truncati
 // Each vector starts with 3 zero bits, so the primitive starts at bit 3.
 // ===========================================================================
 
-TEST_F(ErrorOffset, IntOutOfRangePointsAtTheInt)
+namespace {
+/// A reader refusal: the bytes (3 zero bits, then the failing primitive's),
+/// the primitive, and the error it records.
+struct refusal_case {
+    const char* name;
+    byte_vector data;
+    std::function<bool(bitrep::read_stream&)> read;
+    error code;
+};
+
+void PrintTo(const refusal_case& c, std::ostream* os)
 {
-    const auto st = decode_after(pack({{0, 3}, {5, 3}}), 3, [](auto& s) {
-        std::int32_t v = 0;
-        return s.serialize_int(v, 0, 4);
-    });
-    EXPECT_EQ(st.code(), error::out_of_range);
+    *os << c.name;
+}
+
+std::vector<refusal_case> refusal_cases()
+{
+    auto string_of = [](int buffer_size) {
+        return [buffer_size](bitrep::read_stream& s) {
+            std::string t;
+            return s.serialize_string(t, buffer_size);
+        };
+    };
+    return {
+        {"IntOutOfRange", pack({{0, 3}, {5, 3}}),
+         [](bitrep::read_stream& s) { std::int32_t v = 0; return s.serialize_int(v, 0, 4); }, error::out_of_range},
+        {"WideInt64OutOfRange", pack({{0, 3}, {(std::uint64_t{1} << 32) + 1, 33}}),
+         [](bitrep::read_stream& s) { std::int64_t v = 0; return s.serialize_int64(v, 0, std::int64_t{1} << 32); },
+         error::out_of_range},
+        {"CompressedFloatQuantumTooLarge", pack({{0, 3}, {1001, 10}}),
+         [](bitrep::read_stream& s) { float v = 0.0f; return s.serialize_compressed_float(v, 0.0f, 10.0f, 0.01f); },
+         error::out_of_range},
+        {"AlignBadPadding", pack({{0, 3}, {0x10, 5}}), [](bitrep::read_stream& s) { return s.serialize_align(); },
+         error::bad_padding},
+        {"BytesBadPadding", pack({{0, 3}, {0x10, 5}, {0xAA, 8}}),
+         [](bitrep::read_stream& s) { std::uint8_t d[1] = {0}; return s.serialize_bytes(d, 1); }, error::bad_padding},
+        {"BytesPastTheEnd", pack({{0, 3}, {0, 5}, {0xAA, 8}}),
+         [](bitrep::read_stream& s) { std::uint8_t d[2] = {0, 0}; return s.serialize_bytes(d, 2); }, error::truncated},
+        {"PlainBitsPastTheEnd", byte_vector{0x00},
+         [](bitrep::read_stream& s) { std::uint32_t v = 0; return s.serialize_bits(v, 6); }, error::truncated},
+        // 5 bytes: 37 bits remain after the lead, enough for the low 32 but not the high 32
+        {"DoublePastTheEndAfterItsLowHalf", byte_vector(5, 0x00),
+         [](bitrep::read_stream& s) { double v = 0.0; return s.serialize_double(v); }, error::truncated},
+        {"WideInt64PastTheEndAfterItsLowHalf", byte_vector(5, 0x00),
+         [](bitrep::read_stream& s) { std::int64_t v = 0; return s.serialize_int64(v, 0, std::int64_t{1} << 40); },
+         error::truncated},
+        // flags 0,1 at bits 3-4, offset 5 at bits 5-7
+        {"IntRelativePayloadOutOfRange", pack({{0, 3}, {0, 1}, {1, 1}, {5, 3}}),
+         [](bitrep::read_stream& s) { std::int32_t c = 0; return s.serialize_int_relative(0, c); }, error::out_of_range},
+        {"IntRelativeFinalTierNotAbovePrevious", pack({{0, 3}, {0, 6}, {100, 32}}),
+         [](bitrep::read_stream& s) { std::int32_t c = 0; return s.serialize_int_relative(100, c); },
+         error::out_of_range},
+        // five zero flags fit in bits 3-7; the sixth is past the end
+        {"IntRelativePastTheEndInItsFlags", byte_vector{0x00},
+         [](bitrep::read_stream& s) { std::int32_t c = 0; return s.serialize_int_relative(0, c); }, error::truncated},
+        // buffer 5: 3-bit length 6 at bits 3-5
+        {"StringLengthOutOfRange", pack({{0, 3}, {6, 3}, {0, 2}, {0x61616161616161, 56}}), string_of(5),
+         error::out_of_range},
+        // buffer 16: 4-bit length 2 at bits 3-6, padding bit 7 set, then "hi"
+        {"StringBadPadding", pack({{0, 3}, {2, 4}, {1, 1}, {0x68, 8}, {0x69, 8}}), string_of(16), error::bad_padding},
+        {"StringInteriorNul", pack({{0, 3}, {2, 4}, {0, 1}, {0x61, 8}, {0x00, 8}}), string_of(16),
+         error::interior_nul},
+        {"StringBadUtf8", pack({{0, 3}, {1, 4}, {0, 1}, {0x80, 8}}), string_of(16), error::bad_utf8},
+        {"StringPayloadPastTheEnd", pack({{0, 3}, {3, 4}, {0, 1}, {0x61, 8}}), string_of(16), error::truncated},
+    };
+}
+} // namespace
+
+class ErrorOffsets : public conformance, public ::testing::WithParamInterface<refusal_case> {};
+
+TEST_P(ErrorOffsets, PointAtTheFailingPrimitive)
+{
+    const refusal_case& c = GetParam();
+    const auto st = decode_after(c.data, 3, c.read);
+    EXPECT_EQ(st.code(), c.code);
     EXPECT_EQ(st.bit_offset(), 3u);
     EXPECT_EQ(st.field_path(), "Root");
 }
 
-TEST_F(ErrorOffset, WideInt64OutOfRangePointsAtTheInt64)
-{
-    const auto st = decode_after(pack({{0, 3}, {(std::uint64_t{1} << 32) + 1, 33}}), 3, [](auto& s) {
-        std::int64_t v = 0;
-        return s.serialize_int64(v, 0, std::int64_t{1} << 32);
-    });
-    EXPECT_EQ(st.code(), error::out_of_range);
-    EXPECT_EQ(st.bit_offset(), 3u);
-}
-
-TEST_F(ErrorOffset, CompressedFloatQuantumTooLargePointsAtTheFloat)
-{
-    const auto st = decode_after(pack({{0, 3}, {1001, 10}}), 3, [](auto& s) {
-        float v = 0.0f;
-        return s.serialize_compressed_float(v, 0.0f, 10.0f, 0.01f);
-    });
-    EXPECT_EQ(st.code(), error::out_of_range);
-    EXPECT_EQ(st.bit_offset(), 3u);
-}
-
-TEST_F(ErrorOffset, AlignBadPaddingPointsAtTheAlign)
-{
-    const auto st = decode_after(pack({{0, 3}, {0x10, 5}}), 3, [](auto& s) { return s.serialize_align(); });
-    EXPECT_EQ(st.code(), error::bad_padding);
-    EXPECT_EQ(st.bit_offset(), 3u);
-}
-
-TEST_F(ErrorOffset, BytesBadPaddingPointsAtTheBytes)
-{
-    const auto st = decode_after(pack({{0, 3}, {0x10, 5}, {0xAA, 8}}), 3, [](auto& s) {
-        std::uint8_t d[1] = {0};
-        return s.serialize_bytes(d, 1);
-    });
-    EXPECT_EQ(st.code(), error::bad_padding);
-    EXPECT_EQ(st.bit_offset(), 3u);
-}
-
-TEST_F(ErrorOffset, BytesPastTheEndPointsAtTheBytes)
-{
-    const auto st = decode_after(pack({{0, 3}, {0, 5}, {0xAA, 8}}), 3, [](auto& s) {
-        std::uint8_t d[2] = {0, 0};
-        return s.serialize_bytes(d, 2);
-    });
-    EXPECT_EQ(st.code(), error::truncated);
-    EXPECT_EQ(st.bit_offset(), 3u);
-}
-
-TEST_F(ErrorOffset, PlainBitsPastTheEndPointAtTheBits)
-{
-    const auto st = decode_after(byte_vector{0x00}, 3, [](auto& s) {
-        std::uint32_t v = 0;
-        return s.serialize_bits(v, 6);
-    });
-    EXPECT_EQ(st.code(), error::truncated);
-    EXPECT_EQ(st.bit_offset(), 3u);
-}
-
-TEST_F(ErrorOffset, DoublePastTheEndAfterItsLowHalfPointsAtTheDouble)
-{
-    // 5 bytes: 37 bits remain after the lead, enough for the low 32 but not the high 32
-    const auto st = decode_after(byte_vector(5, 0x00), 3, [](auto& s) {
-        double v = 0.0;
-        return s.serialize_double(v);
-    });
-    EXPECT_EQ(st.code(), error::truncated);
-    EXPECT_EQ(st.bit_offset(), 3u);
-}
-
-TEST_F(ErrorOffset, WideInt64PastTheEndAfterItsLowHalfPointsAtTheInt64)
-{
-    const auto st = decode_after(byte_vector(5, 0x00), 3, [](auto& s) {
-        std::int64_t v = 0;
-        return s.serialize_int64(v, 0, std::int64_t{1} << 40);
-    });
-    EXPECT_EQ(st.code(), error::truncated);
-    EXPECT_EQ(st.bit_offset(), 3u);
-}
-
-TEST_F(ErrorOffset, IntRelativePayloadOutOfRangePointsAtTheIntRelative)
-{
-    // flags 0,1 at bits 3-4, offset 5 at bits 5-7
-    const auto st = decode_after(pack({{0, 3}, {0, 1}, {1, 1}, {5, 3}}), 3, [](auto& s) {
-        std::int32_t c = 0;
-        return s.serialize_int_relative(0, c);
-    });
-    EXPECT_EQ(st.code(), error::out_of_range);
-    EXPECT_EQ(st.bit_offset(), 3u);
-}
-
-TEST_F(ErrorOffset, IntRelativeFinalTierNotAbovePreviousPointsAtTheIntRelative)
-{
-    const auto st = decode_after(pack({{0, 3}, {0, 6}, {100, 32}}), 3, [](auto& s) {
-        std::int32_t c = 0;
-        return s.serialize_int_relative(100, c);
-    });
-    EXPECT_EQ(st.code(), error::out_of_range);
-    EXPECT_EQ(st.bit_offset(), 3u);
-}
-
-TEST_F(ErrorOffset, IntRelativePastTheEndInItsFlagsPointsAtTheIntRelative)
-{
-    // five zero flags fit in bits 3-7; the sixth is past the end
-    const auto st = decode_after(byte_vector{0x00}, 3, [](auto& s) {
-        std::int32_t c = 0;
-        return s.serialize_int_relative(0, c);
-    });
-    EXPECT_EQ(st.code(), error::truncated);
-    EXPECT_EQ(st.bit_offset(), 3u);
-}
-
-TEST_F(ErrorOffset, StringLengthOutOfRangePointsAtTheString)
-{
-    // buffer 5: 3-bit length 6 at bits 3-5
-    const auto st = decode_after(pack({{0, 3}, {6, 3}, {0, 2}, {0x61616161616161, 56}}), 3, [](auto& s) {
-        std::string t;
-        return s.serialize_string(t, 5);
-    });
-    EXPECT_EQ(st.code(), error::out_of_range);
-    EXPECT_EQ(st.bit_offset(), 3u);
-}
-
-TEST_F(ErrorOffset, StringBadPaddingPointsAtTheString)
-{
-    // buffer 16: 4-bit length 2 at bits 3-6, padding bit 7 set, then "hi"
-    const auto st = decode_after(pack({{0, 3}, {2, 4}, {1, 1}, {0x68, 8}, {0x69, 8}}), 3, [](auto& s) {
-        std::string t;
-        return s.serialize_string(t, 16);
-    });
-    EXPECT_EQ(st.code(), error::bad_padding);
-    EXPECT_EQ(st.bit_offset(), 3u);
-}
-
-TEST_F(ErrorOffset, StringInteriorNulPointsAtTheString)
-{
-    const auto st = decode_after(pack({{0, 3}, {2, 4}, {0, 1}, {0x61, 8}, {0x00, 8}}), 3, [](auto& s) {
-        std::string t;
-        return s.serialize_string(t, 16);
-    });
-    EXPECT_EQ(st.code(), error::interior_nul);
-    EXPECT_EQ(st.bit_offset(), 3u);
-}
-
-TEST_F(ErrorOffset, StringBadUtf8PointsAtTheString)
-{
-    const auto st = decode_after(pack({{0, 3}, {1, 4}, {0, 1}, {0x80, 8}}), 3, [](auto& s) {
-        std::string t;
-        return s.serialize_string(t, 16);
-    });
-    EXPECT_EQ(st.code(), error::bad_utf8);
-    EXPECT_EQ(st.bit_offset(), 3u);
-}
-
-TEST_F(ErrorOffset, StringPayloadPastTheEndPointsAtTheString)
-{
-    const auto st = decode_after(pack({{0, 3}, {3, 4}, {0, 1}, {0x61, 8}}), 3, [](auto& s) {
-        std::string t;
-        return s.serialize_string(t, 16);
-    });
-    EXPECT_EQ(st.code(), error::truncated);
-    EXPECT_EQ(st.bit_offset(), 3u);
-}
+INSTANTIATE_TEST_SUITE_P(EveryRefusal, ErrorOffsets, ::testing::ValuesIn(refusal_cases()),
+                         [](const ::testing::TestParamInfo<refusal_case>& info) { return std::string(info.param.name); });
 
 TEST_F(ErrorOffset, FirstFailureIsTheOneRecorded)
 {

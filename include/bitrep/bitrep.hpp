@@ -5,6 +5,7 @@
 #include <bitrep/bits.hpp>
 #include <bitrep/bytes.hpp>
 #include <bitrep/codec.hpp>
+#include <bitrep/instantiate.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/save.hpp>
 #include <bitrep/schema.hpp>

@@ -3,7 +3,7 @@
 
 #include <compare>
 #include <cstddef>
-#include <ostream>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 
@@ -68,7 +68,11 @@ public:
     friend bool operator==(const bounded_string& a, const std::string& b) noexcept { return a.text_ == b; }
     friend std::strong_ordering operator<=>(const bounded_string& a, const std::string& b) noexcept { return a.text_ <=> b; }
 
-    friend std::ostream& operator<<(std::ostream& out, const bounded_string& s) { return out << s.text_; }
+    template <class CharT, class Traits>
+    friend std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& out, const bounded_string& s)
+    {
+        return out << s.text_;
+    }
 
 private:
     std::string text_;

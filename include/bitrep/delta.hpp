@@ -31,6 +31,7 @@
 #include <bitrep/bytes.hpp>
 #include <bitrep/codec.hpp>
 #include <bitrep/codecs/quat.hpp>
+#include <bitrep/detail/delta_cost.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/detail/resize.hpp>
 #include <bitrep/reflect.hpp>
@@ -319,64 +320,65 @@ bool coded_delta_elements(Stream& stream, const Container& older, const Containe
     return true;
 }
 
-/// Elements [0, common) of two indexable containers, written as the ones
-/// that changed: either a bitmask (a bit per element, each set one followed
-/// by the element's delta) or an index list (the count, then per changed
-/// element its index as int_relative from the previous, starting at -1, and
-/// its delta), whichever is fewer bits; one bit says which (1: list). The
-/// count is an offset from min_count (1 when a change is known to be among
-/// these elements). Reading assigns unlisted elements from base.
-template <std::size_t Capacity, class Stream, class Container>
-bool delta_elements(Stream& stream, const Container& older, const Container& base, Container& value,
-                    std::size_t common, std::size_t min_count)
-{
+/// A writer's changed elements among [0, common) of delta_elements, found
+/// once (`find`), then handed out in order (`next`). Up to 4096 elements
+/// their indices are kept on the stack; beyond, they are found again while
+/// writing. Readers make one and leave it empty.
+template <std::size_t Capacity, scope Scope, class Container>
+struct changed_elements {
     using element = typename Container::value_type;
-    constexpr scope field_scope = Stream::field_scope;
-    if (common == 0)
-        return true;
-    if constexpr (Stream::is_coded)
-        return coded_delta_elements(stream, older, base, value, common);
-    const std::size_t start = stream.position();
+    static constexpr bool keep = Capacity <= 4096;
 
-    // Writers find the changed elements once. Up to 4096 elements their
-    // indices are kept on the stack; beyond, they are found again while
-    // writing.
-    constexpr bool keep = Capacity <= 4096;
-    [[maybe_unused]] std::array<std::uint16_t, keep ? Capacity : 1> kept;
-    // g++ unrolls the loops of a tiny container and then cannot see that
-    // every index read was written first (-Wmaybe-uninitialized); filling
-    // so few costs nothing.
-    if constexpr (Capacity <= 16)
-        kept.fill(0);
-    std::size_t changed_count = 0;
-    bool use_list = false;
-    auto differs = [&](std::size_t i) BITREP_LAMBDA_ALWAYS_INLINE {
-        return !identical_bytes(base[i], value[i]) && !delta_codec<element>::template same<field_scope>(base[i], value[i]);
-    };
-    if constexpr (!Stream::is_reading) {
-        std::size_t list_bits = static_cast<std::size_t>(bits_required_for_span(common - min_count));
-        std::size_t previous = static_cast<std::size_t>(-1);
+    const Container& base;
+    const Container& value;
+    std::size_t common;
+    std::size_t count = 0;
+    std::size_t index_bits = 0; ///< their listed_index_bits, summed: the index list's share
+    std::size_t cursor = 0;     ///< how many `next` handed out
+    std::array<std::uint16_t, keep ? Capacity : 1> kept;
+
+    BITREP_ALWAYS_INLINE changed_elements(const Container& b, const Container& v, std::size_t n) noexcept
+        : base(b), value(v), common(n)
+    {
+        // g++ unrolls the loops of a tiny container and then cannot see that
+        // every index read was written first (-Wmaybe-uninitialized); filling
+        // so few costs nothing.
+        if constexpr (Capacity <= 16)
+            kept.fill(0);
+    }
+
+    /// Whether element i changed on the wire (bitwise equal ones are
+    /// settled without encoding them).
+    BITREP_ALWAYS_INLINE bool differs(std::size_t i) const
+    {
+        return !identical_bytes(base[i], value[i]) && !delta_codec<element>::template same<Scope>(base[i], value[i]);
+    }
+
+    /// Counts the changed elements and prices their indices as a list
+    /// (keeping them when they fit).
+    BITREP_ALWAYS_INLINE void find()
+    {
+        std::size_t previous = no_listed_index;
         for (std::size_t i = 0; i < common; ++i) {
             if (!differs(i))
                 continue;
             if constexpr (keep)
-                kept[changed_count] = static_cast<std::uint16_t>(i);
-            ++changed_count;
-            list_bits += int_relative_bits(i - previous);
+                kept[count] = static_cast<std::uint16_t>(i);
+            ++count;
+            index_bits += listed_index_bits(i, previous);
             previous = i;
         }
-        if (changed_count < min_count) [[unlikely]]
-            return stream.fail(error::value_out_of_range, start, "delta: no element changed"); // a broken same()
-        use_list = list_bits < common;
     }
-    // The index of the k-th changed element, writing.
-    std::size_t cursor = 0;
-    auto next_changed = [&](std::size_t from) {
+
+    /// The index of the next changed element, the first at `from` or after
+    /// it; called once per changed element.
+    BITREP_ALWAYS_INLINE std::size_t next(std::size_t from)
+    {
         if constexpr (keep) {
             static_cast<void>(from);
-            // Never false (cursor < changed_count <= Capacity); it shows g++
-            // that `kept` is not read past its end (for a one-element
-            // std::array it warned otherwise, failing -Werror builds).
+            // Never true (cursor < count <= Capacity); it shows g++ that
+            // `kept` is not read past its end (for a one-element std::array
+            // it warned otherwise, failing -Werror builds).
             if (cursor >= Capacity) [[unlikely]]
                 return common;
             return static_cast<std::size_t>(kept[cursor++]);
@@ -386,59 +388,112 @@ bool delta_elements(Stream& stream, const Container& older, const Container& bas
             ++cursor; // the bitmask loop stops asking after the last changed element
             return from;
         }
-    };
-
-    if (!stream.serialize_bool(use_list))
-        return false;
-    if (use_list) {
-        std::uint64_t count_offset = changed_count - min_count;
-        if (!stream.serialize_ranged_offset(count_offset, common - min_count))
-            return false;
-        const std::size_t count = static_cast<std::size_t>(count_offset) + min_count;
-        std::int32_t previous = -1;
-        for (std::size_t k = 0; k < count; ++k) {
-            std::int32_t index = 0;
-            if constexpr (!Stream::is_reading)
-                index = static_cast<std::int32_t>(next_changed(static_cast<std::size_t>(previous + 1)));
-            const std::size_t at = stream.position();
-            if (!stream.serialize_int_relative(previous, index))
-                return false;
-            const auto i = static_cast<std::size_t>(index);
-            if constexpr (Stream::is_reading) {
-                if (i >= common) [[unlikely]]
-                    return stream.fail(error::out_of_range, at, "changed element's index past the end");
-                for (auto j = static_cast<std::size_t>(previous + 1); j < i; ++j)
-                    value[j] = base[j];
-            }
-            if (!delta_codec<element>::delta_changed(stream, base[i], base[i], value[i])) [[unlikely]] {
-                stream.enter_index(i);
-                return false;
-            }
-            previous = index;
-        }
-        if constexpr (Stream::is_reading)
-            for (auto j = static_cast<std::size_t>(previous + 1); j < common; ++j)
-                value[j] = base[j];
-        return true;
     }
-    std::size_t next = changed_count != 0 ? next_changed(0) : common;
-    for (std::size_t i = 0; i < common; ++i) {
-        bool changed = i == next;
-        if (!stream.serialize_bool(changed))
+};
+
+/// One changed element's delta; a failure names its index.
+template <class Stream, class Container>
+BITREP_ALWAYS_INLINE bool delta_changed_element(Stream& stream, const Container& base, Container& value, std::size_t i)
+{
+    using element = typename Container::value_type;
+    if (!delta_codec<element>::delta_changed(stream, base[i], base[i], value[i])) [[unlikely]] {
+        stream.enter_index(i);
+        return false;
+    }
+    return true;
+}
+
+/// delta_elements' index list: the count, then per changed element its
+/// index as int_relative from the previous and its delta.
+template <class Stream, class Container, class Changed>
+BITREP_ALWAYS_INLINE bool delta_elements_listed(Stream& stream, const Container& base, Container& value,
+                                                std::size_t min_count, Changed& changed)
+{
+    const std::size_t common = changed.common;
+    std::uint64_t count_offset = changed.count - min_count;
+    if (!stream.serialize_ranged_offset(count_offset, common - min_count))
+        return false;
+    const std::size_t count = static_cast<std::size_t>(count_offset) + min_count;
+    std::int32_t previous = -1;
+    for (std::size_t k = 0; k < count; ++k) {
+        std::int32_t index = 0;
+        if constexpr (!Stream::is_reading)
+            index = static_cast<std::int32_t>(changed.next(static_cast<std::size_t>(previous + 1)));
+        const std::size_t at = stream.position();
+        if (!stream.serialize_int_relative(previous, index))
             return false;
-        if (!changed) {
+        const auto i = static_cast<std::size_t>(index);
+        if constexpr (Stream::is_reading) {
+            if (i >= common) [[unlikely]]
+                return stream.fail(error::out_of_range, at, "changed element's index past the end");
+            for (auto j = static_cast<std::size_t>(previous + 1); j < i; ++j)
+                value[j] = base[j];
+        }
+        if (!delta_changed_element(stream, base, value, i))
+            return false;
+        previous = index;
+    }
+    if constexpr (Stream::is_reading)
+        for (auto j = static_cast<std::size_t>(previous + 1); j < common; ++j)
+            value[j] = base[j];
+    return true;
+}
+
+/// delta_elements' bitmask: a bit per element, each set one followed by
+/// the element's delta.
+template <class Stream, class Container, class Changed>
+BITREP_ALWAYS_INLINE bool delta_elements_masked(Stream& stream, const Container& base, Container& value,
+                                                Changed& changed)
+{
+    const std::size_t common = changed.common;
+    std::size_t next = changed.count != 0 ? changed.next(0) : common;
+    for (std::size_t i = 0; i < common; ++i) {
+        bool is_changed = i == next;
+        if (!stream.serialize_bool(is_changed))
+            return false;
+        if (!is_changed) {
             if constexpr (Stream::is_reading)
                 value[i] = base[i];
             continue;
         }
-        if (!delta_codec<element>::delta_changed(stream, base[i], base[i], value[i])) [[unlikely]] {
-            stream.enter_index(i);
+        if (!delta_changed_element(stream, base, value, i))
             return false;
-        }
         if constexpr (!Stream::is_reading)
-            next = cursor < changed_count ? next_changed(i + 1) : common;
+            next = changed.cursor < changed.count ? changed.next(i + 1) : common;
     }
     return true;
+}
+
+/// Elements [0, common) of two indexable containers, written as the ones
+/// that changed: either a bitmask (a bit per element, each set one followed
+/// by the element's delta) or an index list (the count, then per changed
+/// element its index as int_relative from the previous, starting at -1, and
+/// its delta), whichever is fewer bits (changed_elements_form_of); one bit
+/// says which (1: list). The count is an offset from min_count (1 when a
+/// change is known to be among these elements). Reading assigns unlisted
+/// elements from base.
+template <std::size_t Capacity, class Stream, class Container>
+bool delta_elements(Stream& stream, const Container& older, const Container& base, Container& value,
+                    std::size_t common, std::size_t min_count)
+{
+    if (common == 0)
+        return true;
+    if constexpr (Stream::is_coded)
+        return coded_delta_elements(stream, older, base, value, common);
+    changed_elements<Capacity, Stream::field_scope, Container> changed(base, value, common);
+    bool index_list = false;
+    if constexpr (!Stream::is_reading) {
+        const std::size_t start = stream.position();
+        changed.find();
+        if (changed.count < min_count) [[unlikely]]
+            return stream.fail(error::value_out_of_range, start, "delta: no element changed"); // a broken same()
+        index_list = changed_elements_form_of(common, min_count, changed.index_bits).index_list;
+    }
+    if (!stream.serialize_bool(index_list))
+        return false;
+    if (index_list)
+        return delta_elements_listed(stream, base, value, min_count, changed);
+    return delta_elements_masked(stream, base, value, changed);
 }
 
 /// All elements [0, n) of two containers equal on the wire.

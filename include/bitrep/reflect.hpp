@@ -55,7 +55,7 @@ constexpr unsigned all_members = boost::describe::mod_any_access;
 // accepts, as PFR does) and hands the count to PFR's structured-binding tie,
 // which is all boost::pfr::get does after counting. Elsewhere (clang, other
 // Boost versions) PFR's public API is used as it is.
-#if defined(__GNUC__) && !defined(__clang__) && BOOST_VERSION == 108100
+#if BOOST_VERSION == 108100
 #define BITREP_COUNT_AGGREGATE_FIELDS 1
 #else
 #define BITREP_COUNT_AGGREGATE_FIELDS 0

@@ -7,16 +7,16 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include <boost/crc.hpp>
 
 #include <bitrep/bytes.hpp>
+#include <bitrep/detail/checksums.hpp>
 #include <bitrep/detail/file_io.hpp>
 #include <bitrep/detail/schema_load.hpp>
 #include <bitrep/reflect.hpp>
@@ -92,10 +92,7 @@ Int load_le(const std::uint8_t* at) noexcept
 /// CRC-32 of every byte of the file but the CRC's own four.
 inline std::uint32_t save_crc(std::span<const std::uint8_t> file) noexcept
 {
-    boost::crc_32_type crc;
-    crc.process_bytes(file.data(), crc_offset);
-    crc.process_bytes(file.data() + save_header::size, file.size() - save_header::size);
-    return crc.checksum();
+    return crc32(file.first(crc_offset), file.subspan(save_header::size));
 }
 
 inline status header_error(error code, std::size_t byte, std::string_view detail) noexcept
@@ -350,7 +347,7 @@ public:
         return load_from_bytes(file, out, info, options);
     }
 
-    status load(const std::filesystem::path& path, T& out, load_info& info, load_options options = {})
+    status load(path_view path, T& out, load_info& info, load_options options = {})
     {
         if (status read = detail::read_file(path, file_, options.max_file_bytes); !read) {
             info = {};
@@ -358,7 +355,7 @@ public:
         }
         return load_from_bytes(std::span<const std::uint8_t>(file_), out, info, options);
     }
-    status load(const std::filesystem::path& path, T& out, load_options options = {})
+    status load(path_view path, T& out, load_options options = {})
     {
         load_info info;
         return load(path, out, info, options);
@@ -373,7 +370,7 @@ private:
 /// either the previous save or this one, whatever happens (crash, power
 /// loss, a full disk); on failure the previous save is intact.
 template <class T>
-status save(const std::filesystem::path& path, const T& value, save_options options = {})
+status save(path_view path, const T& value, save_options options = {})
 {
     std::vector<std::uint8_t> bytes;
     if (status encoded = save_to_bytes(value, bytes); !encoded)
@@ -383,7 +380,7 @@ status save(const std::filesystem::path& path, const T& value, save_options opti
 
 /// Loads the save at `path` into out: all or nothing, as load_from_bytes.
 template <class T>
-status load(const std::filesystem::path& path, T& out, load_info& info, load_options options = {})
+status load(path_view path, T& out, load_info& info, load_options options = {})
 {
     std::vector<std::uint8_t> bytes;
     if (status read = detail::read_file(path, bytes, options.max_file_bytes); !read) {
@@ -394,7 +391,7 @@ status load(const std::filesystem::path& path, T& out, load_info& info, load_opt
 }
 
 template <class T>
-status load(const std::filesystem::path& path, T& out, load_options options = {})
+status load(path_view path, T& out, load_options options = {})
 {
     load_info info;
     return load(path, out, info, options);

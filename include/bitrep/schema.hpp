@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include <boost/crc.hpp>
 
+#include <bitrep/detail/checksums.hpp>
 #include <bitrep/detail/quantize.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>
@@ -93,9 +93,7 @@ struct schema {
 /// payload can be decoded directly.
 inline std::uint64_t schema_fingerprint(std::span<const std::uint8_t> encoded) noexcept
 {
-    boost::crc_optimal<64, 0x42F0E1EBA9EA3693ull, ~0ull, ~0ull, true, true> crc;
-    crc.process_bytes(encoded.data(), encoded.size());
-    return crc.checksum();
+    return detail::crc64_xz(encoded);
 }
 
 namespace detail {

@@ -7,6 +7,8 @@
 #include <bitrep/bitrep.hpp>
 #include <bitrep/coded_delta.hpp>
 
+#include "../replication_world.hpp"
+
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -17,30 +19,11 @@
 
 namespace fuzz {
 
-enum class Kind { none, sword, shield, potion };
-BOOST_DESCRIBE_ENUM(Kind, none, sword, shield, potion)
-
-struct Item {
-    Kind kind = Kind::none;
-    bitrep::ranged<int, 1, 64> count{1};
-};
-
-struct Body {
-    bitrep::quantized<-100.f, 100.f, 0.01f> x, y;
-    bitrep::delta_small<bitrep::quantized<0.f, 50.f, 0.05f>, 7> z;
-    bitrep::quat<9> orientation;
-    bitrep::quat_code<9> code;
-    bitrep::ranged<int, 0, 100> health{100};
-    bitrep::ranged<std::int64_t, -5000000000, 5000000000> gold;
-    std::int32_t score = 0;
-    std::uint64_t id = 0;
-    float raw = 0;
-    bool alive = true;
-    bitrep::bounded_string<8> name;
-    bitrep::bounded_vector<Item, 4> items;
-    std::optional<bitrep::ranged<int, -3, 3>> mood;
-    std::array<bool, 3> flags{};
-};
+// The coded delta tests' body of every kind (replication_world.hpp), in a
+// smaller world.
+using every_kind::Body;
+using every_kind::Item;
+using every_kind::Kind;
 
 struct World {
     bitrep::entity_array<Body, 6> bodies;

@@ -13,6 +13,8 @@
 #include <bitrep/bitrep.hpp>
 #include <bitrep/replication.hpp>
 
+#include "../replication_world.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -25,13 +27,8 @@
 
 namespace fuzz {
 
-struct Cube {
-    bitrep::quantized<-256.f, 256.f, 0.01f> x, y, z;
-    bitrep::quat<9> orientation;
-    bool interacting = false;
-};
-BOOST_DESCRIBE_STRUCT(Cube, (), (x, y, z, orientation, interacting))
-
+// The replication tests' Cube (replication_world.hpp), in a world of its own:
+// fewer slots and a field of each container kind.
 struct World {
     bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
     bitrep::entity_array<Cube, 64> cubes;

@@ -4,10 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <filesystem>
 #include <span>
 #include <vector>
 
+#include <bitrep/path_view.hpp>
 #include <bitrep/status.hpp>
 
 namespace bitrep::detail {
@@ -24,13 +24,12 @@ namespace bitrep::detail {
 /// On any failure the temporary file is removed and io_error is returned,
 /// naming the step and the file in the path and the system's reason in the
 /// detail; `path` is untouched.
-status write_file_atomically(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
-                             bool keep_backup) noexcept;
+status write_file_atomically(path_view path, std::span<const std::uint8_t> bytes, bool keep_backup) noexcept;
 
 /// Reads the whole regular file at `path` into `out` (replacing its
 /// contents). not_found when it does not exist, io_error when it is a
 /// directory or not a regular file, cannot be read, or is larger than
 /// `max_bytes` (refused before allocating). On failure `out` is empty.
-status read_file(const std::filesystem::path& path, std::vector<std::uint8_t>& out, std::size_t max_bytes) noexcept;
+status read_file(path_view path, std::vector<std::uint8_t>& out, std::size_t max_bytes) noexcept;
 
 } // namespace bitrep::detail

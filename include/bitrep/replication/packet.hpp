@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <span>
 
-#include <boost/crc.hpp>
 
+#include <bitrep/detail/checksums.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/stream.hpp>
 
@@ -106,14 +106,11 @@ enum class packet_kind : std::uint8_t { state = 'S', ack = 'A' };
 /// CRC-32 (Boost.CRC) of the protocol id and kind followed by the bytes.
 inline std::uint32_t packet_crc(std::uint32_t protocol_id, packet_kind kind, std::span<const std::uint8_t> bytes)
 {
-    boost::crc_32_type crc;
     const std::array<std::uint8_t, 5> prefix = {
         static_cast<std::uint8_t>(protocol_id), static_cast<std::uint8_t>(protocol_id >> 8),
         static_cast<std::uint8_t>(protocol_id >> 16), static_cast<std::uint8_t>(protocol_id >> 24),
         static_cast<std::uint8_t>(kind)};
-    crc.process_bytes(prefix.data(), prefix.size());
-    crc.process_bytes(bytes.data(), bytes.size());
-    return crc.checksum();
+    return bitrep::detail::crc32(prefix, bytes);
 }
 
 /// Writes the CRC of packet[4..] into packet[0..4], little-endian.

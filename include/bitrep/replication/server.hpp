@@ -440,132 +440,193 @@ private:
                          State& view, std::size_t& used_bits, std::size_t budget_bits)
     {
         if constexpr (slot_count != 0) {
-            c.candidates.clear();
-            replication::for_each_field_index<State>([&](auto index) {
-                constexpr std::size_t I = decltype(index)::value;
-                if constexpr (replication::is_entity_field<State, I>) {
-                    using traits = replication::entity_array_traits<reflect::field_type_at<State, I>>;
-                    using slot_type = std::optional<typename traits::entity>;
-                    const auto& now = reflect::field_at<I>(state).slots();
-                    const auto& old = reflect::field_at<I>(base).slots();
-                    const auto& sent = reflect::field_at<I>(previous).slots();
-                    auto same = [](const slot_type& a, const slot_type& b) {
-                        return detail::identical_bytes(a, b) ||
-                               delta_codec<slot_type>::template same<scope::replication>(a, b);
-                    };
-                    for (std::size_t slot = 0; slot < traits::capacity; ++slot) {
-                        const entity_key key{static_cast<std::uint16_t>(I), static_cast<std::uint32_t>(slot)};
-                        constexpr std::size_t first = replication::entity_slots_before<State, I>;
-                        // An entity whose value cannot be encoded stays as
-                        // the client may have it: the last packet's version.
-                        const slot_type& target = c.any_unsendable && c.unsendable[first + slot]
-                                                      ? sent[slot]
-                                                      : target_slot(id, key, state, now[slot]);
-                        if (same(old[slot], target)) {
-                            set_priority(c, first + slot, 0.0f);
-                            continue;
-                        }
-                        const bool in_flight = &previous != &base && !same(sent[slot], old[slot]);
-                        const float priority =
-                            c.priority[first + slot] +
-                            (target.has_value() ? priority_of(id, key, state, *target) : 1.0f);
-                        set_priority(c, first + slot, priority);
-                        c.candidates.push_back({priority, in_flight, key.field, key.id, &target});
-                    }
-                }
-            });
-            // A heap: only the candidates that are taken or tried get ordered.
-            auto later = [](const candidate& a, const candidate& b) {
-                if (a.in_flight != b.in_flight)
-                    return b.in_flight;
-                if (a.priority != b.priority)
-                    return a.priority < b.priority;
-                return a.field != b.field ? a.field > b.field : a.id > b.id;
-            };
-            std::make_heap(c.candidates.begin(), c.candidates.end(), later);
-
-            // Per entity array: how many are sent and a bound of their index
-            // list; the array costs the cheaper of that list and a bitmask.
-            struct array_use {
-                std::size_t count = 0;
-                std::size_t index_bits = 0;
-            };
-            std::array<array_use, reflect::field_count<State>> uses{};
-            // An entity is first counted at its type's upper bound, which
-            // spares measuring it while the packet is far from full; the
-            // first one that does not fit that way has every entity counted
-            // so far measured exactly (`tighten`), and from then on each is.
-            bool exact = false;
-            c.taken.clear();
-            auto tighten = [&] {
-                for (const candidate* taken : c.taken)
-                    with_entity_field(taken->field, [&](auto index) {
-                        constexpr std::size_t I = decltype(index)::value;
-                        using slot_type = entity_slot<I>;
-                        const auto& slot = reflect::field_at<I>(view).slots()[taken->id];
-                        used_bits -= delta_codec<slot_type>::max_changed_bits() -
-                                     measured_changed_bits(reflect::field_at<I>(base).slots()[taken->id], slot);
-                    });
-                exact = true;
-            };
-            // Trying stops once the packet is full: after this many
-            // candidates in a row that did not fit.
-            constexpr int misses_allowed = 8;
-            int misses = 0;
-            auto end = c.candidates.end();
-            for (; end != c.candidates.begin() && misses < misses_allowed; --end) {
-                std::pop_heap(c.candidates.begin(), end, later);
-                const candidate& chosen = *(end - 1);
-                with_entity_field(chosen.field, [&](auto index) {
-                    constexpr std::size_t I = decltype(index)::value;
-                    using slot_type = entity_slot<I>;
-                    constexpr std::size_t n = replication::entity_slots_of<reflect::field_type_at<State, I>>;
-                    auto overhead = [](const array_use& u) -> std::size_t {
-                        if (u.count == 0)
-                            return 0;
-                        const std::size_t list = static_cast<std::size_t>(bits_required_for_span(n - 1)) + u.index_bits;
-                        return 1 + (list < n ? list : n);
-                    };
-                    const slot_type& target = *static_cast<const slot_type*>(chosen.target);
-                    const slot_type& slot = reflect::field_at<I>(view).slots()[chosen.id];
-                    array_use& use = uses[I];
-                    const array_use grown{use.count + 1, use.index_bits + detail::int_relative_bits(chosen.id + 1)};
-                    std::size_t cost = delta_codec<slot_type>::max_changed_bits();
-                    if (!exact && (cost > budget_bits || used_bits - overhead(use) + overhead(grown) + cost > budget_bits))
-                        tighten();
-                    if (exact)
-                        cost = measured_changed_bits(slot, target);
-                    const std::size_t bits = used_bits - overhead(use) + overhead(grown) + cost;
-                    if (bits > budget_bits) {
-                        c.stats.entities_deferred += 1;
-                        c.stats.in_flight_dropped += chosen.in_flight ? 1 : 0;
-                        ++misses;
-                        return;
-                    }
-                    misses = 0;
-                    used_bits = bits;
-                    use = grown;
-                    detail::entity_array_access::assign(reflect::field_at<I>(view), chosen.id, target);
-                    if (!exact)
-                        c.taken.push_back(&chosen);
-                    constexpr std::size_t first = replication::entity_slots_before<State, I>;
-                    set_priority(c, first + chosen.id, 0.0f);
-                    if (!(c.any_unsendable && c.unsendable[first + chosen.id]))
-                        note_sent_as_is(c, first + chosen.id);
-                    c.stats.entities_sent += 1;
-                });
-            }
-            for (auto rest = c.candidates.begin(); rest != end; ++rest) {
-                c.stats.entities_deferred += 1;
-                c.stats.in_flight_dropped += rest->in_flight ? 1 : 0;
-            }
-            return exact;
+            collect_candidates(c, id, state, base, previous);
+            return take_candidates(c, base, view, used_bits, budget_bits);
         } else {
             static_cast<void>(c), static_cast<void>(id), static_cast<void>(state), static_cast<void>(base);
             static_cast<void>(previous), static_cast<void>(view), static_cast<void>(used_bits);
             static_cast<void>(budget_bits);
             return true;
         }
+    }
+
+    /// Fills c.candidates with this tick's candidates, every entity array's.
+    void collect_candidates(connection& c, client_id id, const State& state, const State& base, const State& previous)
+    {
+        c.candidates.clear();
+        replication::for_each_field_index<State>([&](auto index) {
+            if constexpr (replication::is_entity_field<State, decltype(index)::value>)
+                collect_field_candidates<decltype(index)::value>(c, id, state, base, previous);
+        });
+    }
+
+    /// Adds entity array I's candidates, accumulating their priorities; a
+    /// slot the client's baseline already has right loses its priority.
+    template <std::size_t I>
+    void collect_field_candidates(connection& c, client_id id, const State& state, const State& base,
+                                  const State& previous)
+    {
+        using slot_type = entity_slot<I>;
+        constexpr std::size_t capacity = replication::entity_array_traits<reflect::field_type_at<State, I>>::capacity;
+        constexpr std::size_t first = replication::entity_slots_before<State, I>;
+        const auto& now = reflect::field_at<I>(state).slots();
+        const auto& old = reflect::field_at<I>(base).slots();
+        const auto& sent = reflect::field_at<I>(previous).slots();
+        auto same = [](const slot_type& a, const slot_type& b) {
+            return detail::identical_bytes(a, b) || delta_codec<slot_type>::template same<scope::replication>(a, b);
+        };
+        for (std::size_t slot = 0; slot < capacity; ++slot) {
+            const entity_key key{static_cast<std::uint16_t>(I), static_cast<std::uint32_t>(slot)};
+            // An entity whose value cannot be encoded stays as the client
+            // may have it: the last packet's version.
+            const slot_type& target =
+                c.any_unsendable && c.unsendable[first + slot] ? sent[slot] : target_slot(id, key, state, now[slot]);
+            if (same(old[slot], target)) {
+                set_priority(c, first + slot, 0.0f);
+                continue;
+            }
+            const bool in_flight = &previous != &base && !same(sent[slot], old[slot]);
+            const float priority =
+                c.priority[first + slot] + (target.has_value() ? priority_of(id, key, state, *target) : 1.0f);
+            set_priority(c, first + slot, priority);
+            c.candidates.push_back({priority, in_flight, key.field, key.id, &target});
+        }
+    }
+
+    /// The heap order of candidates: in flight first, then by priority,
+    /// ties going to the earlier field and slot.
+    struct sent_later {
+        bool operator()(const candidate& a, const candidate& b) const noexcept
+        {
+            if (a.in_flight != b.in_flight)
+                return b.in_flight;
+            if (a.priority != b.priority)
+                return a.priority < b.priority;
+            return a.field != b.field ? a.field > b.field : a.id > b.id;
+        }
+    };
+
+    /// Per entity array: how many entities are sent and the sum of their
+    /// indices' listed_index_bits, each at its worst (listed first).
+    struct array_use {
+        std::size_t count = 0;
+        std::size_t index_bits = 0;
+    };
+    /// The running bound of the packet while entities are taken. An entity
+    /// is first counted at its type's upper bound, which spares measuring
+    /// it while the packet is far from full; the first one that does not fit
+    /// that way has every entity counted so far measured exactly
+    /// (measure_taken), and from then on each is (`exact`).
+    struct packet_bound {
+        std::size_t used_bits;
+        std::size_t budget_bits;
+        bool exact = false;
+        std::array<array_use, field_count> uses{};
+    };
+
+    /// Takes the candidates from c.candidates in heap order while they fit,
+    /// and counts the rest deferred. Returns whether the bound is exact.
+    bool take_candidates(connection& c, const State& base, State& view, std::size_t& used_bits, std::size_t budget_bits)
+    {
+        // A heap: only the candidates that are taken or tried get ordered.
+        std::make_heap(c.candidates.begin(), c.candidates.end(), sent_later{});
+        packet_bound bound{used_bits, budget_bits};
+        c.taken.clear();
+        // Trying stops once the packet is full: after this many candidates
+        // in a row that did not fit.
+        constexpr int misses_allowed = 8;
+        int misses = 0;
+        auto end = c.candidates.end();
+        for (; end != c.candidates.begin() && misses < misses_allowed; --end) {
+            std::pop_heap(c.candidates.begin(), end, sent_later{});
+            const candidate& chosen = *(end - 1);
+            with_entity_field(chosen.field, [&](auto index) {
+                if (try_take<decltype(index)::value>(c, chosen, base, view, bound)) {
+                    misses = 0;
+                } else {
+                    defer(c, chosen);
+                    ++misses;
+                }
+            });
+        }
+        for (auto rest = c.candidates.begin(); rest != end; ++rest)
+            defer(c, *rest);
+        used_bits = bound.used_bits;
+        return bound.exact;
+    }
+
+    /// Takes `chosen`, of entity array I, when the packet's bound with it
+    /// stays within the budget. Returns whether it did.
+    template <std::size_t I>
+    BITREP_ALWAYS_INLINE bool try_take(connection& c, const candidate& chosen, const State& base, State& view,
+                                       packet_bound& bound)
+    {
+        using slot_type = entity_slot<I>;
+        const slot_type& target = *static_cast<const slot_type*>(chosen.target);
+        const slot_type& slot = reflect::field_at<I>(view).slots()[chosen.id];
+        array_use& use = bound.uses[I];
+        const array_use grown{use.count + 1,
+                              use.index_bits + detail::listed_index_bits(chosen.id, detail::no_listed_index)};
+        const std::size_t index_growth = index_overhead<I>(grown) - index_overhead<I>(use);
+        std::size_t cost = delta_codec<slot_type>::max_changed_bits();
+        if (!bound.exact && (cost > bound.budget_bits || bound.used_bits + index_growth + cost > bound.budget_bits))
+            measure_taken(c, base, view, bound);
+        if (bound.exact)
+            cost = measured_changed_bits(slot, target);
+        const std::size_t bits = bound.used_bits + index_growth + cost;
+        if (bits > bound.budget_bits)
+            return false;
+        bound.used_bits = bits;
+        use = grown;
+        if (!bound.exact)
+            c.taken.push_back(&chosen);
+        take<I>(c, chosen, view);
+        return true;
+    }
+
+    /// The bits that say which slots of entity array I changed: delta_elements'
+    /// own cost model, over all its slots, at least one of which changed.
+    template <std::size_t I>
+    static constexpr std::size_t index_overhead(const array_use& use) noexcept
+    {
+        constexpr std::size_t n = replication::entity_slots_of<reflect::field_type_at<State, I>>;
+        return use.count == 0 ? 0 : detail::changed_elements_form_of(n, 1, use.index_bits).bits;
+    }
+
+    /// Counts the entities taken so far at their measured bits instead of
+    /// their upper bounds.
+    void measure_taken(connection& c, const State& base, const State& view, packet_bound& bound)
+    {
+        for (const candidate* taken : c.taken)
+            with_entity_field(taken->field, [&](auto index) {
+                constexpr std::size_t I = decltype(index)::value;
+                using slot_type = entity_slot<I>;
+                const auto& slot = reflect::field_at<I>(view).slots()[taken->id];
+                bound.used_bits -= delta_codec<slot_type>::max_changed_bits() -
+                                    measured_changed_bits(reflect::field_at<I>(base).slots()[taken->id], slot);
+            });
+        bound.exact = true;
+    }
+
+    /// Puts a taken entity into the view and counts it sent.
+    template <std::size_t I>
+    void take(connection& c, const candidate& chosen, State& view)
+    {
+        using slot_type = entity_slot<I>;
+        detail::entity_array_access::assign(reflect::field_at<I>(view), chosen.id,
+                                            *static_cast<const slot_type*>(chosen.target));
+        constexpr std::size_t first = replication::entity_slots_before<State, I>;
+        set_priority(c, first + chosen.id, 0.0f);
+        if (!(c.any_unsendable && c.unsendable[first + chosen.id]))
+            note_sent_as_is(c, first + chosen.id);
+        c.stats.entities_sent += 1;
+    }
+
+    /// Counts a candidate left for a later packet.
+    static void defer(connection& c, const candidate& left) noexcept
+    {
+        c.stats.entities_deferred += 1;
+        c.stats.in_flight_dropped += left.in_flight ? 1 : 0;
     }
 
     /// build_packet in the configured encoding. A coded packet that does

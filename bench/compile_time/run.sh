@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Compile-time benchmark: bitrep's reflected serialization against the same
+# structs serialized by hand (see README.md).
+#
+#   bench/compile_time/run.sh [N...]          (default: 1 20 100)
+#
+# Environment:
+#   REPEAT=3        runs per measurement; the median is reported
+#   EXTRA_FLAGS=    appended to every bitrep compile (not the hand-written one),
+#                   e.g. EXTRA_FLAGS=-DSOMETHING
+#   COMPILERS="g++ clang++"
+#   OPTS="-O0 -O2"
+#   CHECK=1         first link and run each generated program at -O2 (every
+#                   compiler) to prove both sides round-trip
+#   KEEP=1          keep the build directory (its path is printed)
+#
+# Compiles run one at a time (no parallelism) so that timings are not disturbed.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+include_dir="$(cd "$here/../../include" && pwd)"
+repeat="${REPEAT:-3}"
+extra_flags="${EXTRA_FLAGS:-}"
+compilers="${COMPILERS:-g++ clang++}"
+opts="${OPTS:--O0 -O2}"
+sizes=("$@")
+[ ${#sizes[@]} -eq 0 ] && sizes=(1 20 100)
+
+if ! [[ "$repeat" =~ ^[1-9][0-9]*$ ]]; then
+    echo "REPEAT must be a positive integer (got '$repeat')" >&2
+    exit 2
+fi
+for n in "${sizes[@]}"; do
+    if ! [[ "$n" =~ ^[1-9][0-9]*$ ]]; then
+        echo "usage: $0 [N...]  (each N a positive integer)" >&2
+        exit 2
+    fi
+done
+
+common_flags=(-std=c++20 -Wall -Wextra -Wpedantic -Werror)
+# shellcheck disable=SC2206 # EXTRA_FLAGS is split on spaces on purpose
+bitrep_flags=(-I"$include_dir" $extra_flags)
+
+build="$(mktemp -d "${TMPDIR:-/tmp}/bitrep_compile_time.XXXXXX")"
+if [ "${KEEP:-0}" = 1 ]; then
+    echo "build directory: $build"
+else
+    trap 'rm -rf "$build"' EXIT
+fi
+
+have_time=1
+if [ ! -x /usr/bin/time ]; then
+    have_time=0
+    echo "note: /usr/bin/time is missing (Debian package 'time'); timing with bash's TIMEFORMAT, no peak memory" >&2
+fi
+
+# measure OUTFILE CMD...: runs CMD once, writes "seconds kilobytes" (kilobytes
+# "-" without /usr/bin/time) to OUTFILE; on a failed compile prints its output
+# and exits.
+measure() {
+    local out="$1"
+    shift
+    local err="$build/stderr.txt"
+    if [ "$have_time" = 1 ]; then
+        if ! /usr/bin/time -f "%e %M" -o "$out" "$@" 2>"$err"; then
+            echo "compile failed: $*" >&2
+            cat "$err" >&2
+            exit 1
+        fi
+    else
+        local TIMEFORMAT=%R status=0
+        { time "$@" 2>"$err"; } 2>"$out.t" || status=$?
+        if [ "$status" != 0 ]; then
+            echo "compile failed: $*" >&2
+            cat "$err" >&2
+            exit 1
+        fi
+        echo "$(cat "$out.t") -" >"$out"
+    fi
+}
+
+# median FILE COLUMN: the median of a column of numbers ("-" if not numbers).
+median() {
+    awk -v c="$2" '{ print $c }' "$1" | sort -g | awk '
+        /^-$/ { dash = 1 }
+        { v[NR] = $1 }
+        END {
+            if (dash || NR == 0) { print "-"; exit }
+            if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2
+        }'
+}
+
+# time_compile RESULTFILE CMD...: REPEAT runs, appending "seconds kilobytes" lines.
+time_compile() {
+    local results="$1"
+    shift
+    measure "$build/one.txt" "$@"
+    cat "$build/one.txt" >>"$results"
+}
+
+mb() { [ "$1" = "-" ] && echo "-" || awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
+
+# Header: what is measured.
+echo "bitrep compile-time benchmark: REPEAT=$repeat (median), compile only (-c)"
+echo "include: $include_dir"
+if git -C "$include_dir" rev-parse --short HEAD >/dev/null 2>&1; then
+    dirty=""
+    git -C "$include_dir" diff --quiet HEAD -- . || dirty=" (include/ modified)"
+    echo "tree:    $(git -C "$include_dir" rev-parse --short HEAD)$dirty"
+fi
+[ -n "$extra_flags" ] && echo "EXTRA_FLAGS (bitrep only): $extra_flags"
+for cxx in $compilers; do
+    echo "$cxx:  $("$cxx" --version | head -n 1)"
+done
+echo
+
+for n in "${sizes[@]}"; do
+    python3 "$here/generate.py" "$n" "$build"
+done
+
+if [ "${CHECK:-0}" = 1 ]; then
+    for n in "${sizes[@]}"; do
+        for cxx in $compilers; do
+            for side in bitrep hand; do
+                flags=("${common_flags[@]}" -O2)
+                [ "$side" = bitrep ] && flags+=("${bitrep_flags[@]}")
+                "$cxx" "${flags[@]}" "$build/${side}_$n.cpp" -o "$build/${side}_$n.exe"
+                printf 'check %-8s ' "$cxx"
+                "$build/${side}_$n.exe"
+            done
+        done
+    done
+    echo
+fi
+
+printf '%s\n' '#include <bitrep/bitrep.hpp>' 'int main() {}' >"$build/bare.cpp"
+
+row_format='%-8s %-4s %5s %9s %8s %6s %10s %8s %9s %7s\n'
+printf "$row_format" compiler opt N bitrep_s hand_s ratio bitrep_MB hand_MB extern_s ratio
+for n in "${sizes[@]}"; do
+    for cxx in $compilers; do
+        for opt in $opts; do
+            rb="$build/results_bitrep.txt"
+            rh="$build/results_hand.txt"
+            re="$build/results_extern.txt"
+            : >"$rb"
+            : >"$rh"
+            : >"$re"
+            for ((r = 0; r < repeat; r++)); do
+                time_compile "$rb" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
+                    -c "$build/bitrep_$n.cpp" -o "$build/bitrep_$n.o"
+                time_compile "$rh" "$cxx" "${common_flags[@]}" "$opt" \
+                    -c "$build/hand_$n.cpp" -o "$build/hand_$n.o"
+                time_compile "$re" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
+                    -c "$build/extern_$n.cpp" -o "$build/extern_$n.o"
+            done
+            es="$(median "$re" 1)"
+            extern_ratio="$(awk -v b="$es" -v h="$(median "$rh" 1)" 'BEGIN { if (h > 0) printf "%.1f", b / h; else print "-" }')"
+            bs="$(median "$rb" 1)"
+            hs="$(median "$rh" 1)"
+            ratio="$(awk -v b="$bs" -v h="$hs" 'BEGIN { if (h > 0) printf "%.1f", b / h; else print "-" }')"
+            printf "$row_format" "$cxx" "$opt" "$n" "$bs" "$hs" "$ratio" \
+                "$(mb "$(median "$rb" 2)")" "$(mb "$(median "$rh" 2)")" "$es" "$extern_ratio"
+        done
+    done
+done
+
+echo
+echo "bare include (#include <bitrep/bitrep.hpp> and an empty main):"
+bare_format='%-8s %-4s %9s %10s\n'
+printf "$bare_format" compiler opt seconds MB
+for cxx in $compilers; do
+    for opt in $opts; do
+        rb="$build/results_bare.txt"
+        : >"$rb"
+        for ((r = 0; r < repeat; r++)); do
+            time_compile "$rb" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
+                -c "$build/bare.cpp" -o "$build/bare.o"
+        done
+        printf "$bare_format" "$cxx" "$opt" "$(median "$rb" 1)" "$(mb "$(median "$rb" 2)")"
+    done
+done
