@@ -33,7 +33,7 @@
 #include <benchmark/benchmark.h>
 
 #include <bitrep/bitrep.hpp>
-#include <bitrep/save.hpp>
+#include <bitrep/save/save.hpp>
 
 #include <boost/describe/class.hpp>
 #include <boost/describe/enum.hpp>

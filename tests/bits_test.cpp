@@ -3,7 +3,7 @@
 // bounds-checked writes and reads, and bits_required (reference sections 1-3).
 // Every golden byte below is derived by hand from the reference; the derivation
 // is in the comment next to it.
-#include <bitrep/bits.hpp>
+#include <bitrep/wire/bits.hpp>
 
 #include <gtest/gtest.h>
 

@@ -4,10 +4,10 @@
 // library's output), the index-list / bitmask choice, quantized comparisons
 // and the absence of drift, scopes, delta_small, entity_array (also through
 // saves and schemas), and readers given truncated, forged or random bytes.
+#include <bitrep/annotations/delta_small.hpp>
+#include <bitrep/annotations/entity_array.hpp>
 #include <bitrep/bitrep.hpp>
 #include <bitrep/delta.hpp>
-#include <bitrep/delta_small.hpp>
-#include <bitrep/entity_array.hpp>
 
 #include <gtest/gtest.h>
 

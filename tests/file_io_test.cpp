@@ -1,8 +1,8 @@
 // detail/file_io.hpp: whole files written atomically and read back within a
 // limit, including a write cut short by a file-size limit; and bitrep::save
 // on top of it, with a saver SIGKILLed at random moments and a save cut short.
-#include <bitrep/detail/file_io.hpp>
-#include <bitrep/save.hpp>
+#include <bitrep/save/file_io.hpp>
+#include <bitrep/save/save.hpp>
 
 #include <gtest/gtest.h>
 

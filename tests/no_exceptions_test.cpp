@@ -4,7 +4,7 @@
 // failure is a status, never a thrown exception.
 #include <bitrep/bitrep.hpp>
 #include <bitrep/replication.hpp>
-#include <bitrep/save.hpp>
+#include <bitrep/save/save.hpp>
 
 #include <gtest/gtest.h>
 

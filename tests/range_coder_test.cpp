@@ -1,5 +1,5 @@
 // The adaptive binary range coder under the coded streams.
-#include <bitrep/detail/range_coder.hpp>
+#include <bitrep/wire/range_coder.hpp>
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 // from_bytes, save files (fast and schema-driven) and deltas.
 #include <bitrep/bitrep.hpp>
 #include <bitrep/delta.hpp>
-#include <bitrep/save.hpp>
+#include <bitrep/save/save.hpp>
 
 #include <gtest/gtest.h>
 

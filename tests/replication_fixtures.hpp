@@ -7,8 +7,8 @@
 // types are in replication_world.hpp, which the fuzz targets share.
 #pragma once
 
+#include <bitrep/annotations/entity_array.hpp>
 #include <bitrep/bitrep.hpp>
-#include <bitrep/entity_array.hpp>
 #include <bitrep/replication.hpp>
 
 #include <gtest/gtest.h>

@@ -8,8 +8,8 @@
 // nothing; baselines fall back to full states; relevancy, change
 // notifications, save_only fields, the bytes-per-second budget and sequence
 // wrap-around behave as documented.
+#include <bitrep/annotations/entity_array.hpp>
 #include <bitrep/bitrep.hpp>
-#include <bitrep/entity_array.hpp>
 #include <bitrep/replication.hpp>
 
 #include <gtest/gtest.h>

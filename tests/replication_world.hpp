@@ -4,9 +4,9 @@
 // in lockstep, the wire-space checks) is replication_fixtures.hpp.
 #pragma once
 
+#include <bitrep/annotations/delta_small.hpp>
+#include <bitrep/annotations/entity_array.hpp>
 #include <bitrep/bitrep.hpp>
-#include <bitrep/delta_small.hpp>
-#include <bitrep/entity_array.hpp>
 #include <bitrep/quat_code.hpp>
 
 #include <array>

@@ -10,7 +10,7 @@
 // This file is compiled twice: normally, and as stream_test_fma_contract with
 // -O3 -mfma -ffp-contract=fast (BITREP_TEST_REQUIRES_FMA), to prove that a
 // user's contraction flags cannot change compressed-float bytes.
-#include <bitrep/stream.hpp>
+#include <bitrep/wire/stream.hpp>
 
 #include <gtest/gtest.h>
 

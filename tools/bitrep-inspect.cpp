@@ -4,10 +4,10 @@
 // checked, the schema is parsed and the payload is walked by that schema,
 // with the same bounded readers the schema-driven load uses, so a hostile
 // file is refused with one line on stderr rather than crashing the tool.
-#include <bitrep/detail/file_io.hpp>
-#include <bitrep/detail/schema_reader.hpp>
-#include <bitrep/save.hpp>
-#include <bitrep/schema.hpp>
+#include <bitrep/save/file_io.hpp>
+#include <bitrep/save/save.hpp>
+#include <bitrep/save/schema.hpp>
+#include <bitrep/save/schema_reader.hpp>
 #include <bitrep/status.hpp>
 
 #include <CLI/CLI.hpp>

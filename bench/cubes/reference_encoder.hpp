@@ -19,7 +19,7 @@
 // which the receiver holds (both acknowledged); before frame 12 it is zero.
 #pragma once
 
-#include <bitrep/bits.hpp>
+#include <bitrep/wire/bits.hpp>
 
 #include <algorithm>
 #include <array>

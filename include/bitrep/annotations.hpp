@@ -1,13 +1,13 @@
 // Every field annotation.
 #pragma once
 
-#include <bitrep/bounded_string.hpp>
-#include <bitrep/bounded_vector.hpp>
-#include <bitrep/delta_small.hpp>
-#include <bitrep/entity_array.hpp>
-#include <bitrep/field_flags.hpp>
+#include <bitrep/annotations/bounded_string.hpp>
+#include <bitrep/annotations/bounded_vector.hpp>
+#include <bitrep/annotations/delta_small.hpp>
+#include <bitrep/annotations/entity_array.hpp>
+#include <bitrep/annotations/field_flags.hpp>
+#include <bitrep/annotations/quantized.hpp>
+#include <bitrep/annotations/quat.hpp>
+#include <bitrep/annotations/ranged.hpp>
 #include <bitrep/format.hpp>
-#include <bitrep/quantized.hpp>
-#include <bitrep/quat.hpp>
 #include <bitrep/quat_code.hpp>
-#include <bitrep/ranged.hpp>

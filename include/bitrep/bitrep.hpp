@@ -2,13 +2,13 @@
 #pragma once
 
 #include <bitrep/annotations.hpp>
-#include <bitrep/bits.hpp>
 #include <bitrep/bytes.hpp>
 #include <bitrep/codec.hpp>
 #include <bitrep/instantiate.hpp>
 #include <bitrep/reflect.hpp>
-#include <bitrep/save.hpp>
-#include <bitrep/schema.hpp>
+#include <bitrep/save/save.hpp>
+#include <bitrep/save/schema.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>
-#include <bitrep/stream.hpp>
+#include <bitrep/wire/bits.hpp>
+#include <bitrep/wire/stream.hpp>

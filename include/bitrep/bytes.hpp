@@ -11,7 +11,7 @@
 #include <bitrep/reflect.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>
-#include <bitrep/stream.hpp>
+#include <bitrep/wire/stream.hpp>
 
 namespace bitrep {
 

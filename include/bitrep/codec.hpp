@@ -1,46 +1,21 @@
 // The customization point: codec<T> says how a kind of value maps onto the
-// stream primitives, and bitrep::serialize(stream, value) is the one entry
-// point that dispatches to it. Each kind's codec lives in codecs/ and holds
-// every facet of that kind (serialize for write, read and measure alike; its
-// max_bits and min_bits bounds; describe, its entry in a save file's schema),
-// so the facets can never drift apart.
+// stream primitives (serialize.hpp holds the entry point that dispatches to
+// it). Each kind's codec lives in codecs/ and holds every facet of that kind
+// (serialize for write, read and measure alike; its max_bits and min_bits
+// bounds; describe, its entry in a save file's schema), so the facets can
+// never drift apart.
 #pragma once
 
 #include <cstddef>
 #include <limits>
-#include <string_view>
 #include <type_traits>
-
-#include <bitrep/detail/inline.hpp>
 
 namespace bitrep {
 
-/// Specialized per kind in codecs/; the primary template (serialize.hpp)
+/// Specialized per kind in codecs/; the primary template (codecs/classes.hpp)
 /// covers classes: serialization hooks, described classes and aggregates.
 template <class T>
 struct codec;
-
-/// The one entry point: serializes value through any stream. Hand-written
-/// hooks call it for their members, so they share every encoding. A const
-/// value can be written or measured, never read into.
-template <class Stream, class T>
-[[nodiscard]] BITREP_ALWAYS_INLINE bool serialize(Stream& stream, T& value)
-{
-    using plain = std::remove_cv_t<T>;
-    static_assert(!(std::is_const_v<T> && Stream::is_reading), "bitrep::serialize: cannot read into a const value");
-    return codec<plain>::serialize(stream, const_cast<plain&>(value));
-}
-
-/// serialize() that names the field in the error path when it fails; for
-/// hand-written hooks.
-template <class Stream, class T>
-[[nodiscard]] BITREP_ALWAYS_INLINE bool serialize_field(Stream& stream, std::string_view name, T& value)
-{
-    if (serialize(stream, value)) [[likely]]
-        return true;
-    stream.enter_member(name);
-    return false;
-}
 
 /// An upper bound, in bits, of any value of T, following the standard's
 /// measure rule (7 bits per alignment). unbounded_bits for hook types that

@@ -11,10 +11,10 @@
 #include <span>
 #include <string_view>
 
-#include <bitrep/coded_stream.hpp>
 #include <bitrep/delta.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/status.hpp>
+#include <bitrep/wire/coded_stream.hpp>
 
 namespace bitrep {
 

@@ -11,10 +11,10 @@
 #if defined(__cpp_lib_format)
 #include <format>
 
-#include <bitrep/delta_small.hpp>
-#include <bitrep/field_flags.hpp>
-#include <bitrep/quantized.hpp>
-#include <bitrep/ranged.hpp>
+#include <bitrep/annotations/delta_small.hpp>
+#include <bitrep/annotations/field_flags.hpp>
+#include <bitrep/annotations/quantized.hpp>
+#include <bitrep/annotations/ranged.hpp>
 
 template <std::integral Int, Int Min, Int Max, class CharT>
 struct std::formatter<bitrep::ranged<Int, Min, Max>, CharT> : std::formatter<Int, CharT> {

@@ -16,7 +16,7 @@
 
 #include <bitrep/bytes.hpp>
 #include <bitrep/detail/exceptions.hpp>
-#include <bitrep/save.hpp>
+#include <bitrep/save/save.hpp>
 
 #if BITREP_HAS_EXCEPTIONS
 #define BITREP_DETAIL_THROWING_FORMS(prefix, T)                                                                     \

@@ -14,7 +14,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include <bitrep/ranged.hpp>
+#include <bitrep/annotations/ranged.hpp>
 
 namespace bitrep {
 

@@ -1,16 +1,46 @@
-// Encoding per kind. codec.hpp is the customization point, codecs/ holds one
-// header per kind of value, and this header adds the codec for classes
-// (hooks, described classes, aggregates) and includes them all. Delta, save
-// files and replication reuse these codecs; nothing else knows how a kind is
-// written.
+// The entry point: bitrep::serialize(stream, value) dispatches to codec<T>
+// (codec.hpp), for writing, reading and measuring alike. Every kind's codec
+// is included at the end, so that this header (or bitrep.hpp) is all a user
+// needs. Delta, save files and replication reuse these codecs; nothing else
+// knows how a kind is written.
 #pragma once
 
-#include <cstddef>
+#include <string_view>
 #include <type_traits>
-#include <utility>
 
 #include <bitrep/codec.hpp>
+#include <bitrep/detail/inline.hpp>
+
+namespace bitrep {
+
+/// The one entry point: serializes value through any stream. Hand-written
+/// hooks call it for their members, so they share every encoding. A const
+/// value can be written or measured, never read into.
+template <class Stream, class T>
+[[nodiscard]] BITREP_ALWAYS_INLINE bool serialize(Stream& stream, T& value)
+{
+    using plain = std::remove_cv_t<T>;
+    static_assert(!(std::is_const_v<T> && Stream::is_reading), "bitrep::serialize: cannot read into a const value");
+    return codec<plain>::serialize(stream, const_cast<plain&>(value));
+}
+
+/// serialize() that names the field in the error path when it fails; for
+/// hand-written hooks.
+template <class Stream, class T>
+[[nodiscard]] BITREP_ALWAYS_INLINE bool serialize_field(Stream& stream, std::string_view name, T& value)
+{
+    if (serialize(stream, value)) [[likely]]
+        return true;
+    stream.enter_member(name);
+    return false;
+}
+
+} // namespace bitrep
+
+// After the entry point, which the codecs of composite kinds call for their
+// parts (each of those includes this header; #pragma once ends the cycle).
 #include <bitrep/codecs/bounded_string.hpp>
+#include <bitrep/codecs/classes.hpp>
 #include <bitrep/codecs/containers.hpp>
 #include <bitrep/codecs/delta_small.hpp>
 #include <bitrep/codecs/entity_array.hpp>
@@ -20,222 +50,3 @@
 #include <bitrep/codecs/ranged.hpp>
 #include <bitrep/codecs/scalars.hpp>
 #include <bitrep/codecs/unbounded.hpp>
-#include <bitrep/detail/inline.hpp>
-#include <bitrep/reflect.hpp>
-#include <bitrep/stream.hpp>
-
-namespace bitrep {
-
-namespace detail {
-template <class T>
-concept has_member_hook = requires(T& value, write_stream& w, read_stream& r, measure_stream& m) {
-    { value.serialize(w) } -> std::convertible_to<bool>;
-    { value.serialize(r) } -> std::convertible_to<bool>;
-    { value.serialize(m) } -> std::convertible_to<bool>;
-};
-
-template <class T>
-concept has_free_hook = requires(T& value, write_stream& w, read_stream& r, measure_stream& m) {
-    { bitrep_serialize(w, value) } -> std::convertible_to<bool>;
-    { bitrep_serialize(r, value) } -> std::convertible_to<bool>;
-    { bitrep_serialize(m, value) } -> std::convertible_to<bool>;
-};
-
-/// The class that declares a member function (for `&T::f` of a function T
-/// inherits, its base), or void when the pointer's type is not recognised.
-template <class MemberPointer>
-struct member_owner {
-    using type = void;
-};
-template <class R, class C, class... A>
-struct member_owner<R (C::*)(A...)> {
-    using type = C;
-};
-template <class R, class C, class... A>
-struct member_owner<R (C::*)(A...) noexcept> {
-    using type = C;
-};
-
-/// The base class T's member hook comes from, when T inherits it; void when
-/// T declares its own (or when that cannot be told: a hook that is not a
-/// template taking the stream type).
-template <class T>
-struct inherited_hook_owner {
-    using type = void;
-};
-template <class T>
-    requires requires { &T::template serialize<write_stream>; }
-struct inherited_hook_owner<T> {
-    using owner = typename member_owner<decltype(&T::template serialize<write_stream>)>::type;
-    using type = std::conditional_t<std::is_same_v<owner, T>, void, owner>;
-};
-
-/// How a class is serialized (docs/design.md, "How a type is recognised").
-enum class class_route { member_hook, free_hook, reflected, hidden_by_inherited_hook, unsupported };
-
-template <class T>
-constexpr class_route route_for()
-{
-    if constexpr (has_member_hook<T>) {
-        using base = typename inherited_hook_owner<T>::type;
-        if constexpr (std::is_void_v<base>)
-            return class_route::member_hook;
-        // A hook inherited from a base serializes the base part only. A
-        // described class lists that base in its description (which then
-        // goes through the base's hook) next to its own members; any other
-        // class may use the base's hook only if it adds no data of its own.
-        else if constexpr (reflect::described<T>)
-            return class_route::reflected;
-        else if constexpr (sizeof(T) == sizeof(base))
-            return class_route::member_hook;
-        else
-            return class_route::hidden_by_inherited_hook;
-    } else if constexpr (has_free_hook<T>) {
-        return class_route::free_hook;
-    } else if constexpr (reflect::described<T> || reflect::aggregate<T>) {
-        return class_route::reflected;
-    } else {
-        return class_route::unsupported;
-    }
-}
-
-/// The compile-time refusal of a class bitrep cannot walk, saying what to do.
-template <class T>
-constexpr void refuse_class()
-{
-    constexpr class_route route = route_for<T>();
-    static_assert(route != class_route::hidden_by_inherited_hook,
-                  "bitrep: this class inherits a serialize(Stream&) hook from its base class, which would skip the "
-                  "members it adds. Give it its own hook, or describe it with "
-                  "BOOST_DESCRIBE_STRUCT(Derived, (Base), (members...)) so the base goes through its hook and the "
-                  "members after it.");
-    static_assert(route != class_route::unsupported,
-                  "bitrep cannot serialize this type: it is not an annotation (ranged, quantized, quat, "
-                  "bounded_string, bounded_vector), a bool, integer, float, double, described enum, std::array or "
-                  "std::optional, an aggregate (Boost.PFR), a BOOST_DESCRIBE_STRUCT/CLASS type, nor does it have a "
-                  "serialize(Stream&) member or bitrep_serialize(Stream&, T&) hook.");
-}
-
-/// Takes the failure record, not the stream, so that the stream's address
-/// never escapes into this out-of-line cold path.
-[[gnu::cold, gnu::noinline]] inline void enter_field(failure_record& record, const reflect::field_id& id) noexcept
-{
-    if (id.is_base)
-        return;
-    if (id.name.empty())
-        record.enter_position(id.position);
-    else
-        record.enter_member(id.name);
-}
-} // namespace detail
-
-/// Classes: a serialization hook wins over a Boost.Describe description,
-/// which wins over Boost.PFR because it has names.
-template <class T>
-struct codec {
-    /// True when values are walked field by field (delta.hpp compares and
-    /// sends them per field); a hook's encoding is one opaque value.
-    static constexpr bool walks_fields = detail::route_for<T>() == detail::class_route::reflected;
-
-    template <class Stream>
-    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, T& value)
-    {
-        constexpr detail::class_route route = detail::route_for<T>();
-        if constexpr (route == detail::class_route::member_hook) {
-            return value.serialize(stream);
-        } else if constexpr (route == detail::class_route::free_hook) {
-            return bitrep_serialize(stream, value);
-        } else if constexpr (route == detail::class_route::reflected && reflect::annotated_outside<T>) {
-            return [&]<std::size_t... I>(std::index_sequence<I...>) BITREP_LAMBDA_ALWAYS_INLINE {
-                return (serialize_as_sent<I>(stream, value) && ...);
-            }(std::make_index_sequence<reflect::field_count<T>>{});
-        } else if constexpr (route == detail::class_route::reflected) {
-            return reflect::for_each_field(value, [&stream]<class Field>(Field& field, const reflect::field_id& id)
-                                                      BITREP_LAMBDA_ALWAYS_INLINE {
-                if (bitrep::serialize(stream, field)) [[likely]]
-                    return true;
-                detail::enter_field(stream.failure(), id);
-                return false;
-            });
-        } else {
-            detail::refuse_class<T>();
-            return false;
-        }
-    }
-
-    static constexpr std::size_t max_bits()
-    {
-        constexpr detail::class_route route = detail::route_for<T>();
-        if constexpr (route == detail::class_route::member_hook || route == detail::class_route::free_hook) {
-            if constexpr (requires { T::bitrep_max_bits; })
-                return T::bitrep_max_bits;
-            else
-                return unbounded_bits;
-        } else if constexpr (route == detail::class_route::reflected) {
-            return reflect::fold_field_types<T>(std::size_t{0}, []<class Field>() { return codec<Field>::max_bits(); },
-                                                detail::add_bits);
-        } else {
-            detail::refuse_class<T>();
-            return 0;
-        }
-    }
-
-    /// A lower bound of any value's bits; 0 for a hook (its own business).
-    static constexpr std::size_t min_bits()
-    {
-        constexpr detail::class_route route = detail::route_for<T>();
-        if constexpr (route == detail::class_route::reflected)
-            return reflect::fold_field_types<T>(std::size_t{0}, []<class Field>() { return codec<Field>::min_bits(); },
-                                                detail::add_bits);
-        else
-            return 0;
-    }
-
-    /// A hook's bits are its own business: the schema records only whose
-    /// they are. A reflected class lists its fields with their names
-    /// (Boost.Describe) or positions (Boost.PFR); a described base is a
-    /// field named after its type.
-    template <class Schema>
-    static void describe(Schema& schema)
-    {
-        constexpr detail::class_route route = detail::route_for<T>();
-        if constexpr (route == detail::class_route::member_hook || route == detail::class_route::free_hook) {
-            schema.opaque(reflect::stable_name<T>());
-        } else if constexpr (route == detail::class_route::reflected) {
-            schema.begin_struct(reflect::stable_name<T>());
-            [&schema]<std::size_t... I>(std::index_sequence<I...>) {
-                (describe_field<I>(schema), ...);
-            }(std::make_index_sequence<reflect::field_count<T>>{});
-            schema.end();
-        } else {
-            detail::refuse_class<T>();
-        }
-    }
-
-private:
-    /// Field I of a type annotated outside itself, through its wire type.
-    template <std::size_t I, class Stream>
-    BITREP_ALWAYS_INLINE static bool serialize_as_sent(Stream& stream, T& value)
-    {
-        if (reflect::with_field_as_sent<I, Stream::is_reading>(
-                [&stream](auto& field) BITREP_LAMBDA_ALWAYS_INLINE { return bitrep::serialize(stream, field); },
-                value)) [[likely]]
-            return true;
-        detail::enter_field(stream.failure(), reflect::field_id_at<T, I>());
-        return false;
-    }
-
-    template <std::size_t I, class Schema>
-    static void describe_field(Schema& schema)
-    {
-        using field = reflect::wire_type_at<T, I>;
-        constexpr const reflect::field_id& id = reflect::field_id_at<T, I>();
-        if constexpr (id.is_base)
-            schema.base(reflect::stable_name<field>(), I);
-        else
-            schema.field(id.name, I);
-        codec<field>::describe(schema);
-    }
-};
-
-} // namespace bitrep

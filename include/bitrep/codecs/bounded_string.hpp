@@ -1,10 +1,10 @@
 // bounded_string<N>: the standard's string with buffer_size N + 1.
 #pragma once
 
+#include <bitrep/annotations/bounded_string.hpp>
 #include <bitrep/codec.hpp>
 #include <bitrep/detail/inline.hpp>
-#include <bitrep/bits.hpp>
-#include <bitrep/bounded_string.hpp>
+#include <bitrep/wire/bits.hpp>
 
 namespace bitrep {
 

@@ -2,12 +2,13 @@
 // and std::optional<T> (presence bit, then the value).
 #pragma once
 
+#include <bitrep/annotations/bounded_vector.hpp>
 #include <bitrep/codec.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/detail/resize.hpp>
-#include <bitrep/bits.hpp>
-#include <bitrep/bounded_vector.hpp>
+#include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>
+#include <bitrep/wire/bits.hpp>
 
 #include <array>
 #include <cstdint>
@@ -44,6 +45,32 @@ BITREP_ALWAYS_INLINE bool serialize_elements(Stream& stream, Container& elements
     }
     return true;
 }
+
+/// A vector's element count in [0, max].
+template <class Stream>
+BITREP_ALWAYS_INLINE bool serialize_count(Stream& stream, std::uint64_t& count, std::uint64_t max)
+{
+    if constexpr (Stream::is_writing) {
+        if (count > max) [[unlikely]]
+            return stream.fail(error::value_out_of_range, stream.position(), "vector longer than its bound");
+    }
+    return stream.serialize_ranged_offset(count, max);
+}
+
+/// Refuses a count just read that the rest of the input cannot hold (each
+/// element takes at least `each_min_bits`), before anything is allocated
+/// for it, so that a forged count within a large bound cannot ask for
+/// gigabytes (zero-bit elements are bounded by the vector's bound).
+template <class Stream>
+BITREP_ALWAYS_INLINE bool count_fits_input(Stream& stream, std::uint64_t count, std::uint64_t each_min_bits)
+{
+    if (each_min_bits != 0 && count > stream.bits_remaining() / each_min_bits) [[unlikely]]
+        return stream.fail(error::truncated, stream.position(), "vector elements past the end of the input");
+    return true;
+}
+
+/// The fewest bits of a vector of up to `max` elements: its count.
+constexpr int count_bits(std::uint64_t max) noexcept { return bits_required_for_span(max); }
 } // namespace detail
 
 template <class T, std::size_t MaxSize>
@@ -52,29 +79,21 @@ struct codec<bounded_vector<T, MaxSize>> {
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, bounded_vector<T, MaxSize>& value)
     {
         std::uint64_t size = value.size();
-        if constexpr (Stream::is_writing) {
-            if (size > MaxSize) [[unlikely]]
-                return stream.fail(error::value_out_of_range, stream.position(), "vector longer than its bound");
-        }
-        if (!stream.serialize_ranged_offset(size, MaxSize))
+        if (!detail::serialize_count(stream, size, MaxSize))
             return false;
         if constexpr (Stream::is_reading) {
-            // A count the rest of the input cannot hold is refused before
-            // allocating, so a forged count within a large bound cannot ask
-            // for gigabytes (elements of zero bits are bounded by MaxSize).
-            constexpr std::size_t each = codec<T>::min_bits();
-            if (each != 0 && size > stream.bits_remaining() / each) [[unlikely]]
-                return stream.fail(error::truncated, stream.position(), "vector elements past the end of the input");
+            if (!detail::count_fits_input(stream, size, codec<T>::min_bits()))
+                return false;
             detail::resize_for_decode(value, static_cast<std::size_t>(size));
         }
         return detail::serialize_elements(stream, value);
     }
     static constexpr std::size_t max_bits()
     {
-        return detail::add_bits(static_cast<std::size_t>(bits_required_for_span(MaxSize)),
+        return detail::add_bits(static_cast<std::size_t>(detail::count_bits(MaxSize)),
                                 detail::multiply_bits(MaxSize, codec<T>::max_bits()));
     }
-    static constexpr std::size_t min_bits() { return static_cast<std::size_t>(bits_required_for_span(MaxSize)); }
+    static constexpr std::size_t min_bits() { return static_cast<std::size_t>(detail::count_bits(MaxSize)); }
     template <class Schema>
     static void describe(Schema& schema)
     {

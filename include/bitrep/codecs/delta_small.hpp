@@ -1,8 +1,9 @@
 // delta_small<V, MaxStep>: V's encoding (the delta lives in delta.hpp).
 #pragma once
 
+#include <bitrep/annotations/delta_small.hpp>
 #include <bitrep/codec.hpp>
-#include <bitrep/delta_small.hpp>
+#include <bitrep/detail/inline.hpp>
 
 namespace bitrep {
 

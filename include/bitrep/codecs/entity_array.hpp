@@ -1,9 +1,10 @@
 // entity_array<T, N>: encoded as std::array<std::optional<T>, N>.
 #pragma once
 
+#include <bitrep/annotations/entity_array.hpp>
 #include <bitrep/codec.hpp>
 #include <bitrep/codecs/containers.hpp>
-#include <bitrep/entity_array.hpp>
+#include <bitrep/detail/inline.hpp>
 
 namespace bitrep {
 

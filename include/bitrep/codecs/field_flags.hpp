@@ -1,9 +1,10 @@
 // save_only / net_only / transient: the field, when the stream's scope carries it.
 #pragma once
 
+#include <bitrep/annotations/field_flags.hpp>
 #include <bitrep/codec.hpp>
-#include <bitrep/field_flags.hpp>
-#include <bitrep/stream.hpp>
+#include <bitrep/serialize.hpp>
+#include <bitrep/wire/stream.hpp>
 
 namespace bitrep {
 

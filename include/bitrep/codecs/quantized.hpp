@@ -1,8 +1,9 @@
 // quantized<Min, Max, Resolution>: the standard's compressed_float.
 #pragma once
 
+#include <bitrep/annotations/quantized.hpp>
 #include <bitrep/codec.hpp>
-#include <bitrep/quantized.hpp>
+#include <bitrep/detail/inline.hpp>
 
 namespace bitrep {
 

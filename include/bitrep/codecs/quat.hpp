@@ -1,11 +1,11 @@
 // quat<B>: smallest three (docs/wire-format.md section 3).
 #pragma once
 
+#include <bitrep/annotations/quat.hpp>
 #include <bitrep/codec.hpp>
 #include <bitrep/detail/inline.hpp>
-#include <bitrep/detail/quantize.hpp>
-#include <bitrep/quat.hpp>
 #include <bitrep/status.hpp>
+#include <bitrep/wire/quantize.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,12 +1,33 @@
 // ranged<Int, Min, Max>: the standard's int64(value, Min, Max).
 #pragma once
 
+#include <bitrep/annotations/ranged.hpp>
 #include <bitrep/codec.hpp>
-#include <bitrep/ranged.hpp>
+#include <bitrep/detail/inline.hpp>
 
 #include <cstdint>
 
 namespace bitrep {
+
+namespace detail {
+/// The one description of int64(value, min, max) for any bounds, as two's
+/// complement patterns: the codec passes its constants, a save file's
+/// schema its node's. Unsigned modular arithmetic: a value below min wraps
+/// far above the span, so the one offset check refuses both directions.
+template <class Stream>
+BITREP_ALWAYS_INLINE bool serialize_ranged_pattern(Stream& stream, std::uint64_t& pattern, std::uint64_t min,
+                                                   std::uint64_t max)
+{
+    std::uint64_t offset = 0;
+    if constexpr (!Stream::is_reading)
+        offset = pattern - min;
+    if (!stream.serialize_ranged_offset(offset, max - min))
+        return false;
+    if constexpr (Stream::is_reading)
+        pattern = min + offset;
+    return true;
+}
+} // namespace detail
 
 template <std::integral Int, Int Min, Int Max>
 struct codec<ranged<Int, Min, Max>> {
@@ -15,15 +36,14 @@ struct codec<ranged<Int, Min, Max>> {
     template <class Stream>
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, type& value)
     {
-        // Unsigned modular arithmetic: a value below Min wraps far above the
-        // span, so the one offset check refuses both directions.
-        std::uint64_t offset = 0;
+        std::uint64_t pattern = 0;
         if constexpr (!Stream::is_reading)
-            offset = static_cast<std::uint64_t>(value.value()) - static_cast<std::uint64_t>(Min);
-        if (!stream.serialize_ranged_offset(offset, type::span))
+            pattern = static_cast<std::uint64_t>(value.value());
+        if (!detail::serialize_ranged_pattern(stream, pattern, static_cast<std::uint64_t>(Min),
+                                              static_cast<std::uint64_t>(Max)))
             return false;
         if constexpr (Stream::is_reading)
-            value = static_cast<Int>(static_cast<std::uint64_t>(Min) + offset);
+            value = static_cast<Int>(pattern);
         return true;
     }
     static constexpr std::size_t max_bits() { return type::bits; }

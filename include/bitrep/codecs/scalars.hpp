@@ -3,8 +3,9 @@
 #pragma once
 
 #include <bitrep/codec.hpp>
+#include <bitrep/detail/inline.hpp>
 #include <bitrep/reflect.hpp>
-#include <bitrep/stream.hpp>
+#include <bitrep/wire/stream.hpp>
 
 #include <cstdint>
 
@@ -23,6 +24,38 @@ struct codec<bool> {
     static void describe(Schema& schema) { schema.boolean(); }
 };
 
+namespace detail {
+/// A full-width integer: its two's complement pattern in `bits` bits (8, 16,
+/// 32 or 64); read back sign-extended to 64 bits when `is_signed`, so that a
+/// save file's integer of any width compares with any program's range.
+template <class Stream>
+BITREP_ALWAYS_INLINE bool serialize_integer_pattern(Stream& stream, std::uint64_t& pattern, int bits, bool is_signed)
+{
+    if (!stream.serialize_bits(pattern, bits))
+        return false;
+    if (Stream::is_reading && is_signed && bits < 64 && (pattern >> (bits - 1)) != 0)
+        pattern |= ~std::uint64_t{0} << bits;
+    return true;
+}
+
+/// The bits of an enum's declaration index among `count` enumerators.
+constexpr int enum_index_bits(std::uint64_t count) noexcept { return bits_required_for_span(count - 1); }
+
+/// An enumerator's declaration index among `count`; an index past the
+/// enumerators is refused (bad_enum) when reading.
+template <class Stream>
+BITREP_ALWAYS_INLINE bool serialize_enum_index(Stream& stream, std::uint64_t& index, std::uint64_t count,
+                                               std::size_t start)
+{
+    const int bits = enum_index_bits(count);
+    if (bits > 0 && !stream.serialize_bits(index, bits))
+        return false;
+    if (Stream::is_reading && index >= count) [[unlikely]]
+        return stream.fail(error::bad_enum, start, "enum index is not an enumerator");
+    return true;
+}
+} // namespace detail
+
 /// The two's complement pattern in sizeof(T) * 8 bits.
 template <class T>
     requires(std::is_integral_v<T> && !std::is_same_v<T, bool>)
@@ -33,7 +66,8 @@ struct codec<T> {
         std::uint64_t pattern = 0;
         if constexpr (!Stream::is_reading)
             pattern = static_cast<std::make_unsigned_t<T>>(value);
-        if (!stream.serialize_bits(pattern, static_cast<int>(sizeof(T) * 8)))
+        // No sign extension: the cast to T keeps only the low bits.
+        if (!detail::serialize_integer_pattern(stream, pattern, static_cast<int>(sizeof(T) * 8), false))
             return false;
         if constexpr (Stream::is_reading)
             value = static_cast<T>(static_cast<std::make_unsigned_t<T>>(pattern));
@@ -92,7 +126,6 @@ struct codec<T> {
         detail::require_described_enum<T>();
         if constexpr (reflect::described_enum<T>) {
             using table = reflect::enumerators<T>;
-            constexpr int bits = bits_required_for_span(table::count - 1);
             std::uint64_t index = 0;
             const std::size_t start = stream.position();
             if constexpr (!Stream::is_reading) {
@@ -100,13 +133,9 @@ struct codec<T> {
                 if (Stream::is_writing && index == table::count) [[unlikely]]
                     return stream.fail(error::bad_enum, start, "enum value is not an enumerator");
             }
-            if constexpr (bits > 0) {
-                if (!stream.serialize_bits(index, bits))
-                    return false;
-            }
+            if (!detail::serialize_enum_index(stream, index, table::count, start))
+                return false;
             if constexpr (Stream::is_reading) {
-                if (index >= table::count) [[unlikely]]
-                    return stream.fail(error::bad_enum, start, "enum index is not an enumerator");
                 if constexpr (table::values_are_indices)
                     value = static_cast<T>(index); // no table load on the common `enum class { a, b, c }`
                 else
@@ -119,7 +148,7 @@ struct codec<T> {
     {
         detail::require_described_enum<T>();
         if constexpr (reflect::described_enum<T>)
-            return static_cast<std::size_t>(bits_required_for_span(reflect::enumerators<T>::count - 1));
+            return static_cast<std::size_t>(detail::enum_index_bits(reflect::enumerators<T>::count));
         return 0;
     }
     static constexpr std::size_t min_bits() { return max_bits(); }

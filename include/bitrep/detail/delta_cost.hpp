@@ -7,8 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include <bitrep/bits.hpp>
-#include <bitrep/stream.hpp>
+#include <bitrep/wire/bits.hpp>
+#include <bitrep/wire/stream.hpp>
 
 namespace bitrep::detail {
 

@@ -16,7 +16,7 @@
 #include <bitrep/replication/packet.hpp>
 #include <bitrep/replication/state_fields.hpp>
 #include <bitrep/status.hpp>
-#include <bitrep/stream.hpp>
+#include <bitrep/wire/stream.hpp>
 
 namespace bitrep {
 

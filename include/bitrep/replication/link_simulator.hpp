@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include <bitrep/detail/quantize.hpp>
+#include <bitrep/wire/quantize.hpp>
 
 namespace bitrep {
 

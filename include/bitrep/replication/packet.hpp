@@ -13,7 +13,7 @@
 
 #include <bitrep/detail/checksums.hpp>
 #include <bitrep/status.hpp>
-#include <bitrep/stream.hpp>
+#include <bitrep/wire/stream.hpp>
 
 namespace bitrep {
 

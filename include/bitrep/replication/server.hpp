@@ -20,10 +20,11 @@
 #include <bitrep/coded_delta.hpp>
 #include <bitrep/delta.hpp>
 #include <bitrep/detail/exceptions.hpp>
+#include <bitrep/detail/inline.hpp>
 #include <bitrep/replication/packet.hpp>
 #include <bitrep/replication/state_fields.hpp>
 #include <bitrep/status.hpp>
-#include <bitrep/stream.hpp>
+#include <bitrep/wire/stream.hpp>
 
 namespace bitrep {
 

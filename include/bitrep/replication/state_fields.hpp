@@ -7,7 +7,8 @@
 #include <type_traits>
 #include <utility>
 
-#include <bitrep/entity_array.hpp>
+#include <bitrep/annotations/entity_array.hpp>
+#include <bitrep/detail/inline.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/serialize.hpp>
 

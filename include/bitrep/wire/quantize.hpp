@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include <bitrep/bits.hpp>
 #include <bitrep/detail/inline.hpp>
+#include <bitrep/wire/bits.hpp>
 
 namespace bitrep::detail {
 

@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include <bitrep/path_view.hpp>
+#include <bitrep/save/path_view.hpp>
 #include <bitrep/status.hpp>
 
 namespace bitrep::detail {

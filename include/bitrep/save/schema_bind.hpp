@@ -14,10 +14,11 @@
 #include <utility>
 #include <vector>
 
-#include <bitrep/bits.hpp>
 #include <bitrep/detail/field_path.hpp>
-#include <bitrep/detail/schema_reader.hpp>
-#include <bitrep/schema.hpp>
+#include <bitrep/save/schema.hpp>
+#include <bitrep/save/schema_kinds.hpp>
+#include <bitrep/save/schema_reader.hpp>
+#include <bitrep/wire/bits.hpp>
 
 namespace bitrep::detail {
 
@@ -58,37 +59,10 @@ struct load_plan {
     }
 
 private:
-    std::uint64_t fewest_bits(std::uint32_t index) const noexcept
+    std::uint64_t fewest_bits(std::uint32_t index) const
     {
-        const schema_node& node = file.nodes[index];
-        constexpr std::uint64_t cap = std::uint64_t{1} << 62; // saturates: counts multiply
-        auto capped = [](std::uint64_t bits) { return bits < cap ? bits : cap; };
-        switch (node.kind) {
-        case schema_kind::boolean: return 1;
-        case schema_kind::integer: return node.bits;
-        case schema_kind::ranged: return static_cast<std::uint64_t>(bits_required_for_span(node.max - node.min));
-        case schema_kind::float32: return 32;
-        case schema_kind::float64: return 64;
-        case schema_kind::quantized: return static_cast<std::uint64_t>(node.quantizer.bits);
-        case schema_kind::quat: return 2 + 3 * std::uint64_t{node.bits};
-        case schema_kind::enumeration: return static_cast<std::uint64_t>(bits_required_for_span(node.children - 1));
-        case schema_kind::string:
-        case schema_kind::vector: return static_cast<std::uint64_t>(bits_required_for_span(node.max));
-        case schema_kind::array: {
-            const std::uint64_t each = min_bits[index + 1];
-            return each == 0 ? 0 : (node.max > cap / each ? cap : node.max * each);
-        }
-        case schema_kind::optional: return 1;
-        case schema_kind::structure: {
-            std::uint64_t sum = 0;
-            for (std::uint32_t c = index + 1; c < node.end; c = file.nodes[c].end)
-                sum = capped(sum + min_bits[c]);
-            return sum;
-        }
-        case schema_kind::enumerator:
-        case schema_kind::opaque: return 0;
-        }
-        return 0;
+        return with_kind(file.nodes[index].kind,
+                         [&](auto entry) { return entry.fewest_bits(file, index, min_bits); });
     }
 };
 
@@ -125,20 +99,7 @@ inline std::string schema_path(const schema& file, std::uint32_t node, std::stri
 /// (when it fits, which is checked per value).
 constexpr bool convertible(schema_kind file, schema_kind program) noexcept
 {
-    using k = schema_kind;
-    const bool file_integer = file == k::boolean || file == k::integer || file == k::ranged;
-    const bool file_real = file == k::float32 || file == k::float64 || file == k::quantized;
-    switch (program) {
-    case k::boolean: return file == k::boolean;
-    case k::integer:
-    case k::ranged: return file_integer;
-    case k::float32:
-    case k::float64:
-    case k::quantized: return file_integer || file_real;
-    case k::vector:
-    case k::array: return file == k::vector || file == k::array;
-    default: return file == program;
-    }
+    return (with_kind(program, [](auto entry) { return decltype(entry)::loads_from; }) & kind_bit(file)) != 0;
 }
 
 /// Whether two nodes encode alike and match alike, their children aside.
@@ -149,17 +110,7 @@ inline bool same_node(const schema_node& a, const schema_node& b) noexcept
 {
     if (a.kind != b.kind || a.children != b.children || a.name != b.name || a.position != b.position)
         return false;
-    switch (a.kind) {
-    case schema_kind::integer: return a.is_signed == b.is_signed && a.bits == b.bits;
-    case schema_kind::ranged: return a.min == b.min && a.max == b.max;
-    case schema_kind::quantized: return a.quantizer == b.quantizer;
-    case schema_kind::quat: return a.bits == b.bits;
-    case schema_kind::string:
-    case schema_kind::vector:
-    case schema_kind::array: return a.max == b.max;
-    case schema_kind::opaque: return a.type_name == b.type_name;
-    default: return true;
-    }
+    return with_kind(a.kind, [&](auto entry) { return entry.same_encoding(a, b); });
 }
 
 inline bool same_subtree(const schema& file, std::uint32_t f, const schema& program, std::uint32_t p) noexcept

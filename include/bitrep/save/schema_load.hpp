@@ -23,10 +23,10 @@
 #include <bitrep/annotations.hpp>
 #include <bitrep/detail/field_path.hpp>
 #include <bitrep/detail/resize.hpp>
-#include <bitrep/detail/schema_bind.hpp>
-#include <bitrep/detail/schema_reader.hpp>
 #include <bitrep/reflect.hpp>
-#include <bitrep/schema.hpp>
+#include <bitrep/save/schema.hpp>
+#include <bitrep/save/schema_bind.hpp>
+#include <bitrep/save/schema_reader.hpp>
 #include <bitrep/serialize.hpp>
 
 namespace bitrep::detail {
@@ -282,7 +282,7 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, E& o
 {
     const std::size_t start = stream.position();
     std::uint64_t index = 0;
-    if (!read_enumerator_index(stream, plan.file.nodes[f], index))
+    if (!enumeration_kind::read_index(stream, plan.file.nodes[f], index))
         return false;
     const std::int32_t mine = plan.target[f + 1 + index];
     if (mine < 0) [[unlikely]]
@@ -302,18 +302,29 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, boun
     return true;
 }
 
+/// How many elements the file's vector or array holds in this value.
+inline bool read_list_count(save_read_stream& stream, const load_plan& plan, std::uint32_t f, std::uint64_t& count)
+{
+    const schema_node& node = plan.file.nodes[f];
+    return with_kind(node.kind, [&](auto entry) {
+        if constexpr (requires { entry.read_count(stream, node, count); })
+            return entry.read_count(stream, node, count);
+        else // bind() let only lists into a program's list
+            return stream.fail(error::schema_mismatch, stream.position(), "not a vector or array in the file");
+    });
+}
+
 template <class T, std::size_t MaxSize>
 bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, bounded_vector<T, MaxSize>& out)
 {
     const std::size_t start = stream.position();
     std::uint64_t count = 0;
-    if (!read_element_count(stream, plan.file.nodes[f], count))
+    if (!read_list_count(stream, plan, f, count))
         return false;
     if (count > MaxSize) [[unlikely]]
         return value_does_not_fit(stream, start, "the file's vector is longer than the program's bound");
-    const std::uint64_t each = plan.min_bits[f + 1];
-    if (each != 0 && count > stream.bits_remaining() / each) [[unlikely]]
-        return stream.fail(error::truncated, start, "vector elements past the end of the input");
+    if (!count_fits_input(stream, count, plan.min_bits[f + 1]))
+        return false;
     resize_for_decode(out, static_cast<std::size_t>(count));
     return read_elements(stream, plan, f + 1, out, static_cast<std::size_t>(count));
 }
@@ -324,7 +335,7 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std:
 {
     const std::size_t start = stream.position();
     std::uint64_t count = 0;
-    if (!read_element_count(stream, plan.file.nodes[f], count))
+    if (!read_list_count(stream, plan, f, count))
         return false;
     if (count > N) [[unlikely]]
         return value_does_not_fit(stream, start, "the file's array is longer than the program's");

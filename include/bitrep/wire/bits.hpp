@@ -1,0 +1,212 @@
+// The wire: packing groups of up to 32 bits into bytes, least significant bit
+// first, exactly as serialize 1.0 lays them out (stream bit i is bit i%8 of
+// byte i/8). Nothing here knows about values, ranges or fields.
+#pragma once
+
+#include <bit>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+
+#include <bitrep/detail/inline.hpp>
+
+namespace bitrep {
+
+/// Bits needed for an unsigned span (max - min): 0 when the span is 0, else
+/// the bit length of the span. serialize 1.0 section 3.
+constexpr int bits_required_for_span(std::uint64_t span) noexcept
+{
+    return span == 0 ? 0 : 64 - std::countl_zero(span);
+}
+
+/// bits_required(min, max) for any integer bounds, computed on the unsigned
+/// span so that ranges wider than 2^31 (and full 64-bit ranges) work.
+template <class Int>
+constexpr int bits_required(Int min, Int max) noexcept
+{
+    return bits_required_for_span(static_cast<std::uint64_t>(max) - static_cast<std::uint64_t>(min));
+}
+
+namespace detail {
+
+inline void store_le32(std::uint8_t* out, std::uint32_t value) noexcept
+{
+    if constexpr (std::endian::native == std::endian::big)
+        value = __builtin_bswap32(value);
+    std::memcpy(out, &value, 4);
+}
+
+// Callers only load when four bytes remain, but GCC 12 at -O3, seeing a
+// reader built over a small array, cannot prove that guard and warns about
+// the untaken path (-Warray-bounds). Users build with -Werror too, so the
+// false positive is silenced here, at the one guarded load.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
+inline std::uint32_t load_le32(const std::uint8_t* in) noexcept
+{
+    std::uint32_t value;
+    std::memcpy(&value, in, 4);
+    if constexpr (std::endian::native == std::endian::big)
+        value = __builtin_bswap32(value);
+    return value;
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+} // namespace detail
+
+/// Packs bit groups into a caller-owned buffer. Never writes outside it:
+/// every write checks the room left first and reports false when it would
+/// not fit, leaving the buffer's meaningful content unchanged.
+class bit_writer {
+public:
+    explicit bit_writer(std::span<std::uint8_t> buffer) noexcept
+        : data_(buffer.data()), capacity_bits_(buffer.size() * 8)
+    {
+    }
+
+    /// Appends the low `bits` bits of value (1 <= bits <= 32).
+    BITREP_ALWAYS_INLINE bool write_bits(std::uint32_t value, int bits) noexcept
+    {
+        assert(bits >= 1 && bits <= 32);
+        assert(bits == 32 || (value >> bits) == 0);
+        if (static_cast<std::size_t>(bits) > capacity_bits_ - bits_written_) [[unlikely]]
+            return false;
+        scratch_ |= static_cast<std::uint64_t>(value) << scratch_bits_;
+        scratch_bits_ += bits;
+        bits_written_ += static_cast<std::size_t>(bits);
+        if (scratch_bits_ >= 32) {
+            // These 32 bits are all meaningful, so the capacity check above
+            // already proved the 4 bytes lie inside the buffer.
+            detail::store_le32(data_ + byte_index_, static_cast<std::uint32_t>(scratch_));
+            byte_index_ += 4;
+            scratch_ >>= 32;
+            scratch_bits_ -= 32;
+        }
+        return true;
+    }
+
+    /// Appends whole bytes at a byte-aligned position: the few that complete
+    /// the scratch word go through it, the rest are copied straight into the
+    /// buffer (stream bit byte_index_ * 8 + j is scratch bit j throughout).
+    bool write_bytes(const std::uint8_t* bytes, std::size_t count) noexcept
+    {
+        assert(bits_written_ % 8 == 0);
+        if (count > (capacity_bits_ - bits_written_) / 8) [[unlikely]]
+            return false;
+        std::size_t i = 0;
+        for (; i < count && scratch_bits_ != 0; ++i)
+            write_bits(bytes[i], 8);
+        if (i < count) {
+            std::memcpy(data_ + byte_index_, bytes + i, count - i);
+            byte_index_ += count - i;
+            bits_written_ += (count - i) * 8;
+        }
+        return true;
+    }
+
+    /// Stores the partially filled last bytes. Call once, after the last write.
+    void flush() noexcept
+    {
+        while (scratch_bits_ > 0) {
+            data_[byte_index_++] = static_cast<std::uint8_t>(scratch_);
+            scratch_ >>= 8;
+            scratch_bits_ = scratch_bits_ > 8 ? scratch_bits_ - 8 : 0;
+        }
+    }
+
+    std::size_t bits_written() const noexcept { return bits_written_; }
+    std::size_t bytes_written() const noexcept { return (bits_written_ + 7) / 8; }
+    std::size_t bits_available() const noexcept { return capacity_bits_ - bits_written_; }
+
+private:
+    std::uint8_t* data_;
+    std::size_t capacity_bits_;
+    std::size_t bits_written_ = 0;
+    std::size_t byte_index_ = 0;
+    std::uint64_t scratch_ = 0;
+    int scratch_bits_ = 0;
+};
+
+/// Unpacks bit groups from untrusted bytes. Never loads a byte outside the
+/// span (no slack is required of callers) and fails, consuming nothing, when
+/// a read needs more bits than remain.
+class bit_reader {
+public:
+    explicit bit_reader(std::span<const std::uint8_t> data) noexcept
+        : data_(data.data()), size_bytes_(data.size()), total_bits_(data.size() * 8)
+    {
+    }
+
+    /// Reads `bits` bits (1 <= bits <= 32) into value.
+    BITREP_ALWAYS_INLINE bool read_bits(std::uint32_t& value, int bits) noexcept
+    {
+        assert(bits >= 1 && bits <= 32);
+        if (static_cast<std::size_t>(bits) > total_bits_ - bits_read_) [[unlikely]]
+            return false;
+        if (scratch_bits_ < bits) {
+            std::uint64_t word;
+            if (size_bytes_ - byte_index_ >= 4) {
+                word = detail::load_le32(data_ + byte_index_);
+                byte_index_ += 4;
+            } else {
+                word = 0;
+                for (int shift = 0; byte_index_ < size_bytes_; shift += 8)
+                    word |= static_cast<std::uint64_t>(data_[byte_index_++]) << shift;
+            }
+            // Bits past the end load as zero, and the check above guarantees
+            // they are never handed out.
+            scratch_ |= word << scratch_bits_;
+            scratch_bits_ += 32;
+        }
+        value = static_cast<std::uint32_t>(scratch_ & ((std::uint64_t{1} << bits) - 1));
+        scratch_ >>= bits;
+        scratch_bits_ -= bits;
+        bits_read_ += static_cast<std::size_t>(bits);
+        return true;
+    }
+
+    /// Reads whole bytes at a byte-aligned position; the mirror of
+    /// bit_writer::write_bytes. Fails, consuming nothing, past the end.
+    bool read_bytes(std::uint8_t* out, std::size_t count) noexcept
+    {
+        assert(bits_read_ % 8 == 0);
+        if (count > (total_bits_ - bits_read_) / 8) [[unlikely]]
+            return false;
+        std::size_t i = 0;
+        for (; i < count && scratch_bits_ != 0; ++i) {
+            std::uint32_t byte = 0;
+            read_bits(byte, 8);
+            out[i] = static_cast<std::uint8_t>(byte);
+        }
+        // Only reached with an empty scratch word, which means every loaded
+        // byte was consumed and byte_index_ is the next unread byte.
+        if (i < count) {
+            std::memcpy(out + i, data_ + byte_index_, count - i);
+            byte_index_ += count - i;
+            bits_read_ += (count - i) * 8;
+        }
+        return true;
+    }
+
+    std::size_t bits_read() const noexcept { return bits_read_; }
+    std::size_t bits_remaining() const noexcept { return total_bits_ - bits_read_; }
+    std::size_t total_bits() const noexcept { return total_bits_; }
+
+private:
+    const std::uint8_t* data_;
+    std::size_t size_bytes_;
+    std::size_t total_bits_;
+    std::size_t bits_read_ = 0;
+    std::size_t byte_index_ = 0;
+    std::uint64_t scratch_ = 0;
+    int scratch_bits_ = 0;
+};
+
+} // namespace bitrep

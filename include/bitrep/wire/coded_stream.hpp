@@ -1,0 +1,313 @@
+// Coded streams (docs/coded-deltas.md): the stream interface of stream.hpp
+// over an adaptive binary range coder instead of a bit packer. Every codec
+// works on them unchanged; what they add is where the models come from.
+//
+// A value's leaves each own a slot of models (coded_slot), numbered by
+// their place in the reflected type, the elements of a container sharing
+// their element type's slots, so that the 901 cubes of a snapshot all
+// teach the same models. The delta codecs say which slot they are in
+// (enter_slot), give each changed bit its context (serialize_changed), and
+// send a changed number as a residual against a prediction from the
+// baseline's own history (serialize_index_delta). Anything else a codec
+// writes goes through the slot's per-bit-position models.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include <bitrep/detail/inline.hpp>
+#include <bitrep/status.hpp>
+#include <bitrep/wire/range_coder.hpp>
+#include <bitrep/wire/stream.hpp>
+
+namespace bitrep {
+
+/// The models of one slot, all at their priors when constructed.
+struct coded_slot {
+    static constexpr int classes = 24; // magnitude classes with models of their own; larger share the last
+    /// Changed bits: [changed between older and base][the previous field or element changed].
+    std::array<detail::bit_model, 4> changed{};
+    /// Residual magnitude class (its bit length), unary: [the baseline's own
+    /// delta: none, small, large][the last residual of this slot in this
+    /// entity: none, zero, small, large][step].
+    std::array<std::array<std::array<detail::bit_model, classes>, 4>, 3> magnitude{};
+    /// Residual sign: [the baseline's own delta: negative, none, positive].
+    std::array<detail::bit_model, 3> sign{};
+    /// The bit under a residual's leading one, per class.
+    std::array<detail::bit_model, classes> mantissa{};
+    /// Bits a codec writes directly (presence, a new entity's values, ...), by position.
+    std::array<detail::bit_model, 32> bits{};
+    /// The last residual's size bucket sent in this slot, and the entity it was in.
+    std::uint32_t residual_entity = 0;
+    std::uint8_t residual_bucket = 0;
+};
+
+namespace detail {
+
+/// A signed residual's bit length: 0 for 0.
+BITREP_ALWAYS_INLINE int magnitude_class(std::uint64_t magnitude) noexcept
+{
+    return 64 - std::countl_zero(magnitude);
+}
+BITREP_ALWAYS_INLINE std::size_t size_bucket(std::uint64_t magnitude) noexcept
+{
+    return magnitude == 0 ? 0 : magnitude < 16 ? 1 : 2;
+}
+
+/// Numbers up to 2^62 wide get residuals; wider ones are sent as bits.
+inline constexpr std::uint64_t widest_predicted_span = std::uint64_t{1} << 62;
+
+} // namespace detail
+
+/// What coded write and read share: the modelling. Derived supplies
+/// code(model, bit) (encode or decode one decision, returning the bit) and
+/// code_direct(value, count).
+template <class Derived>
+class coded_primitives : public stream_primitives<Derived> {
+public:
+    static constexpr bool is_coded = true;
+
+    coded_primitives(std::span<coded_slot> slots, failure_record& record) noexcept
+        : stream_primitives<Derived>(record), slots_(slots)
+    {
+    }
+
+    /// Each bit through the slot's model for its position in the group.
+    BITREP_ALWAYS_INLINE bool serialize_bits(std::uint32_t& value, int bits)
+    {
+        std::uint32_t result = 0;
+        coded_slot& models = slot();
+        for (int k = bits - 1; k >= 0; --k) {
+            const bool bit = self().code(models.bits[static_cast<std::size_t>(k & 31)], ((value >> k) & 1u) != 0);
+            result = (result << 1) | (bit ? 1u : 0u);
+        }
+        if constexpr (Derived::is_reading)
+            value = result;
+        return self().check_input();
+    }
+    using stream_primitives<Derived>::serialize_bits;
+
+    /// Alignment means nothing inside a range coder's output.
+    BITREP_ALWAYS_INLINE bool serialize_align() noexcept { return true; }
+
+    BITREP_ALWAYS_INLINE bool serialize_bytes(std::uint8_t* data, std::size_t count)
+    {
+        for (std::size_t i = 0; i < count; ++i) {
+            const std::uint32_t byte = self().code_direct(data[i], 8);
+            if constexpr (Derived::is_reading)
+                data[i] = static_cast<std::uint8_t>(byte);
+        }
+        return self().check_input();
+    }
+
+    struct slot_guard {
+        coded_primitives* stream;
+        std::size_t offset;
+        ~slot_guard() { stream->slot_ -= offset; }
+    };
+    [[nodiscard]] BITREP_ALWAYS_INLINE slot_guard enter_slot(std::size_t offset) noexcept
+    {
+        slot_ += offset;
+        assert(slot_ < slots_.size());
+        return {this, offset};
+    }
+
+    BITREP_ALWAYS_INLINE void begin_entity() noexcept
+    {
+        previous_changed_ = false;
+        ++entity_;
+    }
+
+    BITREP_ALWAYS_INLINE bool serialize_changed(bool& changed, bool changed_before)
+    {
+        const std::size_t context = (changed_before ? 2u : 0u) + (previous_changed_ ? 1u : 0u);
+        changed = self().code(slot().changed[context], changed);
+        previous_changed_ = changed;
+        return self().check_input();
+    }
+
+    /// An element's changed bit, in the container's own context: the caller
+    /// says whether the element before it changed.
+    BITREP_ALWAYS_INLINE bool serialize_element_changed(bool& changed, bool changed_before, bool previous)
+    {
+        const std::size_t context = (changed_before ? 2u : 0u) + (previous ? 1u : 0u);
+        changed = self().code(slot().changed[context], changed);
+        return self().check_input();
+    }
+
+    /// A number in [0, span] that differs from `base`, sent as its residual
+    /// against the prediction base + (base - older) (the baseline when that
+    /// leaves the range): its magnitude class in unary, the sign, the bit
+    /// under the leading one, then the rest as direct bits. Writers refuse an
+    /// index above span, readers a decoded one.
+    BITREP_ALWAYS_INLINE bool serialize_index_delta(std::uint64_t& index, std::uint64_t base, std::uint64_t older,
+                                                    std::uint64_t span)
+    {
+        if (span >= detail::widest_predicted_span) [[unlikely]]
+            return this->serialize_ranged_offset(index, span);
+        const std::size_t start = this->position();
+        if constexpr (Derived::is_writing) {
+            if (index > span) [[unlikely]]
+                return this->fail(error::value_out_of_range, start, "value outside its declared range");
+        }
+        // In [0, 2^62): every difference below fits an int64.
+        const auto b = static_cast<std::int64_t>(base);
+        const std::int64_t trend = b - static_cast<std::int64_t>(older);
+        const std::int64_t extrapolated = b + trend;
+        const std::int64_t predicted =
+            extrapolated >= 0 && extrapolated <= static_cast<std::int64_t>(span) ? extrapolated : b;
+        const std::uint64_t trend_size = trend < 0 ? 0 - static_cast<std::uint64_t>(trend) : static_cast<std::uint64_t>(trend);
+
+        std::int64_t residual = 0;
+        if constexpr (!Derived::is_reading)
+            residual = static_cast<std::int64_t>(index) - predicted;
+        const std::uint64_t size = residual < 0 ? 0 - static_cast<std::uint64_t>(residual) : static_cast<std::uint64_t>(residual);
+        const int max_class = detail::magnitude_class(span);
+        int cls = detail::magnitude_class(size);
+
+        coded_slot& models = slot();
+        const std::size_t sibling = models.residual_entity == entity_ ? models.residual_bucket : 0u;
+        auto& unary = models.magnitude[detail::size_bucket(trend_size)][sibling];
+        int k = 0;
+        for (; k < max_class; ++k)
+            if (!self().code(unary[static_cast<std::size_t>(std::min(k, coded_slot::classes - 1))], cls > k))
+                break;
+        cls = k;
+        std::uint64_t magnitude = 0;
+        bool negative = residual < 0;
+        if (cls > 0) {
+            negative = self().code(models.sign[trend < 0 ? 0u : trend == 0 ? 1u : 2u], negative);
+            magnitude = 1;
+            if (cls > 1) {
+                const int below = cls - 2; // bits after the adaptive one
+                const bool top = self().code(models.mantissa[static_cast<std::size_t>(std::min(cls, coded_slot::classes - 1))],
+                                             ((size >> below) & 1u) != 0);
+                magnitude = (magnitude << 1) | (top ? 1u : 0u);
+                for (int done = 0; done < below;) {
+                    const int chunk = std::min(16, below - done);
+                    const int shift = below - done - chunk;
+                    const std::uint32_t part = self().code_direct(
+                        static_cast<std::uint32_t>((size >> shift) & ((std::uint64_t{1} << chunk) - 1)), chunk);
+                    magnitude = (magnitude << chunk) | part;
+                    done += chunk;
+                }
+            }
+        }
+        models.residual_entity = entity_;
+        models.residual_bucket = static_cast<std::uint8_t>(cls == 0 ? 1 : cls <= 2 ? 2 : 3);
+        if (!self().check_input())
+            return false;
+        if constexpr (Derived::is_reading) {
+            const std::int64_t value =
+                predicted + (negative ? -static_cast<std::int64_t>(magnitude) : static_cast<std::int64_t>(magnitude));
+            if (magnitude > span || value < 0 || value > static_cast<std::int64_t>(span)) [[unlikely]]
+                return this->fail(error::out_of_range, start, "decoded value outside the range");
+            index = static_cast<std::uint64_t>(value);
+        }
+        return true;
+    }
+
+protected:
+    Derived& self() noexcept { return static_cast<Derived&>(*this); }
+    BITREP_ALWAYS_INLINE coded_slot& slot() noexcept { return slots_[slot_]; }
+
+private:
+    std::span<coded_slot> slots_;
+    std::size_t slot_ = 0;
+    bool previous_changed_ = false;
+    std::uint32_t entity_ = 1;
+};
+
+template <scope Scope = scope::replication>
+class basic_coded_write_stream : public coded_primitives<basic_coded_write_stream<Scope>> {
+public:
+    static constexpr bool is_writing = true;
+    static constexpr bool is_reading = false;
+    static constexpr bool is_measuring = false;
+    static constexpr bitrep::scope field_scope = Scope;
+
+    basic_coded_write_stream(std::span<std::uint8_t> buffer, std::span<coded_slot> slots, failure_record& record) noexcept
+        : coded_primitives<basic_coded_write_stream>(slots, record), encoder_(buffer)
+    {
+    }
+
+    BITREP_ALWAYS_INLINE bool code(detail::bit_model& model, bool bit) noexcept
+    {
+        encoder_.encode(model, bit);
+        return bit;
+    }
+    BITREP_ALWAYS_INLINE std::uint32_t code_direct(std::uint32_t value, int count) noexcept
+    {
+        encoder_.encode_direct(value, count);
+        return value;
+    }
+    BITREP_ALWAYS_INLINE bool check_input() noexcept { return true; }
+
+    /// Settles the packet; its length in bytes, or nothing when the buffer
+    /// was too small (recorded as buffer_too_small).
+    [[nodiscard]] bool finish(std::size_t& bytes)
+    {
+        bytes = encoder_.finish();
+        if (encoder_.overflowed()) [[unlikely]]
+            return this->fail(error::buffer_too_small, bit_position(), "output buffer is full");
+        return true;
+    }
+
+    std::size_t bit_position() const noexcept { return encoder_.bytes_settled() * 8; }
+
+private:
+    detail::range_encoder encoder_;
+};
+
+template <scope Scope = scope::replication>
+class basic_coded_read_stream : public coded_primitives<basic_coded_read_stream<Scope>> {
+public:
+    static constexpr bool is_writing = false;
+    static constexpr bool is_reading = true;
+    static constexpr bool is_measuring = false;
+    static constexpr bitrep::scope field_scope = Scope;
+
+    basic_coded_read_stream(std::span<const std::uint8_t> bytes, std::span<coded_slot> slots, failure_record& record) noexcept
+        : coded_primitives<basic_coded_read_stream>(slots, record), decoder_(bytes), size_(bytes.size())
+    {
+    }
+
+    BITREP_ALWAYS_INLINE bool code(detail::bit_model& model, bool) noexcept { return decoder_.decode(model); }
+    BITREP_ALWAYS_INLINE std::uint32_t code_direct(std::uint32_t, int count) noexcept { return decoder_.decode_direct(count); }
+    /// Refuses a packet once decoding has needed more than its bytes (and
+    /// the coder's four of lookahead): no encoder wrote it.
+    BITREP_ALWAYS_INLINE bool check_input() noexcept
+    {
+        if (decoder_.overran()) [[unlikely]]
+            return this->fail(error::truncated, size_ * 8, "coded input ends before the value");
+        return true;
+    }
+
+    /// At the end of a packet: refuses bytes left unread (no encoder wrote
+    /// them) and a packet that needed more than its bytes.
+    [[nodiscard]] bool finish() noexcept
+    {
+        if (!check_input()) [[unlikely]]
+            return false;
+        if (!decoder_.consumed_all()) [[unlikely]]
+            return this->fail(error::trailing_data, bit_position(), "bytes left over after the coded state");
+        return true;
+    }
+
+    std::size_t bit_position() const noexcept { return decoder_.bytes_read() * 8; }
+    /// Codecs bound what they allocate by the bits left; a coded element can
+    /// cost far less than a bit, so here that bound is the declared maximum
+    /// of every container and string alone.
+    std::size_t bits_remaining() const noexcept { return std::size_t{1} << 60; }
+
+private:
+    detail::range_decoder decoder_;
+    std::size_t size_;
+};
+
+} // namespace bitrep
