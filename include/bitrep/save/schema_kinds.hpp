@@ -203,7 +203,7 @@ struct ranged_kind : kind_base<schema_kind::ranged>, walks_as_integer<ranged_kin
     static bool read_integer(save_read_stream& stream, const schema_node& node, integer_value& out)
     {
         out.is_signed = node.is_signed;
-        return serialize_ranged_pattern(stream, out.pattern, node.min, node.max);
+        return serialize_ranged_value(stream, out.pattern, node.min, node.max);
     }
 };
 
