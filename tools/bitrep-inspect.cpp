@@ -7,7 +7,7 @@
 #include <bitrep/save/file_io.hpp>
 #include <bitrep/save/save.hpp>
 #include <bitrep/save/schema.hpp>
-#include <bitrep/save/schema_reader.hpp>
+#include <bitrep/save/schema_walk.hpp>
 #include <bitrep/status.hpp>
 
 #include <CLI/CLI.hpp>

@@ -5,7 +5,10 @@
 // the file's node) asks its entry through with_kind(), the one switch over
 // schema_kind. A kind's bits are written by the same functions its codec
 // uses (codecs/), so the fast path and the schema-driven path cannot drift
-// apart. docs/design.md lists every place a new kind touches.
+// apart. docs/design.md lists every place a new kind touches. Only compiled
+// code includes this table (src/, and bitrep-inspect through
+// schema_walk.hpp): users' files see the functions schema_reader.hpp and
+// schema.hpp declare.
 #pragma once
 
 #include <cstddef>
@@ -20,31 +23,13 @@
 #include <bitrep/codecs/ranged.hpp>
 #include <bitrep/codecs/scalars.hpp>
 #include <bitrep/save/schema_node.hpp>
+#include <bitrep/save/schema_reader.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/bits.hpp>
 #include <bitrep/wire/quantize.hpp>
 #include <bitrep/wire/stream.hpp>
 
 namespace bitrep::detail {
-
-/// Save payloads carry what scope::save carries.
-using save_read_stream = basic_read_stream<scope::save>;
-
-/// How a node sits in its parent: a struct's fields carry a name and a
-/// position; an enumeration's children are enumerators (kind implied).
-enum class node_role : std::uint8_t { value, field, enumerator };
-
-/// An integer as the file holds it: a two's complement pattern, signed or not.
-struct integer_value {
-    std::uint64_t pattern = 0;
-    bool is_signed = false;
-
-    bool negative() const noexcept { return is_signed && static_cast<std::int64_t>(pattern) < 0; }
-    double to_double() const noexcept
-    {
-        return is_signed ? static_cast<double>(static_cast<std::int64_t>(pattern)) : static_cast<double>(pattern);
-    }
-};
 
 constexpr std::uint32_t kind_bit(schema_kind kind) noexcept { return std::uint32_t{1} << static_cast<unsigned>(kind); }
 
@@ -479,15 +464,6 @@ struct optional_kind : kind_base<schema_kind::optional> {
     }
 };
 
-/// Names a file's field in a failure path: by name, else by position.
-[[gnu::cold, gnu::noinline]] inline void enter_schema_field(failure_record& record, const schema_node& field) noexcept
-{
-    if (field.name.empty())
-        record.enter_position(field.position);
-    else
-        record.enter_member(field.name);
-}
-
 struct structure_kind : kind_base<schema_kind::structure> {
     static constexpr std::string_view name = "struct";
     static constexpr node_role child_role = node_role::field;
@@ -582,11 +558,3 @@ constexpr decltype(auto) with_kind(schema_kind kind, F&& f)
 
 } // namespace bitrep::detail
 
-namespace bitrep {
-
-constexpr std::string_view to_string(schema_kind kind) noexcept
-{
-    return detail::with_kind(kind, [](auto entry) { return decltype(entry)::name; });
-}
-
-} // namespace bitrep

@@ -187,8 +187,7 @@ bool read_struct(save_read_stream& stream, load_plan& plan, std::uint32_t f, S& 
     const std::uint32_t end = file.nodes[f].end;
     for (std::uint32_t c = f + 1; c < end; c = file.nodes[c].end) {
         const std::int32_t position = plan.target[c];
-        skipping_visitor skip;
-        const bool ok = position < 0 ? walk_value(stream, file, c, skip, plan.budget)
+        const bool ok = position < 0 ? skip_value(stream, file, c, plan.budget)
                                      : reader::readers[static_cast<std::size_t>(position)](stream, plan, c, out);
         if (!ok) [[unlikely]] {
             enter_schema_field(stream.failure(), file.nodes[c]);
@@ -282,7 +281,7 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, E& o
 {
     const std::size_t start = stream.position();
     std::uint64_t index = 0;
-    if (!enumeration_kind::read_index(stream, plan.file.nodes[f], index))
+    if (!read_enum_index(stream, plan.file.nodes[f], index))
         return false;
     const std::int32_t mine = plan.target[f + 1 + index];
     if (mine < 0) [[unlikely]]
@@ -302,24 +301,12 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, boun
     return true;
 }
 
-/// How many elements the file's vector or array holds in this value.
-inline bool read_list_count(save_read_stream& stream, const load_plan& plan, std::uint32_t f, std::uint64_t& count)
-{
-    const schema_node& node = plan.file.nodes[f];
-    return with_kind(node.kind, [&](auto entry) {
-        if constexpr (requires { entry.read_count(stream, node, count); })
-            return entry.read_count(stream, node, count);
-        else // bind() let only lists into a program's list
-            return stream.fail(error::schema_mismatch, stream.position(), "not a vector or array in the file");
-    });
-}
-
 template <class T, std::size_t MaxSize>
 bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, bounded_vector<T, MaxSize>& out)
 {
     const std::size_t start = stream.position();
     std::uint64_t count = 0;
-    if (!read_list_count(stream, plan, f, count))
+    if (!read_list_count(stream, plan.file.nodes[f], count))
         return false;
     if (count > MaxSize) [[unlikely]]
         return value_does_not_fit(stream, start, "the file's vector is longer than the program's bound");
@@ -335,7 +322,7 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std:
 {
     const std::size_t start = stream.position();
     std::uint64_t count = 0;
-    if (!read_list_count(stream, plan, f, count))
+    if (!read_list_count(stream, plan.file.nodes[f], count))
         return false;
     if (count > N) [[unlikely]]
         return value_does_not_fit(stream, start, "the file's array is longer than the program's");

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <bitrep/wire/quantize.hpp>
@@ -71,5 +72,14 @@ struct schema {
 
     friend bool operator==(const schema&, const schema&) = default;
 };
+
+/// The name of a kind, as messages and bitrep-inspect print it.
+std::string_view to_string(schema_kind kind) noexcept;
+
+namespace detail {
+/// How a node sits in its parent: a struct's fields carry a name and a
+/// position; an enumeration's children are enumerators (kind implied).
+enum class node_role : std::uint8_t { value, field, enumerator };
+} // namespace detail
 
 } // namespace bitrep

@@ -1,49 +1,33 @@
 // Reading a save file's payload by its own schema, without the program's
 // types: each value is read by the file's node for it, by its kind's entry
 // in the table of kinds (schema_kinds.hpp), with the same functions the
-// codecs use. Serves the schema-driven load (skipping fields the program no
-// longer has, converting values whose kind or bounds changed) and
-// bitrep-inspect (every value as JSON).
+// codecs use. These are compiled once, in src/schema_load.cpp: the
+// schema-driven load calls them per value (schema_load.hpp), and
+// bitrep-inspect walks whole values with schema_walk.hpp.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
-#include <string>
 
-#include <bitrep/annotations/quat.hpp>
-#include <bitrep/save/schema_kinds.hpp>
 #include <bitrep/save/schema_node.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/stream.hpp>
 
 namespace bitrep::detail {
 
-/// A bool, integer or ranged integer by its node.
-inline bool read_integer(save_read_stream& stream, const schema_node& node, integer_value& out)
-{
-    return with_kind(node.kind, [&](auto entry) {
-        if constexpr (requires { entry.read_integer(stream, node, out); })
-            return entry.read_integer(stream, node, out);
-        else
-            return stream.fail(error::schema_mismatch, stream.position(), "not an integer in the file");
-    });
-}
+/// Save payloads carry what scope::save carries.
+using save_read_stream = basic_read_stream<scope::save>;
 
-/// A float, double, quantized float or integer by its node, as a double.
-inline bool read_real(save_read_stream& stream, const schema_node& node, double& out)
-{
-    return with_kind(node.kind, [&](auto entry) {
-        if constexpr (requires { entry.read_real(stream, node, out); }) {
-            return entry.read_real(stream, node, out);
-        } else {
-            integer_value value;
-            if (!read_integer(stream, node, value))
-                return false;
-            out = value.to_double();
-            return true;
-        }
-    });
-}
+/// An integer as the file holds it: a two's complement pattern, signed or not.
+struct integer_value {
+    std::uint64_t pattern = 0;
+    bool is_signed = false;
+
+    bool negative() const noexcept { return is_signed && static_cast<std::int64_t>(pattern) < 0; }
+    double to_double() const noexcept
+    {
+        return is_signed ? static_cast<double>(static_cast<std::int64_t>(pattern)) : static_cast<double>(pattern);
+    }
+};
 
 /// Bounds the values a schema-driven walk visits, so that a forged file of
 /// zero-bit values (an array of 2^32 one-enumerator enums) cannot make it
@@ -57,54 +41,25 @@ struct walk_budget {
     }
 };
 
-/// What a kind's walk reads with: the stream, the file's schema, the
-/// visitor, and value() for the parts of a composite.
-template <class Visitor>
-struct schema_walker {
-    save_read_stream& stream;
-    const schema& tree;
-    Visitor& visitor;
-    walk_budget& budget;
+/// A bool, integer or ranged integer by its node (schema_mismatch for
+/// another kind).
+bool read_integer(save_read_stream& stream, const schema_node& node, integer_value& out);
 
-    bool value(std::uint32_t index)
-    {
-        if (budget.values_left == 0) [[unlikely]]
-            return stream.fail(error::corrupt, stream.position(), "more values than the payload could hold");
-        --budget.values_left;
-        return with_kind(tree.nodes[index].kind, [&](auto entry) { return entry.walk(*this, index); });
-    }
-};
+/// A float, double, quantized float or integer by its node, as a double.
+bool read_real(save_read_stream& stream, const schema_node& node, double& out);
 
-/// Walks one value of node `index` and hands each part to `visitor`:
-///   scalar(node, integer_value) / real(node, double) / text(node, std::string&)
-///   enumerator(node, enumerator_node) / rotation(node, quat<3>&)
-///   begin_struct(node) field(field_node) end_struct()
-///   begin_list(node, count) end_list() / absent(node)
-///   opaque(node): a hook-serialized value, which cannot be read without
-///   its program (its length is the hook's), so the walk stops there with
-///   schema_mismatch.
-template <class Visitor>
-bool walk_value(save_read_stream& stream, const schema& tree, std::uint32_t index, Visitor& visitor,
-                walk_budget& budget)
-{
-    schema_walker<Visitor> walker{stream, tree, visitor, budget};
-    return walker.value(index);
-}
+/// An enumeration node's value: the enumerator's declaration index in the
+/// file's enumeration (bad_enum past its enumerators).
+bool read_enum_index(save_read_stream& stream, const schema_node& node, std::uint64_t& index);
 
-/// Reads a value and drops it (a field the program no longer has).
-struct skipping_visitor {
-    void scalar(const schema_node&, const integer_value&) {}
-    void real(const schema_node&, double) {}
-    void rotation(const schema_node&, const quat<3>&) {}
-    void enumerator(const schema_node&, const schema_node&) {}
-    void text(const schema_node&, std::string&) {}
-    void begin_list(const schema_node&, std::uint64_t) {}
-    void end_list() {}
-    void absent(const schema_node&) {}
-    void begin_struct(const schema_node&) {}
-    void field(const schema_node&) {}
-    void end_struct() {}
-    void opaque(const schema_node&) {}
-};
+/// How many elements a vector or array node holds in this value.
+bool read_list_count(save_read_stream& stream, const schema_node& node, std::uint64_t& count);
+
+/// Reads a value of node `index` and drops it (a field the program no
+/// longer has).
+bool skip_value(save_read_stream& stream, const schema& tree, std::uint32_t index, walk_budget& budget);
+
+/// Names a file's field in a failure path: by name, else by position.
+[[gnu::cold]] void enter_schema_field(failure_record& record, const schema_node& field) noexcept;
 
 } // namespace bitrep::detail

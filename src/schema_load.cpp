@@ -1,0 +1,247 @@
+// The schema-driven load's compiled part (docs/save-format.md, section 3):
+// reading values by the file's nodes (schema_reader.hpp) and bind()
+// (schema_bind.hpp). Every kind's part is its entry in the table of kinds.
+#include <bitrep/save/schema_bind.hpp>
+#include <bitrep/save/schema_reader.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <bitrep/save/schema_kinds.hpp>
+#include <bitrep/save/schema_walk.hpp>
+
+namespace bitrep::detail {
+
+bool read_integer(save_read_stream& stream, const schema_node& node, integer_value& out)
+{
+    return with_kind(node.kind, [&](auto entry) {
+        if constexpr (requires { entry.read_integer(stream, node, out); })
+            return entry.read_integer(stream, node, out);
+        else
+            return stream.fail(error::schema_mismatch, stream.position(), "not an integer in the file");
+    });
+}
+
+bool read_real(save_read_stream& stream, const schema_node& node, double& out)
+{
+    return with_kind(node.kind, [&](auto entry) {
+        if constexpr (requires { entry.read_real(stream, node, out); }) {
+            return entry.read_real(stream, node, out);
+        } else {
+            integer_value value;
+            if (!read_integer(stream, node, value))
+                return false;
+            out = value.to_double();
+            return true;
+        }
+    });
+}
+
+bool read_enum_index(save_read_stream& stream, const schema_node& node, std::uint64_t& index)
+{
+    if (node.kind != schema_kind::enumeration) [[unlikely]]
+        return stream.fail(error::schema_mismatch, stream.position(), "not an enum in the file");
+    return enumeration_kind::read_index(stream, node, index);
+}
+
+bool read_list_count(save_read_stream& stream, const schema_node& node, std::uint64_t& count)
+{
+    return with_kind(node.kind, [&](auto entry) {
+        if constexpr (requires { entry.read_count(stream, node, count); })
+            return entry.read_count(stream, node, count);
+        else
+            return stream.fail(error::schema_mismatch, stream.position(), "not a vector or array in the file");
+    });
+}
+
+bool skip_value(save_read_stream& stream, const schema& tree, std::uint32_t index, walk_budget& budget)
+{
+    skipping_visitor skip;
+    return walk_value(stream, tree, index, skip, budget);
+}
+
+void enter_schema_field(failure_record& record, const schema_node& field) noexcept
+{
+    if (field.name.empty())
+        record.enter_position(field.position);
+    else
+        record.enter_member(field.name);
+}
+
+load_plan::load_plan(const schema& file_schema)
+    : file(file_schema), target(file_schema.nodes.size(), -1), missing(file_schema.nodes.size(), {0, 0}),
+      identical(file_schema.nodes.size(), 0), min_bits(file_schema.nodes.size(), 0)
+{
+    // Depth-first order puts children after their parent: walking
+    // backwards finishes every child before its parent needs it.
+    for (std::size_t i = file.nodes.size(); i-- > 0;) {
+        const auto index = static_cast<std::uint32_t>(i);
+        min_bits[i] = with_kind(file.nodes[i].kind,
+                                [&](auto entry) { return entry.fewest_bits(file, index, min_bits); });
+    }
+}
+
+std::string schema_path(const schema& file, std::uint32_t node, std::string_view root)
+{
+    std::vector<std::string> parts;
+    for (std::uint32_t at = node; file.nodes[at].parent != schema_node::none; at = file.nodes[at].parent) {
+        const schema_node& here = file.nodes[at];
+        const schema_node& parent = file.nodes[here.parent];
+        if (parent.kind == schema_kind::structure)
+            parts.push_back(here.name.empty() ? ".#" + std::to_string(here.position) : "." + here.name);
+        else if (parent.kind == schema_kind::vector || parent.kind == schema_kind::array)
+            parts.emplace_back("[]");
+    }
+    std::string path(root);
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it)
+        path += *it;
+    return path;
+}
+
+
+namespace {
+
+/// Records a schema_mismatch whose detail names both sides, e.g. "file has
+/// string, program has ranged integer" (a status keeps its own copy).
+[[gnu::cold]] void record_mismatch(failure_record& failure, std::string_view what,
+                                                         std::string_view file, std::string_view program)
+{
+    std::string detail(what);
+    detail.append("file has ").append(file).append(", program has ").append(program);
+    failure.record(error::schema_mismatch, 0, detail);
+}
+
+/// Whether a value of the file's kind can be carried into the program's
+/// (when it fits, which is checked per value).
+bool convertible(schema_kind file, schema_kind program) noexcept
+{
+    return (with_kind(program, [](auto entry) { return decltype(entry)::loads_from; }) & kind_bit(file)) != 0;
+}
+
+/// Whether two nodes encode alike and match alike, their children aside.
+/// Type names do not change an encoding (a renamed struct reads the same),
+/// except a hook's; an enumerator's value does not either (the index is
+/// sent), but its name decides what it means.
+bool same_node(const schema_node& a, const schema_node& b) noexcept
+{
+    if (a.kind != b.kind || a.children != b.children || a.name != b.name || a.position != b.position)
+        return false;
+    return with_kind(a.kind, [&](auto entry) { return entry.same_encoding(a, b); });
+}
+
+bool same_subtree(const schema& file, std::uint32_t f, const schema& program, std::uint32_t p) noexcept
+{
+    const std::uint32_t size = file.nodes[f].end - f;
+    if (program.nodes[p].end - p != size)
+        return false;
+    for (std::uint32_t i = 0; i < size; ++i)
+        if (!same_node(file.nodes[f + i], program.nodes[p + i]))
+            return false;
+    return true;
+}
+
+} // namespace
+
+bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t p, failure_record& failure)
+{
+    const schema& file = plan.file;
+    const schema_node& file_node = file.nodes[f];
+    const schema_node& program_node = program.nodes[p];
+    if (same_subtree(file, f, program, p)) {
+        plan.identical[f] = 1;
+        return true;
+    }
+    // An optional on either side wraps the same value: the reader steps in.
+    if (program_node.kind == schema_kind::optional)
+        return bind(plan, file_node.kind == schema_kind::optional ? f + 1 : f, program, p + 1, failure);
+    if (file_node.kind == schema_kind::optional)
+        return bind(plan, f + 1, program, p, failure);
+    if (!convertible(file_node.kind, program_node.kind)) {
+        record_mismatch(failure, "", to_string(file_node.kind), to_string(program_node.kind));
+        return false;
+    }
+    switch (program_node.kind) {
+    case schema_kind::enumeration:
+        for (std::uint32_t e = f + 1; e < file_node.end; ++e)
+            for (std::uint32_t q = p + 1; q < program_node.end; ++q)
+                if (program.nodes[q].name == file.nodes[e].name)
+                    plan.target[e] = static_cast<std::int32_t>(q - p - 1);
+        return true;
+    case schema_kind::vector:
+    case schema_kind::array:
+        if (!bind(plan, f + 1, program, p + 1, failure)) {
+            failure.enter_index(0); // any element: shown as [0]
+            return false;
+        }
+        return true;
+    case schema_kind::structure: {
+        // Program fields in order, each matched at most once.
+        std::vector<std::uint32_t> program_fields;
+        for (std::uint32_t q = p + 1; q < program_node.end; q = program.nodes[q].end)
+            program_fields.push_back(q);
+        std::vector<bool> matched(program_fields.size(), false);
+        // A described base is a field named ":" and its stable name. The
+        // name may change with the class's (without a bitrep_name), so a
+        // base no program field is named like is matched with the program's
+        // base at the same position among the bases: renaming or moving a
+        // base class loses nothing.
+        auto is_base = [](const schema_node& field) { return field.name.starts_with(':'); };
+        auto same_field = [&](const schema_node& file_field, const schema_node& program_field) {
+            return !file_field.name.empty() && !program_field.name.empty() ? file_field.name == program_field.name
+                                                                           : file_field.position == program_field.position;
+        };
+        auto same_base_position = [&is_base](const schema_node& file_field, const schema_node& program_field) {
+            return is_base(file_field) && is_base(program_field) && file_field.position == program_field.position;
+        };
+        for (std::uint32_t c = f + 1; c < file_node.end; c = file.nodes[c].end) {
+            const schema_node& file_field = file.nodes[c];
+            std::size_t found = program_fields.size();
+            for (std::size_t i = 0; i < program_fields.size() && found == program_fields.size(); ++i)
+                if (same_field(file_field, program.nodes[program_fields[i]]))
+                    found = i;
+            for (std::size_t i = 0; i < program_fields.size() && found == program_fields.size(); ++i)
+                if (!matched[i] && same_base_position(file_field, program.nodes[program_fields[i]]))
+                    found = i;
+            if (found == program_fields.size()) {
+                plan.dropped.push_back(c);
+                continue;
+            }
+            if (matched[found]) {
+                failure.record(error::corrupt, 0, "schema: two fields of one struct match the same field");
+                enter_schema_field(failure, file_field);
+                return false;
+            }
+            matched[found] = true;
+            plan.target[c] = static_cast<std::int32_t>(program.nodes[program_fields[found]].position);
+            if (!bind(plan, c, program, program_fields[found], failure)) {
+                enter_schema_field(failure, file_field);
+                return false;
+            }
+        }
+        const auto begin = static_cast<std::uint32_t>(plan.missing_fields.size());
+        for (std::size_t i = 0; i < program_fields.size(); ++i)
+            if (!matched[i])
+                plan.missing_fields.push_back(program.nodes[program_fields[i]].position);
+        plan.missing[f] = {begin, static_cast<std::uint32_t>(plan.missing_fields.size())};
+        return true;
+    }
+    case schema_kind::opaque:
+        // A hook's bits can only be read by the same hook: its type is known
+        // by its stable name (bitrep_name, else the compiler's spelling).
+        if (file_node.type_name != program_node.type_name) {
+            record_mismatch(failure, "another hook type (see bitrep_name): ", file_node.type_name,
+                            program_node.type_name);
+            return false;
+        }
+        return true;
+    default:
+        return true;
+    }
+}
+
+
+} // namespace bitrep::detail
