@@ -54,10 +54,11 @@ status append_encoding(const T& value, std::vector<std::uint8_t>& out, std::size
     // filling the whole compile-time bound costs less than measuring first;
     // beyond (a bounded vector's bound is usually far above what it holds),
     // an exact measuring pass sizes it, so that only the encoding is filled.
+    // (if constexpr: a small type's measuring codecs are never compiled.)
     constexpr std::size_t small_bound_bytes = 256;
     constexpr std::size_t bound_bits = max_bits<T>;
     std::size_t room_bits = bound_bits;
-    if (bound_bits > small_bound_bytes * 8) {
+    if constexpr (bound_bits > small_bound_bytes * 8) {
         failure_record failure;
         basic_measure_stream<Scope> measure(failure);
         static_cast<void>(bitrep::serialize(measure, value)); // to_bytes reports a refusing hook
