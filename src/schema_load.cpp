@@ -43,9 +43,12 @@ bool read_real(save_read_stream& stream, const schema_node& node, double& out)
 
 bool read_enum_index(save_read_stream& stream, const schema_node& node, std::uint64_t& index)
 {
-    if (node.kind != schema_kind::enumeration) [[unlikely]]
-        return stream.fail(error::schema_mismatch, stream.position(), "not an enum in the file");
-    return enumeration_kind::read_index(stream, node, index);
+    return with_kind(node.kind, [&](auto entry) {
+        if constexpr (requires { entry.read_index(stream, node, index); })
+            return entry.read_index(stream, node, index);
+        else // bind() let only enums into a program's enum
+            return stream.fail(error::schema_mismatch, stream.position(), "not an enum in the file");
+    });
 }
 
 bool read_list_count(save_read_stream& stream, const schema_node& node, std::uint64_t& count)

@@ -1,12 +1,21 @@
 // bounded_string<N>: the standard's string with buffer_size N + 1.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 #include <bitrep/annotations/bounded_string.hpp>
 #include <bitrep/codec.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/wire/bits.hpp>
 
 namespace bitrep {
+
+namespace detail {
+/// The bits of a string's length: the standard's string sends it in
+/// bits_required(0, buffer_size - 1) with buffer_size = max_length + 1.
+constexpr int string_length_bits(std::uint64_t max_length) noexcept { return bits_required_for_span(max_length); }
+} // namespace detail
 
 template <std::size_t MaxLength>
 struct codec<bounded_string<MaxLength>> {
@@ -17,9 +26,9 @@ struct codec<bounded_string<MaxLength>> {
     }
     static constexpr std::size_t max_bits()
     {
-        return static_cast<std::size_t>(bits_required_for_span(MaxLength)) + 7 + MaxLength * 8;
+        return static_cast<std::size_t>(detail::string_length_bits(MaxLength)) + 7 + MaxLength * 8;
     }
-    static constexpr std::size_t min_bits() { return static_cast<std::size_t>(bits_required_for_span(MaxLength)); }
+    static constexpr std::size_t min_bits() { return static_cast<std::size_t>(detail::string_length_bits(MaxLength)); }
     template <class Schema>
     static void describe(Schema& schema) { schema.string(MaxLength); }
 };

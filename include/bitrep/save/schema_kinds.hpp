@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <bitrep/annotations/quat.hpp>
+#include <bitrep/codecs/bounded_string.hpp>
 #include <bitrep/codecs/containers.hpp>
 #include <bitrep/codecs/quat.hpp>
 #include <bitrep/codecs/ranged.hpp>
@@ -356,7 +357,7 @@ struct string_kind : kind_base<schema_kind::string> {
     /// Its length.
     static std::uint64_t fewest_bits(const schema& tree, std::uint32_t index, const std::vector<std::uint64_t>&)
     {
-        return static_cast<std::uint64_t>(bits_required_for_span(tree.nodes[index].max));
+        return static_cast<std::uint64_t>(string_length_bits(tree.nodes[index].max));
     }
     static bool same_encoding(const schema_node& a, const schema_node& b) noexcept { return a.max == b.max; }
     template <class Walker>
