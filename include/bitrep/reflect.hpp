@@ -98,13 +98,38 @@ constexpr std::size_t aggregate_field_count() noexcept
 template <class T>
 inline constexpr std::size_t aggregate_size = aggregate_field_count<std::remove_const_t<T>>();
 
+/// References to all of object's fields at once (a walk over every field
+/// ties once, not once per field).
+template <class T>
+BITREP_ALWAYS_INLINE constexpr auto aggregate_tie(T& object) noexcept
+{
+    return boost::pfr::detail::tie_as_tuple(object, boost::pfr::detail::size_t_<aggregate_size<T>>{});
+}
+
+template <std::size_t I, class Tie>
+BITREP_ALWAYS_INLINE constexpr auto& tied_get(Tie& fields) noexcept
+{
+    return boost::pfr::detail::sequence_tuple::get<I>(fields);
+}
+
 template <std::size_t I, class T>
 BITREP_ALWAYS_INLINE constexpr auto& aggregate_get(T& object) noexcept
 {
-    return boost::pfr::detail::sequence_tuple::get<I>(
-        boost::pfr::detail::tie_as_tuple(object, boost::pfr::detail::size_t_<aggregate_size<T>>{}));
+    return boost::pfr::detail::sequence_tuple::get<I>(aggregate_tie(object));
 }
 #else
+template <class T>
+BITREP_ALWAYS_INLINE constexpr auto aggregate_tie(T& object) noexcept
+{
+    return boost::pfr::structure_tie(object);
+}
+
+template <std::size_t I, class Tie>
+BITREP_ALWAYS_INLINE constexpr auto& tied_get(Tie& fields) noexcept
+{
+    return std::get<I>(fields);
+}
+
 template <class T>
 inline constexpr std::size_t aggregate_size = boost::pfr::tuple_size_v<std::remove_const_t<T>>;
 
@@ -154,7 +179,8 @@ BITREP_ALWAYS_INLINE constexpr bool for_each_field(T& object, Visit&& visit)
     } else {
         static_assert(aggregate<plain>, "bitrep::reflect: not an aggregate and not described");
         return [&]<std::size_t... I>(std::index_sequence<I...>) BITREP_LAMBDA_ALWAYS_INLINE {
-            return (visit(detail::aggregate_get<I>(object), detail::position_id<I>) && ...);
+            auto&& fields = detail::aggregate_tie(object);
+            return (visit(detail::tied_get<I>(fields), detail::position_id<I>) && ...);
         }(std::make_index_sequence<detail::aggregate_size<plain>>{});
     }
 }
