@@ -217,7 +217,25 @@ bool holds(const World& mirror, const World& world)
 
 using server_type = bitrep::replication_server<World>;
 using client_type = bitrep::replication_client<World>;
-using ack_type = std::array<std::uint8_t, bitrep::replication::ack_bytes>;
+
+// Two-way traffic (docs/replication.md, section 10): each client sends an
+// input every tick and a reliable chat line every 6 ticks (10 a second).
+struct PlayerInput {
+    bitrep::ranged<int, -1, 1> move_x, move_y;
+    bool sprint = false;
+};
+BOOST_DESCRIBE_STRUCT(PlayerInput, (), (move_x, move_y, sprint))
+
+struct Chat {
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> serial;
+    bitrep::bounded_string<32> text;
+};
+BOOST_DESCRIBE_STRUCT(Chat, (), (serial, text))
+
+using Messages = bitrep::message_set<Chat>;
+using two_way_server = bitrep::replication_server<World, PlayerInput, Messages>;
+using two_way_client = bitrep::replication_client<World, PlayerInput, Messages>;
+constexpr std::size_t chat_every_ticks = 6;
 
 constexpr int never_acks = -1;
 constexpr std::size_t default_packet_bytes = bitrep::replication_options{}.max_packet_bytes; // 1200
@@ -243,7 +261,9 @@ struct tick_cost {
     double replicate_seconds = 0; ///< every client's replicate()
     double replicate_cpu_seconds = 0; ///< the same in this thread's CPU time
     double receive_seconds = 0;   ///< every client's receive()
+    double server_receive_seconds = 0; ///< the server's receive() of the clients' packets (acks, inputs, messages)
     std::uint64_t replicate_allocations = 0;
+    std::uint64_t server_receive_allocations = 0;
 };
 
 /// The server's statistics summed over its clients.
@@ -256,23 +276,37 @@ struct server_totals {
     std::uint64_t coded_rebuilds = 0; ///< coded packets built again, or sent bit-packed, because they overflowed
 };
 
-/// One server, its clients and the acks in flight. Everything a tick needs
-/// is allocated here, so that a tick itself allocates only what the library
-/// does.
-class session {
+/// One server, its clients and the clients' packets in flight. Everything a
+/// tick needs is allocated here, so that a tick itself allocates only what
+/// the library does. With the two-way types, each client also sends its
+/// input every tick and a chat line every 6 ticks, which the server's
+/// handlers take.
+template <class Server, class Client>
+class basic_session {
+    static constexpr bool two_way = std::is_same_v<Server, two_way_server>;
+
 public:
     using clock = std::chrono::steady_clock;
 
-    explicit session(link_setup setup)
+    explicit basic_session(link_setup setup)
         : setup_(setup), world_(world_seed), server_(options(setup)), packets_(setup.clients),
           in_flight_(setup.ack_delay == never_acks ? 0
                                                    : (static_cast<std::size_t>(setup.ack_delay) + 1) * setup.clients)
     {
         for (std::size_t i = 0; i < setup.clients; ++i) {
             ids_.push_back(server_.add_client());
-            clients_.push_back(std::make_unique<client_type>(options(setup)));
+            clients_.push_back(std::make_unique<Client>(options(setup)));
+        }
+        for (auto& packet : in_flight_)
+            packet.reserve(setup.max_packet_bytes);
+        if constexpr (two_way) {
+            server_.on_input([this](bitrep::client_id, std::uint32_t, const PlayerInput&) { ++inputs_taken_; });
+            server_.template on_message<Chat>([this](bitrep::client_id, const Chat&) { ++chats_taken_; });
         }
     }
+
+    std::uint64_t inputs_taken() const noexcept { return inputs_taken_; }
+    std::uint64_t chats_taken() const noexcept { return chats_taken_; }
 
     const World& world() const noexcept { return world_.state(); }
     const client_type& client(std::size_t i) const noexcept { return *clients_[i]; }
@@ -300,14 +334,32 @@ public:
         if (setup_.ack_delay != never_acks) {
             const std::size_t delay = static_cast<std::size_t>(setup_.ack_delay);
             const std::size_t n = clients_.size();
-            ack_type* sent = &in_flight_[(ticks_ % (delay + 1)) * n];
-            for (std::size_t i = 0; i < n; ++i)
-                std::ranges::copy(clients_[i]->ack(), sent[i].begin());
+            std::vector<std::uint8_t>* sent = &in_flight_[(ticks_ % (delay + 1)) * n];
+            for (std::size_t i = 0; i < n; ++i) {
+                if constexpr (two_way) {
+                    PlayerInput input;
+                    input.move_x = static_cast<int>((ticks_ + i) % 3) - 1;
+                    input.sprint = (ticks_ / 10 + i) % 4 == 0;
+                    if (!clients_[i]->send_input(static_cast<std::uint32_t>(ticks_ + 1), input)) [[unlikely]]
+                        fail("a client refused its input");
+                    if ((ticks_ + i) % chat_every_ticks == 0) {
+                        chat_.serial = static_cast<std::uint32_t>(ticks_ % 1'000'000);
+                        if (!clients_[i]->send(chat_, bitrep::channel::reliable)) [[unlikely]]
+                            fail("a client refused a chat line");
+                    }
+                }
+                const std::span<const std::uint8_t> packet = clients_[i]->packet();
+                sent[i].assign(packet.begin(), packet.end());
+            }
             if (ticks_ >= delay) {
-                const ack_type* due = &in_flight_[((ticks_ - delay) % (delay + 1)) * n];
+                const std::vector<std::uint8_t>* due = &in_flight_[((ticks_ - delay) % (delay + 1)) * n];
+                const std::uint64_t allocations_before = bitrep_bench::thread_allocations;
+                const clock::time_point receive_start = clock::now();
                 for (std::size_t i = 0; i < n; ++i)
                     if (!server_.receive(ids_[i], due[i])) [[unlikely]]
-                        fail("the server refused an ack");
+                        fail("the server refused a client's packet");
+                cost.server_receive_seconds = std::chrono::duration<double>(clock::now() - receive_start).count();
+                cost.server_receive_allocations = bitrep_bench::thread_allocations - allocations_before;
             }
         }
         ++ticks_;
@@ -347,13 +399,20 @@ private:
 
     link_setup setup_;
     moving_world world_;
-    server_type server_;
+    Server server_;
     std::vector<bitrep::client_id> ids_;
-    std::vector<std::unique_ptr<client_type>> clients_;
+    std::vector<std::unique_ptr<Client>> clients_;
     std::vector<std::span<const std::uint8_t>> packets_;
-    std::vector<ack_type> in_flight_; ///< (ack_delay + 1) ticks of acks, one per client
+    /// (ack_delay + 1) ticks of the clients' packets, one per client.
+    std::vector<std::vector<std::uint8_t>> in_flight_;
     std::size_t ticks_ = 0;
+    Chat chat_{{}, "gg, well played"};
+    std::uint64_t inputs_taken_ = 0;
+    std::uint64_t chats_taken_ = 0;
 };
+
+using session = basic_session<server_type, client_type>;
+using two_way_session = basic_session<two_way_server, two_way_client>;
 
 /// The size of one full state of `world` (against the default state) with
 /// no packet limit: what a client with no baseline would need.
@@ -417,6 +476,18 @@ void verify()
         check(s.clients_hold_world(), "a full state with no packet limit carries the whole world");
     }
 
+    // Two-way: with acks 6 ticks late, every input and chat line sent at
+    // least a round trip before the end has been taken by the server.
+    {
+        two_way_session s({2, 6, default_packet_bytes});
+        for (int t = 0; t < 300; ++t)
+            s.tick();
+        check(s.inputs_taken() >= 2 * (300 - 14) && s.inputs_taken() <= 2 * 300,
+              "the server takes every input once (all but the last round trip's)");
+        check(s.chats_taken() >= 2 * (300 / chat_every_ticks - 3) && s.chats_taken() <= 2 * 300 / chat_every_ticks,
+              "the server takes every chat line once (all but the last round trip's)");
+    }
+
     const moving_world initial(world_seed);
     std::fprintf(stderr,
                  "replication_bench: verified: full state %zu bytes, delta %.1f bytes per tick (no packet limit, "
@@ -426,11 +497,16 @@ void verify()
 
 // ---------------------------------------------------------------- benchmarks
 
-enum class timed { replicate, receive };
+enum class timed {
+    replicate, ///< the server's replicate() for every client
+    receive,   ///< the clients' receive()
+    server,    ///< the server's whole part: replicate() and receive() of the clients' packets
+};
 
+template <class Session = session>
 void run_ticks(benchmark::State& state, link_setup setup, timed what)
 {
-    auto s = std::make_unique<session>(setup);
+    auto s = std::make_unique<Session>(setup);
     const std::size_t warm_up = 2 * bitrep::replication_options{}.window +
                                 (setup.ack_delay == never_acks ? 0 : static_cast<std::size_t>(setup.ack_delay));
     for (std::size_t t = 0; t < warm_up; ++t)
@@ -441,17 +517,23 @@ void run_ticks(benchmark::State& state, link_setup setup, timed what)
     double replicate_cpu_seconds = 0;
     double receive_seconds = 0;
     double tick_seconds = 0;
+    double server_receive_seconds = 0;
     std::uint64_t replicate_allocations = 0;
+    std::uint64_t server_receive_allocations = 0;
     const std::uint64_t allocations_before = bitrep_bench::thread_allocations;
     for (auto _ : state) {
-        const session::clock::time_point start = session::clock::now();
+        const typename Session::clock::time_point start = Session::clock::now();
         const tick_cost cost = s->tick();
-        tick_seconds += std::chrono::duration<double>(session::clock::now() - start).count();
+        tick_seconds += std::chrono::duration<double>(Session::clock::now() - start).count();
         replicate_seconds += cost.replicate_seconds;
         replicate_cpu_seconds += cost.replicate_cpu_seconds;
         receive_seconds += cost.receive_seconds;
+        server_receive_seconds += cost.server_receive_seconds;
         replicate_allocations += cost.replicate_allocations;
-        state.SetIterationTime(what == timed::replicate ? cost.replicate_seconds : cost.receive_seconds);
+        server_receive_allocations += cost.server_receive_allocations;
+        state.SetIterationTime(what == timed::replicate ? cost.replicate_seconds
+                                                        : (what == timed::server ? cost.replicate_seconds + cost.server_receive_seconds
+                                                                                 : cost.receive_seconds));
     }
     // Read the count before touching state.counters, which allocates.
     const auto allocations = static_cast<double>(bitrep_bench::thread_allocations - allocations_before);
@@ -478,12 +560,15 @@ void run_ticks(benchmark::State& state, link_setup setup, timed what)
     state.counters["coded_rebuilds_per_packet"] = per_packet(after.coded_rebuilds - before.coded_rebuilds);
     state.counters["allocs_per_tick"] = Counter(allocations, Counter::kAvgIterations);
     state.counters["server_allocs_per_tick"] =
-        Counter(static_cast<double>(replicate_allocations), Counter::kAvgIterations);
+        Counter(static_cast<double>(replicate_allocations + server_receive_allocations), Counter::kAvgIterations);
+    state.counters["server_us_per_client"] =
+        Counter((replicate_seconds + server_receive_seconds) * 1e6 / clients, Counter::kAvgIterations);
 }
 
+template <class Session = session>
 void register_ticks(const std::string& name, link_setup setup, timed what, benchmark::IterationCount ticks)
 {
-    benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) { run_ticks(state, setup, what); })
+    benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& state) { run_ticks<Session>(state, setup, what); })
         ->UseManualTime()
         ->Iterations(ticks)
         ->Unit(benchmark::kMicrosecond);
@@ -520,6 +605,16 @@ int main(int argc, char** argv)
         register_ticks("BM_ClientReceive/ack_delay:6" + e, {1, 6, default_packet_bytes, encoding}, timed::receive, 3000);
         register_ticks("BM_ClientReceive/full_state" + e, {1, never_acks, unlimited_packet_bytes, encoding},
                        timed::receive, 3000);
+        // The server's whole part of a tick (replicate, and receive of the
+        // clients' packets): state only, then with an input per tick and
+        // 10 reliable chat lines a second per client.
+        for (int delay : {0, 6}) {
+            const std::string suffix = "/ack_delay:" + std::to_string(delay) + e;
+            register_ticks("BM_ServerTick/state_only/clients:64" + suffix, {64, delay, default_packet_bytes, encoding},
+                           timed::server, 300);
+            register_ticks<two_way_session>("BM_ServerTick/two_way/clients:64" + suffix,
+                                            {64, delay, default_packet_bytes, encoding}, timed::server, 300);
+        }
     }
 
     benchmark::Initialize(&argc, argv);

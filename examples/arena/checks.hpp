@@ -31,6 +31,17 @@ inline World rebuilt(const World& world)
     return image;
 }
 
+/// The world as client `id` may hold it: other players' stamina is
+/// owner_only, so it keeps its default there (docs/replication.md, 10.5).
+inline World as_seen_by(const World& world, bitrep::client_id id)
+{
+    World seen = world;
+    for (auto [slot, player] : seen.players)
+        if (player.owner.get() != id)
+            player.stamina = Player{}.stamina;
+    return seen;
+}
+
 /// Whether a client holds exactly `world` as the server would send it.
 inline bool holds(const client& c, const World& rebuilt_world)
 {

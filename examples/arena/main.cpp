@@ -1,10 +1,13 @@
 // arena: bitrep's main example. A server replicates a world of moving cubes
-// to clients over real UDP datagrams on the loopback interface, 60 ticks a
-// second; each client receives through a seeded link simulator (loss,
-// jitter, duplication, reordering, corruption) and acks what it applied.
-// Every 2 s the world is saved and loaded back. At the end the world stops,
-// the links clear, the clients catch up, and a table says what it cost and
-// whether any client's state ever went wrong.
+// and players to clients over real UDP datagrams on the loopback interface,
+// 60 ticks a second. Each client drives its own player with a scripted
+// input, sends chat lines (which the server relays to the others) and
+// pushes over the reliable channel, and hears a score every second over the
+// unreliable one; every packet both ways goes through a seeded link
+// simulator (loss, jitter, duplication, reordering, corruption). Every 2 s
+// the world is saved and loaded back. At the end the world stops, the links
+// clear, the clients catch up, and a table says what it cost and whether
+// any client's state, input or message ever went wrong.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -148,7 +151,40 @@ struct results {
     save_check saves;
     std::uint64_t catch_up = 0;
     std::uint64_t desyncs = 0;
+    // Upstream and messages, counted once everything has drained.
+    std::uint64_t inputs_sent = 0, inputs_received = 0, inputs_duplicate = 0;
+    std::uint64_t reliable_sent = 0, reliable_delivered = 0, reliable_duplicated = 0, reliable_out_of_order = 0;
+    std::uint64_t unreliable_sent = 0, unreliable_delivered = 0;
+    std::uint64_t upstream_bytes = 0;
+    std::uint64_t upstream_refused = 0;
 };
+
+/// Inputs and messages over the whole run, both ways.
+void count_two_way(results& r, const server& host, const std::vector<std::unique_ptr<client>>& clients)
+{
+    for (const auto& c : clients) {
+        r.inputs_sent += c->inputs_sent();
+        r.upstream_bytes += c->bytes_sent();
+        r.reliable_sent += c->chats_sent() + c->pushes_sent();
+        r.reliable_delivered += c->relayed().delivered;
+        r.reliable_duplicated += c->relayed().duplicated;
+        r.reliable_out_of_order += c->relayed().out_of_order;
+        r.unreliable_delivered += c->scores();
+    }
+    for (const server::peer& p : host.peers()) {
+        const auto& inputs = *host.replication().input_statistics(p.id);
+        r.inputs_received += inputs.delivered;
+        r.inputs_duplicate += inputs.duplicates;
+        r.reliable_sent += p.relayed;
+        for (const ordered_count* count : {&p.chats, &p.pushes}) {
+            r.reliable_delivered += count->delivered;
+            r.reliable_duplicated += count->duplicated;
+            r.reliable_out_of_order += count->out_of_order;
+        }
+        r.unreliable_sent += host.replication().messages(p.id)->unreliable_queued;
+        r.upstream_refused += host.replication().statistics(p.id)->acks_refused;
+    }
+}
 
 results run(const settings& s, const std::filesystem::path& save_path, bitrep::replication_encoding encoding)
 {
@@ -158,7 +194,8 @@ results run(const settings& s, const std::filesystem::path& save_path, bitrep::r
     server host(io, options);
     std::vector<std::unique_ptr<client>> clients;
     for (std::size_t i = 0; i < s.clients; ++i)
-        clients.push_back(std::make_unique<client>(io, host.endpoint(), options, link_for(s.loss), s.seed + 1 + i));
+        clients.push_back(std::make_unique<client>(io, host.endpoint(), options, link_for(s.loss), s.seed + 1 + i,
+                                                   static_cast<std::uint32_t>(i)));
 
     World world{};
     world.seed = s.seed;
@@ -167,18 +204,24 @@ results run(const settings& s, const std::filesystem::path& save_path, bitrep::r
 
     results r;
     tick_clock clock(tick_rate);
-    // The server reads hellos and acks, the world moves, the server sends
-    // every client its packet, and each client applies what its link has
-    // delivered by now, then acks.
+    // The server reads hellos and the clients' packets (acks, inputs,
+    // messages), the world moves, the server sends every client its
+    // packet, and each client applies what its link has delivered by now,
+    // then sends its own packet: its ack, and while the world moves its
+    // input and messages.
+    std::uint64_t tick_number = 0;
     auto tick = [&](bool moving) {
-        host.receive();
-        if (moving)
+        ++tick_number;
+        host.receive(world);
+        if (moving) {
             sim.step(world);
+            host.simulate(world);
+        }
         host.send(world);
         const double now = clock.now_ms();
         for (const auto& c : clients) {
             c->receive(now, [&] { r.views.run(host, *c); });
-            c->send();
+            c->send(tick_number, now, moving);
         }
         clock.wait();
     };
@@ -200,16 +243,21 @@ results run(const settings& s, const std::filesystem::path& save_path, bitrep::r
     r.joined = host.peers().size();
 
     // The world stops and the links clear: every client must then come to
-    // hold the server's world exactly.
+    // hold the server's world exactly (as its conditions let it see it),
+    // and every input and reliable message must be acknowledged.
     for (const auto& c : clients)
         c->clear_link();
     const World target = rebuilt(world);
-    auto synced = [&](const auto& c) { return holds(*c, target); };
+    auto synced = [&](const auto& c) {
+        const server::peer* p = host.find(c->endpoint());
+        return p != nullptr && holds(*c, as_seen_by(target, p->id)) && c->drained() && host.waiting(*p) == 0;
+    };
     while (r.catch_up < catch_up_ticks && !std::all_of(clients.begin(), clients.end(), synced)) {
         tick(false);
         ++r.catch_up;
     }
     r.desyncs = static_cast<std::uint64_t>(std::count_if(clients.begin(), clients.end(), [&](const auto& c) { return !synced(c); }));
+    count_two_way(r, host, clients);
     return r;
 }
 
@@ -267,6 +315,16 @@ void print(const settings& s, const results& r, bitrep::replication_encoding enc
         row("datagrams not sent", count(n.send_failures) + " (socket buffer full)");
     row("torn states", count(r.views.torn) + " (" + count(r.views.checked) + " packets checked, " +
                            count(r.views.outside_window) + " past the server's window)");
+    row("inputs sent/received/lost", count(r.inputs_sent) + " / " + count(r.inputs_received) + " / " +
+                                         count(r.inputs_sent - std::min(r.inputs_sent, r.inputs_received)) + " (" +
+                                         count(r.inputs_duplicate) + " redundant copies dropped)");
+    row("reliable sent/delivered/dup/order", count(r.reliable_sent) + " / " + count(r.reliable_delivered) + " / " +
+                                                 count(r.reliable_duplicated) + " / " + count(r.reliable_out_of_order) +
+                                                 " (chat, relayed chat, pushes)");
+    row("unreliable sent/delivered", count(r.unreliable_sent) + " / " + count(r.unreliable_delivered) + " (scores)");
+    row("upstream kbps per client", fixed(static_cast<double>(r.upstream_bytes) * 8 / 1000 / r.seconds / clients, 1) +
+                                        " (UDP payload, client to server; " + count(r.upstream_refused) +
+                                        " packets refused)");
     row("catch-up ticks", count(r.catch_up) + " (after the world stopped and the links cleared)");
     row("desyncs", count(r.desyncs));
     row("save size", count(r.saves.file_bytes) + " bytes");
@@ -299,7 +357,15 @@ void compare(const settings& s, const results& before, const results& after)
     std::printf("\n");
 }
 
-bool clean(const results& r) { return r.desyncs == 0 && r.views.torn == 0 && r.saves.failures == 0; }
+/// No desync, torn state or bad save; every reliable message delivered once
+/// and in order; and up to 25% loss no input lost (the input window of 8
+/// covers it; past that, an input is lost when all 8 packets that carried it are).
+bool clean(const settings& s, const results& r)
+{
+    const bool inputs_ok = s.loss > 0.25 || r.inputs_received == r.inputs_sent;
+    return r.desyncs == 0 && r.views.torn == 0 && r.saves.failures == 0 && r.reliable_duplicated == 0 &&
+           r.reliable_out_of_order == 0 && r.reliable_delivered == r.reliable_sent && inputs_ok;
+}
 
 } // namespace
 
@@ -327,13 +393,13 @@ int main(int argc, char** argv)
         std::optional<results> before;
         if (s.encoding != "coded") {
             before = run(s, save_path, replication_encoding::bit_packed);
-            ok = clean(*before);
+            ok = clean(s, *before);
             if (s.encoding == "bit_packed")
                 print(s, *before, replication_encoding::bit_packed);
         }
         if (s.encoding != "bit_packed") {
             const results after = run(s, save_path, replication_encoding::coded);
-            ok = ok && clean(after);
+            ok = ok && clean(s, after);
             print(s, after, replication_encoding::coded);
             if (before)
                 compare(s, *before, after);

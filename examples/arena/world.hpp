@@ -1,7 +1,9 @@
-// The arena's world (what the server simulates, replicates and saves) and
-// the seeded simulation that moves it.
+// The arena's world (what the server simulates, replicates and saves), what
+// the players send (their input and messages), and the seeded simulation
+// that moves it.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -9,6 +11,7 @@
 #include <random>
 
 #include <bitrep/annotations.hpp>
+#include <bitrep/replication/messages.hpp>
 #include <boost/describe/class.hpp>
 
 namespace arena {
@@ -23,12 +26,77 @@ struct Cube {
 };
 BOOST_DESCRIBE_STRUCT(Cube, (), (x, y, z, orientation, moving))
 
+/// A client's own cube, driven by its input. Its stamina is private: only
+/// the owning client receives it (the others see the default).
+struct Player {
+    bitrep::quantized<-256.f, 256.f, 0.01f> x, y;
+    bitrep::ranged<std::uint32_t, 0, 63> owner;                 // the client's id
+    bitrep::owner_only<bitrep::ranged<int, 0, 1000>> stamina{1000};
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> pushed;         // pushes received
+};
+BOOST_DESCRIBE_STRUCT(Player, (), (x, y, owner, stamina, pushed))
+
 struct World {
     bitrep::ranged<std::uint32_t, 0, 1'000'000> tick; // 20 bits: about 4.6 hours at 60 Hz
     bitrep::entity_array<Cube, 1024> cubes;            // slot index = entity id
+    bitrep::entity_array<Player, 64> players;          // slot index = client id
     bitrep::save_only<std::uint64_t> seed;             // in the save file, never replicated
 };
-BOOST_DESCRIBE_STRUCT(World, (), (tick, cubes, seed))
+BOOST_DESCRIBE_STRUCT(World, (), (tick, cubes, players, seed))
+
+/// What a client sends every tick (4 bits, and about 3 in a delta).
+struct PlayerInput {
+    bitrep::ranged<int, -1, 1> move_x, move_y;
+    bool sprint = false;
+};
+BOOST_DESCRIBE_STRUCT(PlayerInput, (), (move_x, move_y, sprint))
+
+// Messages, declared once for both directions. Each carries its sender's
+// running count, so that receivers check exactly-once and in order.
+struct Chat {
+    bitrep::ranged<std::uint32_t, 0, 63> from;
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> serial;
+    bitrep::bounded_string<48> text;
+};
+BOOST_DESCRIBE_STRUCT(Chat, (), (from, serial, text))
+
+struct Push {
+    bitrep::ranged<std::uint32_t, 0, 63> target;
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> serial;
+};
+BOOST_DESCRIBE_STRUCT(Push, (), (target, serial))
+
+struct Score {
+    bitrep::ranged<std::uint32_t, 0, 100'000> second;
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> pushes; // all players' pushes so far
+};
+BOOST_DESCRIBE_STRUCT(Score, (), (second, pushes))
+
+using Messages = bitrep::message_set<Chat, Push, Score>;
+
+/// Client k's scripted input at `tick`: it walks a square, sprinting now
+/// and then.
+inline PlayerInput scripted_input(std::uint32_t k, std::uint64_t tick)
+{
+    PlayerInput input;
+    const std::uint64_t leg = (tick / 45 + k) % 4;
+    input.move_x = leg == 0 ? 1 : (leg == 2 ? -1 : 0);
+    input.move_y = leg == 1 ? 1 : (leg == 3 ? -1 : 0);
+    input.sprint = (tick / 20 + k) % 5 == 0;
+    return input;
+}
+
+/// The server's rule for one input: a step of 0.1 units (0.2 sprinting,
+/// which costs stamina; resting restores it).
+inline void apply_input(Player& player, const PlayerInput& input)
+{
+    const bool sprint = input.sprint && player.stamina.get().get() >= 5;
+    const float step = sprint ? 0.2f : 0.1f;
+    player.x = std::clamp(player.x.get() + step * static_cast<float>(input.move_x.get()), -250.0f, 250.0f);
+    player.y = std::clamp(player.y.get() + step * static_cast<float>(input.move_y.get()), -250.0f, 250.0f);
+    const int stamina = player.stamina.get().get();
+    player.stamina = sprint ? stamina - 5 : std::min(1000, stamina + 1);
+}
 
 /// Cubes rest for 1 to 5.7 s, then move for 0.2 to 1 s (mean 3.3 s and
 /// 0.6 s), so about 15% of them move on any tick; about once a second one

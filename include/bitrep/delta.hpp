@@ -834,12 +834,7 @@ struct delta_codec<flagged<T, Flag>> {
     template <scope Scope>
     static constexpr bool carried()
     {
-        switch (Flag) {
-        case field_flag::transient: return false;
-        case field_flag::save_only: return Scope != scope::replication;
-        case field_flag::net_only: return Scope != scope::save;
-        }
-        return false;
+        return detail::flag_carried(Flag, Scope);
     }
     template <scope Scope>
     static bool same(const type& a, const type& b)

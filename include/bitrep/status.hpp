@@ -36,6 +36,7 @@ enum class error : std::uint8_t {
     no_baseline,        ///< a packet encoded against a state the receiver no longer holds (or never had)
     unknown_client,     ///< a client id the server does not know
     options_mismatch,   ///< the two ends' replication_options disagree (e.g. check_value)
+    would_block,        ///< (send) a bounded queue is full; try again once the peer has acknowledged
 };
 
 constexpr std::string_view to_string(error code) noexcept
@@ -62,6 +63,7 @@ constexpr std::string_view to_string(error code) noexcept
     case error::no_baseline: return "no_baseline";
     case error::unknown_client: return "unknown_client";
     case error::options_mismatch: return "options_mismatch";
+    case error::would_block: return "would_block";
     }
     return "unknown";
 }

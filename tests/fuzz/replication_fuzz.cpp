@@ -245,7 +245,7 @@ void fuzz_server(const prepared& p, std::span<const std::uint8_t> input)
     const bytes resealed = sealed(input, bitrep::replication::packet_kind::ack);
     if (input.size() != bitrep::replication::ack_bytes) {
         // Neither the raw nor the re-sealed bytes can be an ack (it is
-        // exactly 11 bytes), so both are refused before they are parsed and
+        // exactly 11 bytes), so both are refused (truncated, or trailing data) and
         // the server needs no fresh replay: it is shared, and checked to have
         // counted the refusals and nothing else.
         static idle_server idle(p);

@@ -1,4 +1,6 @@
-// save_only<T>, net_only<T>, transient<T>: which streams carry a field.
+// save_only<T>, net_only<T>, transient<T>: which streams carry a field;
+// owner_only<T>, skip_owner<T>, initial_only<T>: which clients receive a
+// member of a replicated entity (docs/replication.md, section 10.5).
 #pragma once
 
 #include <compare>
@@ -13,7 +15,19 @@ enum class field_flag : std::uint8_t {
     save_only, ///< written to save files, never replicated
     net_only,  ///< replicated, never saved
     transient, ///< never serialized (reads leave it untouched)
+    // Replication conditions: encoded like the plain field everywhere
+    // (saves keep it); the server's view of an entity for each client
+    // takes it from the current state only when the condition allows.
+    owner_only,   ///< replicated only to the entity's owning client
+    skip_owner,   ///< replicated to every client but the owner
+    initial_only, ///< replicated when the entity is created for a client, never again
 };
+
+/// Whether a field flag is a replication condition.
+constexpr bool is_condition(field_flag flag) noexcept
+{
+    return flag == field_flag::owner_only || flag == field_flag::skip_owner || flag == field_flag::initial_only;
+}
 
 namespace detail {
 template <class T>
@@ -121,5 +135,11 @@ template <class T>
 using net_only = flagged<T, field_flag::net_only>;
 template <class T>
 using transient = flagged<T, field_flag::transient>;
+template <class T>
+using owner_only = flagged<T, field_flag::owner_only>;
+template <class T>
+using skip_owner = flagged<T, field_flag::skip_owner>;
+template <class T>
+using initial_only = flagged<T, field_flag::initial_only>;
 
 } // namespace bitrep

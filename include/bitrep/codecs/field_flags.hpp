@@ -1,4 +1,5 @@
-// save_only / net_only / transient: the field, when the stream's scope carries it.
+// save_only / net_only / transient: the field, when the stream's scope
+// carries it; the replication conditions: the field, always.
 #pragma once
 
 #include <bitrep/annotations/field_flags.hpp>
@@ -8,17 +9,29 @@
 
 namespace bitrep {
 
+namespace detail {
+/// Whether streams of `field_scope` carry a field flagged `flag` (codecs
+/// and deltas ask alike).
+constexpr bool flag_carried(field_flag flag, scope field_scope) noexcept
+{
+    switch (flag) {
+    case field_flag::transient: return false;
+    case field_flag::save_only: return field_scope != scope::replication;
+    case field_flag::net_only: return field_scope != scope::save;
+    case field_flag::owner_only:
+    case field_flag::skip_owner:
+    case field_flag::initial_only: return true;
+    }
+    return false;
+}
+} // namespace detail
+
 template <class T, field_flag Flag>
 struct codec<flagged<T, Flag>> {
     template <class Stream>
     static constexpr bool carried()
     {
-        switch (Flag) {
-        case field_flag::transient: return false;
-        case field_flag::save_only: return Stream::field_scope != scope::replication;
-        case field_flag::net_only: return Stream::field_scope != scope::save;
-        }
-        return false;
+        return detail::flag_carried(Flag, Stream::field_scope);
     }
 
     template <class Stream>
@@ -38,8 +51,14 @@ struct codec<flagged<T, Flag>> {
         else
             return codec<T>::max_bits();
     }
-    /// Zero: some scope leaves the field out.
-    static constexpr std::size_t min_bits() { return 0; }
+    /// Zero when some scope leaves the field out.
+    static constexpr std::size_t min_bits()
+    {
+        if constexpr (is_condition(Flag))
+            return codec<T>::min_bits();
+        else
+            return 0;
+    }
 
     /// A field the schema's scope does not carry is left out of it.
     template <class Schema>

@@ -13,7 +13,10 @@
 
 #include <bitrep/coded_delta.hpp>
 #include <bitrep/delta.hpp>
+#include <bitrep/replication/inputs.hpp>
+#include <bitrep/replication/messages.hpp>
 #include <bitrep/replication/packet.hpp>
+#include <bitrep/replication/protocol.hpp>
 #include <bitrep/replication/state_fields.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/stream.hpp>
@@ -41,18 +44,29 @@ struct client_statistics {
     std::uint64_t refused = 0;     ///< corrupt, forged or malformed
 };
 
-template <class State>
+/// The client of a replication_server<State, Input, Messages> with the same
+/// arguments: applies its state packets, and sends one packet a tick
+/// (packet()) with the ack, the inputs and the messages.
+template <class State, class Input = no_input, class Messages = message_set<>>
 class replication_client {
+    static constexpr bool has_inputs = replication::has_inputs<Input>;
+    static constexpr bool has_messages = Messages::count != 0;
+    using port_type = replication::message_port<Messages>;
+
 public:
     /// Called once per change after a packet is applied, with the state
     /// before and after it (state() is already the new one); the first
     /// packet reports everything that differs from a default State.
     using change_function = std::function<void(const state_change&, const State& before, const State& after)>;
 
-    explicit replication_client(replication_options options = {}) : options_(options)
+    explicit replication_client(replication_options options = {})
+        : options_(options), inputs_(replication::make_part<inputs_type>(options)),
+          messages_(replication::make_part<port_holder>(options)),
+          packet_(std::max(options.max_packet_bytes, replication::ack_bytes))
     {
         replication::require_reflected_state<State>();
         options_.window = replication::ring_size(options_.window);
+        options_.protocol_id = replication::protocol_id_for<Input, Messages>(options_.protocol_id);
         ring_.resize(options_.window);
     }
 
@@ -79,16 +93,80 @@ public:
     /// The sequence of the newest packet applied (meaningful once has_state()).
     std::uint16_t sequence() const noexcept { return acks_.any ? acks_.newest : shown_sequence_; }
 
-    /// The ack to send to the server (valid until the next call).
-    std::span<const std::uint8_t> ack()
+    /// The packet to send to the server once a tick (valid until the next
+    /// call): the ack of the state packets applied, the inputs the server
+    /// has not acknowledged, and messages (reliable ones first). Without
+    /// inputs and messages it is the 11-byte ack of docs/replication.md
+    /// section 4.
+    std::span<const std::uint8_t> packet()
     {
         failure_record failure;
-        write_stream stream(std::span<std::uint8_t>(ack_).subspan(replication::crc_bytes), failure);
+        replication::message_write_stream stream(std::span<std::uint8_t>(packet_).subspan(replication::crc_bytes),
+                                                 failure);
         replication::ack_record record = acks_;
         static_cast<void>(record.serialize(stream)); // 49 bits always fit
-        stream.flush();
-        replication::seal(options_.protocol_id, replication::packet_kind::ack, ack_);
-        return ack_;
+        if constexpr (has_inputs)
+            write_inputs(stream);
+        if constexpr (has_messages) {
+            const std::size_t room = 8 * (packet_.size() - replication::crc_bytes) - stream.bit_position();
+            replication::message_endpoint& channels = messages_.endpoint();
+            const std::size_t reliable = channels.plan_reliable(packets_, room > 0 ? room - 1 : 0, room);
+            channels.plan_unreliable(room - std::min(room, reliable));
+            // The plans are bounds of what they write, within the room.
+            static_cast<void>(channels.write(stream));
+            channels.commit(packets_);
+        }
+        const std::size_t size = replication::crc_bytes + stream.flush();
+        replication::seal(options_.protocol_id, replication::packet_kind::ack,
+                          std::span<std::uint8_t>(packet_.data(), size));
+        ++packets_;
+        return std::span<const std::uint8_t>(packet_.data(), size);
+    }
+
+    /// packet(), by its name from before the client sent anything but acks.
+    std::span<const std::uint8_t> ack() { return packet(); }
+
+    /// Queues the input for `tick` (newer than the previous one's); every
+    /// packet() carries it until the server acknowledges it. Refused, and
+    /// nothing queued, for an old tick or a value outside its annotation.
+    status send_input(std::uint32_t tick, const Input& input)
+        requires has_inputs
+    {
+        return inputs_.push(tick, input);
+    }
+
+    /// Queues a message for the server (docs/replication.md, section 10.3):
+    /// would_block when the channel's queue is full, and the value's path
+    /// when it cannot be encoded or is larger than a packet can carry.
+    template <class T>
+    status send(const T& message, channel ch)
+        requires has_messages
+    {
+        return messages_.send(message, ch);
+    }
+
+    /// `f(const T&)` receives the server's messages of type T, inside
+    /// receive(), after the state of their packet is applied.
+    template <class T, class F>
+    void on_message(F&& f)
+        requires has_messages
+    {
+        handlers_.template set<T>(std::forward<F>(f));
+    }
+
+    /// Inputs waiting for the server's acknowledgement.
+    std::size_t inputs_waiting() const noexcept
+    {
+        if constexpr (has_inputs)
+            return inputs_.waiting();
+        else
+            return 0;
+    }
+
+    const message_statistics& messages() const noexcept
+        requires has_messages
+    {
+        return messages_.endpoint().statistics();
     }
 
     void on_change(change_function f) { on_change_ = std::move(f); }
@@ -130,6 +208,17 @@ private:
         if (header.coded && options_.encoding != replication_encoding::coded) [[unlikely]]
             return status(error::options_mismatch, 32 + 34, "packet",
                           "the server sends coded packets, and this client expects bit-packed ones");
+        bool has_input_ack = false;
+        std::uint32_t input_ack = 0;
+        if constexpr (has_inputs) {
+            if (!stream.serialize_bool(has_input_ack) || (has_input_ack && !stream.serialize_bits(input_ack, 16)))
+                [[unlikely]]
+                return stream.failure_status("packet");
+        }
+        if constexpr (has_messages) {
+            if (!messages_.read(stream) || !stream.serialize_align()) [[unlikely]]
+                return stream.failure_status("packet");
+        }
         const State* base = &default_;
         if (header.has_baseline) {
             base = held(header.baseline);
@@ -188,7 +277,29 @@ private:
         far_behind_ = 0;
         if (on_change_)
             notify(before, ring_[current_].view);
+        if constexpr (has_inputs) {
+            if (has_input_ack)
+                inputs_.acknowledged(static_cast<std::uint16_t>(input_ack));
+        }
+        if constexpr (has_messages)
+            messages_.apply(bytes.subspan(replication::crc_bytes), handlers_);
         return {};
+    }
+
+    using inputs_type = replication::optional_part<has_inputs, replication::input_sender<Input>>;
+    using port_holder = replication::optional_part<has_messages, port_type>;
+    using handlers_holder = replication::optional_part<has_messages, typename port_type::handlers_type>;
+
+    /// The inputs, leaving the messages at least their empty section: the
+    /// oldest go unsent when the window does not fit a packet (they were
+    /// in earlier ones).
+    void write_inputs(replication::message_write_stream& stream)
+    {
+        std::size_t room = 8 * (packet_.size() - replication::crc_bytes) - stream.bit_position();
+        if constexpr (has_messages)
+            room -= std::min(room, messages_.endpoint().empty_section_bits());
+        inputs_.fit(room);
+        static_cast<void>(inputs_.write(stream));
     }
 
     /// The state packet `sequence` brought, while this client holds it.
@@ -255,7 +366,11 @@ private:
     static constexpr int far_behind_limit = 8;
     int far_behind_ = 0;              ///< packets in a row a window or more behind
     std::uint16_t shown_sequence_ = 0; ///< sequence() after forget_baselines()
-    std::array<std::uint8_t, replication::ack_bytes> ack_{};
+    [[no_unique_address]] inputs_type inputs_;
+    [[no_unique_address]] port_holder messages_;
+    [[no_unique_address]] handlers_holder handlers_;
+    std::vector<std::uint8_t> packet_;
+    std::uint64_t packets_ = 0; ///< packets written, which number the message channels' packets
     change_function on_change_;
     client_statistics stats_;
 };

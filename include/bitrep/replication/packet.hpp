@@ -56,6 +56,22 @@ struct replication_options {
     /// applies both. A bit_packed client refuses coded packets with
     /// options_mismatch.
     replication_encoding encoding = replication_encoding::coded;
+
+    // Two-way traffic (docs/replication.md, section 10); both ends must agree.
+
+    /// Inputs each client packet repeats until the server acknowledges them.
+    std::size_t input_window = 8;
+    /// Messages waiting per channel and direction of a connection, and the
+    /// reliable receive window (at most 32768).
+    std::size_t message_queue = 64;
+    /// Packets (one a tick) after which an unacknowledged reliable message
+    /// goes again, at the least (the interval follows the measured round
+    /// trip: docs/replication.md, section 10.3), and after which an
+    /// unreliable one that found no room is dropped.
+    std::uint32_t message_resend_ticks = 6;
+    /// The share of a state packet's budget reliable messages may take
+    /// before the state (the oldest waiting one may always go when it fits).
+    double reliable_share = 0.25;
 };
 
 /// A connection on the server; never reused after remove_client.

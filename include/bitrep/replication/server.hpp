@@ -21,7 +21,11 @@
 #include <bitrep/delta.hpp>
 #include <bitrep/detail/exceptions.hpp>
 #include <bitrep/detail/inline.hpp>
+#include <bitrep/replication/conditions.hpp>
+#include <bitrep/replication/inputs.hpp>
+#include <bitrep/replication/messages.hpp>
 #include <bitrep/replication/packet.hpp>
+#include <bitrep/replication/protocol.hpp>
 #include <bitrep/replication/state_fields.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/stream.hpp>
@@ -46,9 +50,19 @@ struct server_client_statistics {
     std::uint64_t bit_packed_fallbacks = 0;
 };
 
-template <class State>
+/// The server of replication_client<State, Input, Messages>: the state to
+/// every client, within each one's budget, with messages both ways and the
+/// clients' inputs (docs/replication.md, section 10).
+template <class State, class Input = no_input, class Messages = message_set<>>
 class replication_server {
+    static constexpr bool has_inputs = replication::has_inputs<Input>;
+    static constexpr bool has_messages = Messages::count != 0;
+    using port_type = replication::message_port<Messages, client_id>;
+
 public:
+    /// Called for each input delivered, in tick order, inside receive().
+    using input_function = std::function<void(client_id, std::uint32_t tick, const Input&)>;
+
     /// The accumulated priority an entity gains per tick while the client's
     /// copy of it is out of date; the default is the entity type's
     /// `static constexpr float replication_priority`, else 1.
@@ -64,6 +78,7 @@ public:
     {
         replication::require_reflected_state<State>();
         options_.window = replication::ring_size(options_.window);
+        options_.protocol_id = replication::protocol_id_for<Input, Messages>(options_.protocol_id);
         // Room for the CRC, the header and the check value at least.
         options_.max_packet_bytes = std::max<std::size_t>(options_.max_packet_bytes, 16);
         for (std::size_t i = 0; i < slot_count + field_count; ++i)
@@ -74,7 +89,7 @@ public:
 
     client_id add_client()
     {
-        auto c = std::make_unique<connection>();
+        auto c = std::make_unique<connection>(options_);
         c->ring.resize(options_.window);
         for (auto& view : c->ring)
             view = std::make_unique<sent_view>();
@@ -87,6 +102,14 @@ public:
         c->mended.reserve(slot_count + field_count);
         c->packet.assign(options_.max_packet_bytes, 0);
         c->tokens = static_cast<double>(options_.max_packet_bytes);
+        replication::for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            if constexpr (replication::is_entity_field<State, I>) {
+                using traits = replication::entity_array_traits<reflect::field_type_at<State, I>>;
+                if constexpr (replication::has_conditions<typename traits::entity>)
+                    c->conditioned[I] = std::make_shared<std::vector<std::optional<typename traits::entity>>>(traits::capacity);
+            }
+        });
         connections_.push_back(std::move(c));
         return static_cast<client_id>(connections_.size() - 1);
     }
@@ -133,6 +156,24 @@ public:
             return static_cast<bool>(f(c, id, *static_cast<const entity*>(e)));
         };
     }
+    /// The client that owns each entity of one entity array, for its
+    /// owner_only and skip_owner members (docs/replication.md, section
+    /// 10.5), e.g. `server.set_owner<&World::players>([](std::uint32_t id,
+    /// const Player& p) -> std::optional<bitrep::client_id> { return
+    /// p.connection; })`. Without one, entities have no owner: owner_only
+    /// members go to nobody, skip_owner members to everyone.
+    template <auto Member, class F>
+    void set_owner(F f)
+    {
+        using entity = member_entity<Member>;
+        static_assert(std::is_invocable_r_v<std::optional<client_id>, F&, std::uint32_t, const entity&>,
+                      "bitrep: set_owner<&State::field>(f) needs f(std::uint32_t id, const Entity&) returning a "
+                      "std::optional<client_id>");
+        typed_owner_[member_field<Member>()] = [f = std::move(f)](std::uint32_t id, const void* e) {
+            return static_cast<std::optional<client_id>>(f(id, *static_cast<const entity*>(e)));
+        };
+    }
+
     /// Called when a value of the State cannot be encoded (outside its
     /// annotation: a NaN in a quantized field, 101 in ranged<int, 0, 100>, a
     /// vector over its bound, a quaternion that is not unit length), with
@@ -205,7 +246,7 @@ public:
         connection* c = find(id);
         if (c == nullptr) [[unlikely]]
             return status(error::unknown_client, 0, "client", "no such client");
-        status result = apply_ack(*c, bytes);
+        status result = apply_client_packet(*c, id, bytes);
         (result ? c->stats.acks_received : c->stats.acks_refused) += 1;
         return result;
     }
@@ -214,6 +255,77 @@ public:
     {
         const connection* c = find(id);
         return c != nullptr ? &c->stats : nullptr;
+    }
+
+    /// Called inside receive() for each new input, in tick order (each
+    /// input once; redundant copies are dropped).
+    void on_input(input_function f)
+        requires has_inputs
+    {
+        on_input_ = std::move(f);
+    }
+
+    /// The inputs the client's latest accepted packet delivered, in tick
+    /// order (a refused packet leaves them as they were).
+    std::span<const received_input<Input>> inputs(client_id id) const noexcept
+        requires has_inputs
+    {
+        const connection* c = find(id);
+        return c != nullptr ? c->inputs.delivered() : std::span<const received_input<Input>>();
+    }
+
+    const replication::input_statistics* input_statistics(client_id id) const noexcept
+        requires has_inputs
+    {
+        const connection* c = find(id);
+        return c != nullptr ? &c->inputs.statistics() : nullptr;
+    }
+
+    /// Queues a message for one client (docs/replication.md, section 10.3):
+    /// would_block when that client's queue of the channel is full, the
+    /// value's path when it cannot be encoded or is larger than a packet
+    /// can carry.
+    template <class T>
+    status send(client_id id, const T& message, channel ch)
+        requires has_messages
+    {
+        connection* c = find(id);
+        if (c == nullptr) [[unlikely]]
+            return status(error::unknown_client, 0, "client", "no such client");
+        return c->port.send(message, ch);
+    }
+
+    /// send() to every client; the first failure is returned, and the
+    /// clients it did not fail for have the message queued.
+    template <class T>
+    status broadcast(const T& message, channel ch)
+        requires has_messages
+    {
+        status first;
+        for (const auto& c : connections_) {
+            if (c == nullptr)
+                continue;
+            status result = c->port.send(message, ch);
+            if (!result && first)
+                first = std::move(result);
+        }
+        return first;
+    }
+
+    /// `f(client_id, const T&)` receives the clients' messages of type T,
+    /// inside receive().
+    template <class T, class F>
+    void on_message(F&& f)
+        requires has_messages
+    {
+        handlers_.template set<T>(std::forward<F>(f));
+    }
+
+    const message_statistics* messages(client_id id) const noexcept
+        requires has_messages
+    {
+        const connection* c = find(id);
+        return c != nullptr ? &c->port.endpoint().statistics() : nullptr;
     }
 
     /// The state packet `sequence` brought the client to, while it is in the
@@ -281,6 +393,21 @@ private:
         /// learnt from this client's full packets: the selection may plan
         /// budget / ratio bit-packed bits.
         double coded_ratio = 1.0;
+
+        /// Per entity array whose entity has replication conditions, a
+        /// std::vector<std::optional<Entity>> of this client's copies.
+        std::array<std::shared_ptr<void>, field_count> conditioned;
+
+        using inputs_type = replication::optional_part<has_inputs, replication::input_receiver<Input>>;
+        using port_holder = replication::optional_part<has_messages, port_type>;
+        /// The client's inputs, and the messages both ways.
+        [[no_unique_address]] inputs_type inputs;
+        [[no_unique_address]] port_holder port;
+
+        explicit connection(const replication_options& options)
+            : inputs(replication::make_part<inputs_type>(options)), port(replication::make_part<port_holder>(options))
+        {
+        }
     };
 
     connection* find(client_id id) const noexcept { return id < connections_.size() ? connections_[id].get() : nullptr; }
@@ -415,17 +542,43 @@ private:
     /// The slot as this client should have it now: the entity, or empty when
     /// it is absent or not relevant to the client.
     template <class Entity>
-    const std::optional<Entity>& target_slot(client_id id, entity_key key, const State& state,
-                                              const std::optional<Entity>& slot) const
+    const std::optional<Entity>& target_slot(connection& c, client_id id, entity_key key, const State& state,
+                                              const std::optional<Entity>& slot, const std::optional<Entity>& known,
+                                              const std::optional<Entity>& sent) const
     {
         static const std::optional<Entity> none;
         if (!slot.has_value())
             return slot;
-        if (const auto& typed = typed_relevant_[key.field])
-            return typed(id, key.id, &*slot) ? slot : none;
-        if (relevant_ && !relevant_(id, key, state))
+        if (const auto& typed = typed_relevant_[key.field]) {
+            if (!typed(id, key.id, &*slot))
+                return none;
+        } else if (relevant_ && !relevant_(id, key, state)) {
             return none;
-        return slot;
+        }
+        if constexpr (replication::has_conditions<Entity>) {
+            // The client's own copy, in the connection: the entity with its
+            // conditioned members as this client may have them. An
+            // initial_only member keeps the value of the copy the client
+            // has, or may have from a packet in flight.
+            static const Entity defaults{};
+            std::optional<Entity>& view = conditioned_slot<Entity>(c, key);
+            view = slot;
+            const auto& owner = typed_owner_[key.field];
+            const std::optional<client_id> owned_by = owner ? owner(key.id, &*slot) : std::nullopt;
+            const Entity* had = known ? &*known : (sent ? &*sent : nullptr);
+            replication::apply_conditions(*view, had, owned_by == id, defaults);
+            return view;
+        } else {
+            static_cast<void>(c), static_cast<void>(known), static_cast<void>(sent);
+            return slot;
+        }
+    }
+
+    /// Where a client's conditioned copy of entity `key` lives.
+    template <class Entity>
+    static std::optional<Entity>& conditioned_slot(connection& c, entity_key key)
+    {
+        return (*static_cast<std::vector<std::optional<Entity>>*>(c.conditioned[key.field].get()))[key.id];
     }
 
     /// Sets the view's entity slots (which start as the baseline's). A slot
@@ -481,7 +634,9 @@ private:
             // An entity whose value cannot be encoded stays as the client
             // may have it: the last packet's version.
             const slot_type& target =
-                c.any_unsendable && c.unsendable[first + slot] ? sent[slot] : target_slot(id, key, state, now[slot]);
+                c.any_unsendable && c.unsendable[first + slot]
+                    ? sent[slot]
+                    : target_slot(c, id, key, state, now[slot], old[slot], sent[slot]);
             if (same(old[slot], target)) {
                 set_priority(c, first + slot, 0.0f);
                 continue;
@@ -684,8 +839,10 @@ private:
         // Fields other than entities are brought to this tick (or, when the
         // tick's value cannot be encoded, kept as the client may have them);
         // entities start as the client has them and are updated by priority.
-        const std::size_t header_bits = 8 * replication::crc_bytes + replication::header_bits +
-                                        (coded ? replication::coded_header_bits + 7 : 0);
+        std::size_t header_bits = 8 * replication::crc_bytes + replication::header_bits +
+                                  (coded ? replication::coded_header_bits + 7 : 0);
+        if constexpr (has_inputs)
+            header_bits += 1 + (c.inputs.any() ? 16 : 0);
         std::size_t used_bits = header_bits + 1 + (options_.check_value ? 32 : 0);
         replication::for_each_field_index<State>([&](auto index) {
             constexpr std::size_t I = decltype(index)::value;
@@ -707,20 +864,50 @@ private:
             c.tokens = std::min(c.tokens + per_tick, std::max(per_tick, static_cast<double>(options_.max_packet_bytes)));
             budget_bytes = c.tokens <= 0 ? 0 : std::min(budget_bytes, static_cast<std::size_t>(c.tokens));
         }
+        // Reliable messages come first, within their share of the budget;
+        // like the header they are sent as they are, never coded. The
+        // unreliable part's end bit and the padding after the section are
+        // counted with them.
+        if constexpr (has_messages) {
+            const std::size_t budget_bits = budget_bytes * 8;
+            const std::size_t share = static_cast<std::size_t>(static_cast<double>(budget_bits) *
+                                                               std::clamp(options_.reliable_share, 0.0, 1.0));
+            const std::size_t whole = budget_bits > used_bits + 8 ? budget_bits - used_bits - 8 : 0;
+            const std::size_t message_bits = c.port.endpoint().plan_reliable(c.stats.packets_sent, share, whole) + 1 + 7;
+            header_bits += message_bits;
+            used_bits += message_bits;
+        }
         // The selection plans in bit-packed bits; a coded packet holds
         // about 1 / coded_ratio as many (with a little room to spare).
+        const double ratio = coded ? std::max(c.coded_ratio, 0.05) * 1.03 : 1.0;
         std::size_t plan_bits = budget_bytes * 8;
         if (coded && plan_bits > header_bits)
-            plan_bits = header_bits + static_cast<std::size_t>(static_cast<double>(plan_bits - header_bits) /
-                                                               (std::max(c.coded_ratio, 0.05) * 1.03));
+            plan_bits = header_bits + static_cast<std::size_t>(static_cast<double>(plan_bits - header_bits) / ratio);
         const std::uint64_t sent_before = c.stats.entities_sent;
         const bool exact = select_entities(c, id, state, *base, previous, view, used_bits, plan_bits);
+        if constexpr (has_messages) {
+            // Unreliable messages in the room the state left, in real bits.
+            const double state_bits = static_cast<double>(used_bits - header_bits) * ratio;
+            const double left = static_cast<double>(budget_bytes * 8) - static_cast<double>(header_bits) - state_bits;
+            c.port.endpoint().plan_unreliable(left > 1 ? static_cast<std::size_t>(left) + 1 : 1);
+        }
 
         failure_record failure;
         basic_write_stream<scope::replication> stream(std::span<std::uint8_t>(c.packet).subspan(replication::crc_bytes),
                                                       failure);
         if (!header.serialize(stream)) [[unlikely]]
             return stream.failure_status("packet");
+        if constexpr (has_inputs) {
+            bool has_input_ack = c.inputs.any();
+            std::uint32_t input_ack = c.inputs.newest() & 0xFFFFu;
+            if (!stream.serialize_bool(has_input_ack) || (has_input_ack && !stream.serialize_bits(input_ack, 16)))
+                [[unlikely]]
+                return stream.failure_status("packet");
+        }
+        if constexpr (has_messages) {
+            if (!c.port.endpoint().write(stream) || !stream.serialize_align()) [[unlikely]]
+                return stream.failure_status("packet");
+        }
         if (coded) {
             // The coded bytes start at the next byte and fill the budget at
             // most (or the packet, when only what must go is in it).
@@ -760,6 +947,8 @@ private:
     /// The packet exists: its view joins the ring and it counts as sent.
     void commit(connection& c, const replication::packet_header& header, std::size_t size) noexcept
     {
+        if constexpr (has_messages)
+            c.port.endpoint().commit(c.stats.packets_sent);
         auto& entry = c.ring[c.next_sequence % options_.window];
         std::swap(c.spare, entry);
         entry->sequence = c.next_sequence;
@@ -781,6 +970,8 @@ private:
 
     void roll_back(connection& c, const server_client_statistics& stats, double tokens) noexcept
     {
+        if constexpr (has_messages)
+            c.port.endpoint().cancel();
         for (auto it = c.priority_undo.rbegin(); it != c.priority_undo.rend(); ++it)
             c.priority[it->first] = it->second;
         c.priority_undo.clear();
@@ -874,17 +1065,46 @@ private:
         return stream.failure_status(reflect::type_name<State>());
     }
 
-    status apply_ack(connection& c, std::span<const std::uint8_t> bytes)
+    /// A client's packet: its ack, then its inputs and messages. All or
+    /// nothing: every part is checked before any is applied.
+    status apply_client_packet(connection& c, client_id id, std::span<const std::uint8_t> bytes)
     {
         if (status sealed = replication::check_seal(options_.protocol_id, replication::packet_kind::ack, bytes); !sealed)
             return sealed;
-        if (bytes.size() != replication::ack_bytes) [[unlikely]]
-            return status(error::trailing_data, bytes.size() * 8, "ack", "an ack is exactly 11 bytes");
+        const std::span<const std::uint8_t> body = bytes.subspan(replication::crc_bytes);
         failure_record failure;
-        read_stream stream(bytes.subspan(replication::crc_bytes), failure);
+        replication::message_read_stream stream(body, failure);
         replication::ack_record ack;
         if (!ack.serialize(stream)) [[unlikely]]
             return stream.failure_status("ack");
+        if constexpr (has_inputs) {
+            if (!c.inputs.read(stream)) [[unlikely]]
+                return stream.failure_status("packet");
+        }
+        if constexpr (has_messages) {
+            if (!c.port.read(stream)) [[unlikely]]
+                return stream.failure_status("packet");
+        }
+        if (!stream.serialize_align()) [[unlikely]]
+            return stream.failure_status("packet");
+        if (replication::crc_bytes + stream.bit_position() / 8 != bytes.size()) [[unlikely]]
+            return status(error::trailing_data, 8 * replication::crc_bytes + stream.bit_position(), "packet",
+                          "whole bytes left over after the client's packet");
+        if (status acked = apply_ack(c, ack); !acked) [[unlikely]]
+            return acked;
+        if constexpr (has_inputs) {
+            c.inputs.apply();
+            if (on_input_)
+                for (const received_input<Input>& input : c.inputs.delivered())
+                    on_input_(id, input.tick, input.input);
+        }
+        if constexpr (has_messages)
+            c.port.apply(body, handlers_, id);
+        return {};
+    }
+
+    status apply_ack(connection& c, const replication::ack_record& ack)
+    {
         if (!ack.any)
             return {};
         const std::uint16_t last_sent = static_cast<std::uint16_t>(c.next_sequence - 1);
@@ -931,7 +1151,10 @@ private:
     /// Per top-level field: the typed callbacks of its entity array.
     std::array<std::function<float(client_id, std::uint32_t, const void*)>, field_count> typed_priority_;
     std::array<std::function<bool(client_id, std::uint32_t, const void*)>, field_count> typed_relevant_;
+    std::array<std::function<std::optional<client_id>(std::uint32_t, const void*)>, field_count> typed_owner_;
     invalid_value_function on_invalid_;
+    [[no_unique_address]] replication::optional_part<has_inputs, input_function> on_input_;
+    [[no_unique_address]] replication::optional_part<has_messages, typename port_type::handlers_type> handlers_;
     /// Per entity slot, then per top-level field: reported to on_invalid_
     /// and not encodable since. Shared by every connection (one report per
     /// value, not per client), so atomic.

@@ -1,0 +1,246 @@
+// Player input, client to server: the client keeps the newest inputs the
+// server has not acknowledged and sends them all in every packet, each
+// delta-encoded against the one before it, so a lost packet loses no input
+// while a later one arrives; the server delivers each once, in tick order
+// (docs/replication.md, section 10.2).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <bitrep/delta.hpp>
+#include <bitrep/reflect.hpp>
+#include <bitrep/replication/message_channel.hpp>
+#include <bitrep/replication/packet.hpp>
+#include <bitrep/serialize.hpp>
+#include <bitrep/status.hpp>
+#include <bitrep/wire/bits.hpp>
+
+namespace bitrep {
+
+/// The Input of a game that sends none (the default): its packets carry no
+/// input section at all.
+struct no_input {};
+
+/// One input as the server delivers it.
+template <class Input>
+struct received_input {
+    std::uint32_t tick = 0;
+    Input input{};
+};
+
+namespace replication {
+
+template <class Input>
+inline constexpr bool has_inputs = !std::is_same_v<Input, no_input>;
+
+/// The bits of an input packet's count for a window of `window` inputs.
+constexpr int input_count_bits(std::size_t window) noexcept { return bits_required_for_span(window); }
+
+/// The client's side: the window of unacknowledged inputs.
+template <class Input>
+class input_sender {
+public:
+    explicit input_sender(std::size_t window)
+        : window_(window < 1 ? 1 : window), inputs_(window_), scratch_(scratch_bytes())
+    {
+    }
+    static input_sender from_options(const replication_options& options) { return input_sender(options.input_window); }
+
+    /// Queues `input` for `tick`, newer than the previous one. Refused
+    /// (and nothing queued) when the tick is not newer, or a value is
+    /// outside its annotation (the status names it). A full window drops
+    /// its oldest input, which went out in `window` packets.
+    status push(std::uint32_t tick, const Input& input)
+    {
+        if (any_ && static_cast<std::int32_t>(tick - newest_) <= 0) [[unlikely]]
+            return status(error::out_of_range, 0, "input", "tick not newer than the previous input's");
+        failure_record failure;
+        message_write_stream check(scratch_, failure);
+        if (!bitrep::serialize(check, input)) [[unlikely]]
+            return check.failure_status(reflect::type_name<Input>());
+        if (count_ == window_) {
+            first_ = (first_ + 1) % window_;
+            --count_;
+        }
+        received_input<Input>& slot = inputs_[(first_ + count_) % window_];
+        slot.tick = tick;
+        slot.input = input;
+        ++count_;
+        any_ = true;
+        newest_ = tick;
+        return {};
+    }
+
+    /// The server delivered every input up to the one whose tick ends in
+    /// `low_bits`: they leave the window. The full tick is the newest sent
+    /// with those low bits (acks name recent inputs).
+    void acknowledged(std::uint16_t low_bits) noexcept
+    {
+        if (!any_)
+            return;
+        const std::uint32_t acked = newest_ - static_cast<std::uint16_t>(static_cast<std::uint16_t>(newest_) - low_bits);
+        while (count_ != 0 && static_cast<std::int32_t>(inputs_[first_].tick - acked) <= 0) {
+            first_ = (first_ + 1) % window_;
+            --count_;
+        }
+    }
+
+    std::size_t waiting() const noexcept { return count_; }
+
+    /// Drops the oldest inputs until the section takes at most `room_bits`
+    /// (they went out in earlier packets); returns how many.
+    std::size_t fit(std::size_t room_bits)
+    {
+        std::size_t dropped = 0;
+        while (count_ != 0 && bound_bits() > room_bits) {
+            first_ = (first_ + 1) % window_;
+            --count_;
+            ++dropped;
+        }
+        return dropped;
+    }
+
+    /// The input section: count, then the inputs oldest first.
+    template <class Stream>
+    bool write(Stream& stream) const
+    {
+        std::uint32_t count = static_cast<std::uint32_t>(count_);
+        if (!stream.serialize_bits(count, input_count_bits(window_)))
+            return false;
+        const received_input<Input>* previous = nullptr;
+        for (std::size_t i = 0; i < count_; ++i) {
+            const received_input<Input>& entry = inputs_[(first_ + i) % window_];
+            std::uint32_t tick = entry.tick;
+            if (previous == nullptr) {
+                if (!stream.serialize_bits(tick, 32) || !bitrep::serialize(stream, entry.input))
+                    return false;
+            } else {
+                bool next = entry.tick == previous->tick + 1;
+                if (!stream.serialize_bool(next) || (!next && !stream.serialize_bits(tick, 32)) ||
+                    !write_delta(stream, previous->input, entry.input))
+                    return false;
+            }
+            previous = &entry;
+        }
+        return true;
+    }
+
+private:
+    static std::size_t scratch_bytes() noexcept
+    {
+        constexpr std::size_t bits = codec<Input>::max_bits();
+        return bits == unbounded_bits ? 65536 : bits / 8 + 8;
+    }
+
+    std::size_t bound_bits() const
+    {
+        basic_measure_stream<scope::replication> measure;
+        static_cast<void>(write(measure));
+        return measure.bits();
+    }
+
+    std::size_t window_;
+    std::vector<received_input<Input>> inputs_; ///< a ring: count_ from first_
+    std::vector<std::uint8_t> scratch_;         ///< checks an input encodes before it is queued
+    std::size_t first_ = 0;
+    std::size_t count_ = 0;
+    bool any_ = false;
+    std::uint32_t newest_ = 0;
+};
+
+/// Counters of the server's input receiver, per client.
+struct input_statistics {
+    std::uint64_t delivered = 0;
+    std::uint64_t duplicates = 0;    ///< inputs received again (redundant copies), dropped
+    std::uint64_t ticks_skipped = 0; ///< ticks between two delivered inputs that none arrived for
+};
+
+/// The server's side, per client: reads a packet's inputs, then delivers
+/// the new ones once the packet is accepted.
+template <class Input>
+class input_receiver {
+public:
+    explicit input_receiver(std::size_t window) : window_(window < 1 ? 1 : window), read_(window_)
+    {
+        delivered_.reserve(window_);
+    }
+    static input_receiver from_options(const replication_options& options) { return input_receiver(options.input_window); }
+
+    /// Reads the input section. False on malformed or forged input (the
+    /// failure record says what and where); nothing changes.
+    template <class Stream>
+    bool read(Stream& stream)
+    {
+        read_count_ = 0;
+        const std::size_t at = stream.bit_position();
+        std::uint32_t count = 0;
+        if (!stream.serialize_bits(count, input_count_bits(window_)))
+            return false;
+        if (count > window_) [[unlikely]]
+            return stream.fail(error::out_of_range, at, "more inputs than the input window");
+        for (std::size_t i = 0; i < count; ++i) {
+            received_input<Input>& entry = read_[i];
+            const std::size_t tick_at = stream.bit_position();
+            bool ok;
+            if (i == 0) {
+                ok = stream.serialize_bits(entry.tick, 32) && bitrep::serialize(stream, entry.input);
+            } else {
+                const received_input<Input>& previous = read_[i - 1];
+                bool next = false;
+                entry.tick = previous.tick + 1;
+                ok = stream.serialize_bool(next) && (next || stream.serialize_bits(entry.tick, 32));
+                if (ok && static_cast<std::int32_t>(entry.tick - previous.tick) <= 0) [[unlikely]]
+                    return stream.fail(error::out_of_range, tick_at, "input ticks not increasing");
+                ok = ok && read_delta(stream, previous.input, entry.input);
+            }
+            if (!ok) {
+                stream.enter_index(i);
+                stream.enter_member("inputs");
+                return false;
+            }
+        }
+        read_count_ = count;
+        return true;
+    }
+
+    /// Delivers the inputs read that are newer than every one delivered,
+    /// in tick order, to delivered() (replacing the previous packet's).
+    void apply()
+    {
+        delivered_.clear();
+        for (std::size_t i = 0; i < read_count_; ++i) {
+            const received_input<Input>& entry = read_[i];
+            if (any_ && static_cast<std::int32_t>(entry.tick - newest_) <= 0) {
+                stats_.duplicates += 1;
+                continue;
+            }
+            if (any_)
+                stats_.ticks_skipped += entry.tick - newest_ - 1;
+            any_ = true;
+            newest_ = entry.tick;
+            delivered_.push_back(entry);
+            stats_.delivered += 1;
+        }
+        read_count_ = 0;
+    }
+
+    std::span<const received_input<Input>> delivered() const noexcept { return delivered_; }
+    bool any() const noexcept { return any_; }
+    std::uint32_t newest() const noexcept { return newest_; }
+    const input_statistics& statistics() const noexcept { return stats_; }
+
+private:
+    std::size_t window_;
+    std::vector<received_input<Input>> read_;
+    std::size_t read_count_ = 0;
+    std::vector<received_input<Input>> delivered_;
+    bool any_ = false;
+    std::uint32_t newest_ = 0;
+    input_statistics stats_;
+};
+
+} // namespace replication
+} // namespace bitrep

@@ -1,0 +1,401 @@
+// The message channels of one end (include/bitrep/replication/message_channel.hpp,
+// docs/replication.md section 10): compiled once, since it handles messages
+// as bits and is the same for every game.
+#include <bitrep/replication/message_channel.hpp>
+
+#include <algorithm>
+
+namespace bitrep::replication {
+
+namespace {
+constexpr std::uint32_t id_bits = 16;
+
+/// Upper bound of a message's bits in a section after its "another
+/// follows" bit and id: its type index, the alignment before its body
+/// (7 at most) and the body.
+std::size_t framed_bits(const message_limits& limits, std::size_t body_bits) noexcept
+{
+    return static_cast<std::size_t>(limits.type_bits) + 7 + body_bits;
+}
+
+std::size_t whole_bytes(std::size_t bits) noexcept { return (bits + 7) / 8; }
+} // namespace
+
+message_endpoint::message_endpoint(const message_limits& limits)
+    : limits_(limits), resend_interval_(static_cast<double>(limits.resend_packets))
+{
+    limits_.queue = std::clamp<std::size_t>(limits_.queue, 1, 32768);
+    reliable_.resize(limits_.queue);
+    unreliable_.resize(limits_.queue);
+    received_.resize(limits_.queue);
+    reliable_memory_.resize(limits_.queue * limits_.body_bytes);
+    unreliable_memory_.resize(limits_.queue * limits_.body_bytes);
+    received_memory_.resize(limits_.queue * limits_.body_bytes);
+    planned_reliable_.reserve(limits_.queue);
+    planned_unreliable_.reserve(limits_.queue);
+    read_.reserve(2 * limits_.queue);
+}
+
+std::span<std::uint8_t> message_endpoint::reliable_bytes(std::uint16_t id) noexcept
+{
+    return std::span<std::uint8_t>(reliable_memory_).subspan((id % limits_.queue) * limits_.body_bytes, limits_.body_bytes);
+}
+
+std::span<const std::uint8_t> message_endpoint::reliable_bytes(std::uint16_t id) const noexcept
+{
+    return std::span<const std::uint8_t>(reliable_memory_)
+        .subspan((id % limits_.queue) * limits_.body_bytes, limits_.body_bytes);
+}
+
+std::span<std::uint8_t> message_endpoint::unreliable_bytes(std::size_t position) noexcept
+{
+    return std::span<std::uint8_t>(unreliable_memory_).subspan(position * limits_.body_bytes, limits_.body_bytes);
+}
+
+std::span<const std::uint8_t> message_endpoint::unreliable_bytes(std::size_t position) const noexcept
+{
+    return std::span<const std::uint8_t>(unreliable_memory_).subspan(position * limits_.body_bytes, limits_.body_bytes);
+}
+
+std::span<std::uint8_t> message_endpoint::received_bytes(std::uint16_t id) noexcept
+{
+    return std::span<std::uint8_t>(received_memory_).subspan((id % limits_.queue) * limits_.body_bytes, limits_.body_bytes);
+}
+
+std::span<std::uint8_t> message_endpoint::slot(channel ch) noexcept
+{
+    if (ch == channel::reliable) {
+        if (static_cast<std::uint16_t>(send_next_ - send_head_) >= limits_.queue)
+            return {};
+        return reliable_bytes(send_next_);
+    }
+    if (unreliable_count_ >= limits_.queue)
+        return {};
+    return unreliable_bytes((unreliable_head_ + unreliable_count_) % limits_.queue);
+}
+
+void message_endpoint::queue(channel ch, std::uint16_t type, std::size_t bits) noexcept
+{
+    if (ch == channel::reliable) {
+        reliable_[send_next_ % limits_.queue] = send_entry{type, bits, 0, false, false};
+        ++send_next_;
+        stats_.reliable_queued += 1;
+    } else {
+        // An unreliable entry's last_sent holds the packet count when it was
+        // queued, from which it expires.
+        unreliable_[(unreliable_head_ + unreliable_count_) % limits_.queue] =
+            send_entry{type, bits, packets_written_, false, false};
+        ++unreliable_count_;
+        stats_.unreliable_queued += 1;
+    }
+}
+
+std::size_t message_endpoint::waiting(channel ch) const noexcept
+{
+    return ch == channel::reliable ? static_cast<std::uint16_t>(send_next_ - send_head_) : unreliable_count_;
+}
+
+std::size_t message_endpoint::plan_reliable(std::uint64_t packet, std::size_t budget_bits, std::size_t whole_bits) noexcept
+{
+    const auto interval = static_cast<std::uint64_t>(resend_interval_);
+    planned_reliable_.clear();
+    std::size_t bits = 1 + (ack_due() ? id_bits : 0) + 1;
+    bool have_previous = false;
+    std::uint16_t previous = 0;
+    for (std::uint16_t id = send_head_; id != send_next_; ++id) {
+        const send_entry& entry = reliable_[id % limits_.queue];
+        if (entry.sent && packet - entry.last_sent < interval)
+            continue;
+        const std::size_t id_cost = !have_previous ? id_bits : (id == static_cast<std::uint16_t>(previous + 1) ? 1 : 1 + id_bits);
+        const std::size_t cost = 1 + id_cost + framed_bits(limits_, entry.bits);
+        const bool first = planned_reliable_.empty();
+        if (bits + cost > budget_bits && !(first && bits + cost <= whole_bits))
+            break;
+        planned_reliable_.push_back(id);
+        bits += cost;
+        have_previous = true;
+        previous = id;
+    }
+    return bits;
+}
+
+std::size_t message_endpoint::plan_unreliable(std::size_t budget_bits) noexcept
+{
+    planned_unreliable_.clear();
+    std::size_t bits = 1;
+    for (std::size_t i = 0; i < unreliable_count_; ++i) {
+        const std::size_t position = (unreliable_head_ + i) % limits_.queue;
+        const send_entry& entry = unreliable_[position];
+        if (entry.sent)
+            continue;
+        const std::size_t cost = 1 + framed_bits(limits_, entry.bits);
+        if (bits + cost > budget_bits)
+            continue; // a smaller one further on may fit
+        planned_unreliable_.push_back(position);
+        bits += cost;
+    }
+    return bits;
+}
+
+bool message_endpoint::write_body(message_write_stream& stream, std::span<const std::uint8_t> body, std::size_t bits)
+{
+    // Bodies were encoded from a whole byte, where they start again here, so
+    // that a string's alignment inside them falls where it did.
+    if (!stream.serialize_align())
+        return false;
+    const std::size_t whole = bits / 8;
+    if (whole != 0 && !stream.serialize_bytes(const_cast<std::uint8_t*>(body.data()), whole))
+        return false;
+    const int rest = static_cast<int>(bits % 8);
+    if (rest == 0)
+        return true;
+    std::uint32_t last = body[whole] & ((1u << rest) - 1u);
+    return stream.serialize_bits(last, rest);
+}
+
+bool message_endpoint::write(message_write_stream& stream) const
+{
+    bool has_ack = ack_due();
+    if (!stream.serialize_bool(has_ack))
+        return false;
+    if (has_ack) {
+        std::uint32_t ack = receive_next_;
+        if (!stream.serialize_bits(ack, id_bits))
+            return false;
+    }
+    bool have_previous = false;
+    std::uint16_t previous = 0;
+    for (const std::uint16_t id : planned_reliable_) {
+        const send_entry& entry = reliable_[id % limits_.queue];
+        bool another = true;
+        if (!stream.serialize_bool(another))
+            return false;
+        std::uint32_t id_value = id;
+        if (have_previous) {
+            bool next = id == static_cast<std::uint16_t>(previous + 1);
+            if (!stream.serialize_bool(next))
+                return false;
+            if (!next && !stream.serialize_bits(id_value, id_bits))
+                return false;
+        } else if (!stream.serialize_bits(id_value, id_bits)) {
+            return false;
+        }
+        std::uint32_t type = entry.type;
+        if ((limits_.type_bits != 0 && !stream.serialize_bits(type, limits_.type_bits)) ||
+            !write_body(stream, reliable_bytes(id), entry.bits))
+            return false;
+        have_previous = true;
+        previous = id;
+    }
+    bool end = false;
+    if (!stream.serialize_bool(end))
+        return false;
+    for (const std::size_t position : planned_unreliable_) {
+        const send_entry& entry = unreliable_[position];
+        bool another = true;
+        std::uint32_t type = entry.type;
+        if (!stream.serialize_bool(another) ||
+            (limits_.type_bits != 0 && !stream.serialize_bits(type, limits_.type_bits)) ||
+            !write_body(stream, unreliable_bytes(position), entry.bits))
+            return false;
+    }
+    return stream.serialize_bool(end);
+}
+
+void message_endpoint::commit(std::uint64_t packet) noexcept
+{
+    packets_written_ = packet;
+    bool resent = false;
+    for (const std::uint16_t id : planned_reliable_) {
+        send_entry& entry = reliable_[id % limits_.queue];
+        resent = resent || entry.sent;
+        stats_.reliable_resent += entry.sent ? 1 : 0;
+        entry.resent = entry.sent;
+        entry.sent = true;
+        entry.last_sent = packet;
+    }
+    // Acks later than the interval: back off until a message sent once is
+    // acknowledged and times the round trip again.
+    if (resent)
+        resend_interval_ = std::min(2 * resend_interval_, 64.0);
+    for (const std::size_t position : planned_unreliable_) {
+        unreliable_[position].sent = true;
+        stats_.unreliable_sent += 1;
+    }
+    // Unreliable messages that found no room in time are dropped; sent and
+    // dropped ones leave the ring from its head.
+    for (std::size_t i = 0; i < unreliable_count_; ++i) {
+        send_entry& entry = unreliable_[(unreliable_head_ + i) % limits_.queue];
+        if (!entry.sent && packet - entry.last_sent >= limits_.resend_packets) {
+            entry.sent = true;
+            stats_.unreliable_expired += 1;
+        }
+    }
+    while (unreliable_count_ != 0 && unreliable_[unreliable_head_].sent) {
+        unreliable_head_ = (unreliable_head_ + 1) % limits_.queue;
+        --unreliable_count_;
+    }
+    if (ack_packets_left_ > 0)
+        --ack_packets_left_;
+    cancel();
+}
+
+void message_endpoint::cancel() noexcept
+{
+    planned_reliable_.clear();
+    planned_unreliable_.clear();
+}
+
+bool message_endpoint::read_body(message_read_stream& stream, std::uint16_t type, message_validator validate,
+                                 void* context, read_message& message)
+{
+    if (!stream.serialize_align())
+        return false;
+    message.type = type;
+    message.start_bit = stream.bit_position();
+    if (!validate(context, type, stream))
+        return false;
+    message.bits = stream.bit_position() - message.start_bit;
+    if (whole_bytes(message.bits) > limits_.body_bytes) [[unlikely]]
+        return stream.fail(error::out_of_range, message.start_bit, "message larger than any this end sends");
+    return true;
+}
+
+bool message_endpoint::read(message_read_stream& stream, message_validator validate, void* context)
+{
+    read_.clear();
+    read_has_ack_ = false;
+    const std::size_t ack_at = stream.bit_position();
+    bool has_ack = false;
+    if (!stream.serialize_bool(has_ack))
+        return false;
+    if (has_ack) {
+        std::uint32_t ack = 0;
+        if (!stream.serialize_bits(ack, id_bits))
+            return false;
+        const auto acked = static_cast<std::uint16_t>(ack);
+        const auto ahead = static_cast<std::uint16_t>(acked - send_head_);
+        if (ahead <= static_cast<std::uint16_t>(send_next_ - send_head_)) {
+            read_has_ack_ = true;
+            read_ack_ = acked;
+        } else if (static_cast<std::uint16_t>(send_head_ - acked) > 0x8000u) [[unlikely]] {
+            return stream.fail(error::out_of_range, ack_at, "acknowledges a message never sent");
+        } // else an older ack than one already applied: nothing new
+    }
+    std::size_t reliable_count = 0;
+    bool have_previous = false;
+    std::uint16_t previous = 0;
+    bool another = false;
+    while (read_another(stream, reliable_count, "more reliable messages than a queue holds", another) && another) {
+        const std::size_t at = stream.bit_position();
+        std::uint32_t id = static_cast<std::uint16_t>(previous + 1);
+        bool next = false;
+        if (have_previous && !stream.serialize_bool(next))
+            return false;
+        if (!next && !stream.serialize_bits(id, id_bits))
+            return false;
+        const auto message_id = static_cast<std::uint16_t>(id);
+        const auto ahead = static_cast<std::uint16_t>(message_id - receive_next_);
+        if (ahead >= limits_.queue && static_cast<std::uint16_t>(receive_next_ - message_id) > 0x8000u) [[unlikely]]
+            return stream.fail(error::out_of_range, at, "message id past the receive window");
+        std::uint32_t type = 0;
+        if (limits_.type_bits != 0 && !stream.serialize_bits(type, limits_.type_bits))
+            return false;
+        read_message message;
+        message.ch = channel::reliable;
+        message.id = message_id;
+        if (!read_body(stream, static_cast<std::uint16_t>(type), validate, context, message))
+            return false;
+        read_.push_back(message);
+        have_previous = true;
+        previous = message_id;
+    }
+    if (stream.failure().failed())
+        return false;
+    std::size_t unreliable_count = 0;
+    while (read_another(stream, unreliable_count, "more unreliable messages than a queue holds", another) && another) {
+        std::uint32_t type = 0;
+        if (limits_.type_bits != 0 && !stream.serialize_bits(type, limits_.type_bits))
+            return false;
+        read_message message;
+        message.ch = channel::unreliable;
+        if (!read_body(stream, static_cast<std::uint16_t>(type), validate, context, message))
+            return false;
+        read_.push_back(message);
+    }
+    return !stream.failure().failed();
+}
+
+bool message_endpoint::read_another(message_read_stream& stream, std::size_t& count, const char* too_many,
+                                    bool& another) const
+{
+    const std::size_t at = stream.bit_position();
+    if (!stream.serialize_bool(another))
+        return false;
+    if (another && ++count > limits_.queue) [[unlikely]]
+        return stream.fail(error::out_of_range, at, too_many);
+    return true;
+}
+
+void message_endpoint::apply(std::span<const std::uint8_t> bytes, message_deliverer deliver, void* context)
+{
+    if (read_has_ack_) {
+        const auto freed = static_cast<std::uint16_t>(read_ack_ - send_head_);
+        stats_.reliable_acked += freed;
+        // Messages sent once time the round trip: from the packet that
+        // carried them to the one this end writes next.
+        for (std::uint16_t id = send_head_; id != read_ack_; ++id) {
+            const send_entry& entry = reliable_[id % limits_.queue];
+            if (!entry.sent || entry.resent)
+                continue;
+            const double sample = static_cast<double>(packets_written_ + 1 - entry.last_sent);
+            round_trip_ = have_round_trip_ ? round_trip_ + (sample - round_trip_) / 8 : sample;
+            have_round_trip_ = true;
+            resend_interval_ = std::max(static_cast<double>(limits_.resend_packets), 1.25 * round_trip_ + 1.0);
+        }
+        send_head_ = read_ack_;
+        read_has_ack_ = false;
+    }
+    for (const read_message& message : read_) {
+        if (message.ch != channel::reliable)
+            continue;
+        // The peer may still be waiting for an ack of this one (or of one
+        // it resent because the ack was lost).
+        ack_packets_left_ = limits_.ack_packets;
+        receive_entry& entry = received_[message.id % limits_.queue];
+        const auto ahead = static_cast<std::uint16_t>(message.id - receive_next_);
+        if (ahead >= limits_.queue || entry.held) {
+            stats_.reliable_duplicates += 1;
+            continue;
+        }
+        const std::size_t size = whole_bytes(message.bits);
+        std::copy_n(bytes.begin() + static_cast<std::ptrdiff_t>(message.start_bit / 8), size,
+                    received_bytes(message.id).begin());
+        entry = receive_entry{true, message.type, message.bits};
+    }
+    deliver_in_order(deliver, context);
+    for (const read_message& message : read_) {
+        if (message.ch != channel::unreliable)
+            continue;
+        stats_.unreliable_delivered += 1;
+        deliver(context, message_view{message.type, bytes.subspan(message.start_bit / 8, whole_bytes(message.bits)),
+                                      message.bits});
+    }
+    read_.clear();
+}
+
+void message_endpoint::deliver_in_order(message_deliverer deliver, void* context)
+{
+    for (;;) {
+        receive_entry& entry = received_[receive_next_ % limits_.queue];
+        if (!entry.held)
+            return;
+        entry.held = false;
+        const std::uint16_t id = receive_next_;
+        ++receive_next_;
+        stats_.reliable_delivered += 1;
+        deliver(context, message_view{entry.type, received_bytes(id).first(whole_bytes(entry.bits)), entry.bits});
+    }
+}
+
+} // namespace bitrep::replication

@@ -1,0 +1,259 @@
+// libFuzzer target: hostile bytes into both packet readers of a game with
+// inputs and messages (docs/replication.md, section 10): the server's
+// reader of client packets (ack, inputs, message section) and the client's
+// reader of state packets (input ack, message section, state). Each input
+// goes in raw and re-sealed with a valid CRC, so that it reaches the
+// sections. The checks: a refused packet delivers nothing (no input, no
+// message handler) and changes nothing (the server's next packet, the
+// client's state and statistics); an accepted one delivers inputs in
+// increasing tick order, newer than any delivered before, and messages that
+// are values of their types within their bounds.
+#include <bitrep/bitrep.hpp>
+#include <bitrep/replication.hpp>
+
+#include "../replication_world.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace fuzz {
+
+struct World {
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
+    bitrep::entity_array<Cube, 16> cubes;
+};
+BOOST_DESCRIBE_STRUCT(World, (), (tick, cubes))
+
+struct Input {
+    bitrep::ranged<int, -1, 1> move_x, move_y;
+    bool fire = false;
+};
+BOOST_DESCRIBE_STRUCT(Input, (), (move_x, move_y, fire))
+
+struct Chat {
+    bitrep::ranged<std::uint32_t, 0, 1000> serial;
+    bitrep::bounded_string<24> text;
+};
+BOOST_DESCRIBE_STRUCT(Chat, (), (serial, text))
+
+struct Buy {
+    bitrep::ranged<int, 0, 99> item;
+    bitrep::bounded_vector<bitrep::ranged<int, 0, 9>, 4> options;
+};
+BOOST_DESCRIBE_STRUCT(Buy, (), (item, options))
+
+using Messages = bitrep::message_set<Chat, Buy>;
+using server_type = bitrep::replication_server<World, Input, Messages>;
+using client_type = bitrep::replication_client<World, Input, Messages>;
+using bytes = std::vector<std::uint8_t>;
+
+[[noreturn]] void fail(const char* what, const bitrep::status& st = {})
+{
+    std::fprintf(stderr, "two_way_fuzz: %s (%s)\n", what, st.message().c_str());
+    std::abort();
+}
+
+bitrep::replication_options options()
+{
+    bitrep::replication_options o;
+    o.window = 8;
+    o.message_queue = 8;
+    o.input_window = 4;
+    return o;
+}
+
+World world_at(std::uint32_t t)
+{
+    World w;
+    w.tick = t;
+    for (std::uint32_t id = 0; id < 16; id += 3) {
+        Cube& c = w.cubes.emplace(id);
+        c.x = static_cast<float>(id) + 0.25f * static_cast<float>(t);
+    }
+    return w;
+}
+
+Input input_at(std::uint32_t t)
+{
+    Input input;
+    input.move_x = static_cast<int>(t % 3) - 1;
+    input.fire = t % 2 == 0;
+    return input;
+}
+
+/// What the handlers saw; every value is checked against its bounds.
+struct deliveries {
+    std::uint64_t messages = 0;
+    std::uint64_t inputs = 0;
+    bool any_input = false;
+    std::uint32_t newest_input = 0;
+
+    void input(std::uint32_t tick)
+    {
+        if (any_input && static_cast<std::int32_t>(tick - newest_input) <= 0)
+            fail("an input delivered out of tick order or twice");
+        any_input = true;
+        newest_input = tick;
+        ++inputs;
+    }
+    void chat(const Chat& c)
+    {
+        if (c.serial.get() > 1000 || c.text.str().size() > 24)
+            fail("a chat line outside its bounds was delivered");
+        ++messages;
+    }
+    void buy(const Buy& b)
+    {
+        if (b.item.get() < 0 || b.item.get() > 99 || b.options.size() > 4)
+            fail("a purchase outside its bounds was delivered");
+        ++messages;
+    }
+};
+
+/// Honest traffic for `ticks` ticks: each tick the client sends its input,
+/// a message both ways now and then, and both packets arrive. Returns the
+/// client's packets, for the server's replay.
+struct session {
+    server_type server{options()};
+    client_type client{options()};
+    bitrep::client_id id = server.add_client();
+    deliveries at_server, at_client;
+
+    session()
+    {
+        server.on_input([this](bitrep::client_id, std::uint32_t tick, const Input&) { at_server.input(tick); });
+        server.on_message<Chat>([this](bitrep::client_id, const Chat& c) { at_server.chat(c); });
+        server.on_message<Buy>([this](bitrep::client_id, const Buy& b) { at_server.buy(b); });
+        client.on_message<Chat>([this](const Chat& c) { at_client.chat(c); });
+        client.on_message<Buy>([this](const Buy& b) { at_client.buy(b); });
+    }
+
+    void run(std::uint32_t ticks)
+    {
+        for (std::uint32_t t = 1; t <= ticks; ++t) {
+            if (!client.send_input(t, input_at(t)))
+                fail("honest input refused");
+            Chat c;
+            c.serial = t;
+            c.text = "hi " + std::to_string(t);
+            if (t % 2 == 1 && !client.send(c, bitrep::channel::reliable))
+                fail("honest chat refused");
+            Buy b;
+            b.item = static_cast<int>(t % 100);
+            b.options.push_back(static_cast<int>(t % 10));
+            if (t % 3 == 0 && !server.send(id, b, bitrep::channel::reliable))
+                fail("honest purchase refused");
+            if (t % 4 == 0 && !server.send(id, c, bitrep::channel::unreliable))
+                fail("honest unreliable chat refused");
+            const bitrep::status down = client.receive(server.replicate(id, world_at(t)));
+            if (!down)
+                fail("honest state packet refused", down);
+            // The client's packet of tick 3 is lost, so the next ones carry
+            // what it held again.
+            const std::span<const std::uint8_t> up = client.packet();
+            if (t != 3)
+                if (const bitrep::status st = server.receive(id, up); !st)
+                    fail("honest client packet refused", st);
+        }
+    }
+};
+
+constexpr std::uint32_t ticks = 6;
+
+bytes sealed(std::span<const std::uint8_t> input, bitrep::replication::packet_kind kind)
+{
+    bytes packet(input.begin(), input.end());
+    packet.resize(std::max(packet.size(), bitrep::replication::crc_bytes));
+    bitrep::replication::seal(bitrep::replication::protocol_id_for<Input, Messages>(options().protocol_id), kind, packet);
+    return packet;
+}
+
+/// The client's packet and the server's next state packet after the
+/// honest session, to compare with.
+struct prepared {
+    bytes next_state_packet;
+    bytes client_state;
+};
+
+prepared prepare()
+{
+    session s;
+    s.run(ticks);
+    prepared p;
+    const auto packet = s.server.replicate(s.id, world_at(ticks + 1));
+    p.next_state_packet.assign(packet.begin(), packet.end());
+    p.client_state = bitrep::to_bytes(s.client.state());
+    if (s.at_server.messages == 0 || s.at_client.messages == 0 || s.at_server.inputs == 0)
+        fail("the honest session delivered nothing");
+    return p;
+}
+
+void fuzz_server(const prepared& p, std::span<const std::uint8_t> input)
+{
+    session s;
+    s.run(ticks);
+    bool accepted = false;
+    for (const bytes& packet : {bytes(input.begin(), input.end()), sealed(input, bitrep::replication::packet_kind::ack)}) {
+        const deliveries before = s.at_server;
+        const bitrep::message_statistics messages = *s.server.messages(s.id);
+        const std::size_t delivered_before = s.server.inputs(s.id).size();
+        const bitrep::status st = s.server.receive(s.id, packet);
+        accepted = accepted || st;
+        if (!st) {
+            if (s.at_server.messages != before.messages || s.at_server.inputs != before.inputs)
+                fail("a refused client packet delivered something", st);
+            if (s.server.messages(s.id)->reliable_delivered != messages.reliable_delivered ||
+                s.server.messages(s.id)->reliable_acked != messages.reliable_acked ||
+                s.server.inputs(s.id).size() != delivered_before)
+                fail("a refused client packet changed the channels", st);
+        }
+    }
+    // Refused packets leave the server's next packet as it was; whatever
+    // was accepted, the server still makes one the honest client applies (a
+    // forged ack may only name packets sent).
+    const std::span<const std::uint8_t> next = s.server.replicate(s.id, world_at(ticks + 1));
+    if (!accepted && !std::ranges::equal(next, p.next_state_packet))
+        fail("refused client packets changed the server's next packet");
+    const bitrep::status down = s.client.receive(next);
+    if (!down && down != bitrep::error::no_baseline)
+        fail("after a forged client packet the server's next packet does not apply", down);
+}
+
+void fuzz_client(const prepared& p, std::span<const std::uint8_t> input)
+{
+    session s;
+    s.run(ticks);
+    bool accepted = false;
+    for (const bytes& packet : {bytes(input.begin(), input.end()), sealed(input, bitrep::replication::packet_kind::state)}) {
+        const deliveries before = s.at_client;
+        const bytes state_before = bitrep::to_bytes(s.client.state());
+        const bitrep::status st = s.client.receive(packet);
+        if (st) {
+            accepted = true;
+            continue;
+        }
+        if (s.at_client.messages != before.messages)
+            fail("a refused state packet delivered a message", st);
+        if (bitrep::to_bytes(s.client.state()) != state_before)
+            fail("a refused state packet changed the state", st);
+    }
+    if (!accepted && bitrep::to_bytes(s.client.state()) != p.client_state)
+        fail("refused packets moved the client off the honest state");
+}
+
+} // namespace fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    static const fuzz::prepared p = fuzz::prepare();
+    const std::span<const std::uint8_t> input(data, size);
+    fuzz::fuzz_server(p, input);
+    fuzz::fuzz_client(p, input);
+    return 0;
+}

@@ -1,0 +1,448 @@
+// Two-way replication (docs/replication.md, section 10): client inputs,
+// reliable and unreliable messages both ways, through lossy links and
+// hostile bytes.
+#include <gtest/gtest.h>
+
+#include <bitrep/bitrep.hpp>
+#include <bitrep/replication.hpp>
+
+#include <cstdint>
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "replication_fixtures.hpp"
+#include "test_oracle.hpp"
+
+// At namespace scope: error paths name the types ("Chat.text").
+struct PlayerInput {
+    bitrep::ranged<int, -1, 1> move_x, move_y;
+    bool jump = false;
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> sequence; ///< the tick again, to check what arrives
+};
+BOOST_DESCRIBE_STRUCT(PlayerInput, (), (move_x, move_y, jump, sequence))
+
+struct Chat {
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> serial;
+    bitrep::bounded_string<40> text;
+};
+BOOST_DESCRIBE_STRUCT(Chat, (), (serial, text))
+
+struct Push {
+    bitrep::ranged<std::uint32_t, 0, 250> target; // 8 bits
+    bool hard = false;                              // a 9-bit body: its last bit in a byte of its own
+};
+BOOST_DESCRIBE_STRUCT(Push, (), (target, hard))
+
+struct Score {
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> serial;
+    std::uint32_t points = 0;
+};
+BOOST_DESCRIBE_STRUCT(Score, (), (serial, points))
+
+struct Blob {
+    bitrep::bounded_vector<std::uint8_t, 4000> bytes;
+};
+BOOST_DESCRIBE_STRUCT(Blob, (), (bytes))
+
+namespace {
+
+using replication_fixtures::moving_world;
+using Messages = bitrep::message_set<Chat, Push, Score, Blob>;
+using Server = bitrep::replication_server<World, PlayerInput, Messages>;
+using Client = bitrep::replication_client<World, PlayerInput, Messages>;
+
+Chat chat(std::uint32_t serial, std::string text)
+{
+    Chat c;
+    c.serial = serial;
+    c.text = std::move(text);
+    return c;
+}
+
+PlayerInput input_for(std::uint32_t tick)
+{
+    PlayerInput input;
+    input.move_x = static_cast<int>(tick % 3) - 1;
+    input.move_y = static_cast<int>((tick / 3) % 3) - 1;
+    input.jump = tick % 7 == 0;
+    input.sequence = tick;
+    return input;
+}
+
+/// A server and one client joined by a link simulator each way.
+struct linked {
+    explicit linked(bitrep::link_conditions conditions, std::uint64_t seed, bitrep::replication_options options = {})
+        : driver(static_cast<std::uint32_t>(seed), 30), server(options), client(options), id(server.add_client()),
+          down(conditions, seed), up(conditions, seed + 1000)
+    {
+        server.on_input([this](bitrep::client_id, std::uint32_t tick, const PlayerInput& input) {
+            inputs_received.push_back(tick);
+            EXPECT_EQ(input.sequence.get(), tick);
+        });
+        server.on_message<Chat>([this](bitrep::client_id from, const Chat& c) {
+            EXPECT_EQ(from, id);
+            chats_at_server.push_back(c.serial.get());
+            EXPECT_EQ(c.text.str(), "line " + std::to_string(c.serial.get()));
+        });
+        client.on_message<Chat>([this](const Chat& c) { chats_at_client.push_back(c.serial.get()); });
+        client.on_message<Score>([this](const Score& s) {
+            scores_at_client.push_back(s.serial.get());
+            EXPECT_EQ(s.points, 1000u * s.serial.get() + 7u) << "the body's last partial byte";
+        });
+        server.on_message<Push>([this](bitrep::client_id, const Push& p) {
+            EXPECT_EQ(p.target.get(), pushes_at_server.size() % 251);
+            EXPECT_EQ(p.hard, pushes_at_server.size() % 2 == 1);
+            pushes_at_server.push_back(p.target.get());
+        });
+    }
+
+    moving_world driver;
+    Server server;
+    Client client;
+    bitrep::client_id id;
+    bitrep::link_simulator down; ///< server to client
+    bitrep::link_simulator up;   ///< client to server
+
+    std::vector<std::uint32_t> inputs_received;
+    /// Each client packet's input ticks, by its bytes.
+    std::map<std::string, std::pair<std::uint32_t, std::uint32_t>> carried;
+    /// The inputs the server must deliver, by the rule of section 10.2:
+    /// those of every packet that reaches it intact that are newer than
+    /// every input delivered before.
+    std::vector<std::uint32_t> expected_inputs;
+    std::vector<std::uint32_t> chats_at_server;
+    std::vector<std::uint32_t> chats_at_client;
+    std::vector<std::uint32_t> scores_at_client;
+    std::vector<std::uint32_t> pushes_at_server;
+    std::uint32_t pushes_sent = 0;
+
+    /// One tick at time `t`: the client sends its input (and a chat line
+    /// every `chat_every` ticks), both ends send and receive.
+    void tick(std::uint32_t t, std::uint32_t chat_every, std::uint32_t& next_chat, std::uint32_t& next_reply,
+              std::uint32_t& next_score)
+    {
+        driver.step(true);
+        ASSERT_TRUE(client.send_input(t, input_for(t)));
+        if (chat_every != 0 && t % chat_every == 0) {
+            if (client.send(chat(next_chat, "line " + std::to_string(next_chat)), bitrep::channel::reliable))
+                ++next_chat;
+            if (server.send(id, chat(next_reply, "reply"), bitrep::channel::reliable))
+                ++next_reply;
+            Score s;
+            s.serial = next_score++;
+            s.points = 1000u * s.serial.get() + 7u;
+            EXPECT_TRUE(server.send(id, s, bitrep::channel::unreliable));
+            Push p;
+            p.target = pushes_sent % 251;
+            p.hard = pushes_sent % 2 == 1;
+            if (client.send(p, bitrep::channel::reliable))
+                ++pushes_sent;
+        }
+        down.send(server.replicate(id, driver.world), t);
+        const std::span<const std::uint8_t> packet = client.packet();
+        carried[std::string(packet.begin(), packet.end())] = {t + 1 - static_cast<std::uint32_t>(client.inputs_waiting()), t};
+        up.send(packet, t);
+        down.receive(t, [&](std::span<const std::uint8_t> bytes) { static_cast<void>(client.receive(bytes)); });
+        up.receive(t, [&](std::span<const std::uint8_t> bytes) {
+            const bitrep::status received = server.receive(id, bytes);
+            const auto found = carried.find(std::string(bytes.begin(), bytes.end()));
+            if (found == carried.end())
+                return; // corrupted on the way
+            EXPECT_TRUE(received) << received.message();
+            for (std::uint32_t tick = found->second.first; tick <= found->second.second; ++tick)
+                if (expected_inputs.empty() || tick > expected_inputs.back())
+                    expected_inputs.push_back(tick);
+        });
+    }
+};
+
+bool strictly_increasing(const std::vector<std::uint32_t>& v)
+{
+    for (std::size_t i = 1; i < v.size(); ++i)
+        if (v[i] <= v[i - 1])
+            return false;
+    return true;
+}
+
+/// 0..n-1, each once and in order.
+bool exactly_once_in_order(const std::vector<std::uint32_t>& v, std::uint32_t n)
+{
+    if (v.size() != n)
+        return false;
+    for (std::uint32_t i = 0; i < n; ++i)
+        if (v[i] != i)
+            return false;
+    return true;
+}
+
+} // namespace
+
+TEST(TwoWay, InputsAndMessagesArriveOnAPerfectLink)
+{
+    linked link({}, 1);
+    std::uint32_t chat_serial = 0, reply_serial = 0, score_serial = 0;
+    for (std::uint32_t t = 1; t <= 120; ++t)
+        ASSERT_NO_FATAL_FAILURE(link.tick(t, 10, chat_serial, reply_serial, score_serial));
+    // The last tick's input is in flight only if the link had latency; it has none.
+    ASSERT_EQ(link.inputs_received.size(), 120u);
+    for (std::uint32_t t = 1; t <= 120; ++t)
+        EXPECT_EQ(link.inputs_received[t - 1], t);
+    EXPECT_TRUE(exactly_once_in_order(link.chats_at_server, chat_serial));
+    EXPECT_TRUE(exactly_once_in_order(link.chats_at_client, reply_serial));
+    EXPECT_TRUE(exactly_once_in_order(link.scores_at_client, score_serial));
+    EXPECT_EQ(link.pushes_at_server.size(), link.pushes_sent);
+    EXPECT_EQ(link.client.inputs_waiting(), 1u) << "the newest input waits for the next state packet's ack";
+}
+
+class TwoWayUnderLoss : public ::testing::TestWithParam<double> {};
+
+TEST_P(TwoWayUnderLoss, ReliableMessagesArriveExactlyOnceInOrderAndNoInputIsLost)
+{
+    bitrep::link_conditions conditions;
+    conditions.loss = GetParam();
+    conditions.latency = 3;
+    conditions.jitter = 2;
+    conditions.duplicate = 0.05;
+    conditions.reorder = 0.05;
+    conditions.reorder_delay = 4;
+    conditions.corrupt = 0.02;
+    linked link(conditions, 7);
+    std::uint32_t chat_serial = 0, reply_serial = 0, score_serial = 0;
+    const std::uint32_t ticks = replication_fixtures::sanitized ? 600 : 1800;
+    for (std::uint32_t t = 1; t <= ticks; ++t)
+        ASSERT_NO_FATAL_FAILURE(link.tick(t, 6, chat_serial, reply_serial, score_serial));
+    // Then a clear link until everything in flight has landed.
+    link.down.set_conditions({});
+    link.up.set_conditions({});
+    for (std::uint32_t t = ticks + 1; t <= ticks + 120; ++t)
+        ASSERT_NO_FATAL_FAILURE(link.tick(t, 0, chat_serial, reply_serial, score_serial));
+
+    EXPECT_TRUE(exactly_once_in_order(link.chats_at_server, chat_serial)) << link.chats_at_server.size() << " of " << chat_serial;
+    EXPECT_TRUE(exactly_once_in_order(link.chats_at_client, reply_serial)) << link.chats_at_client.size() << " of " << reply_serial;
+    EXPECT_TRUE(strictly_increasing(link.scores_at_client));
+    EXPECT_LE(link.scores_at_client.size(), score_serial);
+    // Every input an intact packet carried arrived, once and in tick order,
+    // unless a newer one had arrived first; the others are exactly the
+    // ticks the server counts as skipped (every packet of the input window
+    // that held them was lost, or overtaken).
+    const std::vector<std::uint32_t>& expected = link.expected_inputs;
+    EXPECT_EQ(link.inputs_received, expected);
+    const bitrep::replication::input_statistics& inputs = *link.server.input_statistics(link.id);
+    EXPECT_EQ(inputs.delivered, expected.size());
+    EXPECT_EQ(inputs.ticks_skipped, ticks + 120u - expected.size());
+    if (GetParam() <= 0.25) {
+        EXPECT_EQ(inputs.ticks_skipped, 0u) << "at most 25% loss the window of 8 loses no input";
+    }
+    std::cout << "loss " << GetParam() << ": inputs lost for good " << inputs.ticks_skipped << " of " << ticks + 120
+              << ", reliable resent " << link.client.messages().reliable_resent << " (client) "
+              << link.server.messages(link.id)->reliable_resent << " (server)\n";
+    const bitrep::message_statistics& at_server = *link.server.messages(link.id);
+    EXPECT_EQ(at_server.reliable_delivered, chat_serial + link.pushes_sent);
+    EXPECT_EQ(link.pushes_at_server.size(), link.pushes_sent);
+    if (GetParam() > 0) {
+        EXPECT_GT(at_server.reliable_duplicates + link.client.messages().reliable_duplicates, 0u);
+        EXPECT_GT(link.client.messages().reliable_resent, 0u);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Loss, TwoWayUnderLoss, ::testing::Values(0.0, 0.05, 0.25, 0.5),
+                         [](const auto& info) { return "loss" + std::to_string(static_cast<int>(info.param * 100)); });
+
+TEST(TwoWay, SendRefusesAFullQueueAValueOutsideItsAnnotationAndAMessageLargerThanAPacket)
+{
+    bitrep::replication_options options;
+    options.message_queue = 4;
+    Client client(options);
+    for (std::uint32_t i = 0; i < 4; ++i)
+        ASSERT_TRUE(client.send(chat(i, "x"), bitrep::channel::reliable));
+    EXPECT_STATUS(client.send(chat(4, "x"), bitrep::channel::reliable), bitrep::error::would_block, "Chat", 0);
+
+    Chat bad = chat(1, "ok");
+    bad.text.str() = std::string("\xff\xfe");
+    EXPECT_STATUS(client.send(bad, bitrep::channel::unreliable), bitrep::error::bad_utf8, "Chat.text", 20);
+
+    Blob blob;
+    blob.bytes.resize(1300);
+    EXPECT_STATUS(client.send(blob, bitrep::channel::unreliable), bitrep::error::buffer_too_small, "Blob", 0);
+    EXPECT_EQ(client.messages().send_refused, 3u);
+    EXPECT_EQ(client.messages().unreliable_queued, 0u);
+}
+
+TEST(TwoWay, SendInputRefusesAnOldTickAndAValueOutsideItsAnnotation)
+{
+    Client client;
+    ASSERT_TRUE(client.send_input(10, input_for(10)));
+    EXPECT_STATUS(client.send_input(10, input_for(10)), bitrep::error::out_of_range, "input", 0);
+    PlayerInput bad = input_for(11);
+    bad.move_x.get() = 5;
+    EXPECT_STATUS(client.send_input(11, bad), bitrep::error::value_out_of_range, "PlayerInput.move_x", 0);
+    EXPECT_EQ(client.inputs_waiting(), 1u);
+}
+
+TEST(TwoWay, AMalformedMessageRefusesThePacketWholeAndNamesTheMessageField)
+{
+    Server server;
+    Client client;
+    const bitrep::client_id id = server.add_client();
+    std::vector<std::string> received;
+    server.on_message<Chat>([&](bitrep::client_id, const Chat& c) { received.push_back(c.text.str()); });
+    ASSERT_TRUE(client.send(chat(1, "hello"), bitrep::channel::reliable));
+    ASSERT_TRUE(client.send_input(1, input_for(1)));
+    std::vector<std::uint8_t> packet;
+    {
+        const auto bytes = client.packet();
+        packet.assign(bytes.begin(), bytes.end());
+    }
+    // "hello" sits in whole bytes (strings are aligned): turn its first
+    // byte into 0xFF, which no UTF-8 string holds, and reseal.
+    std::vector<std::uint8_t> forged = packet;
+    const auto at = std::search(forged.begin(), forged.end(), std::begin("hello"), std::end("hello") - 1);
+    ASSERT_NE(at, forged.end());
+    *at = 0xFF;
+    bitrep::replication::seal(server.options().protocol_id, bitrep::replication::packet_kind::ack, forged);
+    const bitrep::status refused = server.receive(id, forged);
+    EXPECT_EQ(refused.code(), bitrep::error::bad_utf8);
+    EXPECT_TRUE(oracle::contains(refused.field_path(), "Chat.text")) << refused.message();
+    EXPECT_TRUE(received.empty());
+    EXPECT_TRUE(server.inputs(id).empty());
+    EXPECT_EQ(server.input_statistics(id)->delivered, 0u) << "the packet's input is not delivered either";
+
+    // The genuine packet still applies, once.
+    ASSERT_TRUE(server.receive(id, packet));
+    ASSERT_TRUE(server.receive(id, packet));
+    ASSERT_EQ(received.size(), 1u);
+    EXPECT_EQ(received[0], "hello");
+    EXPECT_EQ(server.input_statistics(id)->delivered, 1u);
+    EXPECT_EQ(server.input_statistics(id)->duplicates, 1u);
+    EXPECT_EQ(server.messages(id)->reliable_duplicates, 1u);
+}
+
+TEST(TwoWay, AStateOnlyProtocolSendsTheElevenByteAck)
+{
+    bitrep::replication_server<World> server;
+    bitrep::replication_client<World> client;
+    const bitrep::client_id id = server.add_client();
+    moving_world driver(3, 10);
+    driver.step(true);
+    ASSERT_TRUE(client.receive(server.replicate(id, driver.world)));
+    EXPECT_EQ(client.packet().size(), bitrep::replication::ack_bytes);
+    EXPECT_TRUE(server.receive(id, client.ack()));
+}
+
+// ---------------------------------------------------------------- replication conditions
+
+struct Player {
+    bitrep::quantized<-100.f, 100.f, 0.01f> x;
+    bitrep::ranged<std::uint32_t, 0, 15> owner;
+    bitrep::owner_only<bitrep::ranged<int, 0, 100>> stamina{100};
+    bitrep::skip_owner<bool> highlighted;
+    bitrep::initial_only<bitrep::bounded_string<16>> name;
+};
+BOOST_DESCRIBE_STRUCT(Player, (), (x, owner, stamina, highlighted, name))
+
+struct Arena {
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
+    bitrep::entity_array<Player, 8> players;
+};
+BOOST_DESCRIBE_STRUCT(Arena, (), (tick, players))
+
+namespace {
+
+/// What client `id` may hold of `arena` (section 10.5), given the names it
+/// saw when each player was created for it.
+Arena as_seen_by(const Arena& arena, bitrep::client_id id, const std::map<std::uint32_t, std::string>& first_names)
+{
+    Arena seen = arena;
+    for (auto [slot, player] : seen.players) {
+        const bool owner = player.owner.get() == id;
+        if (!owner)
+            player.stamina = Player{}.stamina;
+        if (owner)
+            player.highlighted = Player{}.highlighted;
+        player.name.get() = first_names.at(slot);
+    }
+    return seen;
+}
+
+} // namespace
+
+TEST(TwoWayConditions, EachClientReceivesExactlyWhatItsConditionsAllow)
+{
+    bitrep::replication_server<Arena> server;
+    server.set_owner<&Arena::players>(
+        [](std::uint32_t, const Player& p) -> std::optional<bitrep::client_id> { return p.owner.get(); });
+    std::vector<bitrep::replication_client<Arena>> clients(3);
+    std::vector<bitrep::client_id> ids;
+    for (std::size_t k = 0; k < clients.size(); ++k)
+        ids.push_back(server.add_client());
+
+    Arena arena;
+    std::map<std::uint32_t, std::string> names;
+    for (std::uint32_t p = 0; p < 3; ++p) {
+        Player player;
+        player.owner = p;
+        player.x = static_cast<float>(p);
+        player.stamina = 50 + static_cast<int>(p);
+        player.highlighted = true;
+        player.name.get() = "player" + std::to_string(p);
+        names[p] = player.name.get().str();
+        arena.players.emplace(p, player);
+    }
+    for (std::uint32_t t = 1; t <= 20; ++t) {
+        arena.tick = t;
+        for (auto [slot, player] : arena.players) {
+            player.x = player.x.get() + 0.5f;
+            player.stamina = (player.stamina.get().get() + 1) % 100;
+            if (t > 1)
+                player.name.get() = "renamed" + std::to_string(t); // initial_only: never sent again
+        }
+        for (std::size_t k = 0; k < clients.size(); ++k) {
+            const auto packet = server.replicate(ids[k], arena);
+            ASSERT_TRUE(clients[k].receive(packet));
+            ASSERT_TRUE(server.receive(ids[k], clients[k].ack()));
+            // Bit for bit what the server sent, and that is the world as
+            // the conditions let this client see it.
+            const Arena* sent = server.sent_state(ids[k], clients[k].sequence());
+            ASSERT_NE(sent, nullptr);
+            EXPECT_EQ(bitrep::to_bytes(clients[k].state()), bitrep::to_bytes(*sent));
+            EXPECT_EQ(bitrep::to_bytes(clients[k].state()), bitrep::to_bytes(as_seen_by(arena, ids[k], names)))
+                << "client " << k << " tick " << t;
+        }
+    }
+    // The owner sees its stamina, the others the default; skip_owner the reverse.
+    EXPECT_EQ(clients[1].state().players.find(1)->stamina.get().get(), arena.players.find(1)->stamina.get().get());
+    EXPECT_EQ(clients[0].state().players.find(1)->stamina.get().get(), 100);
+    EXPECT_FALSE(clients[1].state().players.find(1)->highlighted.get());
+    EXPECT_TRUE(clients[0].state().players.find(1)->highlighted.get());
+    EXPECT_EQ(clients[2].state().players.find(0)->name.get().str(), "player0");
+
+    // A client that joins now gets the entities as created for it: the current name.
+    bitrep::replication_client<Arena> late;
+    const bitrep::client_id late_id = server.add_client();
+    ASSERT_TRUE(late.receive(server.replicate(late_id, arena)));
+    EXPECT_EQ(late.state().players.find(0)->name.get().str(), "renamed20");
+    EXPECT_EQ(late.state().players.find(0)->stamina.get().get(), 100);
+    // Saves keep every member whatever its condition.
+    Arena loaded;
+    ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(arena), loaded));
+    EXPECT_EQ(loaded.players.find(2)->stamina.get().get(), arena.players.find(2)->stamina.get().get());
+    EXPECT_EQ(loaded.players.find(2)->name.get().str(), "renamed20");
+}
+
+TEST(TwoWay, EndsThatDisagreeOnTheirMessageTypesRefuseEachOthersPacketsAsCorrupt)
+{
+    Server server;
+    bitrep::replication_client<World, PlayerInput, bitrep::message_set<Chat, Push>> other;
+    const bitrep::client_id id = server.add_client();
+    moving_world driver(3, 10);
+    driver.step(true);
+    EXPECT_EQ(other.receive(server.replicate(id, driver.world)).code(), bitrep::error::corrupt);
+    EXPECT_EQ(server.receive(id, other.packet()).code(), bitrep::error::corrupt);
+    // The same types on both ends: accepted.
+    Client same;
+    EXPECT_TRUE(same.receive(server.replicate(id, driver.world)));
+    EXPECT_TRUE(server.receive(id, same.packet()));
+}
