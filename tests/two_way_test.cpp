@@ -220,6 +220,9 @@ TEST_P(TwoWayUnderLoss, ReliableMessagesArriveExactlyOnceInOrderAndNoInputIsLost
     for (std::uint32_t t = ticks + 1; t <= ticks + 120; ++t)
         ASSERT_NO_FATAL_FAILURE(link.tick(t, 0, chat_serial, reply_serial, score_serial));
 
+    // The state converges as without inputs and messages: the world moved
+    // in the tail's last tick, whose packet arrived on the clear link.
+    EXPECT_TRUE(replication_fixtures::holds_world(link.client.state(), link.driver.world));
     EXPECT_TRUE(exactly_once_in_order(link.chats_at_server, chat_serial)) << link.chats_at_server.size() << " of " << chat_serial;
     EXPECT_TRUE(exactly_once_in_order(link.chats_at_client, reply_serial)) << link.chats_at_client.size() << " of " << reply_serial;
     EXPECT_TRUE(strictly_increasing(link.scores_at_client));
@@ -418,6 +421,22 @@ TEST(TwoWayConditions, EachClientReceivesExactlyWhatItsConditionsAllow)
     EXPECT_FALSE(clients[1].state().players.find(1)->highlighted.get());
     EXPECT_TRUE(clients[0].state().players.find(1)->highlighted.get());
     EXPECT_EQ(clients[2].state().players.find(0)->name.get().str(), "player0");
+
+    // A change to an owner_only member alone is news to its owner only: the
+    // others get no packet content for it and no change notification.
+    std::vector<int> notified(clients.size(), 0);
+    for (std::size_t k = 0; k < clients.size(); ++k)
+        clients[k].on_change([&notified, k](const bitrep::state_change& change, const Arena&, const Arena&) {
+            if (change.what == bitrep::state_change::kind::changed && change.id == 1)
+                ++notified[k];
+        });
+    arena.players.find(1)->stamina = 7;
+    for (std::size_t k = 0; k < clients.size(); ++k) {
+        ASSERT_TRUE(clients[k].receive(server.replicate(ids[k], arena)));
+        ASSERT_TRUE(server.receive(ids[k], clients[k].ack()));
+    }
+    EXPECT_EQ(notified, (std::vector<int>{0, 1, 0}));
+    EXPECT_EQ(clients[1].state().players.find(1)->stamina.get().get(), 7);
 
     // A client that joins now gets the entities as created for it: the current name.
     bitrep::replication_client<Arena> late;
