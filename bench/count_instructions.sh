@@ -25,7 +25,9 @@ for bench in "${benches[@]}"; do
       / \* / {
         side = ""
         if ($0 ~ /side_by_side::reflected<.*>::(to|from)_bytes\(/) side = "reflected"
+        else if ($0 ~ /side_by_side::reflected_decoder<.*>::from_bytes\(/) side = "decoder"
         else if ($0 ~ /hand_written::(to|from)_bytes\(/) side = "hand_written"
+        else if ($0 ~ /hand_written_in_place::from_bytes\(/) side = "in_place"
         if (side != "" && calls > 0) {
           ir = $1; gsub(",", "", ir)
           op = ($0 ~ /::to_bytes\(/) ? "encode" : "decode"
@@ -39,5 +41,10 @@ for bench in "${benches[@]}"; do
           r = cost[list[i] " reflected"]; h = cost[list[i] " hand_written"]
           if (h > 0) printf "%-14s %-7s reflected %10.0f  hand-written %10.0f  ratio %.3f\n", bench, list[i], r, h, r / h
         }
+        # Issue 14: decoder<T> and from_bytes against the in-place
+        # hand-written decoder (no all-or-nothing copy).
+        p = cost["decode in_place"]; d = cost["decode decoder"]; r = cost["decode reflected"]
+        if (p > 0 && d > 0)
+          printf "%-14s decode  decoder<T> %9.0f  from_bytes %10.0f  in place %10.0f  ratios %.3f %.3f\n", bench, d, r, p, d / p, r / p
       }'
 done

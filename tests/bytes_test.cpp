@@ -1062,6 +1062,64 @@ TEST(Decoder, FailedDecodeLeavesTheTargetUntouchedAndTheNextOneWorks)
     EXPECT_EQ(target, other);
 }
 
+namespace {
+
+struct Loadout {
+    bitrep::bounded_string<12> title;
+    std::optional<bitrep::ranged<int, 0, 9>> rank;
+    bitrep::bounded_vector<bitrep::bounded_vector<std::uint8_t, 4>, 4> bags;
+    bool operator==(const Loadout&) const = default;
+};
+
+struct Dot {
+    bitrep::ranged<int, -100, 100> x, y;
+    bool lit = false;
+    bool operator==(const Dot&) const = default;
+};
+
+} // namespace
+
+TEST(Decoder, AWorkingObjectLeftHalfWrittenByAFailedMessageNeverLeaksIntoTheNext)
+{
+    // Every field is carried, so the decoder decodes into its working
+    // object as an earlier message, or a refused one, left it: the next
+    // message must still overwrite everything.
+    bitrep::decoder<Loadout> decoder;
+    Loadout big{"a long title", 7, {{1, 2, 3, 4}, {5, 6, 7, 8}, {9}, {1, 1}}};
+    Loadout small{"x", std::nullopt, {{3}}};
+    Loadout target{};
+    ASSERT_TRUE(decoder.decode(bitrep::to_bytes(big), target));
+    EXPECT_EQ(target, big);
+    bytes cut = bitrep::to_bytes(big);
+    cut.resize(cut.size() - 2);
+    EXPECT_FALSE(decoder.decode(cut, target)); // leaves the working object half written
+    EXPECT_EQ(target, big);
+    ASSERT_TRUE(decoder.decode(bitrep::to_bytes(small), target));
+    EXPECT_EQ(target, small);
+    ASSERT_TRUE(decoder.decode(bitrep::to_bytes(big), target));
+    EXPECT_EQ(target, big);
+}
+
+TEST(Decoder, AFlatArrayDecodesAcrossMessagesAndRefusals)
+{
+    using Dots = std::array<Dot, 16>;
+    static_assert(std::is_trivially_copyable_v<Dots>);
+    bitrep::decoder<Dots> decoder;
+    Dots target{};
+    for (int round = 0; round < 4; ++round) {
+        Dots sent{};
+        for (std::size_t i = 0; i < sent.size(); ++i)
+            sent[i] = Dot{static_cast<int>(i) * round - 50, round, (i + static_cast<std::size_t>(round)) % 3 == 0};
+        bytes cut = bitrep::to_bytes(sent);
+        cut.pop_back();
+        const Dots before = target;
+        EXPECT_FALSE(decoder.decode(cut, target));
+        EXPECT_EQ(target, before);
+        ASSERT_TRUE(decoder.decode(bitrep::to_bytes(sent), target));
+        EXPECT_EQ(target, sent) << "round " << round;
+    }
+}
+
 TEST(Decoder, KeepsTheTargetsTransientFieldsNotThoseOfAnEarlierTarget)
 {
     bitrep::decoder<Cached> decoder;

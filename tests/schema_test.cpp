@@ -993,11 +993,15 @@ TEST(SchemaLoad, ARenamedStructLoadsThroughItsSchemaWithEveryValue)
 
 TEST(SchemaLoad, KnowsWhichTypesASaveCarriesCompletely)
 {
-    EXPECT_TRUE(bitrep::detail::every_field_saved<v1::Hero>::value);
-    EXPECT_TRUE(bitrep::detail::every_field_saved<Rich>::value);
-    EXPECT_FALSE(bitrep::detail::every_field_saved<SaveGame>::value);       // a net_only camera
-    EXPECT_FALSE(bitrep::detail::every_field_saved<Positional>::value);     // a transient cache
-    EXPECT_FALSE(bitrep::detail::every_field_saved<hooks::WithBlob>::value); // a hook may skip fields
+    using bitrep::scope;
+    using bitrep::detail::every_field_carried;
+    EXPECT_TRUE((every_field_carried<v1::Hero, scope::save>::value));
+    EXPECT_TRUE((every_field_carried<Rich, scope::save>::value));
+    EXPECT_FALSE((every_field_carried<SaveGame, scope::save>::value));       // a net_only camera
+    EXPECT_TRUE((every_field_carried<SaveGame, scope::all>::value));         // which to_bytes carries
+    EXPECT_FALSE((every_field_carried<Positional, scope::save>::value));     // a transient cache
+    EXPECT_FALSE((every_field_carried<Positional, scope::all>::value));      // which nothing carries
+    EXPECT_FALSE((every_field_carried<hooks::WithBlob, scope::save>::value)); // a hook may skip fields
 }
 
 TEST(Loader, LoadsAgainAndAgainIntoTheSameObject)

@@ -513,6 +513,23 @@ TEST(Described, MembersLeftOutOfTheDescriptionAreNotSent)
     EXPECT_EQ(target.also_sent, 5);
 }
 
+TEST(Described, MembersLeftOutOfTheDescriptionKeepTheirValuesThroughADecoderToo)
+{
+    // They are never read, so a decoder must start from a copy of the
+    // target, not from whatever its working object holds.
+    bitrep::decoder<Partial> decoder;
+    Partial first{};
+    first.not_described = 9;
+    ASSERT_TRUE(decoder.decode(bytes{4, 5}, first));
+    Partial second{};
+    second.not_described = 7;
+    ASSERT_TRUE(decoder.decode(bytes{6, 8}, second));
+    EXPECT_EQ(first.not_described, 9);
+    EXPECT_EQ(second.not_described, 7);
+    EXPECT_EQ(second.sent, 6);
+    EXPECT_EQ(second.also_sent, 8);
+}
+
 TEST(Described, DescriptionNamesFieldsInsteadOfPositions)
 {
     Swapped s{};

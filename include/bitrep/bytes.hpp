@@ -4,10 +4,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include <bitrep/detail/exceptions.hpp>
 #include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/working_object.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>
@@ -139,12 +141,13 @@ BITREP_ALWAYS_INLINE status decode_in_place(std::span<const std::uint8_t> bytes,
 /// the bit. Fields the encoding does not carry (transient) keep their values.
 /// Whole bytes left after the value are refused as trailing_data; the unused
 /// bits of the last byte are ignored, as the standard requires.
-/// It decodes into a copy of `out`, which allocates for each container; a
-/// receive loop that wants no allocation uses bitrep::decoder.
+/// It decodes into a new T (a copy of `out` when T has transient fields,
+/// or a serialization hook that may skip some), which allocates for each
+/// container; a receive loop that wants no allocation uses bitrep::decoder.
 template <class T>
 status from_bytes(std::span<const std::uint8_t> bytes, T& out)
 {
-    T decoded(out);
+    T decoded = detail::working_object<scope::all>(out);
     status result = detail::decode_in_place(bytes, decoded);
     if (result)
         out = std::move(decoded);
@@ -152,18 +155,31 @@ status from_bytes(std::span<const std::uint8_t> bytes, T& out)
 }
 
 /// from_bytes for a receive loop: the same all-or-nothing guarantee, but the
-/// working copy is kept between calls, so copying `out` into it reuses its
-/// containers' capacity and a steady stream of messages allocates nothing.
+/// working object is kept between calls: it is decoded into (after a copy of
+/// `out` only when T has fields the encoding does not carry) and then
+/// exchanged with `out`, so its containers' capacity is reused and a steady
+/// stream of messages allocates nothing.
 template <class T>
 class decoder {
 public:
     status decode(std::span<const std::uint8_t> bytes, T& out)
     {
-        scratch_ = out;
+        // A read that writes every field needs nothing of `out` in the
+        // working copy: whatever an earlier message left there is
+        // overwritten (containers resized, optionals reset or filled).
+        if constexpr (!detail::every_field_carried<T, scope::all>::value)
+            scratch_ = out; // the fields the encoding does not carry come from out
         status result = detail::decode_in_place(bytes, scratch_);
         if (result) {
-            using std::swap;
-            swap(out, scratch_);
+            // A swap exchanges pointers for containers; for a flat T (an
+            // array of plain structs) it would copy three times what one
+            // assignment copies once.
+            if constexpr (std::is_trivially_copyable_v<T>) {
+                out = scratch_;
+            } else {
+                using std::swap;
+                swap(out, scratch_);
+            }
         }
         return result;
     }

@@ -15,6 +15,7 @@
 #include <vector>
 
 
+#include <bitrep/detail/working_object.hpp>
 #include <bitrep/bytes.hpp>
 #include <bitrep/detail/checksums.hpp>
 #include <bitrep/reflect.hpp>
@@ -233,20 +234,6 @@ status check_save(std::span<const std::uint8_t> file, load_info& info)
     return schema_of<T>().built;
 }
 
-/// What a load decodes into before it replaces the destination: a copy of
-/// it when a save leaves some of T's fields out (they keep their values),
-/// else a new T, which costs no copy of the old contents.
-template <class T>
-T working_object(const T& destination)
-{
-    if constexpr (every_field_saved<T>::value && std::is_default_constructible_v<T>) {
-        static_cast<void>(destination);
-        return T{};
-    } else {
-        return T(destination);
-    }
-}
-
 /// Decodes a checked file into `target` (a copy of the destination, or any
 /// T when every field is saved), by the fast or the schema path, and runs
 /// migrate. `target` is garbage on failure; callers keep the destination.
@@ -305,7 +292,7 @@ status load_from_bytes(std::span<const std::uint8_t> file, T& out, load_info& in
 {
     if (status checked = detail::check_save<T>(file, info); !checked)
         return checked;
-    T loaded = detail::working_object(out);
+    T loaded = detail::working_object<scope::save>(out);
     status decoded = detail::decode_save(file, loaded, info, options);
     if (decoded)
         out = std::move(loaded);
@@ -332,7 +319,7 @@ public:
     {
         if (status checked = detail::check_save<T>(file, info); !checked)
             return checked;
-        if constexpr (!detail::every_field_saved<T>::value)
+        if constexpr (!detail::every_field_carried<T, scope::save>::value)
             scratch_ = out; // the fields a save does not carry come from out
         status decoded = detail::decode_save(file, scratch_, info, options);
         if (decoded) {

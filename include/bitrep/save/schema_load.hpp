@@ -49,39 +49,6 @@ constexpr bool saved_field()
         return true;
 }
 
-/// Whether a save file carries every field of T (no net_only or transient
-/// field anywhere inside, no serialization hook that may skip some): then a
-/// load can decode into a fresh or stale object instead of a copy of the
-/// destination, since every field is written.
-template <class T>
-struct every_field_saved {
-    static constexpr bool value = [] {
-        if constexpr (!std::is_class_v<T>) {
-            return true;
-        } else {
-            constexpr class_route route = route_for<T>();
-            if constexpr (route == class_route::reflected)
-                return []<std::size_t... I>(std::index_sequence<I...>) {
-                    return (every_field_saved<reflect::wire_type_at<T, I>>::value && ...);
-                }(std::make_index_sequence<reflect::field_count<T>>{});
-            else
-                return route != class_route::member_hook && route != class_route::free_hook; // else an annotation
-        }
-    }();
-};
-template <class T, field_flag Flag>
-struct every_field_saved<flagged<T, Flag>> {
-    static constexpr bool value = saved_field<flagged<T, Flag>>() && every_field_saved<T>::value;
-};
-template <class T, std::size_t N>
-struct every_field_saved<bounded_vector<T, N>> : every_field_saved<T> {};
-template <class T, std::size_t N>
-struct every_field_saved<std::array<T, N>> : every_field_saved<T> {};
-template <class T>
-struct every_field_saved<std::optional<T>> : every_field_saved<T> {};
-template <class T, std::size_t N>
-struct every_field_saved<entity_array<T, N>> : every_field_saved<T> {};
-
 template <class P>
 struct is_std_optional : std::false_type {};
 template <class T>
