@@ -4,6 +4,7 @@
 #include <bitrep/replication/message_channel.hpp>
 
 #include <algorithm>
+#include <bit>
 
 namespace bitrep::replication {
 
@@ -24,7 +25,9 @@ std::size_t whole_bytes(std::size_t bits) noexcept { return (bits + 7) / 8; }
 message_endpoint::message_endpoint(const message_limits& limits)
     : limits_(limits), resend_interval_(static_cast<double>(limits.resend_packets))
 {
-    limits_.queue = std::clamp<std::size_t>(limits_.queue, 1, 32768);
+    // A power of two, which divides the 65536 ids: the slot id % queue then
+    // never holds two live ids where the numbers wrap.
+    limits_.queue = std::bit_ceil(std::clamp<std::size_t>(limits_.queue, 1, 32768));
     reliable_.resize(limits_.queue);
     unreliable_.resize(limits_.queue);
     received_.resize(limits_.queue);
@@ -99,6 +102,9 @@ std::size_t message_endpoint::plan_reliable(std::uint64_t packet, std::size_t bu
 {
     const auto interval = static_cast<std::uint64_t>(resend_interval_);
     planned_reliable_.clear();
+    // The unreliable part's end bit always follows: keep it out of both.
+    whole_bits = whole_bits > 0 ? whole_bits - 1 : 0;
+    budget_bits = std::min(budget_bits, whole_bits);
     std::size_t bits = 1 + (ack_due() ? id_bits : 0) + 1;
     bool have_previous = false;
     std::uint16_t previous = 0;

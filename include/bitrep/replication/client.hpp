@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -61,7 +62,7 @@ public:
 
     explicit replication_client(replication_options options = {})
         : options_(options), inputs_(replication::make_part<inputs_type>(options)),
-          messages_(replication::make_part<port_holder>(options)),
+          messages_(replication::make_part<port_holder>(options, message_other_bits(options))),
           packet_(std::max(options.max_packet_bytes, replication::ack_bytes))
     {
         replication::require_reflected_state<State>();
@@ -110,10 +111,11 @@ public:
         if constexpr (has_messages) {
             const std::size_t room = 8 * (packet_.size() - replication::crc_bytes) - stream.bit_position();
             replication::message_endpoint& channels = messages_.endpoint();
-            const std::size_t reliable = channels.plan_reliable(packets_, room > 0 ? room - 1 : 0, room);
+            const std::size_t reliable = channels.plan_reliable(packets_, room, room);
             channels.plan_unreliable(room - std::min(room, reliable));
             // The plans are bounds of what they write, within the room.
-            static_cast<void>(channels.write(stream));
+            [[maybe_unused]] const bool written = channels.write(stream);
+            assert(written);
             channels.commit(packets_);
         }
         const std::size_t size = replication::crc_bytes + stream.flush();
@@ -284,6 +286,16 @@ private:
         if constexpr (has_messages)
             messages_.apply(bytes.subspan(replication::crc_bytes), handlers_);
         return {};
+    }
+
+    /// What a client packet holds besides one message: CRC, ack, the input
+    /// window at its largest, the message section's framing.
+    static std::size_t message_other_bits(const replication_options& options)
+    {
+        std::size_t bits = 8 * replication::crc_bytes + replication::ack_bits + replication::message_framing_bits<Messages>;
+        if constexpr (has_inputs)
+            bits += replication::input_section_bound<Input>(options.input_window);
+        return bits;
     }
 
     using inputs_type = replication::optional_part<has_inputs, replication::input_sender<Input>>;

@@ -24,11 +24,98 @@ struct condition_of<flagged<T, Flag>> {
     static constexpr field_flag flag = Flag;
 };
 
+/// Whether T's codec walks its fields (a reflected class).
+template <class T>
+constexpr bool walks_fields() noexcept
+{
+    if constexpr (std::is_class_v<T> && requires { codec<T>::walks_fields; })
+        return codec<T>::walks_fields;
+    else
+        return false;
+}
+
+template <class T>
+constexpr bool contains_condition();
+
+template <class T, std::size_t... I>
+constexpr bool any_field_contains_condition(std::index_sequence<I...>)
+{
+    return (contains_condition<reflect::field_type_at<T, I>>() || ...);
+}
+
+/// Whether T holds a replication condition anywhere inside it.
+template <class T>
+constexpr bool contains_condition()
+{
+    if constexpr (condition_of<T>::conditioned) {
+        return true;
+    } else if constexpr (requires { T::flag; typename T::value_type; }) {
+        return contains_condition<typename T::value_type>(); // save_only<T> and the like
+    } else if constexpr (requires { typename T::slots_type; }) {
+        return contains_condition<typename T::slots_type>(); // entity_array
+    } else if constexpr (requires { typename T::value_type; }) {
+        if constexpr (std::is_class_v<typename T::value_type>)
+            return contains_condition<typename T::value_type>(); // vectors, arrays, optionals
+        else
+            return false; // strings, vectors of scalars
+    } else if constexpr (walks_fields<T>()) {
+        return any_field_contains_condition<T>(std::make_index_sequence<reflect::field_count<T>>{});
+    } else {
+        return false;
+    }
+}
+
+/// Whether a member of an entity keeps its conditions to itself: one on the
+/// member is honoured, any inside it would not be.
+template <class Member>
+constexpr bool member_conditions_honoured()
+{
+    if constexpr (condition_of<Member>::conditioned)
+        return !contains_condition<typename Member::value_type>();
+    else
+        return !contains_condition<Member>();
+}
+
+template <class Entity, std::size_t... M>
+constexpr bool entity_conditions_honoured(std::index_sequence<M...>)
+{
+    return (member_conditions_honoured<reflect::field_type_at<Entity, M>>() && ...);
+}
+
+template <class Field>
+constexpr bool field_conditions_honoured()
+{
+    if constexpr (requires { typename Field::slots_type; typename Field::value_type; }) {
+        using entity = typename Field::value_type;
+        if constexpr (walks_fields<entity>())
+            return entity_conditions_honoured<entity>(std::make_index_sequence<reflect::field_count<entity>>{});
+        else
+            return !contains_condition<entity>();
+    } else {
+        return !contains_condition<Field>();
+    }
+}
+
+template <class State, std::size_t... I>
+constexpr bool state_conditions_honoured(std::index_sequence<I...>)
+{
+    return (field_conditions_honoured<reflect::field_type_at<State, I>>() && ...);
+}
+
+/// A replication condition is honoured on the members of the State's
+/// entities only: anywhere else (a top-level field, a struct inside an
+/// entity) it would be sent to every client, so it is refused.
+template <class State>
+constexpr bool conditions_only_on_entity_members()
+{
+    return state_conditions_honoured<State>(std::make_index_sequence<reflect::field_count<State>>{});
+}
+
 /// Whether some member of Entity (its own, not nested ones) carries a
 /// replication condition.
 template <class Entity>
 inline constexpr bool has_conditions = [] {
-    if constexpr (std::is_class_v<Entity> && codec<Entity>::walks_fields)
+    if constexpr (walks_fields<Entity>())
         return []<std::size_t... I>(std::index_sequence<I...>) {
             return (condition_of<reflect::field_type_at<Entity, I>>::conditioned || ...);
         }(std::make_index_sequence<reflect::field_count<Entity>>{});

@@ -39,6 +39,20 @@ inline constexpr bool has_inputs = !std::is_same_v<Input, no_input>;
 /// The bits of an input packet's count for a window of `window` inputs.
 constexpr int input_count_bits(std::size_t window) noexcept { return bits_required_for_span(window); }
 
+/// An upper bound of a full input section's bits, or 0 when Input has no
+/// bound (the client then leaves out the oldest inputs that do not fit).
+template <class Input>
+constexpr std::size_t input_section_bound(std::size_t window) noexcept
+{
+    constexpr std::size_t full = codec<Input>::max_bits();
+    constexpr std::size_t delta = delta_codec<Input>::max_delta_bits();
+    if (full == unbounded_bits || delta == unbounded_bits)
+        return 0;
+    const std::size_t later = window > 1 ? window - 1 : 0;
+    return detail::add_bits(static_cast<std::size_t>(input_count_bits(window)) + 32 + full,
+                            detail::multiply_bits(later, 1 + 32 + delta));
+}
+
 /// The client's side: the window of unacknowledged inputs.
 template <class Input>
 class input_sender {

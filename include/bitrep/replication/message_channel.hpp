@@ -46,8 +46,8 @@ using message_read_stream = basic_read_stream<scope::replication>;
 /// Sizes and timings of one end, fixed at construction (nothing grows
 /// later).
 struct message_limits {
-    /// Messages waiting per channel, and the reliable receive window. At
-    /// most 32768 (half the 16-bit ids).
+    /// Messages waiting per channel, and the reliable receive window:
+    /// rounded up to a power of two, at most 32768 (half the 16-bit ids).
     std::size_t queue = 64;
     /// The largest encoded message body this end sends or keeps: what a
     /// packet can carry, or less when no message of the set can be larger.
@@ -64,6 +64,9 @@ struct message_limits {
     std::uint32_t ack_packets = 64;
     /// Bits of a message's type index.
     int type_bits = 0;
+    /// The largest body send() accepts: what this end's packets can carry
+    /// beside everything else they always hold.
+    std::size_t send_limit_bits = static_cast<std::size_t>(-1);
 };
 
 /// The type index and body of a message that is to be delivered.
@@ -107,9 +110,10 @@ public:
 
     /// Chooses the reliable messages for packet number `packet` (a count of
     /// this end's packets) within `budget_bits`, oldest first; the oldest
-    /// waiting one is taken whenever it fits `whole_bits` even over the
-    /// budget, so a large message is never starved by the share. Returns an
-    /// upper bound of the bits of the ack and reliable part.
+    /// due one is taken whenever it fits `whole_bits` (the room for the
+    /// whole section, the unreliable part's end bit included) even over
+    /// the budget, so a large message is never starved by the share.
+    /// Returns an upper bound of the bits of the ack and reliable part.
     std::size_t plan_reliable(std::uint64_t packet, std::size_t budget_bits, std::size_t whole_bits) noexcept;
     /// Chooses unreliable messages within `budget_bits`, oldest first;
     /// returns an upper bound of the bits of the unreliable part.

@@ -168,10 +168,16 @@ public:
 
     /// The port both ends build from their (agreeing) options: acks go out
     /// for a window's worth of packets after the last reliable message.
-    static message_port from_options(const replication_options& options)
+    /// `other_bits` bounds what this end's packets carry besides one message
+    /// (headers, framing, inputs, state fields always sent): send() refuses a
+    /// message larger than the rest, which could never go.
+    static message_port from_options(const replication_options& options, std::size_t other_bits)
     {
-        return message_port(limits_for(options.max_packet_bytes, options.message_queue, options.message_resend_ticks,
-                                       static_cast<std::uint32_t>(ring_size(options.window))));
+        message_limits limits = limits_for(options.max_packet_bytes, options.message_queue, options.message_resend_ticks,
+                                           static_cast<std::uint32_t>(ring_size(options.window)));
+        const std::size_t packet_bits = 8 * options.max_packet_bytes;
+        limits.send_limit_bits = packet_bits > other_bits ? packet_bits - other_bits : 0;
+        return message_port(limits);
     }
 
     /// The limits for packets of `max_packet_bytes`: a body larger than
@@ -185,16 +191,12 @@ public:
         limits.resend_packets = resend_packets < 1 ? 1 : resend_packets;
         limits.ack_packets = ack_packets;
         limits.type_bits = codec_type::type_bits;
-        const std::size_t packet_room = max_packet_bytes > packet_overhead_bytes ? max_packet_bytes - packet_overhead_bytes : 1;
+        const std::size_t packet_room = max_packet_bytes > crc_bytes ? max_packet_bytes - crc_bytes : 1;
         const std::size_t set_bytes =
             codec_type::max_body_bits == unbounded_bits ? packet_room : (codec_type::max_body_bits + 7) / 8;
         limits.body_bytes = std::max<std::size_t>(1, std::min(packet_room, set_bytes));
         return limits;
     }
-
-    /// Bytes of a packet a message body can never use: CRC, headers, and
-    /// the message section's own framing.
-    static constexpr std::size_t packet_overhead_bytes = 24;
 
     template <class T>
     status send(const T& message, channel ch)
@@ -207,7 +209,11 @@ public:
                                                   : "the unreliable queue is full");
         }
         std::size_t bits = 0;
-        if (status encoded = codec_type::encode(message, slot, bits); !encoded) {
+        status encoded = codec_type::encode(message, slot, bits);
+        if (encoded && bits > endpoint_.limits().send_limit_bits)
+            encoded = status(error::buffer_too_small, 0, reflect::type_name<T>(),
+                             "message larger than a packet can carry with its headers");
+        if (!encoded) {
             endpoint_.refused();
             return encoded;
         }

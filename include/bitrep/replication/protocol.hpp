@@ -62,14 +62,21 @@ struct no_part {};
 template <bool Needed, class Part>
 using optional_part = std::conditional_t<Needed, Part, no_part>;
 
-/// Builds a part from both ends' options (Part::from_options).
-template <class Part>
-Part make_part(const replication_options& options)
+/// Builds a part from both ends' options (Part::from_options), and what
+/// that end adds (a message port: the bits its packets spend on other things).
+template <class Part, class... Extra>
+Part make_part(const replication_options& options, Extra... extra)
 {
     if constexpr (std::is_same_v<Part, no_part>)
         return {};
     else
-        return Part::from_options(options);
+        return Part::from_options(options, extra...);
 }
+
+/// The most bits a message section's own framing takes around one message
+/// that fills the rest of a packet: ack flag and ack, "another follows",
+/// id, type index, padding before the body, both end bits.
+template <class Set>
+constexpr std::size_t message_framing_bits = 1 + 16 + 1 + 16 + static_cast<std::size_t>(message_codec<Set>::type_bits) + 7 + 2;
 
 } // namespace bitrep::replication

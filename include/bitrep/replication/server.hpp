@@ -77,6 +77,9 @@ public:
         : options_(options), reported_(new std::atomic<bool>[slot_count + field_count])
     {
         replication::require_reflected_state<State>();
+        static_assert(replication::conditions_only_on_entity_members<State>(),
+                      "bitrep: owner_only, skip_owner and initial_only apply to the members of the State's entities "
+                      "(entity_array elements) only; anywhere else every client would receive the field");
         options_.window = replication::ring_size(options_.window);
         options_.protocol_id = replication::protocol_id_for<Input, Messages>(options_.protocol_id);
         // Room for the CRC, the header and the check value at least.
@@ -398,6 +401,29 @@ private:
         /// std::vector<std::optional<Entity>> of this client's copies.
         std::array<std::shared_ptr<void>, field_count> conditioned;
 
+        /// What a state packet holds besides one message: CRC and headers
+        /// (coded at the most), the input ack, the message section's
+        /// framing and padding, and the fields sent in every packet at their
+        /// bound (when they have one; else a message that leaves them no
+        /// room waits until they are smaller).
+        static std::size_t message_other_bits(const replication_options& options)
+        {
+            std::size_t bits = 8 * replication::crc_bytes + replication::header_bits + replication::coded_header_bits +
+                               7 + replication::message_framing_bits<Messages> + 7 + 1 + (options.check_value ? 32 : 0);
+            if constexpr (has_inputs)
+                bits += 17;
+            std::size_t always_sent = 0;
+            replication::for_each_field_index<State>([&](auto index) {
+                constexpr std::size_t I = decltype(index)::value;
+                if constexpr (replication::is_entity_field<State, I>)
+                    always_sent = detail::add_bits(always_sent, 1);
+                else
+                    always_sent =
+                        detail::add_bits(always_sent, delta_codec<reflect::field_type_at<State, I>>::max_delta_bits());
+            });
+            return always_sent == unbounded_bits ? bits : bits + always_sent;
+        }
+
         using inputs_type = replication::optional_part<has_inputs, replication::input_receiver<Input>>;
         using port_holder = replication::optional_part<has_messages, port_type>;
         /// The client's inputs, and the messages both ways.
@@ -405,7 +431,8 @@ private:
         [[no_unique_address]] port_holder port;
 
         explicit connection(const replication_options& options)
-            : inputs(replication::make_part<inputs_type>(options)), port(replication::make_part<port_holder>(options))
+            : inputs(replication::make_part<inputs_type>(options)),
+              port(replication::make_part<port_holder>(options, message_other_bits(options)))
         {
         }
     };
@@ -543,8 +570,7 @@ private:
     /// it is absent or not relevant to the client.
     template <class Entity>
     const std::optional<Entity>& target_slot(connection& c, client_id id, entity_key key, const State& state,
-                                              const std::optional<Entity>& slot, const std::optional<Entity>& known,
-                                              const std::optional<Entity>& sent) const
+                                              const std::optional<Entity>& slot, const std::optional<Entity>& sent) const
     {
         static const std::optional<Entity> none;
         if (!slot.has_value())
@@ -558,18 +584,20 @@ private:
         if constexpr (replication::has_conditions<Entity>) {
             // The client's own copy, in the connection: the entity with its
             // conditioned members as this client may have them. An
-            // initial_only member keeps the value of the copy the client
-            // has, or may have from a packet in flight.
+            // initial_only member keeps the value of the newest copy the
+            // client may hold (from a packet in flight, or its baseline).
             static const Entity defaults{};
             std::optional<Entity>& view = conditioned_slot<Entity>(c, key);
             view = slot;
             const auto& owner = typed_owner_[key.field];
             const std::optional<client_id> owned_by = owner ? owner(key.id, &*slot) : std::nullopt;
-            const Entity* had = known ? &*known : (sent ? &*sent : nullptr);
+            // No entity in that view means the entity is created for the
+            // client now (its slot may have held another in the baseline).
+            const Entity* had = sent ? &*sent : nullptr;
             replication::apply_conditions(*view, had, owned_by == id, defaults);
             return view;
         } else {
-            static_cast<void>(c), static_cast<void>(known), static_cast<void>(sent);
+            static_cast<void>(c), static_cast<void>(sent);
             return slot;
         }
     }
@@ -636,7 +664,7 @@ private:
             const slot_type& target =
                 c.any_unsendable && c.unsendable[first + slot]
                     ? sent[slot]
-                    : target_slot(c, id, key, state, now[slot], old[slot], sent[slot]);
+                    : target_slot(c, id, key, state, now[slot], sent[slot]);
             if (same(old[slot], target)) {
                 set_priority(c, first + slot, 0.0f);
                 continue;
@@ -872,7 +900,9 @@ private:
             const std::size_t budget_bits = budget_bytes * 8;
             const std::size_t share = static_cast<std::size_t>(static_cast<double>(budget_bits) *
                                                                std::clamp(options_.reliable_share, 0.0, 1.0));
-            const std::size_t whole = budget_bits > used_bits + 8 ? budget_bits - used_bits - 8 : 0;
+            // The section's room: what the header and the fields always sent
+            // leave, less the padding after it.
+            const std::size_t whole = budget_bits > used_bits + 7 ? budget_bits - used_bits - 7 : 0;
             const std::size_t message_bits = c.port.endpoint().plan_reliable(c.stats.packets_sent, share, whole) + 1 + 7;
             header_bits += message_bits;
             used_bits += message_bits;
