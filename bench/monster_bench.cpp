@@ -255,8 +255,11 @@ bitrep::status to_bytes(const Batch& batch, std::span<std::uint8_t> buffer, std:
     return get_unit(in, why, v.x) && get_unit(in, why, v.y) && get_unit(in, why, v.z);
 }
 
-template <std::size_t N>
-[[gnu::always_inline]] inline bool get_text(bit_reader& in, failure& why, bitrep::bounded_string<N>& text)
+/// The standard's string with buffer_size N + 1: its length, the padding to
+/// a byte, then the bytes, into the memory `prepare(length)` gives, and
+/// the checks a conforming reader makes of them.
+template <std::size_t N, class Prepare>
+[[gnu::always_inline]] inline bool get_text_into(bit_reader& in, failure& why, Prepare&& prepare)
 {
     constexpr int length_bits = bitrep::bits_required(std::size_t{0}, N);
     const std::size_t start = in.bits_read();
@@ -272,15 +275,24 @@ template <std::size_t N>
         if (zeros != 0) [[unlikely]]
             return why.set(error::bad_padding, start, "non-zero alignment padding");
     }
-    std::string& s = text.str();
-    s.resize(length); // length <= N: a bounded allocation
-    if (!in.read_bytes(reinterpret_cast<std::uint8_t*>(s.data()), length)) [[unlikely]]
+    char* const bytes = prepare(length);
+    if (!in.read_bytes(reinterpret_cast<std::uint8_t*>(bytes), length)) [[unlikely]]
         return why.set(error::truncated, start, "string bytes past the end of the input");
-    if (std::memchr(s.data(), 0, s.size()) != nullptr) [[unlikely]]
+    if (std::memchr(bytes, 0, length) != nullptr) [[unlikely]]
         return why.set(error::interior_nul, start, "zero byte inside a string");
-    if (!bitrep::detail::is_valid_utf8(reinterpret_cast<const unsigned char*>(s.data()), s.size())) [[unlikely]]
+    if (!bitrep::detail::is_valid_utf8(reinterpret_cast<const unsigned char*>(bytes), length)) [[unlikely]]
         return why.set(error::bad_utf8, start, "string is not well-formed UTF-8");
     return true;
+}
+
+template <std::size_t N>
+[[gnu::always_inline]] inline bool get_text(bit_reader& in, failure& why, bitrep::bounded_string<N>& text)
+{
+    return get_text_into<N>(in, why, [&text](std::uint32_t length) {
+        std::string& s = text.str();
+        s.resize(length); // length <= N: a bounded allocation
+        return s.data();
+    });
 }
 
 /// A vector's size, refused above its bound before anything is allocated.
@@ -440,28 +452,10 @@ struct Batch {
 /// The standard's string with buffer_size 11, into a char buffer.
 [[gnu::always_inline]] inline bool get_text(bit_reader& in, failure& why, char (&text)[11])
 {
-    constexpr int length_bits = bitrep::bits_required(std::size_t{0}, std::size_t{10});
-    const std::size_t start = in.bits_read();
-    std::uint32_t length;
-    if (!in.read_bits(length, length_bits)) [[unlikely]]
-        return why.set(error::truncated, start, "input ends before the value");
-    if (length > 10) [[unlikely]]
-        return why.set(error::out_of_range, start, "decoded value above the range's maximum");
-    if (const int padding = static_cast<int>((8 - in.bits_read() % 8) % 8); padding != 0) {
-        std::uint32_t zeros;
-        if (!in.read_bits(zeros, padding)) [[unlikely]]
-            return why.set(error::truncated, start, "input ends before the value");
-        if (zeros != 0) [[unlikely]]
-            return why.set(error::bad_padding, start, "non-zero alignment padding");
-    }
-    if (!in.read_bytes(reinterpret_cast<std::uint8_t*>(text), length)) [[unlikely]]
-        return why.set(error::truncated, start, "string bytes past the end of the input");
-    text[length] = 0;
-    if (std::memchr(text, 0, length) != nullptr) [[unlikely]]
-        return why.set(error::interior_nul, start, "zero byte inside a string");
-    if (!bitrep::detail::is_valid_utf8(reinterpret_cast<const unsigned char*>(text), length)) [[unlikely]]
-        return why.set(error::bad_utf8, start, "string is not well-formed UTF-8");
-    return true;
+    return hand::get_text_into<10>(in, why, [&text](std::uint32_t length) {
+        text[length] = 0;
+        return text;
+    });
 }
 
 [[gnu::always_inline]] inline bool get_weapon(bit_reader& in, failure& why, Weapon& weapon)
