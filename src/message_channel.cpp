@@ -39,42 +39,16 @@ message_endpoint::message_endpoint(const message_limits& limits)
     read_.reserve(2 * limits_.queue);
 }
 
-std::span<std::uint8_t> message_endpoint::reliable_bytes(std::uint16_t id) noexcept
-{
-    return std::span<std::uint8_t>(reliable_memory_).subspan((id % limits_.queue) * limits_.body_bytes, limits_.body_bytes);
-}
-
-std::span<const std::uint8_t> message_endpoint::reliable_bytes(std::uint16_t id) const noexcept
-{
-    return std::span<const std::uint8_t>(reliable_memory_)
-        .subspan((id % limits_.queue) * limits_.body_bytes, limits_.body_bytes);
-}
-
-std::span<std::uint8_t> message_endpoint::unreliable_bytes(std::size_t position) noexcept
-{
-    return std::span<std::uint8_t>(unreliable_memory_).subspan(position * limits_.body_bytes, limits_.body_bytes);
-}
-
-std::span<const std::uint8_t> message_endpoint::unreliable_bytes(std::size_t position) const noexcept
-{
-    return std::span<const std::uint8_t>(unreliable_memory_).subspan(position * limits_.body_bytes, limits_.body_bytes);
-}
-
-std::span<std::uint8_t> message_endpoint::received_bytes(std::uint16_t id) noexcept
-{
-    return std::span<std::uint8_t>(received_memory_).subspan((id % limits_.queue) * limits_.body_bytes, limits_.body_bytes);
-}
-
 std::span<std::uint8_t> message_endpoint::slot(channel ch) noexcept
 {
     if (ch == channel::reliable) {
         if (static_cast<std::uint16_t>(send_next_ - send_head_) >= limits_.queue)
             return {};
-        return reliable_bytes(send_next_);
+        return slot_in(reliable_memory_, send_next_ % limits_.queue);
     }
     if (unreliable_count_ >= limits_.queue)
         return {};
-    return unreliable_bytes((unreliable_head_ + unreliable_count_) % limits_.queue);
+    return slot_in(unreliable_memory_, (unreliable_head_ + unreliable_count_) % limits_.queue);
 }
 
 void message_endpoint::queue(channel ch, std::uint16_t type, std::size_t bits) noexcept
@@ -188,7 +162,7 @@ bool message_endpoint::write(message_write_stream& stream) const
         }
         std::uint32_t type = entry.type;
         if ((limits_.type_bits != 0 && !stream.serialize_bits(type, limits_.type_bits)) ||
-            !write_body(stream, reliable_bytes(id), entry.bits))
+            !write_body(stream, slot_in(reliable_memory_, id % limits_.queue), entry.bits))
             return false;
         have_previous = true;
         previous = id;
@@ -202,7 +176,7 @@ bool message_endpoint::write(message_write_stream& stream) const
         std::uint32_t type = entry.type;
         if (!stream.serialize_bool(another) ||
             (limits_.type_bits != 0 && !stream.serialize_bits(type, limits_.type_bits)) ||
-            !write_body(stream, unreliable_bytes(position), entry.bits))
+            !write_body(stream, slot_in(unreliable_memory_, position), entry.bits))
             return false;
     }
     return stream.serialize_bool(end);
@@ -376,7 +350,7 @@ void message_endpoint::apply(std::span<const std::uint8_t> bytes, message_delive
         }
         const std::size_t size = whole_bytes(message.bits);
         std::copy_n(bytes.begin() + static_cast<std::ptrdiff_t>(message.start_bit / 8), size,
-                    received_bytes(message.id).begin());
+                    slot_in(received_memory_, message.id % limits_.queue).begin());
         entry = receive_entry{true, message.type, message.bits};
     }
     deliver_in_order(deliver, context);
@@ -400,7 +374,7 @@ void message_endpoint::deliver_in_order(message_deliverer deliver, void* context
         const std::uint16_t id = receive_next_;
         ++receive_next_;
         stats_.reliable_delivered += 1;
-        deliver(context, message_view{entry.type, received_bytes(id).first(whole_bytes(entry.bits)), entry.bits});
+        deliver(context, message_view{entry.type, slot_in(received_memory_, id % limits_.queue).first(whole_bytes(entry.bits)), entry.bits});
     }
 }
 

@@ -210,11 +210,9 @@ private:
         if (header.coded && options_.encoding != replication_encoding::coded) [[unlikely]]
             return status(error::options_mismatch, 32 + 34, "packet",
                           "the server sends coded packets, and this client expects bit-packed ones");
-        bool has_input_ack = false;
-        std::uint32_t input_ack = 0;
+        replication::input_ack input_ack;
         if constexpr (has_inputs) {
-            if (!stream.serialize_bool(has_input_ack) || (has_input_ack && !stream.serialize_bits(input_ack, 16)))
-                [[unlikely]]
+            if (!input_ack.serialize(stream)) [[unlikely]]
                 return stream.failure_status("packet");
         }
         if constexpr (has_messages) {
@@ -280,8 +278,7 @@ private:
         if (on_change_)
             notify(before, ring_[current_].view);
         if constexpr (has_inputs) {
-            if (has_input_ack)
-                inputs_.acknowledged(static_cast<std::uint16_t>(input_ack));
+            inputs_.acknowledged(input_ack);
         }
         if constexpr (has_messages)
             messages_.apply(bytes.subspan(replication::crc_bytes), handlers_);

@@ -36,6 +36,23 @@ namespace replication {
 template <class Input>
 inline constexpr bool has_inputs = !std::is_same_v<Input, no_input>;
 
+/// The server's acknowledgement of inputs, in its state packets: the low
+/// 16 bits of the newest input tick delivered, once one has been.
+struct input_ack {
+    bool any = false;
+    std::uint16_t low_bits = 0;
+
+    template <class Stream>
+    bool serialize(Stream& stream)
+    {
+        std::uint32_t low = low_bits;
+        if (!stream.serialize_bool(any) || (any && !stream.serialize_bits(low, 16)))
+            return false;
+        low_bits = static_cast<std::uint16_t>(low);
+        return true;
+    }
+};
+
 /// The bits of an input packet's count for a window of `window` inputs.
 constexpr int input_count_bits(std::size_t window) noexcept { return bits_required_for_span(window); }
 
@@ -89,12 +106,13 @@ public:
     }
 
     /// The server delivered every input up to the one whose tick ends in
-    /// `low_bits`: they leave the window. The full tick is the newest sent
-    /// with those low bits (acks name recent inputs).
-    void acknowledged(std::uint16_t low_bits) noexcept
+    /// the ack's low bits: they leave the window. The full tick is the
+    /// newest sent with those low bits (acks name recent inputs).
+    void acknowledged(const input_ack& ack) noexcept
     {
-        if (!any_)
+        if (!any_ || !ack.any)
             return;
+        const std::uint16_t low_bits = ack.low_bits;
         const std::uint32_t acked = newest_ - static_cast<std::uint16_t>(static_cast<std::uint16_t>(newest_) - low_bits);
         while (count_ != 0 && static_cast<std::int32_t>(inputs_[first_].tick - acked) <= 0) {
             first_ = (first_ + 1) % window_;
@@ -244,6 +262,8 @@ public:
     std::span<const received_input<Input>> delivered() const noexcept { return delivered_; }
     bool any() const noexcept { return any_; }
     std::uint32_t newest() const noexcept { return newest_; }
+    /// What the next state packet acknowledges.
+    input_ack ack() const noexcept { return {any_, static_cast<std::uint16_t>(newest_)}; }
     const input_statistics& statistics() const noexcept { return stats_; }
 
 private:

@@ -163,11 +163,12 @@ private:
     };
 
     bool ack_due() const noexcept { return ack_packets_left_ > 0; }
-    std::span<std::uint8_t> reliable_bytes(std::uint16_t id) noexcept;
-    std::span<const std::uint8_t> reliable_bytes(std::uint16_t id) const noexcept;
-    std::span<std::uint8_t> unreliable_bytes(std::size_t position) noexcept;
-    std::span<const std::uint8_t> unreliable_bytes(std::size_t position) const noexcept;
-    std::span<std::uint8_t> received_bytes(std::uint16_t id) noexcept;
+    /// Slot `index` of one of the three memories, body_bytes long.
+    template <class Memory>
+    auto slot_in(Memory& memory, std::size_t index) const noexcept
+    {
+        return std::span(memory).subspan(index * limits_.body_bytes, limits_.body_bytes);
+    }
     static bool write_body(message_write_stream& stream, std::span<const std::uint8_t> body, std::size_t bits);
     bool read_body(message_read_stream& stream, std::uint16_t type, message_validator validate, void* context,
                    read_message& message);

@@ -928,10 +928,8 @@ private:
         if (!header.serialize(stream)) [[unlikely]]
             return stream.failure_status("packet");
         if constexpr (has_inputs) {
-            bool has_input_ack = c.inputs.any();
-            std::uint32_t input_ack = c.inputs.newest() & 0xFFFFu;
-            if (!stream.serialize_bool(has_input_ack) || (has_input_ack && !stream.serialize_bits(input_ack, 16)))
-                [[unlikely]]
+            replication::input_ack input_ack = c.inputs.ack();
+            if (!input_ack.serialize(stream)) [[unlikely]]
                 return stream.failure_status("packet");
         }
         if constexpr (has_messages) {
