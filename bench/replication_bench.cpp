@@ -15,6 +15,8 @@
 // server's figure. The CPU column is the whole loop's CPU time.
 //
 // Counters (per tick unless named otherwise):
+//   client_kib             what the server holds per client (client_bytes)
+//   shared_kib             what it holds for all clients (shared_bytes: world history, scratch)
 //   us_per_client          replicate() time / clients
 //   cpu_us_per_client      the same in the thread's CPU time (less disturbed
 //                          by other processes on a shared host)
@@ -30,7 +32,8 @@
 //   server_allocs_per_tick operator new calls inside the replicate() loop
 //
 // Every run starts from the same seeded world, warms up for two windows
-// (every ring slot written, priorities in steady state), then times a fixed
+// (every ring slot written, priorities in steady state) or the server's
+// world history depth when longer (its lists at full size), then times a fixed
 // number of ticks, so each repetition measures the same ticks. Before
 // timing, main() checks that clients converge to the server's world and
 // that full states are sent exactly when they should be; it aborts if not.
@@ -274,6 +277,8 @@ struct server_totals {
     std::uint64_t entities = 0;
     std::uint64_t deferred = 0;
     std::uint64_t coded_rebuilds = 0; ///< coded packets built again, or sent bit-packed, because they overflowed
+    std::size_t client_bytes = 0;     ///< what the server holds per client, summed over the clients
+    std::size_t shared_bytes = 0;     ///< what it holds for all of them (world history, scratch)
 };
 
 /// One server, its clients and the clients' packets in flight. Everything a
@@ -320,8 +325,10 @@ public:
         const std::uint64_t allocations = bitrep_bench::thread_allocations;
         const double cpu_start = thread_cpu_seconds();
         const clock::time_point start = clock::now();
+        // The world is recorded once a tick, then each client's packet.
+        server_.update(now);
         for (std::size_t i = 0; i < ids_.size(); ++i)
-            packets_[i] = server_.replicate(ids_[i], now);
+            packets_[i] = server_.replicate(ids_[i]);
         const clock::time_point replicated = clock::now();
         cost.replicate_cpu_seconds = thread_cpu_seconds() - cpu_start;
         cost.replicate_allocations = bitrep_bench::thread_allocations - allocations;
@@ -379,7 +386,9 @@ public:
             t.entities += s.entities_sent;
             t.deferred += s.entities_deferred;
             t.coded_rebuilds += s.coded_rebuilds + s.bit_packed_fallbacks;
+            t.client_bytes += server_.client_bytes(id);
         }
+        t.shared_bytes = server_.shared_bytes();
         return t;
     }
 
@@ -507,7 +516,10 @@ template <class Session = session>
 void run_ticks(benchmark::State& state, link_setup setup, timed what)
 {
     auto s = std::make_unique<Session>(setup);
-    const std::size_t warm_up = 2 * bitrep::replication_options{}.window +
+    // Two windows (every ring slot written, priorities in steady state), and
+    // the world history's depth (each of its ticks' lists at full size).
+    const bitrep::replication_options defaults;
+    const std::size_t warm_up = std::max(2 * defaults.window, defaults.history + 8) +
                                 (setup.ack_delay == never_acks ? 0 : static_cast<std::size_t>(setup.ack_delay));
     for (std::size_t t = 0; t < warm_up; ++t)
         s->tick();
@@ -557,6 +569,8 @@ void run_ticks(benchmark::State& state, link_setup setup, timed what)
     state.counters["deferred_per_packet"] = per_packet(after.deferred - before.deferred);
     state.counters["full_state_share"] = per_packet(after.full_states - before.full_states);
     state.counters["full_state_bytes"] = static_cast<double>(full_state_bytes(s->world(), setup.encoding));
+    state.counters["client_kib"] = static_cast<double>(after.client_bytes) / clients / 1024.0;
+    state.counters["shared_kib"] = static_cast<double>(after.shared_bytes) / 1024.0;
     state.counters["coded_rebuilds_per_packet"] = per_packet(after.coded_rebuilds - before.coded_rebuilds);
     state.counters["allocs_per_tick"] = Counter(allocations, Counter::kAvgIterations);
     state.counters["server_allocs_per_tick"] =

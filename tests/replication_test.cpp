@@ -248,8 +248,8 @@ private:
         // Exactly the view the server recorded for this packet...
         const std::uint16_t sequence = p.client.sequence();
         const World& state = p.client.state();
-        const World* sent = server.sent_state(p.id, sequence);
-        if (sent == nullptr)
+        const std::optional<World> sent = server.sent_state(p.id, sequence);
+        if (!sent)
             return torn(p, "no view recorded for sequence " + std::to_string(sequence));
         if (!holds_view(state, *sent))
             return torn(p, "not the view sent as sequence " + std::to_string(sequence));
@@ -512,8 +512,8 @@ protected:
     {
         const status result = link.client.receive(link.server.replicate(link.id, link.world()));
         ASSERT_TRUE(result) << result.message();
-        const World* sent = link.server.sent_state(link.id, link.client.sequence());
-        ASSERT_NE(sent, nullptr);
+        const std::optional<World> sent = link.server.sent_state(link.id, link.client.sequence());
+        ASSERT_TRUE(sent.has_value());
         EXPECT_TRUE(holds_view(link.client.state(), *sent));
         EXPECT_TRUE(holds_world(link.client.state(), link.world()));
     }
@@ -1189,8 +1189,8 @@ std::size_t run_tiny(replication_options options, std::uint32_t ticks, std::uint
             ADD_FAILURE() << "tick " << t << ": " << result.message();
             return wrong + 1;
         }
-        const Tiny* sent = server.sent_state(id, client.sequence());
-        if (sent == nullptr || !holds_view(client.state(), *sent) || !holds_view(client.state(), world))
+        const std::optional<Tiny> sent = server.sent_state(id, client.sequence());
+        if (!sent || !holds_view(client.state(), *sent) || !holds_view(client.state(), world))
             ++wrong;
         const auto ack = client.ack();
         acks[t % acks.size()].assign(ack.begin(), ack.end());
@@ -1287,8 +1287,8 @@ void run_deaf_client(std::uint32_t deaf)
         const std::span<const std::uint8_t> packet = server.replicate(id, world);
         if (client.receive(packet)) {
             ++applied;
-            const Tiny* sent = server.sent_state(id, header_of(packet).sequence);
-            ASSERT_NE(sent, nullptr);
+            const std::optional<Tiny> sent = server.sent_state(id, header_of(packet).sequence);
+            ASSERT_TRUE(sent.has_value());
             ASSERT_TRUE(holds_view(client.state(), *sent)) << "tick " << t << ": a state the server never sent";
         }
         static_cast<void>(server.receive(id, client.ack()));
@@ -1513,8 +1513,8 @@ bitrep::server_client_statistics replicate_noise(std::size_t max_packet_bytes)
         bit_packed += header_of(packet).coded ? 0 : 1;
         const status applied = client.receive(packet);
         EXPECT_TRUE(applied) << applied.message();
-        const Noise* sent = server.sent_state(id, client.sequence());
-        EXPECT_TRUE(sent != nullptr && same_on_wire(client.state(), *sent));
+        const std::optional<Noise> sent = server.sent_state(id, client.sequence());
+        EXPECT_TRUE(sent.has_value() && same_on_wire(client.state(), *sent));
         EXPECT_TRUE(server.receive(id, client.ack()));
     }
     EXPECT_TRUE(same_on_wire(client.state(), noise)) << "not converged " << quiet << " ticks after the noise stopped";
@@ -1749,11 +1749,14 @@ TEST(ReplicationThreads, ClientsReplicatedOnTheirOwnThreadsGetTheSequentialBytes
         std::vector<std::vector<std::uint8_t>> expected(clients), got(clients);
         for (int i = 0; i < clients; ++i)
             expected[static_cast<std::size_t>(i)] = direct::copy(sequential.replicate(ids[static_cast<std::size_t>(i)], driver.world));
+        // The world is recorded once; replicate(id) may then run for
+        // different clients at the same time.
+        parallel.update(driver.world);
         std::vector<std::thread> threads;
         for (int i = 0; i < clients; ++i)
             threads.emplace_back([&, i] {
                 const auto k = static_cast<std::size_t>(i);
-                got[k] = direct::copy(parallel.replicate(ids[k], driver.world));
+                got[k] = direct::copy(parallel.replicate(ids[k]));
             });
         for (std::thread& thread : threads)
             thread.join();

@@ -408,8 +408,8 @@ TEST(TwoWayConditions, EachClientReceivesExactlyWhatItsConditionsAllow)
             ASSERT_TRUE(server.receive(ids[k], clients[k].ack()));
             // Bit for bit what the server sent, and that is the world as
             // the conditions let this client see it.
-            const Arena* sent = server.sent_state(ids[k], clients[k].sequence());
-            ASSERT_NE(sent, nullptr);
+            const std::optional<Arena> sent = server.sent_state(ids[k], clients[k].sequence());
+            ASSERT_TRUE(sent.has_value());
             EXPECT_EQ(bitrep::to_bytes(clients[k].state()), bitrep::to_bytes(*sent));
             EXPECT_EQ(bitrep::to_bytes(clients[k].state()), bitrep::to_bytes(as_seen_by(arena, ids[k], names)))
                 << "client " << k << " tick " << t;

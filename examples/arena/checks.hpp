@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -60,8 +61,9 @@ struct view_check {
     void run(const server& host, const client& c)
     {
         const server::peer* peer = host.find(c.endpoint());
-        const World* sent = peer != nullptr ? host.replication().sent_state(peer->id, c.replication().sequence()) : nullptr;
-        if (sent == nullptr) {
+        const std::optional<World> sent =
+            peer != nullptr ? host.replication().sent_state(peer->id, c.replication().sequence()) : std::nullopt;
+        if (!sent) {
             ++outside_window;
             return;
         }

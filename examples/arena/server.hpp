@@ -131,11 +131,12 @@ public:
             static_cast<void>(replication_.broadcast(score, bitrep::channel::unreliable));
         }
         ++ticks_;
+        replication_.update(world);
         for (peer& p : peers_) {
             if (new_second)
                 p.second_bytes = 0;
             const std::uint64_t deferred = replication_.statistics(p.id)->entities_deferred;
-            const std::span<const std::uint8_t> packet = replication_.replicate(p.id, world);
+            const std::span<const std::uint8_t> packet = replication_.replicate(p.id);
             if (replication_.statistics(p.id)->entities_deferred != deferred) {
                 ++p.full_packets;
                 p.last_full_tick = ticks_;

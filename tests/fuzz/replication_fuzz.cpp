@@ -228,8 +228,8 @@ void applies(client_type& client, const server_type& server, bitrep::client_id i
 {
     if (const bitrep::status st = client.receive(packet); !st)
         fail("after a forged ack the honest client cannot apply the server's packet", st);
-    const World* expected = server.sent_state(id, static_cast<std::uint16_t>(sequence));
-    if (expected == nullptr || !bitrep::delta_codec<World>::same<bitrep::scope::replication>(client.state(), *expected))
+    const std::optional<World> expected = server.sent_state(id, static_cast<std::uint16_t>(sequence));
+    if (!expected || !bitrep::delta_codec<World>::same<bitrep::scope::replication>(client.state(), *expected))
         fail("after a forged ack the honest client reaches another state than the server sent");
 }
 

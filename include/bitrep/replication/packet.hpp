@@ -56,6 +56,14 @@ struct replication_options {
     /// applies both. A bit_packed client refuses coded packets with
     /// options_mismatch.
     replication_encoding encoding = replication_encoding::coded;
+    /// Server only: the world history's depth, in ticks whose update()
+    /// changed something (docs/replication.md, section 11). A client's
+    /// packet view names values by the tick they appeared; a view whose
+    /// values the history no longer has cannot become a baseline (the one
+    /// before stays), so this bounds how long an entity may go unsent to a
+    /// client without costing it a fresher baseline. Shared memory: about
+    /// history x (entities changed per tick) x (entity size + 4 bytes).
+    std::size_t history = 1024;
 
     // Two-way traffic (docs/replication.md, section 10); both ends must agree.
 

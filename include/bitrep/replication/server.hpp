@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -27,6 +28,7 @@
 #include <bitrep/replication/packet.hpp>
 #include <bitrep/replication/protocol.hpp>
 #include <bitrep/replication/state_fields.hpp>
+#include <bitrep/replication/world_history.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/stream.hpp>
 
@@ -74,7 +76,8 @@ public:
     using invalid_value_function = std::function<void(entity_key, const status&)>;
 
     explicit replication_server(replication_options options = {})
-        : options_(options), reported_(new std::atomic<bool>[slot_count + field_count])
+        : options_(options), reported_(new std::atomic<bool>[slot_count + field_count]),
+          history_(std::max(options.history, 2 * replication::ring_size(options.window)))
     {
         replication::require_reflected_state<State>();
         static_assert(replication::conditions_only_on_entity_members<State>(),
@@ -94,13 +97,17 @@ public:
     {
         auto c = std::make_unique<connection>(options_);
         c->ring.resize(options_.window);
-        for (auto& view : c->ring)
-            view = std::make_unique<sent_view>();
-        c->spare = std::make_unique<sent_view>();
+        c->ring_refs.resize(options_.window);
+        for (auto& refs : c->ring_refs)
+            refs.assign(slot_count, replication::empty_ref);
+        c->ring_fields.resize(options_.window);
+        c->next_refs.assign(slot_count, replication::empty_ref);
+        c->base_state = std::make_unique<State>();
+        c->base_refs.assign(slot_count, replication::empty_ref);
         c->priority.assign(slot_count, 0.0f);
-        c->priority_undo.reserve(2 * slot_count);
-        c->candidates.reserve(slot_count);
-        c->taken.reserve(slot_count);
+        c->priority_epoch.assign(slot_count, 0);
+        // The candidates, the undo log and the taken list grow to what the
+        // busiest tick so far needed, and stay.
         c->unsendable.assign(slot_count + field_count, 0);
         c->mended.reserve(slot_count + field_count);
         c->packet.assign(options_.max_packet_bytes, 0);
@@ -187,21 +194,46 @@ public:
     /// ticks see it.
     void on_invalid_value(invalid_value_function f) { on_invalid_ = std::move(f); }
 
-    /// The packet to send to `id` this tick (valid until the next call for
-    /// that client). Throws write_error when no packet can be made (more
-    /// non-entity data than a packet holds); a value outside its annotation
-    /// is held back and reported instead (on_invalid_value).
+    /// Records the world of this tick (docs/replication.md, section 11):
+    /// once per tick, before the replicate(id) calls, which encode from it.
+    /// `state` must stay alive and unchanged until they are done (the
+    /// callbacks and the fields other than shared entity arrays read it).
+    /// Costs one comparison per entity slot, for all clients together.
+    void update(const State& state)
+    {
+        history_.observe(state);
+        observed_ = &state;
+    }
+
+    /// update(state), then replicate(id): for a few clients, or a state that
+    /// changes between them. Each call compares the world once.
     std::span<const std::uint8_t> replicate(client_id id, const State& state)
+    {
+        update(state);
+        return replicate(id);
+    }
+    status replicate(client_id id, const State& state, std::span<const std::uint8_t>& packet)
+    {
+        update(state);
+        return replicate(id, packet);
+    }
+
+    /// The packet to send to `id` this tick, from the state of the last
+    /// update() (valid until the next call for that client). Throws
+    /// write_error when no packet can be made (more non-entity data than a
+    /// packet holds); a value outside its annotation is held back and
+    /// reported instead (on_invalid_value).
+    std::span<const std::uint8_t> replicate(client_id id)
     {
         std::span<const std::uint8_t> packet;
 #if BITREP_HAS_EXCEPTIONS
-        if (status result = replicate(id, state, packet); !result)
+        if (status result = replicate(id, packet); !result)
             throw write_error(std::move(result));
 #else
         static_assert(detail::always_false<State>,
-                      "bitrep: replicate(id, state) reports a failure by throwing bitrep::write_error, and exceptions "
-                      "are disabled. Call replicate(id, state, packet), which returns a bitrep::status.");
-        static_cast<void>(id), static_cast<void>(state);
+                      "bitrep: replicate(id) reports a failure by throwing bitrep::write_error, and exceptions "
+                      "are disabled. Call replicate(id, packet), which returns a bitrep::status.");
+        static_cast<void>(id);
 #endif
         return packet;
     }
@@ -211,25 +243,29 @@ public:
     /// statistics and the byte budget stay as they were), so the next call
     /// gives what it would have given without this one. A value that cannot
     /// be encoded is not a failure: see on_invalid_value.
-    status replicate(client_id id, const State& state, std::span<const std::uint8_t>& packet)
+    status replicate(client_id id, std::span<const std::uint8_t>& packet)
     {
         packet = {};
         connection* c = find(id);
         if (c == nullptr) [[unlikely]]
             return status(error::unknown_client, 0, "client", "no such client");
+        if (observed_ == nullptr) [[unlikely]]
+            return status(error::no_baseline, 0, "world", "replicate(id) before any update(state)");
+        const State& state = *observed_;
+        scratch_lease lease(*this);
         const server_client_statistics stats_before = c->stats;
         const double tokens_before = c->tokens;
         const double ratio_before = c->coded_ratio;
         c->priority_undo.clear();
         std::size_t size = 0;
         replication::packet_header header;
-        status result = build_fitting(*c, id, state, header, size, stats_before, tokens_before);
+        status result = build_fitting(*c, id, state, header, size, stats_before, tokens_before, *lease);
         if (!result && result.code() == error::value_out_of_range) [[unlikely]] {
             // Some value cannot be encoded: find which, leave those out, and
             // build the packet again without them.
             roll_back(*c, stats_before, tokens_before);
             if (mark_unsendable(*c, state))
-                result = build_fitting(*c, id, state, header, size, stats_before, tokens_before);
+                result = build_fitting(*c, id, state, header, size, stats_before, tokens_before, *lease);
         }
         if (!result) [[unlikely]] {
             roll_back(*c, stats_before, tokens_before);
@@ -332,54 +368,179 @@ public:
     }
 
     /// The state packet `sequence` brought the client to, while it is in the
-    /// window (for tests and tools: what the client must hold after it).
-    const State* sent_state(client_id id, std::uint16_t sequence) const noexcept
+    /// window and the world history still holds its values (for tests and
+    /// tools: what the client must hold after it).
+    std::optional<State> sent_state(client_id id, std::uint16_t sequence) const
     {
         const connection* c = find(id);
         if (c == nullptr)
-            return nullptr;
-        const sent_view& slot = *c->ring[sequence % options_.window];
-        return slot.valid && slot.sequence == sequence ? &slot.view : nullptr;
+            return std::nullopt;
+        const std::size_t row = sequence % options_.window;
+        const sent_view& slot = c->ring[row];
+        if (!slot.valid || slot.sequence != sequence)
+            return std::nullopt;
+        std::optional<State> out(std::in_place);
+        bool found = true;
+        replication::for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            if constexpr (replication::is_shared_field<State, I>) {
+                constexpr std::size_t first = replication::entity_slots_before<State, I>;
+                auto& slots = reflect::field_at<I>(*out);
+                const value_ref* refs = c->ring_refs[row].data() + first;
+                for (std::size_t s = 0; s < slots.capacity && found; ++s) {
+                    const auto* value = value_of<I>(*c, s, refs[s]);
+                    found = value != nullptr;
+                    if (found)
+                        detail::entity_array_access::assign(slots, s, *value);
+                }
+            } else {
+                reflect::field_at<I>(*out) = replication::private_field<I, State>(c->ring_fields[row]);
+            }
+        });
+        return found ? std::move(out) : std::nullopt;
+    }
+
+    /// The bytes the server holds for one client (its views, baseline,
+    /// priorities and buffers), and for all clients together (the world
+    /// history), as docs/replication.md, section 11, counts them.
+    std::size_t client_bytes(client_id id) const noexcept
+    {
+        const connection* c = find(id);
+        if (c == nullptr)
+            return 0;
+        std::size_t bytes = sizeof(connection) + sizeof(State);
+        for (const auto& refs : c->ring_refs)
+            bytes += sizeof(refs) + refs.capacity() * sizeof(value_ref);
+        bytes += c->ring.capacity() * sizeof(sent_view) + c->ring_fields.capacity() * sizeof(private_type);
+        bytes += (c->next_refs.capacity() + c->base_refs.capacity()) * sizeof(value_ref);
+        bytes += c->priority.capacity() * sizeof(float) + c->priority_epoch.capacity() * sizeof(std::uint32_t);
+        bytes += c->priority_undo.capacity() * sizeof(c->priority_undo[0]) +
+                 c->candidates.capacity() * sizeof(candidate) + c->taken.capacity() * sizeof(const candidate*);
+        bytes += c->unsendable.capacity() + c->mended.capacity() * sizeof(std::uint32_t) + c->packet.capacity();
+        return bytes;
+    }
+    std::size_t shared_bytes() const noexcept
+    {
+        std::size_t bytes = sizeof(*this) + history_.history_bytes();
+        std::lock_guard<std::mutex> lock(scratch_mutex_);
+        bytes += scratch_free_.size() * sizeof(scratch);
+        return bytes;
     }
 
 private:
     static constexpr std::size_t slot_count = replication::entity_slots_before<State>;
     static constexpr std::size_t field_count = reflect::field_count<State>;
+    using value_ref = replication::value_ref;
+    using private_type = replication::private_fields<State>;
+    template <std::size_t I>
+    using entity_slot = std::optional<typename replication::entity_array_traits<reflect::field_type_at<State, I>>::entity>;
+    template <std::size_t I>
+    static constexpr std::size_t entity_capacity =
+        replication::entity_array_traits<reflect::field_type_at<State, I>>::capacity;
 
+    /// What the server knows of a packet it sent; its view (what the packet
+    /// brought the client to) is in the connection's ring_refs and
+    /// ring_fields rows of the same index.
     struct sent_view {
         std::uint16_t sequence = 0;
         bool valid = false;
         bool acked = false;
         bool has_baseline = false;  ///< the packet was a delta against `baseline`
+        bool usable = true;         ///< false once a value of its view left the history before it became a baseline
         std::uint16_t baseline = 0;
-        State view{};
     };
+    /// A view as the server keeps it: a value_ref per entity slot (those of
+    /// entity arrays with conditions unused) and the other fields by value.
+    struct view_parts {
+        const value_ref* refs;
+        const private_type* fields;
+    };
+    /// States built per packet, lent to one replicate() at a time: the
+    /// packet's view and the coded encoding's older view, with the refs each
+    /// holds so that the next packet (usually much the same) copies only the
+    /// slots that differ.
+    struct scratch {
+        State view{};
+        State older{};
+        std::vector<value_ref> view_refs = std::vector<value_ref>(slot_count, replication::empty_ref);
+        std::vector<value_ref> older_refs = std::vector<value_ref>(slot_count, replication::empty_ref);
+    };
+    /// Takes a scratch from the pool (one per thread replicating at once;
+    /// made on first use) and gives it back.
+    class scratch_lease {
+    public:
+        explicit scratch_lease(replication_server& server) : server_(server)
+        {
+            std::lock_guard<std::mutex> lock(server_.scratch_mutex_);
+            if (server_.scratch_free_.empty()) {
+                held_ = std::make_unique<scratch>();
+            } else {
+                held_ = std::move(server_.scratch_free_.back());
+                server_.scratch_free_.pop_back();
+            }
+        }
+        ~scratch_lease()
+        {
+            std::lock_guard<std::mutex> lock(server_.scratch_mutex_);
+            server_.scratch_free_.push_back(std::move(held_));
+        }
+        scratch_lease(const scratch_lease&) = delete;
+        scratch_lease& operator=(const scratch_lease&) = delete;
+        scratch& operator*() noexcept { return *held_; }
+
+    private:
+        replication_server& server_;
+        std::unique_ptr<scratch> held_;
+    };
+
     struct candidate {
-        float priority;
-        bool in_flight;     ///< sent since the baseline: the client may hold it already
-        std::uint16_t field;
-        std::uint32_t id;
         const void* target; ///< the std::optional<entity> the client should get
+        float priority;
+        std::uint32_t id;
+        std::uint16_t field;
+        value_ref ref;      ///< shared entity arrays: the ref of `target`
+        bool in_flight;     ///< sent since the baseline: the client may hold it already
     };
     /// Everything replicate() touches belongs to one connection (or is read
     /// only, or atomic), so replicate() for different clients may run on
     /// different threads (docs/replication.md, "Threads").
     struct connection {
-        /// The views of the packets in the window, by sequence % window.
-        /// Behind pointers so that a packet's view is built in `spare` and
-        /// swapped in only once the packet exists: a failed replicate()
-        /// leaves the ring as it was.
-        std::vector<std::unique_ptr<sent_view>> ring;
-        std::unique_ptr<sent_view> spare;
+        /// The packets in the window, by sequence % window, and their views
+        /// (refs and other fields) at the same index. A packet's view is
+        /// built in next_refs and next_fields and swapped in only once the
+        /// packet exists: a failed replicate() leaves the ring as it was.
+        std::vector<sent_view> ring;
+        std::vector<std::vector<value_ref>> ring_refs;
+        std::vector<private_type> ring_fields;
+        std::vector<value_ref> next_refs;
+        private_type next_fields{};
+        /// The baseline's view, materialized: a State holding the values its
+        /// refs name (kept here, since the history forgets old values that
+        /// a slow client may still hold), its refs, its other fields, and
+        /// which packet it is (none: the default state).
+        std::unique_ptr<State> base_state;
+        std::vector<value_ref> base_refs;
+        private_type base_fields{};
+        bool base_default = true;
+        std::uint16_t base_sequence = 0;
         std::uint16_t next_sequence = 0;
         bool has_acked = false;
         std::uint16_t newest_acked = 0;
         bool suspect_ack = false;        ///< an ack named a packet not sent yet: see apply_ack
         std::uint16_t suspect_newest = 0;
+        /// Per entity slot, its accumulated priority, which counts only
+        /// while the slot stays a candidate: when priority_epoch says it was
+        /// one in the previous packet (epochs are packets_sent + 1).
         std::vector<float> priority;
-        /// Each priority's value before this call changed it, to restore
-        /// them all when the call fails.
-        std::vector<std::pair<std::uint32_t, float>> priority_undo;
+        std::vector<std::uint32_t> priority_epoch;
+        /// Each priority's value and epoch before this call changed it, to
+        /// restore them all when the call fails.
+        struct undo_entry {
+            std::uint32_t index;
+            float priority;
+            std::uint32_t epoch;
+        };
+        std::vector<undo_entry> priority_undo;
         std::vector<candidate> candidates;
         std::vector<const candidate*> taken; ///< taken at their type's bound, not yet measured
         /// Per entity slot, then per top-level field: its current value
@@ -439,20 +600,136 @@ private:
 
     connection* find(client_id id) const noexcept { return id < connections_.size() ? connections_[id].get() : nullptr; }
 
-    /// The newest acked view still in the window, else the default state.
-    const State* baseline(const connection& c, replication::packet_header& header) const noexcept
+    /// Whether packet `sequence` can be a baseline: acknowledged, and the
+    /// client still holds its view (fewer than `window` packets since).
+    bool holds_baseline(const connection& c, std::uint16_t sequence) const noexcept
+    {
+        if (static_cast<std::uint16_t>(c.next_sequence - sequence) >= options_.window)
+            return false;
+        const sent_view& slot = c.ring[sequence % options_.window];
+        return slot.valid && slot.acked && slot.sequence == sequence;
+    }
+
+    /// The newest acked view still in the window, materialized in
+    /// c.base_state; else the default state. When a value of that view has
+    /// left the history, the view materialized before stays the baseline
+    /// while the client holds it.
+    const State* baseline(connection& c, replication::packet_header& header)
     {
         header.has_baseline = false;
-        if (!c.has_acked || static_cast<std::uint16_t>(c.next_sequence - c.newest_acked) >= options_.window)
-            return &default_;
-        const sent_view& slot = *c.ring[c.newest_acked % options_.window];
-        // Not acked: the slot holds a later packet of the same 16-bit
-        // sequence, sent 65536 packets after the acked one.
-        if (!slot.valid || !slot.acked || slot.sequence != c.newest_acked)
-            return &default_;
-        header.has_baseline = true;
-        header.baseline = c.newest_acked;
-        return &slot.view;
+        if (c.has_acked && holds_baseline(c, c.newest_acked) && c.ring[c.newest_acked % options_.window].usable &&
+            (c.base_default || c.base_sequence != c.newest_acked)) {
+            if (!materialize_base(c, c.newest_acked)) [[unlikely]]
+                c.ring[c.newest_acked % options_.window].usable = false;
+        }
+        if (!c.base_default && holds_baseline(c, c.base_sequence)) {
+            header.has_baseline = true;
+            header.baseline = c.base_sequence;
+            return c.base_state.get();
+        }
+        if (!c.base_default)
+            materialize_default(c);
+        return c.base_state.get();
+    }
+
+    /// The value `ref` names in slot `id` of shared entity array I for this
+    /// client: its baseline's when the refs agree, else the history's
+    /// (nullptr when the history no longer has it).
+    template <std::size_t I>
+    const entity_slot<I>* value_of(const connection& c, std::size_t id, value_ref ref) const noexcept
+    {
+        constexpr std::size_t first = replication::entity_slots_before<State, I>;
+        if (c.base_refs[first + id] == ref)
+            return &reflect::field_at<I>(*c.base_state).slots()[id];
+        return history_.template find<I>(id, ref);
+    }
+
+    /// Makes c.base_state the view of packet `sequence`, copying the slots
+    /// whose refs differ; changes nothing and returns false when a value it
+    /// needs has left the history.
+    bool materialize_base(connection& c, std::uint16_t sequence)
+    {
+        const std::size_t row = sequence % options_.window;
+        const value_ref* want = c.ring_refs[row].data();
+        bool found = true;
+        replication::for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            if constexpr (replication::is_shared_field<State, I>) {
+                constexpr std::size_t first = replication::entity_slots_before<State, I>;
+                constexpr std::size_t capacity = entity_capacity<I>;
+                replication::for_each_mismatch(c.base_refs.data() + first, want + first, capacity, [&](std::size_t s) {
+                    found = found && history_.template find<I>(s, want[first + s]) != nullptr;
+                });
+            }
+        });
+        if (!found)
+            return false;
+        replication::for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            if constexpr (replication::is_shared_field<State, I>) {
+                constexpr std::size_t first = replication::entity_slots_before<State, I>;
+                constexpr std::size_t capacity = entity_capacity<I>;
+                auto& slots = reflect::field_at<I>(*c.base_state);
+                replication::for_each_mismatch(c.base_refs.data() + first, want + first, capacity, [&](std::size_t s) {
+                    detail::entity_array_access::assign(slots, s, *history_.template find<I>(s, want[first + s]));
+                });
+                std::copy(want + first, want + first + capacity, c.base_refs.data() + first);
+            } else {
+                reflect::field_at<I>(*c.base_state) = replication::private_field<I, State>(c.ring_fields[row]);
+            }
+        });
+        c.base_fields = c.ring_fields[row];
+        c.base_default = false;
+        c.base_sequence = sequence;
+        return true;
+    }
+
+    void materialize_default(connection& c)
+    {
+        replication::for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            if constexpr (replication::is_shared_field<State, I>) {
+                constexpr std::size_t first = replication::entity_slots_before<State, I>;
+                auto& slots = reflect::field_at<I>(*c.base_state);
+                for (std::size_t s = 0; s < entity_capacity<I>; ++s) {
+                    if (c.base_refs[first + s] != replication::empty_ref) {
+                        slots.erase(s);
+                        c.base_refs[first + s] = replication::empty_ref;
+                    }
+                }
+            } else {
+                reflect::field_at<I>(*c.base_state) = reflect::field_at<I>(default_);
+            }
+        });
+        c.base_fields = default_fields_;
+        c.base_default = true;
+    }
+
+    /// Makes `out` (whose slots hold the values `held` names) the view
+    /// `refs` + `fields` for this client. Returns false when a value it
+    /// needs has left the history (then `out` is a mix, as `held` says).
+    bool materialize(const connection& c, const value_ref* refs, const private_type& fields, State& out,
+                     std::vector<value_ref>& held) const
+    {
+        bool found = true;
+        replication::for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            if constexpr (replication::is_shared_field<State, I>) {
+                constexpr std::size_t first = replication::entity_slots_before<State, I>;
+                auto& slots = reflect::field_at<I>(out);
+                replication::for_each_mismatch(held.data() + first, refs + first, entity_capacity<I>, [&](std::size_t s) {
+                    if (const auto* value = value_of<I>(c, s, refs[first + s])) {
+                        detail::entity_array_access::assign(slots, s, *value);
+                        held[first + s] = refs[first + s];
+                    } else {
+                        found = false;
+                    }
+                });
+            } else {
+                reflect::field_at<I>(out) = replication::private_field<I, State>(fields);
+            }
+        });
+        return found;
     }
 
     /// The state a coded packet predicts from, which the client must hold
@@ -460,22 +737,24 @@ private:
     /// baseline's distance from this packet, so that base + (base - older)
     /// extrapolates to this tick; else the baseline's own baseline when it
     /// is less than 2d before it (a prediction that falls short still
-    /// helps); else none (the baseline itself: no prediction). A view
-    /// counts as held when the client acknowledged it, or decoded the
-    /// baseline against it, and no packet since could have taken its slot
-    /// in the client's ring (fewer than `window` packets sent after it).
-    const State* older_state(const connection& c, replication::packet_header& header, const State* base) const noexcept
+    /// helps); else none (the baseline itself: no prediction, also when the
+    /// history no longer has a value of that view). A view counts as held
+    /// when the client acknowledged it, or decoded the baseline against it,
+    /// and no packet since could have taken its slot in the client's ring
+    /// (fewer than `window` packets sent after it).
+    const State* older_state(const connection& c, replication::packet_header& header, const State* base,
+                             scratch& sc) const
     {
         header.has_older = false;
         header.older = 0;
         if (!header.has_baseline)
             return base;
         const std::uint16_t b = header.baseline;
-        const sent_view& baseline_view = *c.ring[b % options_.window];
+        const sent_view& baseline_view = c.ring[b % options_.window];
         auto held = [&](std::uint16_t older) -> const sent_view* {
             if (static_cast<std::uint16_t>(c.next_sequence - older) >= options_.window)
                 return nullptr;
-            const sent_view& slot = *c.ring[older % options_.window];
+            const sent_view& slot = c.ring[older % options_.window];
             if (!slot.valid || slot.sequence != older)
                 return nullptr;
             const bool decoded_against = baseline_view.has_baseline && baseline_view.baseline == older;
@@ -488,13 +767,13 @@ private:
             older = held(baseline_view.baseline);
         if (older == nullptr)
             return base;
+        const std::size_t row = older->sequence % options_.window;
+        if (!materialize(c, c.ring_refs[row].data(), c.ring_fields[row], sc.older, sc.older_refs)) [[unlikely]]
+            return base;
         header.has_older = true;
         header.older = older->sequence;
-        return &older->view;
+        return &sc.older;
     }
-
-    template <std::size_t I>
-    using entity_slot = std::optional<typename replication::entity_array_traits<reflect::field_type_at<State, I>>::entity>;
 
     /// Calls f(std::integral_constant<std::size_t, I>{}) for the entity array
     /// that is top-level field `field`.
@@ -511,11 +790,14 @@ private:
 
     /// The view of the last packet sent (the newest the client may hold),
     /// or the baseline when there is none.
-    const State& previous_view(const connection& c, const State& base) const noexcept
+    view_parts previous_view(const connection& c) const noexcept
     {
         const std::uint16_t last = static_cast<std::uint16_t>(c.next_sequence - 1);
-        const sent_view& slot = *c.ring[last % options_.window];
-        return c.stats.packets_sent != 0 && slot.valid && slot.sequence == last ? slot.view : base;
+        const std::size_t row = last % options_.window;
+        const sent_view& slot = c.ring[row];
+        if (c.stats.packets_sent != 0 && slot.valid && slot.sequence == last)
+            return {c.ring_refs[row].data(), &c.ring_fields[row]};
+        return {c.base_refs.data(), &c.base_fields};
     }
 
     /// An upper bound of the bits write_delta spends on value against base
@@ -566,6 +848,14 @@ private:
             return 1.0f;
     }
 
+    template <class Entity>
+    bool is_relevant(client_id id, entity_key key, const State& state, const Entity& entity) const
+    {
+        if (const auto& typed = typed_relevant_[key.field])
+            return typed(id, key.id, &entity);
+        return !relevant_ || relevant_(id, key, state);
+    }
+
     /// The slot as this client should have it now: the entity, or empty when
     /// it is absent or not relevant to the client.
     template <class Entity>
@@ -575,12 +865,8 @@ private:
         static const std::optional<Entity> none;
         if (!slot.has_value())
             return slot;
-        if (const auto& typed = typed_relevant_[key.field]) {
-            if (!typed(id, key.id, &*slot))
-                return none;
-        } else if (relevant_ && !relevant_(id, key, state)) {
+        if (!is_relevant(id, key, state, *slot))
             return none;
-        }
         if constexpr (replication::has_conditions<Entity>) {
             // The client's own copy, in the connection: the entity with its
             // conditioned members as this client may have them. An
@@ -609,71 +895,148 @@ private:
         return (*static_cast<std::vector<std::optional<Entity>>*>(c.conditioned[key.field].get()))[key.id];
     }
 
-    /// Sets the view's entity slots (which start as the baseline's). A slot
-    /// whose current entity differs on the wire from the baseline's is a
-    /// candidate. Candidates already sent in a packet the client has not
+    /// Sets the new view's entity slots (which start as the baseline's). A
+    /// slot whose current entity differs on the wire from the baseline's is
+    /// a candidate. Candidates already sent in a packet the client has not
     /// acknowledged come first: leaving them out would take the client back
     /// to the baseline's version. The others follow by accumulated priority.
     /// Each is taken while the packet's bound stays within the budget;
     /// `used_bits` bounds everything else the packet holds, and on return
     /// the whole packet. Returns whether that bound is exact (measured)
     /// rather than the entities' upper bounds.
-    bool select_entities(connection& c, client_id id, const State& state, const State& base, const State& previous,
-                         State& view, std::size_t& used_bits, std::size_t budget_bits)
+    bool select_entities(connection& c, client_id id, const State& state, const State& base, view_parts previous,
+                         std::size_t& used_bits, std::size_t budget_bits)
     {
         if constexpr (slot_count != 0) {
             collect_candidates(c, id, state, base, previous);
-            return take_candidates(c, base, view, used_bits, budget_bits);
+            return take_candidates(c, base, used_bits, budget_bits);
         } else {
             static_cast<void>(c), static_cast<void>(id), static_cast<void>(state), static_cast<void>(base);
-            static_cast<void>(previous), static_cast<void>(view), static_cast<void>(used_bits);
-            static_cast<void>(budget_bits);
+            static_cast<void>(previous), static_cast<void>(used_bits), static_cast<void>(budget_bits);
             return true;
         }
     }
 
     /// Fills c.candidates with this tick's candidates, every entity array's.
-    void collect_candidates(connection& c, client_id id, const State& state, const State& base, const State& previous)
+    void collect_candidates(connection& c, client_id id, const State& state, const State& base, view_parts previous)
     {
         c.candidates.clear();
         replication::for_each_field_index<State>([&](auto index) {
-            if constexpr (replication::is_entity_field<State, decltype(index)::value>)
-                collect_field_candidates<decltype(index)::value>(c, id, state, base, previous);
+            constexpr std::size_t I = decltype(index)::value;
+            if constexpr (replication::is_shared_field<State, I>)
+                collect_shared_candidates<I>(c, id, state, base, previous);
+            else if constexpr (replication::is_entity_field<State, I>)
+                collect_field_candidates<I>(c, id, state, base, previous);
         });
     }
 
-    /// Adds entity array I's candidates, accumulating their priorities; a
-    /// slot the client's baseline already has right loses its priority.
+    /// The priority slot `index` has accumulated while a candidate, before
+    /// this packet.
+    static float accumulated(const connection& c, std::size_t index) noexcept
+    {
+        return c.priority_epoch[index] == static_cast<std::uint32_t>(c.stats.packets_sent) ? c.priority[index] : 0.0f;
+    }
+
+    /// Adds a candidate, accumulating its priority.
+    /// `entity` is what the priority callbacks see: the State's entity, or
+    /// the client's conditioned copy of it.
+    template <std::size_t I, class Entity>
+    void add_candidate(connection& c, client_id id, const State& state, std::size_t slot, bool in_flight,
+                       value_ref ref, const std::optional<Entity>& target, const std::optional<Entity>& entity)
+    {
+        constexpr std::size_t first = replication::entity_slots_before<State, I>;
+        const entity_key key{static_cast<std::uint16_t>(I), static_cast<std::uint32_t>(slot)};
+        const float priority = accumulated(c, first + slot) +
+                               (target.has_value() && entity.has_value() ? priority_of(id, key, state, *entity) : 1.0f);
+        set_priority(c, first + slot, priority);
+        c.candidates.push_back({&target, priority, key.id, key.field, ref, in_flight});
+    }
+
     template <std::size_t I>
-    void collect_field_candidates(connection& c, client_id id, const State& state, const State& base,
-                                  const State& previous)
+    static bool same_slot(const entity_slot<I>& a, const entity_slot<I>& b)
+    {
+        return detail::identical_bytes(a, b) || delta_codec<entity_slot<I>>::template same<scope::replication>(a, b);
+    }
+
+    /// Adds shared entity array I's candidates: the slots whose refs differ
+    /// from the baseline's (every slot is looked at only when relevancy or
+    /// a value that cannot be encoded makes the target differ per client).
+    /// A slot whose target equals the baseline's value on the wire takes
+    /// the target's ref, so it is not compared again.
+    template <std::size_t I>
+    void collect_shared_candidates(connection& c, client_id id, const State& state, const State& base,
+                                   view_parts previous)
     {
         using slot_type = entity_slot<I>;
-        constexpr std::size_t capacity = replication::entity_array_traits<reflect::field_type_at<State, I>>::capacity;
+        constexpr std::size_t first = replication::entity_slots_before<State, I>;
+        static const slot_type none;
+        value_ref* old = c.base_refs.data() + first;
+        const value_ref* now = history_.refs() + first;
+        const value_ref* sent = previous.refs + first;
+        const auto& current = reflect::field_at<I>(history_.current()).slots();
+        const auto& had = reflect::field_at<I>(base).slots();
+        const auto& live = reflect::field_at<I>(state).slots();
+        auto consider = [&](std::size_t slot, value_ref ref, const slot_type& target) {
+            if (old[slot] == ref)
+                return;
+            if (same_slot<I>(had[slot], target)) {
+                // The new view, a copy of the baseline's refs, takes it too.
+                old[slot] = ref;
+                c.next_refs[first + slot] = ref;
+                return;
+            }
+            bool in_flight = false;
+            if (sent != old && sent[slot] != old[slot]) {
+                const slot_type* in_packet = value_of<I>(c, slot, sent[slot]);
+                in_flight = in_packet == nullptr || !same_slot<I>(*in_packet, had[slot]);
+            }
+            add_candidate<I>(c, id, state, slot, in_flight, ref, target, live[slot]);
+        };
+        const bool per_client = typed_relevant_[I] || relevant_ || c.any_unsendable;
+        if (!per_client) {
+            replication::for_each_mismatch(old, now, entity_capacity<I>,
+                                           [&](std::size_t slot) { consider(slot, now[slot], current[slot]); });
+            return;
+        }
+        for (std::size_t slot = 0; slot < entity_capacity<I>; ++slot) {
+            if (c.any_unsendable && c.unsendable[first + slot]) {
+                // An entity whose value cannot be encoded stays as the
+                // client may have it: the last packet's version.
+                if (const slot_type* in_packet = value_of<I>(c, slot, sent[slot]))
+                    consider(slot, sent[slot], *in_packet);
+                continue;
+            }
+            const entity_key key{static_cast<std::uint16_t>(I), static_cast<std::uint32_t>(slot)};
+            if (!current[slot].has_value() || !live[slot].has_value() || !is_relevant(id, key, state, *live[slot]))
+                consider(slot, replication::empty_ref, none);
+            else
+                consider(slot, now[slot], current[slot]);
+        }
+    }
+
+    /// Adds entity array I's candidates, for an entity with replication
+    /// conditions: every slot, compared by value (views keep these arrays
+    /// by value, as the client's conditioned copies differ per client).
+    template <std::size_t I>
+    void collect_field_candidates(connection& c, client_id id, const State& state, const State& base,
+                                  view_parts previous)
+    {
         constexpr std::size_t first = replication::entity_slots_before<State, I>;
         const auto& now = reflect::field_at<I>(state).slots();
         const auto& old = reflect::field_at<I>(base).slots();
-        const auto& sent = reflect::field_at<I>(previous).slots();
-        auto same = [](const slot_type& a, const slot_type& b) {
-            return detail::identical_bytes(a, b) || delta_codec<slot_type>::template same<scope::replication>(a, b);
-        };
-        for (std::size_t slot = 0; slot < capacity; ++slot) {
+        const auto& sent = replication::private_field<I, State>(*previous.fields).slots();
+        const bool previous_is_base = previous.fields == &c.base_fields;
+        for (std::size_t slot = 0; slot < entity_capacity<I>; ++slot) {
             const entity_key key{static_cast<std::uint16_t>(I), static_cast<std::uint32_t>(slot)};
             // An entity whose value cannot be encoded stays as the client
             // may have it: the last packet's version.
-            const slot_type& target =
-                c.any_unsendable && c.unsendable[first + slot]
-                    ? sent[slot]
-                    : target_slot(c, id, key, state, now[slot], sent[slot]);
-            if (same(old[slot], target)) {
-                set_priority(c, first + slot, 0.0f);
+            const entity_slot<I>& target = c.any_unsendable && c.unsendable[first + slot]
+                                               ? sent[slot]
+                                               : target_slot(c, id, key, state, now[slot], sent[slot]);
+            if (same_slot<I>(old[slot], target))
                 continue;
-            }
-            const bool in_flight = &previous != &base && !same(sent[slot], old[slot]);
-            const float priority =
-                c.priority[first + slot] + (target.has_value() ? priority_of(id, key, state, *target) : 1.0f);
-            set_priority(c, first + slot, priority);
-            c.candidates.push_back({priority, in_flight, key.field, key.id, &target});
+            const bool in_flight = !previous_is_base && !same_slot<I>(sent[slot], old[slot]);
+            add_candidate<I>(c, id, state, slot, in_flight, replication::empty_ref, target, target);
         }
     }
 
@@ -710,7 +1073,7 @@ private:
 
     /// Takes the candidates from c.candidates in heap order while they fit,
     /// and counts the rest deferred. Returns whether the bound is exact.
-    bool take_candidates(connection& c, const State& base, State& view, std::size_t& used_bits, std::size_t budget_bits)
+    bool take_candidates(connection& c, const State& base, std::size_t& used_bits, std::size_t budget_bits)
     {
         // A heap: only the candidates that are taken or tried get ordered.
         std::make_heap(c.candidates.begin(), c.candidates.end(), sent_later{});
@@ -725,7 +1088,7 @@ private:
             std::pop_heap(c.candidates.begin(), end, sent_later{});
             const candidate& chosen = *(end - 1);
             with_entity_field(chosen.field, [&](auto index) {
-                if (try_take<decltype(index)::value>(c, chosen, base, view, bound)) {
+                if (try_take<decltype(index)::value>(c, chosen, base, bound)) {
                     misses = 0;
                 } else {
                     defer(c, chosen);
@@ -742,19 +1105,18 @@ private:
     /// Takes `chosen`, of entity array I, when the packet's bound with it
     /// stays within the budget. Returns whether it did.
     template <std::size_t I>
-    BITREP_ALWAYS_INLINE bool try_take(connection& c, const candidate& chosen, const State& base, State& view,
-                                       packet_bound& bound)
+    BITREP_ALWAYS_INLINE bool try_take(connection& c, const candidate& chosen, const State& base, packet_bound& bound)
     {
         using slot_type = entity_slot<I>;
         const slot_type& target = *static_cast<const slot_type*>(chosen.target);
-        const slot_type& slot = reflect::field_at<I>(view).slots()[chosen.id];
+        const slot_type& slot = reflect::field_at<I>(base).slots()[chosen.id];
         array_use& use = bound.uses[I];
         const array_use grown{use.count + 1,
                               use.index_bits + detail::listed_index_bits(chosen.id, detail::no_listed_index)};
         const std::size_t index_growth = index_overhead<I>(grown) - index_overhead<I>(use);
         std::size_t cost = delta_codec<slot_type>::max_changed_bits();
         if (!bound.exact && (cost > bound.budget_bits || bound.used_bits + index_growth + cost > bound.budget_bits))
-            measure_taken(c, base, view, bound);
+            measure_taken(c, base, bound);
         if (bound.exact)
             cost = measured_changed_bits(slot, target);
         const std::size_t bits = bound.used_bits + index_growth + cost;
@@ -764,7 +1126,7 @@ private:
         use = grown;
         if (!bound.exact)
             c.taken.push_back(&chosen);
-        take<I>(c, chosen, view);
+        take<I>(c, chosen);
         return true;
     }
 
@@ -779,13 +1141,13 @@ private:
 
     /// Counts the entities taken so far at their measured bits instead of
     /// their upper bounds.
-    void measure_taken(connection& c, const State& base, const State& view, packet_bound& bound)
+    void measure_taken(connection& c, const State& base, packet_bound& bound)
     {
         for (const candidate* taken : c.taken)
             with_entity_field(taken->field, [&](auto index) {
                 constexpr std::size_t I = decltype(index)::value;
                 using slot_type = entity_slot<I>;
-                const auto& slot = reflect::field_at<I>(view).slots()[taken->id];
+                const auto& slot = *static_cast<const slot_type*>(taken->target);
                 bound.used_bits -= delta_codec<slot_type>::max_changed_bits() -
                                     measured_changed_bits(reflect::field_at<I>(base).slots()[taken->id], slot);
             });
@@ -794,12 +1156,15 @@ private:
 
     /// Puts a taken entity into the view and counts it sent.
     template <std::size_t I>
-    void take(connection& c, const candidate& chosen, State& view)
+    void take(connection& c, const candidate& chosen)
     {
         using slot_type = entity_slot<I>;
-        detail::entity_array_access::assign(reflect::field_at<I>(view), chosen.id,
-                                            *static_cast<const slot_type*>(chosen.target));
         constexpr std::size_t first = replication::entity_slots_before<State, I>;
+        if constexpr (replication::is_shared_field<State, I>)
+            c.next_refs[first + chosen.id] = chosen.ref;
+        else
+            detail::entity_array_access::assign(replication::private_field<I, State>(c.next_fields), chosen.id,
+                                                *static_cast<const slot_type*>(chosen.target));
         set_priority(c, first + chosen.id, 0.0f);
         if (!(c.any_unsendable && c.unsendable[first + chosen.id]))
             note_sent_as_is(c, first + chosen.id);
@@ -820,14 +1185,16 @@ private:
     /// bit-packed: with nothing to predict from, coding it saved 2% of its
     /// bytes for 7.5 times the time (docs/benchmarks.md, "Replication").
     status build_fitting(connection& c, client_id id, const State& state, replication::packet_header& header,
-                         std::size_t& size, const server_client_statistics& stats_before, double tokens_before)
+                         std::size_t& size, const server_client_statistics& stats_before, double tokens_before,
+                         scratch& sc)
     {
         replication::packet_header probe;
-        const bool has_baseline = baseline(c, probe) != &default_;
+        baseline(c, probe);
+        const bool has_baseline = probe.has_baseline;
         if (options_.encoding == replication_encoding::coded && has_baseline) {
             constexpr int attempts = 3;
             for (int attempt = 0; attempt < attempts; ++attempt) {
-                status result = build_packet(c, id, state, header, size, true);
+                status result = build_packet(c, id, state, header, size, true, sc);
                 // A coded packet that left out every entity waiting (its
                 // header is larger, or the ratio grew too cautious) would
                 // starve them: the bit-packed one carries what it can.
@@ -847,23 +1214,22 @@ private:
             c.stats.coded_rebuilds = rebuilds;
             c.stats.bit_packed_fallbacks += 1;
         }
-        return build_packet(c, id, state, header, size, false);
+        return build_packet(c, id, state, header, size, false, sc);
     }
 
-    /// Builds the packet for `c` in c.packet and its view in c.spare, without
-    /// touching what a failure must leave as it was, but for what roll_back
-    /// restores (priorities, statistics, tokens).
+    /// Builds the packet for `c` in c.packet and its view in c.next_refs and
+    /// c.next_fields, without touching what a failure must leave as it was,
+    /// but for what roll_back restores (priorities, statistics, tokens).
     status build_packet(connection& c, client_id id, const State& state, replication::packet_header& header,
-                        std::size_t& size, bool coded)
+                        std::size_t& size, bool coded, scratch& sc)
     {
         header = {};
         header.sequence = c.next_sequence;
         header.has_check_value = options_.check_value;
         header.coded = coded;
         const State* base = baseline(c, header);
-        const State* older = coded ? older_state(c, header, base) : base;
-        const State& previous = previous_view(c, *base);
-        State& view = c.spare->view;
+        const State* older = coded ? older_state(c, header, base, sc) : base;
+        const view_parts previous = previous_view(c);
         // Fields other than entities are brought to this tick (or, when the
         // tick's value cannot be encoded, kept as the client may have them);
         // entities start as the client has them and are updated by priority.
@@ -874,13 +1240,18 @@ private:
         std::size_t used_bits = header_bits + 1 + (options_.check_value ? 32 : 0);
         replication::for_each_field_index<State>([&](auto index) {
             constexpr std::size_t I = decltype(index)::value;
-            if constexpr (replication::is_entity_field<State, I>) {
-                reflect::field_at<I>(view) = reflect::field_at<I>(*base);
+            if constexpr (replication::is_shared_field<State, I>) {
+                constexpr std::size_t first = replication::entity_slots_before<State, I>;
+                std::copy_n(c.base_refs.data() + first, entity_capacity<I>, c.next_refs.data() + first);
+                used_bits += 1;
+            } else if constexpr (replication::is_entity_field<State, I>) {
+                replication::private_field<I, State>(c.next_fields) = reflect::field_at<I>(*base);
                 used_bits += 1;
             } else {
                 const bool keep = c.any_unsendable && c.unsendable[slot_count + I];
-                reflect::field_at<I>(view) = reflect::field_at<I>(keep ? previous : state);
-                used_bits += measured_delta_bits(reflect::field_at<I>(*base), reflect::field_at<I>(view));
+                auto& field = replication::private_field<I, State>(c.next_fields);
+                field = keep ? replication::private_field<I, State>(*previous.fields) : reflect::field_at<I>(state);
+                used_bits += measured_delta_bits(reflect::field_at<I>(*base), field);
                 if (!keep)
                     note_sent_as_is(c, slot_count + I);
             }
@@ -914,7 +1285,7 @@ private:
         if (coded && plan_bits > header_bits)
             plan_bits = header_bits + static_cast<std::size_t>(static_cast<double>(plan_bits - header_bits) / ratio);
         const std::uint64_t sent_before = c.stats.entities_sent;
-        const bool exact = select_entities(c, id, state, *base, previous, view, used_bits, plan_bits);
+        const bool exact = select_entities(c, id, state, *base, previous, used_bits, plan_bits);
         if constexpr (has_messages) {
             // Unreliable messages in the room the state left, in real bits.
             const double state_bits = static_cast<double>(used_bits - header_bits) * ratio;
@@ -922,6 +1293,11 @@ private:
             c.port.endpoint().plan_unreliable(left > 1 ? static_cast<std::size_t>(left) + 1 : 1);
         }
 
+        // The view as values, for the encoder: every value it names is the
+        // baseline's or the world's now, so the history has it.
+        if (!materialize(c, c.next_refs.data(), c.next_fields, sc.view, sc.view_refs)) [[unlikely]]
+            return status(error::no_baseline, 0, reflect::type_name<State>(), "a value of the view left the history");
+        const State& view = sc.view;
         failure_record failure;
         basic_write_stream<scope::replication> stream(std::span<std::uint8_t>(c.packet).subspan(replication::crc_bytes),
                                                       failure);
@@ -977,13 +1353,10 @@ private:
     {
         if constexpr (has_messages)
             c.port.endpoint().commit(c.stats.packets_sent);
-        auto& entry = c.ring[c.next_sequence % options_.window];
-        std::swap(c.spare, entry);
-        entry->sequence = c.next_sequence;
-        entry->valid = true;
-        entry->acked = false;
-        entry->has_baseline = header.has_baseline;
-        entry->baseline = header.baseline;
+        const std::size_t row = c.next_sequence % options_.window;
+        std::swap(c.ring_refs[row], c.next_refs);
+        std::swap(c.ring_fields[row], c.next_fields);
+        c.ring[row] = {c.next_sequence, true, false, header.has_baseline, true, header.baseline};
         ++c.next_sequence;
         c.tokens -= static_cast<double>(size);
         c.stats.packets_sent += 1;
@@ -1000,8 +1373,10 @@ private:
     {
         if constexpr (has_messages)
             c.port.endpoint().cancel();
-        for (auto it = c.priority_undo.rbegin(); it != c.priority_undo.rend(); ++it)
-            c.priority[it->first] = it->second;
+        for (auto it = c.priority_undo.rbegin(); it != c.priority_undo.rend(); ++it) {
+            c.priority[it->index] = it->priority;
+            c.priority_epoch[it->index] = it->epoch;
+        }
         c.priority_undo.clear();
         c.mended.clear();
         c.stats = stats;
@@ -1018,11 +1393,13 @@ private:
     /// Sets a priority, remembering its value before this call.
     void set_priority(connection& c, std::size_t index, float value)
     {
+        const auto epoch = static_cast<std::uint32_t>(c.stats.packets_sent + 1);
         float& priority = c.priority[index];
-        if (priority == value)
+        if (priority == value && c.priority_epoch[index] == epoch)
             return;
-        c.priority_undo.emplace_back(static_cast<std::uint32_t>(index), priority);
+        c.priority_undo.push_back({static_cast<std::uint32_t>(index), priority, c.priority_epoch[index]});
         priority = value;
+        c.priority_epoch[index] = epoch;
     }
 
     /// A value reported as unencodable went out as it is: once the packet
@@ -1157,14 +1534,14 @@ private:
 
     void acknowledge(connection& c, std::uint16_t sequence) noexcept
     {
-        sent_view& slot = *c.ring[sequence % options_.window];
+        sent_view& slot = c.ring[sequence % options_.window];
         if (!slot.valid || slot.sequence != sequence)
             return;
         slot.acked = true;
         // The newest ack so far no longer counts once its slot holds another
         // packet: it may be from before the sequence numbers last wrapped,
         // and seem newer than every ack to come for half their range.
-        const sent_view& newest = *c.ring[c.newest_acked % options_.window];
+        const sent_view& newest = c.ring[c.newest_acked % options_.window];
         const bool newest_held = c.has_acked && newest.acked && newest.sequence == c.newest_acked;
         if (!newest_held || replication::sequence_newer(sequence, c.newest_acked)) {
             c.has_acked = true;
@@ -1188,6 +1565,14 @@ private:
     /// value, not per client), so atomic.
     std::unique_ptr<std::atomic<bool>[]> reported_;
     const State default_{};
+    const private_type default_fields_{};
+    /// The world's recent past, shared by every client, and the state of
+    /// the last update().
+    replication::world_history<State> history_;
+    const State* observed_ = nullptr;
+    /// Scratch states lent to replicate() calls (see scratch_lease).
+    mutable std::mutex scratch_mutex_;
+    std::vector<std::unique_ptr<scratch>> scratch_free_;
 };
 
 } // namespace bitrep

@@ -1,0 +1,216 @@
+// The server's one record of the world's recent past, shared by every
+// client (docs/replication.md, section 11). A client's view of an entity
+// slot is a 2-byte value_ref naming a value in it, not a copy of the entity.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <bitrep/delta.hpp>
+#include <bitrep/reflect.hpp>
+#include <bitrep/replication/conditions.hpp>
+#include <bitrep/replication/state_fields.hpp>
+
+namespace bitrep::replication {
+
+/// Which value an entity slot holds in a view: the observed tick at which
+/// that value appeared in the world, modulo ref_period, or empty_ref for
+/// no entity. Equal refs mean equal values; different refs may still name
+/// values equal on the wire, which a comparison settles.
+using value_ref = std::uint16_t;
+inline constexpr value_ref empty_ref = 0xFFFF;
+inline constexpr std::uint32_t ref_period = 0xFFFF;
+
+/// Whether top-level field I of State is an entity array whose views hold
+/// value_refs: one whose entity has no replication conditions (a
+/// conditioned entity's copy differs per client, so views keep it).
+template <class State, std::size_t I>
+inline constexpr bool is_shared_field = [] {
+    if constexpr (is_entity_field<State, I>)
+        return !has_conditions<typename entity_array_traits<reflect::field_type_at<State, I>>::entity>;
+    else
+        return false;
+}();
+
+/// The top-level fields a view keeps by value (all but the shared ones),
+/// as a std::tuple of their types.
+template <class State, std::size_t I, bool Private = !is_shared_field<State, I>>
+struct private_part {
+    using type = std::tuple<>;
+};
+template <class State, std::size_t I>
+struct private_part<State, I, true> {
+    using type = std::tuple<reflect::field_type_at<State, I>>;
+};
+template <class State, class Indices = std::make_index_sequence<reflect::field_count<State>>>
+struct private_fields_of;
+template <class State, std::size_t... I>
+struct private_fields_of<State, std::index_sequence<I...>> {
+    using type = decltype(std::tuple_cat(std::declval<typename private_part<State, I>::type>()...));
+};
+template <class State>
+using private_fields = typename private_fields_of<State>::type;
+
+/// Field I's place in private_fields<State>.
+template <class State, std::size_t I>
+inline constexpr std::size_t private_index = []<std::size_t... J>(std::index_sequence<J...>) {
+    return (std::size_t{0} + ... + (is_shared_field<State, J> ? 0 : 1));
+}(std::make_index_sequence<I>{});
+
+template <std::size_t I, class State>
+auto& private_field(private_fields<State>& fields) noexcept
+{
+    return std::get<private_index<State, I>>(fields);
+}
+template <std::size_t I, class State>
+const auto& private_field(const private_fields<State>& fields) noexcept
+{
+    return std::get<private_index<State, I>>(fields);
+}
+
+/// Calls f(i) for each i in [0, n) where a[i] != b[i], skipping equal runs
+/// four refs at a time.
+template <class F>
+BITREP_ALWAYS_INLINE void for_each_mismatch(const value_ref* a, const value_ref* b, std::size_t n, F&& f)
+{
+    const std::size_t groups = n / 4;
+    for (std::size_t g = 0; g < groups; ++g) {
+        std::uint64_t x = 0, y = 0;
+        std::memcpy(&x, a + 4 * g, sizeof x);
+        std::memcpy(&y, b + 4 * g, sizeof y);
+        if (x == y) [[likely]]
+            continue;
+        for (std::size_t k = 4 * g; k < 4 * g + 4; ++k)
+            if (a[k] != b[k])
+                f(k);
+    }
+    for (std::size_t k = 4 * groups; k < n; ++k)
+        if (a[k] != b[k])
+            f(k);
+}
+
+/// Per entity slot of the shared entity arrays: the ref of its current
+/// value and that value, and the values that appeared in the last `depth`
+/// observed ticks (a tick counts only when something changed), per tick a
+/// list of (slot, value) in slot order. Memory: one State for the current
+/// values, plus depth x (changed slots per tick) entries.
+template <class State>
+class world_history {
+    template <std::size_t I>
+    using slot_of = std::optional<typename entity_array_traits<reflect::field_type_at<State, I>>::entity>;
+
+    template <std::size_t I, bool Shared = is_shared_field<State, I>>
+    struct changes_part {
+        using type = std::tuple<>;
+    };
+    template <std::size_t I>
+    struct changes_part<I, true> {
+        using type = std::tuple<std::vector<std::pair<std::uint32_t, slot_of<I>>>>;
+    };
+    template <class Indices>
+    struct changes_of;
+    template <std::size_t... I>
+    struct changes_of<std::index_sequence<I...>> {
+        using type = decltype(std::tuple_cat(std::declval<typename changes_part<I>::type>()...));
+    };
+    using tick_changes = typename changes_of<std::make_index_sequence<reflect::field_count<State>>>::type;
+
+    template <std::size_t I>
+    static constexpr std::size_t shared_index = []<std::size_t... J>(std::index_sequence<J...>) {
+        return (std::size_t{0} + ... + (is_shared_field<State, J> ? 1 : 0));
+    }(std::make_index_sequence<I>{});
+
+
+public:
+    static constexpr std::size_t slot_count = entity_slots_before<State>;
+
+    explicit world_history(std::size_t depth) : depth_(std::max<std::size_t>(depth, 1)), ring_(depth_ + 1)
+    {
+        refs_.assign(slot_count, empty_ref);
+    }
+
+    /// Records `state` as the newest tick: every shared slot whose value
+    /// differs on the wire from the recorded one gets a new ref. Returns
+    /// whether any did.
+    bool observe(const State& state)
+    {
+        const std::uint32_t next = tick_ + 1;
+        tick_changes& bucket = ring_[next % ring_.size()];
+        bool changed = false;
+        for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            if constexpr (is_shared_field<State, I>) {
+                using slot_type = slot_of<I>;
+                constexpr std::size_t first = entity_slots_before<State, I>;
+                auto& list = std::get<shared_index<I>>(bucket);
+                list.clear();
+                const auto& now = reflect::field_at<I>(state).slots();
+                auto& held = reflect::field_at<I>(current_);
+                for (std::size_t id = 0; id < now.size(); ++id) {
+                    const slot_type& was = held.slots()[id];
+                    if (bitrep::detail::identical_bytes(was, now[id]) ||
+                        delta_codec<slot_type>::template same<scope::replication>(was, now[id]))
+                        continue;
+                    bitrep::detail::entity_array_access::assign(held, id, now[id]);
+                    list.emplace_back(static_cast<std::uint32_t>(id), now[id]);
+                    refs_[first + id] = now[id].has_value() ? ref_of(next) : empty_ref;
+                    changed = true;
+                }
+            }
+        });
+        if (changed)
+            tick_ = next;
+        return changed;
+    }
+
+    std::uint32_t tick() const noexcept { return tick_; }
+    const value_ref* refs() const noexcept { return refs_.data(); }
+    const State& current() const noexcept { return current_; }
+
+    /// The value `ref` names in slot `id` of entity array I, or nullptr when
+    /// it is older than the history.
+    template <std::size_t I>
+    const slot_of<I>* find(std::size_t id, value_ref ref) const noexcept
+    {
+        static const slot_of<I> none;
+        if (ref == empty_ref)
+            return &none;
+        constexpr std::size_t first = entity_slots_before<State, I>;
+        if (refs_[first + id] == ref)
+            return &reflect::field_at<I>(current_).slots()[id];
+        const std::uint32_t age = (ref_of(tick_) + ref_period - ref) % ref_period;
+        if (age >= depth_ || age >= tick_)
+            return nullptr;
+        const auto& list = std::get<shared_index<I>>(ring_[(tick_ - age) % ring_.size()]);
+        const auto at = std::lower_bound(list.begin(), list.end(), id,
+                                         [](const auto& entry, std::size_t key) { return entry.first < key; });
+        return at != list.end() && at->first == id ? &at->second : nullptr;
+    }
+
+    /// Bytes held beyond the State of current values (for docs and benches).
+    std::size_t history_bytes() const noexcept
+    {
+        std::size_t bytes = refs_.capacity() * sizeof(value_ref);
+        for (const tick_changes& bucket : ring_)
+            std::apply([&](const auto&... list) { ((bytes += list.capacity() * sizeof(list[0])), ...); }, bucket);
+        return bytes;
+    }
+
+private:
+    static value_ref ref_of(std::uint32_t tick) noexcept { return static_cast<value_ref>(tick % ref_period); }
+
+    std::size_t depth_;
+    std::uint32_t tick_ = 0;
+    std::vector<tick_changes> ring_; ///< by tick % (depth + 1): the changes of that tick
+    std::vector<value_ref> refs_;
+    State current_{};
+};
+
+} // namespace bitrep::replication
