@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -320,6 +321,44 @@ bool coded_delta_elements(Stream& stream, const Container& older, const Containe
     return true;
 }
 
+/// One changed element's delta; a failure names its index.
+template <class Stream, class Container>
+BITREP_ALWAYS_INLINE bool delta_changed_element(Stream& stream, const Container& base, Container& value, std::size_t i)
+{
+    using element = typename Container::value_type;
+    if (!delta_codec<element>::delta_changed(stream, base[i], base[i], value[i])) [[unlikely]] {
+        stream.enter_index(i);
+        return false;
+    }
+    return true;
+}
+
+/// What a writer already knows of one container's changed elements, so
+/// that delta_elements neither compares every element nor encodes again what
+/// it encoded for another packet: the replication server sets these around
+/// its bit-packed write_delta (docs/replication.md, section 11). For the
+/// container whose elements start at `base`: the indices of the elements
+/// that differ on the wire, ascending, and optionally, per one of them, its
+/// delta_changed bits (32-bit words, lowest bits first) when they do not
+/// depend on where they start (nullptr: encode it).
+struct element_hint {
+    const void* base = nullptr;
+    const std::uint32_t* changed = nullptr;
+    std::size_t count = 0;
+    const std::uint32_t* const* words = nullptr;
+    const std::uint32_t* bits = nullptr;
+};
+/// The hints in force on this thread (empty but inside such a write).
+inline thread_local std::span<const element_hint> element_hints;
+
+inline const element_hint* find_element_hint(const void* base) noexcept
+{
+    for (const element_hint& hint : element_hints)
+        if (hint.base == base)
+            return &hint;
+    return nullptr;
+}
+
 /// A writer's changed elements among [0, common) of delta_elements, found
 /// once (`find`), then handed out in order (`next`). Up to 4096 elements
 /// their indices are kept on the stack; beyond, they are found again while
@@ -335,6 +374,7 @@ struct changed_elements {
     std::size_t count = 0;
     std::size_t index_bits = 0; ///< their listed_index_bits, summed: the index list's share
     std::size_t cursor = 0;     ///< how many `next` handed out
+    const element_hint* hint = nullptr;
     std::array<std::uint16_t, keep ? Capacity : 1> kept;
 
     BITREP_ALWAYS_INLINE changed_elements(const Container& b, const Container& v, std::size_t n) noexcept
@@ -359,6 +399,17 @@ struct changed_elements {
     BITREP_ALWAYS_INLINE void find()
     {
         std::size_t previous = no_listed_index;
+        if (!element_hints.empty()) [[unlikely]] {
+            hint = find_element_hint(&base[0]);
+            if (hint != nullptr) {
+                for (std::size_t k = 0; k < hint->count; ++k) {
+                    index_bits += listed_index_bits(hint->changed[k], previous);
+                    previous = hint->changed[k];
+                }
+                count = hint->count;
+                return;
+            }
+        }
         for (std::size_t i = 0; i < common; ++i) {
             if (!differs(i))
                 continue;
@@ -374,6 +425,8 @@ struct changed_elements {
     /// it; called once per changed element.
     BITREP_ALWAYS_INLINE std::size_t next(std::size_t from)
     {
+        if (hint != nullptr) [[unlikely]]
+            return hint->changed[cursor++];
         if constexpr (keep) {
             static_cast<void>(from);
             // Never true (cursor < count <= Capacity); it shows g++ that
@@ -389,19 +442,28 @@ struct changed_elements {
             return from;
         }
     }
-};
 
-/// One changed element's delta; a failure names its index.
-template <class Stream, class Container>
-BITREP_ALWAYS_INLINE bool delta_changed_element(Stream& stream, const Container& base, Container& value, std::size_t i)
-{
-    using element = typename Container::value_type;
-    if (!delta_codec<element>::delta_changed(stream, base[i], base[i], value[i])) [[unlikely]] {
-        stream.enter_index(i);
-        return false;
+    /// Element i's delta, the one `next` handed out last: copied from the
+    /// hint's bits when it has them, else encoded.
+    template <class Stream>
+    BITREP_ALWAYS_INLINE bool write(Stream& stream, const Container& b, Container& v, std::size_t i)
+    {
+        if constexpr (Stream::is_writing && !Stream::is_coded) {
+            if (hint != nullptr && hint->words != nullptr && hint->words[cursor - 1] != nullptr) [[unlikely]] {
+                const std::uint32_t* words = hint->words[cursor - 1];
+                for (std::uint32_t left = hint->bits[cursor - 1]; left != 0; ++words) {
+                    const int take = static_cast<int>(left < 32 ? left : 32);
+                    std::uint32_t word = *words;
+                    if (!stream.serialize_bits(word, take)) [[unlikely]]
+                        return false;
+                    left -= static_cast<std::uint32_t>(take);
+                }
+                return true;
+            }
+        }
+        return delta_changed_element(stream, b, v, i);
     }
-    return true;
-}
+};
 
 /// delta_elements' index list: the count, then per changed element its
 /// index as int_relative from the previous and its delta.
@@ -429,7 +491,7 @@ BITREP_ALWAYS_INLINE bool delta_elements_listed(Stream& stream, const Container&
             for (auto j = static_cast<std::size_t>(previous + 1); j < i; ++j)
                 value[j] = base[j];
         }
-        if (!delta_changed_element(stream, base, value, i))
+        if (!changed.write(stream, base, value, i))
             return false;
         previous = index;
     }
@@ -456,7 +518,7 @@ BITREP_ALWAYS_INLINE bool delta_elements_masked(Stream& stream, const Container&
                 value[i] = base[i];
             continue;
         }
-        if (!delta_changed_element(stream, base, value, i))
+        if (!changed.write(stream, base, value, i))
             return false;
         if constexpr (!Stream::is_reading)
             next = changed.cursor < changed.count ? changed.next(i + 1) : common;

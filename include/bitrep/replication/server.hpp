@@ -253,6 +253,12 @@ public:
             return status(error::no_baseline, 0, "world", "replicate(id) before any update(state)");
         const State& state = *observed_;
         scratch_lease lease(*this);
+        scratch& work = *lease;
+        if (work.cache_tick != history_.tick() + 1) {
+            work.cache_tick = history_.tick() + 1;
+            work.words.clear();
+        }
+        c->work = &work;
         const server_client_statistics stats_before = c->stats;
         const double tokens_before = c->tokens;
         const double ratio_before = c->coded_ratio;
@@ -438,6 +444,17 @@ private:
     static constexpr std::size_t entity_capacity =
         replication::entity_array_traits<reflect::field_type_at<State, I>>::capacity;
 
+    /// An entity slot's delta from the value `base` names to the one
+    /// `target` names, measured, and its bits once encoded.
+    struct cached_delta {
+        static constexpr std::uint32_t no_words = 0xFFFFFFFFu;
+        std::uint32_t tick = 0;
+        value_ref base = 0;
+        value_ref target = 0;
+        std::uint32_t bound = 0;  ///< the measure stream's bits() (alignment at 7 bits)
+        std::uint32_t exact = 0;  ///< its exact bits; equal to bound: no alignment, so the bits can be copied anywhere
+        std::uint32_t offset = no_words;
+    };
     /// What the server knows of a packet it sent; its view (what the packet
     /// brought the client to) is in the connection's ring_refs and
     /// ring_fields rows of the same index.
@@ -464,6 +481,18 @@ private:
         State older{};
         std::vector<value_ref> view_refs = std::vector<value_ref>(slot_count, replication::empty_ref);
         std::vector<value_ref> older_refs = std::vector<value_ref>(slot_count, replication::empty_ref);
+        /// Per entity slot, the last delta encoded for it this tick (for any
+        /// client): clients whose baselines hold the same value share it.
+        std::vector<cached_delta> cache = std::vector<cached_delta>(slot_count);
+        std::uint32_t cache_tick = 0; ///< history tick + 1 the cache is for
+        std::vector<std::uint32_t> words; ///< the cached deltas' bits
+        std::vector<std::uint8_t> encoded;
+        /// The element hints of one packet (see detail::element_hint).
+        std::vector<std::uint32_t> hint_changed;
+        std::vector<std::uint32_t> hint_offsets;
+        std::vector<const std::uint32_t*> hint_words;
+        std::vector<std::uint32_t> hint_bits;
+        std::array<detail::element_hint, field_count> hints{};
     };
     /// Takes a scratch from the pool (one per thread replicating at once;
     /// made on first use) and gives it back.
@@ -541,6 +570,9 @@ private:
             std::uint32_t epoch;
         };
         std::vector<undo_entry> priority_undo;
+        /// The shared entity slots this packet takes, as (field, id).
+        std::vector<std::pair<std::uint16_t, std::uint32_t>> sent_ids;
+        scratch* work = nullptr; ///< the scratch of the replicate() call under way
         std::vector<candidate> candidates;
         std::vector<const candidate*> taken; ///< taken at their type's bound, not yet measured
         /// Per entity slot, then per top-level field: its current value
@@ -818,6 +850,116 @@ private:
         static_cast<void>(delta_codec<T>::delta_changed(stream, base, base, const_cast<T&>(value)));
         return stream.bits();
     }
+
+    /// measured_changed_bits of entity slot `id` of entity array I, from its
+    /// baseline value to `target` (named `ref`), shared with the other
+    /// clients of this tick whose baselines hold the same value.
+    template <std::size_t I>
+    std::size_t changed_bits(connection& c, std::uint32_t id, value_ref ref, const entity_slot<I>& base,
+                             const entity_slot<I>& target)
+    {
+        if constexpr (replication::is_shared_field<State, I>)
+            return cached<I>(c, id, ref, base, target).bound;
+        else
+            return measured_changed_bits(base, target);
+    }
+
+    template <std::size_t I>
+    cached_delta& cached(connection& c, std::uint32_t id, value_ref ref, const entity_slot<I>& base,
+                         const entity_slot<I>& target)
+    {
+        constexpr std::size_t first = replication::entity_slots_before<State, I>;
+        scratch& sc = *c.work;
+        cached_delta& entry = sc.cache[first + id];
+        const value_ref base_ref = c.base_refs[first + id];
+        if (entry.tick == sc.cache_tick && entry.base == base_ref && entry.target == ref)
+            return entry;
+        failure_record failure;
+        basic_measure_stream<scope::replication> stream(failure);
+        static_cast<void>(delta_codec<entity_slot<I>>::delta_changed(stream, base, base, const_cast<entity_slot<I>&>(target)));
+        entry = {sc.cache_tick, base_ref, ref, static_cast<std::uint32_t>(stream.bits()),
+                 static_cast<std::uint32_t>(stream.exact_bits()), cached_delta::no_words};
+        return entry;
+    }
+
+    /// Encodes a cached delta's bits, when they can be copied (no
+    /// alignment) and encode at all; returns whether it has them.
+    template <std::size_t I>
+    bool encode_cached(scratch& sc, cached_delta& entry, const entity_slot<I>& base, const entity_slot<I>& target)
+    {
+        if (entry.bound != entry.exact)
+            return false;
+        if (entry.offset != cached_delta::no_words)
+            return true;
+        sc.encoded.assign((entry.exact + 7) / 8 + 8, 0);
+        failure_record failure;
+        basic_write_stream<scope::replication> stream(sc.encoded, failure);
+        if (!delta_codec<entity_slot<I>>::delta_changed(stream, base, base, const_cast<entity_slot<I>&>(target)) ||
+            stream.bit_position() != entry.exact) [[unlikely]]
+            return false;
+        stream.flush();
+        entry.offset = static_cast<std::uint32_t>(sc.words.size());
+        for (std::size_t at = 0; at < (entry.exact + 31) / 32; ++at) {
+            std::uint32_t word = 0;
+            for (std::size_t b = 0; b < 4; ++b)
+                word |= static_cast<std::uint32_t>(sc.encoded[4 * at + b]) << (8 * b);
+            sc.words.push_back(word);
+        }
+        return true;
+    }
+
+    /// The element hints of this bit-packed packet: per shared entity array
+    /// it changes, the slots it takes and their cached bits.
+    std::span<const detail::element_hint> element_hints(connection& c, const State& base)
+    {
+        scratch& sc = *c.work;
+        std::sort(c.sent_ids.begin(), c.sent_ids.end());
+        sc.hint_changed.clear();
+        sc.hint_offsets.clear();
+        sc.hint_bits.clear();
+        for (const auto& [field, id] : c.sent_ids)
+            with_entity_field(field, [&](auto index) {
+                constexpr std::size_t I = decltype(index)::value;
+                if constexpr (replication::is_shared_field<State, I>) {
+                    constexpr std::size_t first = replication::entity_slots_before<State, I>;
+                    const value_ref ref = c.next_refs[first + id];
+                    const auto& had = reflect::field_at<I>(base).slots()[id];
+                    const auto* target = value_of<I>(c, id, ref);
+                    cached_delta& entry = cached<I>(c, id, ref, had, *target);
+                    const bool has_words = encode_cached<I>(sc, entry, had, *target);
+                    sc.hint_changed.push_back(id);
+                    sc.hint_offsets.push_back(has_words ? entry.offset : cached_delta::no_words);
+                    sc.hint_bits.push_back(entry.exact);
+                }
+            });
+        sc.hint_words.resize(sc.hint_offsets.size());
+        for (std::size_t k = 0; k < sc.hint_offsets.size(); ++k)
+            sc.hint_words[k] =
+                sc.hint_offsets[k] == cached_delta::no_words ? nullptr : sc.words.data() + sc.hint_offsets[k];
+        std::size_t count = 0;
+        std::size_t start = 0;
+        replication::for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            if constexpr (replication::is_shared_field<State, I>) {
+                std::size_t end = start;
+                while (end < c.sent_ids.size() && c.sent_ids[end].first == I)
+                    ++end;
+                if (end != start)
+                    sc.hints[count++] = {&reflect::field_at<I>(base).slots()[0], sc.hint_changed.data() + start,
+                                         end - start, sc.hint_words.data() + start, sc.hint_bits.data() + start};
+                start = end;
+            }
+        });
+        return std::span<const detail::element_hint>(sc.hints.data(), count);
+    }
+
+    /// Sets this thread's element hints for one write.
+    struct hint_scope {
+        explicit hint_scope(std::span<const detail::element_hint> hints) noexcept { detail::element_hints = hints; }
+        ~hint_scope() { detail::element_hints = {}; }
+        hint_scope(const hint_scope&) = delete;
+        hint_scope& operator=(const hint_scope&) = delete;
+    };
 
     /// The entity type of `Member`, a pointer to an entity array of State.
     template <auto Member>
@@ -1118,7 +1260,7 @@ private:
         if (!bound.exact && (cost > bound.budget_bits || bound.used_bits + index_growth + cost > bound.budget_bits))
             measure_taken(c, base, bound);
         if (bound.exact)
-            cost = measured_changed_bits(slot, target);
+            cost = changed_bits<I>(c, chosen.id, chosen.ref, slot, target);
         const std::size_t bits = bound.used_bits + index_growth + cost;
         if (bits > bound.budget_bits)
             return false;
@@ -1149,7 +1291,7 @@ private:
                 using slot_type = entity_slot<I>;
                 const auto& slot = *static_cast<const slot_type*>(taken->target);
                 bound.used_bits -= delta_codec<slot_type>::max_changed_bits() -
-                                    measured_changed_bits(reflect::field_at<I>(base).slots()[taken->id], slot);
+                                   changed_bits<I>(c, taken->id, taken->ref, reflect::field_at<I>(base).slots()[taken->id], slot);
             });
         bound.exact = true;
     }
@@ -1160,9 +1302,10 @@ private:
     {
         using slot_type = entity_slot<I>;
         constexpr std::size_t first = replication::entity_slots_before<State, I>;
-        if constexpr (replication::is_shared_field<State, I>)
+        if constexpr (replication::is_shared_field<State, I>) {
             c.next_refs[first + chosen.id] = chosen.ref;
-        else
+            c.sent_ids.emplace_back(static_cast<std::uint16_t>(I), chosen.id);
+        } else
             detail::entity_array_access::assign(replication::private_field<I, State>(c.next_fields), chosen.id,
                                                 *static_cast<const slot_type*>(chosen.target));
         set_priority(c, first + chosen.id, 0.0f);
@@ -1224,6 +1367,7 @@ private:
                         std::size_t& size, bool coded, scratch& sc)
     {
         header = {};
+        c.sent_ids.clear();
         header.sequence = c.next_sequence;
         header.has_check_value = options_.check_value;
         header.coded = coded;
@@ -1334,6 +1478,7 @@ private:
                 c.coded_ratio += (sample - c.coded_ratio) * (sample > c.coded_ratio ? 0.5 : 0.125);
             }
         } else {
+            const hint_scope hints(element_hints(c, *base));
             bool ok = write_delta(stream, *base, view);
             if (ok && options_.check_value) {
                 std::uint32_t check = replication::check_value;
