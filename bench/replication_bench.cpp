@@ -16,6 +16,9 @@
 //
 // Counters (per tick unless named otherwise):
 //   client_kib             what the server holds per client (client_bytes)
+//   shared_per_packet      coded packets: 1 when the state section was copied
+//                          from another client's; bit-packed: entity deltas
+//                          copied rather than encoded
 //   shared_kib             what it holds for all clients (shared_bytes: world history, scratch)
 //   us_per_client          replicate() time / clients
 //   cpu_us_per_client      the same in the thread's CPU time (less disturbed
@@ -249,6 +252,9 @@ struct link_setup {
     int ack_delay = 0; ///< ticks from a packet to its ack reaching the server, or never_acks
     std::size_t max_packet_bytes = default_packet_bytes;
     bitrep::replication_encoding encoding = bitrep::replication_encoding::coded;
+    /// Client i's acks take 2 + i % 9 ticks instead (2 to 10: round trips of
+    /// 33 to 167 ms); ack_delay must then be 10.
+    bool mixed_delays = false;
 };
 
 /// This thread's CPU time: unlike the steady clock, it leaves out the time
@@ -277,6 +283,7 @@ struct server_totals {
     std::uint64_t entities = 0;
     std::uint64_t deferred = 0;
     std::uint64_t coded_rebuilds = 0; ///< coded packets built again, or sent bit-packed, because they overflowed
+    std::uint64_t shared = 0;         ///< shared coded sections + shared entity deltas
     std::size_t client_bytes = 0;     ///< what the server holds per client, summed over the clients
     std::size_t shared_bytes = 0;     ///< what it holds for all of them (world history, scratch)
 };
@@ -358,13 +365,17 @@ public:
                 const std::span<const std::uint8_t> packet = clients_[i]->packet();
                 sent[i].assign(packet.begin(), packet.end());
             }
-            if (ticks_ >= delay) {
-                const std::vector<std::uint8_t>* due = &in_flight_[((ticks_ - delay) % (delay + 1)) * n];
+            if (ticks_ >= delay || setup_.mixed_delays) {
                 const std::uint64_t allocations_before = bitrep_bench::thread_allocations;
                 const clock::time_point receive_start = clock::now();
-                for (std::size_t i = 0; i < n; ++i)
-                    if (!server_.receive(ids_[i], due[i])) [[unlikely]]
+                for (std::size_t i = 0; i < n; ++i) {
+                    const std::size_t own = setup_.mixed_delays ? 2 + i % 9 : delay;
+                    if (ticks_ < own)
+                        continue;
+                    const std::vector<std::uint8_t>& due = in_flight_[((ticks_ - own) % (delay + 1)) * n + i];
+                    if (!server_.receive(ids_[i], due)) [[unlikely]]
                         fail("the server refused a client's packet");
+                }
                 cost.server_receive_seconds = std::chrono::duration<double>(clock::now() - receive_start).count();
                 cost.server_receive_allocations = bitrep_bench::thread_allocations - allocations_before;
             }
@@ -387,6 +398,7 @@ public:
             t.deferred += s.entities_deferred;
             t.coded_rebuilds += s.coded_rebuilds + s.bit_packed_fallbacks;
             t.client_bytes += server_.client_bytes(id);
+            t.shared += s.shared_sections + s.shared_entity_deltas;
         }
         t.shared_bytes = server_.shared_bytes();
         return t;
@@ -569,6 +581,7 @@ void run_ticks(benchmark::State& state, link_setup setup, timed what)
     state.counters["deferred_per_packet"] = per_packet(after.deferred - before.deferred);
     state.counters["full_state_share"] = per_packet(after.full_states - before.full_states);
     state.counters["full_state_bytes"] = static_cast<double>(full_state_bytes(s->world(), setup.encoding));
+    state.counters["shared_per_packet"] = per_packet(after.shared - before.shared);
     state.counters["client_kib"] = static_cast<double>(after.client_bytes) / clients / 1024.0;
     state.counters["shared_kib"] = static_cast<double>(after.shared_bytes) / 1024.0;
     state.counters["coded_rebuilds_per_packet"] = per_packet(after.coded_rebuilds - before.coded_rebuilds);
@@ -606,6 +619,10 @@ int main(int argc, char** argv)
             register_ticks("BM_Replicate/clients:64" + suffix, {64, delay, default_packet_bytes, encoding},
                            timed::replicate, 300);
         }
+        // Clients whose round trips differ (2 to 10 ticks), so that fewer
+        // of them are in the same position as another.
+        register_ticks("BM_Replicate/clients:64/ack_delay:2to10" + e,
+                       {64, 10, default_packet_bytes, encoding, true}, timed::replicate, 300);
         // Delta against full state, both with no packet limit so that every
         // change fits, and the full state at the default limit (capped).
         register_ticks("BM_DeltaBytes/max_packet_bytes:65536" + e, {1, 0, unlimited_packet_bytes, encoding},

@@ -50,6 +50,16 @@ struct server_client_statistics {
     /// after that too failed (both rare; see replication_options::encoding).
     std::uint64_t coded_rebuilds = 0;
     std::uint64_t bit_packed_fallbacks = 0;
+    /// Coded packets whose state section was copied from another client's
+    /// packet of the same tick built from the same views, and entity deltas
+    /// copied rather than encoded in bit-packed packets (docs/replication.md,
+    /// section 11).
+    std::uint64_t shared_sections = 0;
+    std::uint64_t shared_entity_deltas = 0;
+    /// Acknowledged packets that could not become the baseline because the
+    /// world history no longer had a value of their view (the baseline
+    /// before stayed; see replication_options::history).
+    std::uint64_t baselines_skipped = 0;
 };
 
 /// The server of replication_client<State, Input, Messages>: the state to
@@ -257,6 +267,8 @@ public:
         if (work.cache_tick != history_.tick() + 1) {
             work.cache_tick = history_.tick() + 1;
             work.words.clear();
+            for (coded_section& section : work.sections)
+                section.used = false;
         }
         c->work = &work;
         const server_client_statistics stats_before = c->stats;
@@ -454,6 +466,16 @@ private:
         std::uint32_t bound = 0;  ///< the measure stream's bits() (alignment at 7 bits)
         std::uint32_t exact = 0;  ///< its exact bits; equal to bound: no alignment, so the bits can be copied anywhere
         std::uint32_t offset = no_words;
+        std::uint32_t stamp = 0; ///< when made, to replace the oldest of a slot's ways
+    };
+    static constexpr std::size_t cache_ways = 4;
+    /// A coded packet's state section and the views it was encoded from.
+    struct coded_section {
+        bool used = false;
+        bool has_older = false;
+        std::vector<value_ref> older_refs, base_refs, view_refs;
+        private_type older_fields{}, base_fields{}, view_fields{};
+        std::vector<std::uint8_t> bytes;
     };
     /// What the server knows of a packet it sent; its view (what the packet
     /// brought the client to) is in the connection's ring_refs and
@@ -481,10 +503,12 @@ private:
         State older{};
         std::vector<value_ref> view_refs = std::vector<value_ref>(slot_count, replication::empty_ref);
         std::vector<value_ref> older_refs = std::vector<value_ref>(slot_count, replication::empty_ref);
-        /// Per entity slot, the last delta encoded for it this tick (for any
-        /// client): clients whose baselines hold the same value share it.
-        std::vector<cached_delta> cache = std::vector<cached_delta>(slot_count);
+        /// Per entity slot, the last `cache_ways` deltas encoded for it this
+        /// tick (for any client): clients whose baselines hold the same value
+        /// share them.
+        std::vector<cached_delta> cache = std::vector<cached_delta>(slot_count * cache_ways);
         std::uint32_t cache_tick = 0; ///< history tick + 1 the cache is for
+        std::uint32_t stamps = 0;
         std::vector<std::uint32_t> words; ///< the cached deltas' bits
         std::vector<std::uint8_t> encoded;
         /// The element hints of one packet (see detail::element_hint).
@@ -493,6 +517,12 @@ private:
         std::vector<const std::uint32_t*> hint_words;
         std::vector<std::uint32_t> hint_bits;
         std::array<detail::element_hint, field_count> hints{};
+        /// The coded entity sections of this tick's last packets, each for
+        /// its (older, baseline, view): a client in the same position gets
+        /// the same bytes without encoding them.
+        std::array<coded_section, 16> sections{};
+        std::size_t next_section = 0;
+        view_parts older_parts{nullptr, nullptr}; ///< the older view older_state chose
     };
     /// Takes a scratch from the pool (one per thread replicating at once;
     /// made on first use) and gives it back.
@@ -651,8 +681,10 @@ private:
         header.has_baseline = false;
         if (c.has_acked && holds_baseline(c, c.newest_acked) && c.ring[c.newest_acked % options_.window].usable &&
             (c.base_default || c.base_sequence != c.newest_acked)) {
-            if (!materialize_base(c, c.newest_acked)) [[unlikely]]
+            if (!materialize_base(c, c.newest_acked)) [[unlikely]] {
                 c.ring[c.newest_acked % options_.window].usable = false;
+                c.stats.baselines_skipped += 1;
+            }
         }
         if (!c.base_default && holds_baseline(c, c.base_sequence)) {
             header.has_baseline = true;
@@ -764,6 +796,24 @@ private:
         return found;
     }
 
+    /// Whether every value the view `refs` names can be found (materialize
+    /// would succeed).
+    bool history_holds(const connection& c, const value_ref* refs) const noexcept
+    {
+        bool held = true;
+        replication::for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            if constexpr (replication::is_shared_field<State, I>) {
+                constexpr std::size_t first = replication::entity_slots_before<State, I>;
+                replication::for_each_mismatch(c.base_refs.data() + first, refs + first, entity_capacity<I>,
+                                               [&](std::size_t s) {
+                                                   held = held && history_.template holds<I>(s, refs[first + s]);
+                                               });
+            }
+        });
+        return held;
+    }
+
     /// The state a coded packet predicts from, which the client must hold
     /// too: a view `d` packets before the baseline, where `d` is the
     /// baseline's distance from this packet, so that base + (base - older)
@@ -800,10 +850,13 @@ private:
         if (older == nullptr)
             return base;
         const std::size_t row = older->sequence % options_.window;
-        if (!materialize(c, c.ring_refs[row].data(), c.ring_fields[row], sc.older, sc.older_refs)) [[unlikely]]
+        if (!history_holds(c, c.ring_refs[row].data())) [[unlikely]]
             return base;
         header.has_older = true;
         header.older = older->sequence;
+        // Made into values only when the packet is encoded (not when it is
+        // copied from another client's).
+        sc.older_parts = {c.ring_refs[row].data(), &c.ring_fields[row]};
         return &sc.older;
     }
 
@@ -870,15 +923,25 @@ private:
     {
         constexpr std::size_t first = replication::entity_slots_before<State, I>;
         scratch& sc = *c.work;
-        cached_delta& entry = sc.cache[first + id];
         const value_ref base_ref = c.base_refs[first + id];
-        if (entry.tick == sc.cache_tick && entry.base == base_ref && entry.target == ref)
-            return entry;
+        cached_delta* ways = &sc.cache[(first + id) * cache_ways];
+        // The way to replace: one from an earlier tick, else the oldest.
+        cached_delta* victim = nullptr;
+        for (std::size_t w = 0; w < cache_ways; ++w) {
+            cached_delta& way = ways[w];
+            const bool current = way.tick == sc.cache_tick;
+            if (current && way.base == base_ref && way.target == ref)
+                return way;
+            const bool victim_current = victim != nullptr && victim->tick == sc.cache_tick;
+            if (victim == nullptr || (victim_current && (!current || way.stamp < victim->stamp)))
+                victim = &way;
+        }
+        cached_delta& entry = *victim;
         failure_record failure;
         basic_measure_stream<scope::replication> stream(failure);
         static_cast<void>(delta_codec<entity_slot<I>>::delta_changed(stream, base, base, const_cast<entity_slot<I>&>(target)));
         entry = {sc.cache_tick, base_ref, ref, static_cast<std::uint32_t>(stream.bits()),
-                 static_cast<std::uint32_t>(stream.exact_bits()), cached_delta::no_words};
+                 static_cast<std::uint32_t>(stream.exact_bits()), cached_delta::no_words, ++sc.stamps};
         return entry;
     }
 
@@ -926,6 +989,7 @@ private:
                     const auto& had = reflect::field_at<I>(base).slots()[id];
                     const auto* target = value_of<I>(c, id, ref);
                     cached_delta& entry = cached<I>(c, id, ref, had, *target);
+                    c.stats.shared_entity_deltas += entry.offset != cached_delta::no_words ? 1 : 0;
                     const bool has_words = encode_cached<I>(sc, entry, had, *target);
                     sc.hint_changed.push_back(id);
                     sc.hint_offsets.push_back(has_words ? entry.offset : cached_delta::no_words);
@@ -951,6 +1015,59 @@ private:
             }
         });
         return std::span<const detail::element_hint>(sc.hints.data(), count);
+    }
+
+    /// Whether two views' other fields are equal on the wire.
+    static bool same_fields(const private_type& a, const private_type& b)
+    {
+        bool same = true;
+        replication::for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            if constexpr (!replication::is_shared_field<State, I>) {
+                using field = reflect::field_type_at<State, I>;
+                const field& x = replication::private_field<I, State>(a);
+                const field& y = replication::private_field<I, State>(b);
+                same = same && (detail::identical_bytes(x, y) || delta_codec<field>::template same<scope::replication>(x, y));
+            }
+        });
+        return same;
+    }
+    static bool same_view(const std::vector<value_ref>& refs, const private_type& fields, view_parts view)
+    {
+        return std::equal(refs.begin(), refs.end(), view.refs) && same_fields(fields, *view.fields);
+    }
+
+    /// A coded section this tick encoded from the same three views (older:
+    /// refs nullptr when the packet predicts from nothing), or nullptr.
+    static const coded_section* find_section(const scratch& sc, view_parts older, view_parts base, view_parts view)
+    {
+        for (const coded_section& section : sc.sections) {
+            if (!section.used || section.has_older != (older.refs != nullptr))
+                continue;
+            if (same_view(section.view_refs, section.view_fields, view) &&
+                same_view(section.base_refs, section.base_fields, base) &&
+                (older.refs == nullptr || same_view(section.older_refs, section.older_fields, older)))
+                return &section;
+        }
+        return nullptr;
+    }
+
+    static void keep_section(scratch& sc, view_parts older, view_parts base, view_parts view,
+                             std::span<const std::uint8_t> bytes)
+    {
+        coded_section& section = sc.sections[sc.next_section];
+        sc.next_section = (sc.next_section + 1) % sc.sections.size();
+        section.used = true;
+        section.has_older = older.refs != nullptr;
+        if (section.has_older) {
+            section.older_refs.assign(older.refs, older.refs + slot_count);
+            section.older_fields = *older.fields;
+        }
+        section.base_refs.assign(base.refs, base.refs + slot_count);
+        section.base_fields = *base.fields;
+        section.view_refs.assign(view.refs, view.refs + slot_count);
+        section.view_fields = *view.fields;
+        section.bytes.assign(bytes.begin(), bytes.end());
     }
 
     /// Sets this thread's element hints for one write.
@@ -1439,8 +1556,11 @@ private:
 
         // The view as values, for the encoder: every value it names is the
         // baseline's or the world's now, so the history has it.
-        if (!materialize(c, c.next_refs.data(), c.next_fields, sc.view, sc.view_refs)) [[unlikely]]
-            return status(error::no_baseline, 0, reflect::type_name<State>(), "a value of the view left the history");
+        auto materialize_view = [&]() -> status {
+            if (!materialize(c, c.next_refs.data(), c.next_fields, sc.view, sc.view_refs)) [[unlikely]]
+                return status(error::no_baseline, 0, reflect::type_name<State>(), "a value of the view left the history");
+            return {};
+        };
         const State& view = sc.view;
         failure_record failure;
         basic_write_stream<scope::replication> stream(std::span<std::uint8_t>(c.packet).subspan(replication::crc_bytes),
@@ -1463,14 +1583,32 @@ private:
             const std::size_t limit =
                 c.stats.entities_sent != sent_before ? std::max(budget_bytes, start) : options_.max_packet_bytes;
             std::size_t coded_bytes = 0;
-            status result = c.coder.write_with(
-                std::span<std::uint8_t>(c.packet).subspan(start, limit - start), coded_bytes, [&](auto& coder) {
-                    std::uint32_t check = replication::check_value;
-                    return write_delta(coder, *older, *base, view) &&
-                           (!options_.check_value || coder.serialize_bits(check, 32));
-                });
-            if (!result) [[unlikely]]
-                return result;
+            const view_parts older_parts = header.has_older ? sc.older_parts : view_parts{nullptr, nullptr};
+            const view_parts base_parts{c.base_refs.data(), &c.base_fields};
+            const view_parts view_parts_{c.next_refs.data(), &c.next_fields};
+            const coded_section* shared = find_section(sc, older_parts, base_parts, view_parts_);
+            if (shared != nullptr && shared->bytes.size() <= limit - start) {
+                std::copy(shared->bytes.begin(), shared->bytes.end(), c.packet.begin() + static_cast<std::ptrdiff_t>(start));
+                coded_bytes = shared->bytes.size();
+                c.stats.shared_sections += 1;
+            } else {
+                if (status made = materialize_view(); !made) [[unlikely]]
+                    return made;
+                if (header.has_older &&
+                    !materialize(c, sc.older_parts.refs, *sc.older_parts.fields, sc.older, sc.older_refs)) [[unlikely]]
+                    return status(error::no_baseline, 0, reflect::type_name<State>(),
+                                  "a value of the older view left the history");
+                status result = c.coder.write_with(
+                    std::span<std::uint8_t>(c.packet).subspan(start, limit - start), coded_bytes, [&](auto& coder) {
+                        std::uint32_t check = replication::check_value;
+                        return write_delta(coder, *older, *base, view) &&
+                               (!options_.check_value || coder.serialize_bits(check, 32));
+                    });
+                if (!result) [[unlikely]]
+                    return result;
+                keep_section(sc, older_parts, base_parts, view_parts_,
+                             std::span<const std::uint8_t>(c.packet).subspan(start, coded_bytes));
+            }
             size = start + coded_bytes;
             if (exact && c.stats.entities_sent != sent_before) {
                 // Learn from full packets: quickly when coded grew, slowly when it shrank.
@@ -1478,6 +1616,8 @@ private:
                 c.coded_ratio += (sample - c.coded_ratio) * (sample > c.coded_ratio ? 0.5 : 0.125);
             }
         } else {
+            if (status made = materialize_view(); !made) [[unlikely]]
+                return made;
             const hint_scope hints(element_hints(c, *base));
             bool ok = write_delta(stream, *base, view);
             if (ok && options_.check_value) {

@@ -194,6 +194,18 @@ public:
         return at != list.end() && at->first == id ? &at->second : nullptr;
     }
 
+    /// Whether find<I>(id, ref) finds a value, for a ref the server gave
+    /// out for that slot (one of its change ticks, or empty_ref).
+    template <std::size_t I>
+    bool holds(std::size_t id, value_ref ref) const noexcept
+    {
+        constexpr std::size_t first = entity_slots_before<State, I>;
+        if (ref == empty_ref || refs_[first + id] == ref)
+            return true;
+        const std::uint32_t age = (ref_of(tick_) + ref_period - ref) % ref_period;
+        return age < depth_ && age < tick_;
+    }
+
     /// Bytes held beyond the State of current values (for docs and benches).
     std::size_t history_bytes() const noexcept
     {

@@ -1,0 +1,241 @@
+// The replication server's shared world history (world_history.hpp and
+// docs/replication.md, section 11): packets byte for byte those of the server
+// that kept 64 copies of the State per client, work shared between clients
+// in the same position, views whose values left the history, and the memory
+// a client costs.
+#include <bitrep/bitrep.hpp>
+#include <bitrep/replication.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <random>
+#include <span>
+#include <vector>
+
+namespace {
+
+struct Rock {
+    bitrep::quantized<-256.f, 256.f, 0.01f> x, y, z;
+    bitrep::quat<9> orientation;
+    bool rolling = false;
+};
+BOOST_DESCRIBE_STRUCT(Rock, (), (x, y, z, orientation, rolling))
+
+struct Field {
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
+    bitrep::entity_array<Rock, 256> rocks;
+};
+BOOST_DESCRIBE_STRUCT(Field, (), (tick, rocks))
+
+using Server = bitrep::replication_server<Field>;
+using Client = bitrep::replication_client<Field>;
+
+/// A seeded field of 200 rocks, 20 moving a tick, one created or destroyed
+/// every 50 ticks.
+struct moving_field {
+    Field field;
+    std::mt19937 rng;
+    std::uniform_real_distribution<float> unit{-1.f, 1.f};
+
+    explicit moving_field(unsigned seed) : rng(seed)
+    {
+        for (int i = 0; i < 200; ++i)
+            field.rocks.emplace(Rock{unit(rng) * 100, unit(rng) * 100, unit(rng) * 100, {}, false});
+    }
+
+    void step(int tick)
+    {
+        field.tick = static_cast<std::uint32_t>(tick);
+        for (int k = 0; k < 20; ++k) {
+            const auto id = rng() % 256;
+            if (!field.rocks.contains(id))
+                continue;
+            Rock& rock = field.rocks[id];
+            rock.x = std::clamp(rock.x.get() + unit(rng), -250.f, 250.f);
+            const float angle = unit(rng);
+            rock.orientation = {std::cos(angle), std::sin(angle), 0.f, 0.f};
+        }
+        if (tick % 50 == 7) {
+            const auto id = rng() % 256;
+            if (field.rocks.contains(id))
+                field.rocks.erase(id);
+            else
+                field.rocks.emplace_at(id, Rock{1.f, 2.f, 3.f, {}, true});
+        }
+    }
+};
+
+/// FNV-1a over every packet of a 400-tick session with five clients (two
+/// acking at once and hearing everything, three losing a tenth of their
+/// packets with acks 2, 6 and 6 ticks late), under six option sets.
+std::uint64_t session_hash(int mode, std::uint64_t* shared = nullptr)
+{
+    bitrep::replication_options o;
+    o.encoding = mode % 2 != 0 ? bitrep::replication_encoding::bit_packed : bitrep::replication_encoding::coded;
+    if (mode >= 2)
+        o.max_packet_bytes = 300;
+    if (mode >= 4)
+        o.bytes_per_second = 9000;
+    Server server(o);
+    if (mode == 3)
+        server.set_relevancy<&Field::rocks>([](bitrep::client_id c, std::uint32_t id, const Rock& rock) {
+            return (id + c) % 3 != 0 || rock.x.get() > 0;
+        });
+    constexpr int clients = 5;
+    constexpr int delays[clients] = {0, 0, 2, 6, 6};
+    std::vector<Client> receivers(clients, Client(o));
+    std::vector<bitrep::client_id> ids;
+    for (int i = 0; i < clients; ++i)
+        ids.push_back(server.add_client());
+    std::vector<std::deque<std::vector<std::uint8_t>>> acks(clients);
+    moving_field world(7u + static_cast<unsigned>(mode));
+    std::uint64_t hash = 1469598103934665603ull;
+    for (int tick = 0; tick < 400; ++tick) {
+        world.step(tick);
+        for (std::size_t c = 0; c < clients; ++c) {
+            const std::span<const std::uint8_t> packet = server.replicate(ids[c], world.field);
+            for (const std::uint8_t byte : packet)
+                hash = (hash ^ byte) * 1099511628211ull;
+            if (c < 2 || world.rng() % 10 != 0)
+                static_cast<void>(receivers[c].receive(packet));
+            const std::span<const std::uint8_t> ack = receivers[c].ack();
+            acks[c].emplace_back(ack.begin(), ack.end());
+            if (acks[c].size() > static_cast<std::size_t>(delays[c])) {
+                static_cast<void>(server.receive(ids[c], acks[c].front()));
+                acks[c].pop_front();
+            }
+        }
+    }
+    if (shared != nullptr)
+        for (const bitrep::client_id id : ids)
+            *shared += server.statistics(id)->shared_sections + server.statistics(id)->shared_entity_deltas;
+    return hash;
+}
+
+TEST(WorldHistory, PacketsAreByteForByteThoseOfTheServerThatCopiedTheState)
+{
+    // Recorded with the server of commit 1e39d0d, which kept a full copy of
+    // the State per packet in the window and compared every slot.
+    constexpr std::uint64_t recorded[6] = {0xfb0b6650820734adull, 0x8889e515fe1664c4ull, 0x943dbea948cb9f3eull,
+                                           0xb9a4159b7674209bull, 0x93b601620fe4eaa5ull, 0x2cb4f2480e4b6aceull};
+    std::uint64_t shared = 0;
+    for (int mode = 0; mode < 6; ++mode)
+        EXPECT_EQ(session_hash(mode, &shared), recorded[mode]) << "option set " << mode;
+    // The first two clients are in the same position all along: their
+    // packets share work.
+    EXPECT_GT(shared, 0u);
+}
+
+TEST(WorldHistory, ClientsInTheSamePositionGetTheSameStateBytesAndShareTheirEncoding)
+{
+    for (const auto encoding : {bitrep::replication_encoding::coded, bitrep::replication_encoding::bit_packed}) {
+        bitrep::replication_options o;
+        o.encoding = encoding;
+        Server server(o);
+        const bitrep::client_id a = server.add_client();
+        const bitrep::client_id b = server.add_client();
+        Client ca(o), cb(o);
+        moving_field world(3);
+        for (int tick = 0; tick < 120; ++tick) {
+            world.step(tick);
+            server.update(world.field);
+            const std::vector<std::uint8_t> pa = [&] {
+                const auto p = server.replicate(a);
+                return std::vector<std::uint8_t>(p.begin(), p.end());
+            }();
+            const std::span<const std::uint8_t> pb = server.replicate(b);
+            // Same sequence, same baseline, same views: the same packet.
+            ASSERT_TRUE(std::equal(pa.begin(), pa.end(), pb.begin(), pb.end())) << "tick " << tick;
+            ASSERT_TRUE(ca.receive(pa));
+            ASSERT_TRUE(cb.receive(pb));
+            ASSERT_TRUE(server.receive(a, ca.ack()));
+            ASSERT_TRUE(server.receive(b, cb.ack()));
+        }
+        const auto& sa = *server.statistics(a);
+        const auto& sb = *server.statistics(b);
+        if (encoding == bitrep::replication_encoding::coded) {
+            // The first client encodes; the second copies (full states go
+            // bit-packed and share entity deltas instead).
+            EXPECT_EQ(sa.shared_sections, 0u);
+            EXPECT_EQ(sb.shared_sections, sb.packets_sent - sb.full_states);
+        } else {
+            EXPECT_EQ(sa.shared_entity_deltas, 0u);
+            EXPECT_EQ(sb.shared_entity_deltas, sb.entities_sent);
+        }
+        EXPECT_TRUE(bitrep::delta_codec<Field>::same<bitrep::scope::replication>(cb.state(), world.field));
+    }
+}
+
+TEST(WorldHistory, ReplicateWithoutAWorldIsRefusedAndChangesNothing)
+{
+    Server server;
+    const bitrep::client_id id = server.add_client();
+    std::span<const std::uint8_t> packet;
+    const bitrep::status result = server.replicate(id, packet);
+    EXPECT_EQ(result.code(), bitrep::error::no_baseline);
+    EXPECT_TRUE(packet.empty());
+    EXPECT_EQ(server.statistics(id)->packets_sent, 0u);
+}
+
+TEST(WorldHistory, AViewWhoseValuesLeftTheHistoryIsNotABaselineAndTheClientStillConverges)
+{
+    // A history of 8 ticks (the least for a window of 4) and 100 bytes a
+    // packet, with 100 rocks moving a tick: rocks go unsent for many ticks
+    // while they keep changing, so views built on an old baseline name
+    // values the history has dropped by the time they are acknowledged.
+    bitrep::replication_options o;
+    o.window = 4;
+    o.history = 8;
+    o.max_packet_bytes = 100;
+    o.encoding = bitrep::replication_encoding::bit_packed;
+    Server server(o);
+    Client client(o);
+    const bitrep::client_id id = server.add_client();
+    moving_field world(5);
+    std::deque<std::vector<std::uint8_t>> acks;
+    for (int tick = 0; tick < 1500; ++tick) {
+        if (tick < 600)
+            for (int k = 0; k < 5; ++k)
+                world.step(tick);
+        const std::span<const std::uint8_t> packet = server.replicate(id, world.field);
+        ASSERT_TRUE(client.receive(packet)) << "tick " << tick;
+        // Every state the client applies is the view the server recorded.
+        const auto sent = server.sent_state(id, client.sequence());
+        ASSERT_TRUE(sent.has_value()) << "tick " << tick;
+        ASSERT_TRUE(bitrep::delta_codec<Field>::same<bitrep::scope::replication>(client.state(), *sent))
+            << "tick " << tick;
+        const std::span<const std::uint8_t> ack = client.ack();
+        acks.emplace_back(ack.begin(), ack.end());
+        if (acks.size() > 1) {
+            ASSERT_TRUE(server.receive(id, acks.front()));
+            acks.pop_front();
+        }
+    }
+    // The situation this test is about did arise.
+    EXPECT_GT(server.statistics(id)->baselines_skipped, 0u);
+    EXPECT_TRUE(bitrep::delta_codec<Field>::same<bitrep::scope::replication>(client.state(), world.field));
+}
+
+TEST(WorldHistory, AClientCostsItsRefsItsBaselineAndItsBuffers)
+{
+    Server server;
+    const bitrep::client_id id = server.add_client();
+    moving_field world(9);
+    for (int tick = 0; tick < 200; ++tick) {
+        world.step(tick);
+        static_cast<void>(server.replicate(id, world.field));
+    }
+    // 64 views x 256 slots x 2 bytes, one State, and what grows with the
+    // candidates: a quarter at most of the 64 States the server used to keep.
+    const std::size_t bytes = server.client_bytes(id);
+    EXPECT_GE(bytes, 64u * 256u * 2u + sizeof(Field));
+    EXPECT_LT(bytes, 64u * sizeof(Field) / 4);
+    EXPECT_GT(server.shared_bytes(), sizeof(Field));
+}
+
+} // namespace
