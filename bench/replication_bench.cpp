@@ -601,6 +601,106 @@ void register_ticks(const std::string& name, link_setup setup, timed what, bench
         ->Unit(benchmark::kMicrosecond);
 }
 
+
+// ---------------------------------------------------------------- large worlds
+
+/// A world of Count cubes (Count + Count / 40 slots) of which 100 move a
+/// tick: with Count = 1,000 and 10,000, the same changes in a world ten
+/// times larger (docs/benchmarks.md, "Server at scale").
+template <std::size_t Count>
+struct LargeWorld {
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
+    bitrep::entity_array<Cube, Count + Count / 40> cubes;
+};
+
+template <std::size_t Count>
+void run_large_world(benchmark::State& state, std::size_t clients, int ack_delay, bitrep::replication_encoding encoding)
+{
+    using world_type = LargeWorld<Count>;
+    constexpr std::size_t moving = 100;
+    bitrep::replication_options options;
+    options.encoding = encoding;
+    bitrep::replication_server<world_type> server(options);
+    std::vector<std::unique_ptr<bitrep::replication_client<world_type>>> receivers;
+    std::vector<bitrep::client_id> ids;
+    std::vector<std::vector<std::vector<std::uint8_t>>> acks(clients);
+    for (std::size_t i = 0; i < clients; ++i) {
+        receivers.push_back(std::make_unique<bitrep::replication_client<world_type>>(options));
+        ids.push_back(server.add_client());
+        acks[i].resize(static_cast<std::size_t>(ack_delay) + 1);
+    }
+    auto world = std::make_unique<world_type>();
+    std::mt19937 random(Count);
+    auto between = [&](float low, float high) {
+        return low + (high - low) * static_cast<float>(random() >> 8) / static_cast<float>(1u << 24);
+    };
+    for (std::size_t id = 0; id < Count; ++id) {
+        Cube& cube = world->cubes.emplace(id);
+        cube.x = between(-200.0f, 200.0f);
+        cube.y = between(-200.0f, 200.0f);
+        cube.z = between(0.0f, 100.0f);
+    }
+    std::size_t ticks = 0;
+    double seconds = 0;
+    std::vector<std::vector<std::uint8_t>> packets(clients);
+    for (auto& packet : packets)
+        packet.reserve(options.max_packet_bytes);
+    auto tick = [&](bool timed) {
+        world->tick = static_cast<std::uint32_t>(ticks % 1'000'000);
+        for (std::size_t k = 0; k < moving; ++k) {
+            Cube& cube = world->cubes[random() % Count];
+            cube.x = std::clamp(cube.x.get() + between(-0.25f, 0.25f), -250.0f, 250.0f);
+        }
+        const auto start = std::chrono::steady_clock::now();
+        server.update(*world);
+        for (std::size_t i = 0; i < clients; ++i) {
+            const std::span<const std::uint8_t> packet = server.replicate(ids[i]);
+            packets[i].assign(packet.begin(), packet.end());
+        }
+        if (timed)
+            seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        for (std::size_t i = 0; i < clients; ++i)
+            if (!receivers[i]->receive(packets[i])) [[unlikely]]
+                fail("a client refused its packet");
+        for (std::size_t i = 0; i < clients; ++i) {
+            const std::span<const std::uint8_t> ack = receivers[i]->ack();
+            auto& ring = acks[i];
+            ring[ticks % ring.size()].assign(ack.begin(), ack.end());
+            if (ticks >= static_cast<std::size_t>(ack_delay))
+                static_cast<void>(server.receive(ids[i], ring[(ticks - static_cast<std::size_t>(ack_delay)) % ring.size()]));
+        }
+        ++ticks;
+    };
+    for (std::size_t t = 0; t < options.history + 8; ++t)
+        tick(false);
+    std::uint64_t sent_before = 0, bytes_before = 0, packets_before = 0;
+    for (const bitrep::client_id id : ids) {
+        sent_before += server.statistics(id)->entities_sent;
+        bytes_before += server.statistics(id)->bytes_sent;
+        packets_before += server.statistics(id)->packets_sent;
+    }
+    for (auto _ : state) {
+        const double before = seconds;
+        tick(true);
+        state.SetIterationTime(seconds - before);
+    }
+    std::uint64_t sent = 0, bytes = 0, sent_packets = 0, client_bytes = 0;
+    for (const bitrep::client_id id : ids) {
+        sent += server.statistics(id)->entities_sent;
+        bytes += server.statistics(id)->bytes_sent;
+        sent_packets += server.statistics(id)->packets_sent;
+        client_bytes += server.client_bytes(id);
+    }
+    const auto n = static_cast<double>(clients);
+    const auto p = static_cast<double>(sent_packets - packets_before);
+    using benchmark::Counter;
+    // The server's part of a tick: update() once, then every replicate().
+    state.counters["us_per_client"] = Counter(seconds * 1e6 / n, Counter::kAvgIterations);
+    state.counters["entities_per_packet"] = static_cast<double>(sent - sent_before) / p;
+    state.counters["bytes_per_packet"] = static_cast<double>(bytes - bytes_before) / p;
+    state.counters["client_kib"] = static_cast<double>(client_bytes) / n / 1024.0;
+    state.counters["shared_kib"] = static_cast<double>(server.shared_bytes()) / 1024.0;
+}
 } // namespace
 
 int main(int argc, char** argv)
@@ -645,6 +745,25 @@ int main(int argc, char** argv)
                            timed::server, 300);
             register_ticks<two_way_session>("BM_ServerTick/two_way/clients:64" + suffix,
                                             {64, delay, default_packet_bytes, encoding}, timed::server, 300);
+        }
+    }
+
+    // The same 100 moving cubes in worlds of 1,000 and 10,000: the server's
+    // cost per client follows the changes, not the world's size.
+    for (const replication_encoding encoding : {replication_encoding::coded, replication_encoding::bit_packed}) {
+        const std::string e = encoding == replication_encoding::coded ? "/encoding:coded" : "/encoding:bit_packed";
+        for (int delay : {0, 6}) {
+            const std::string suffix = "/clients:64/ack_delay:" + std::to_string(delay) + e;
+            benchmark::RegisterBenchmark(("BM_LargeWorld/entities:1000/moving:100" + suffix).c_str(),
+                                         [=](benchmark::State& st) { run_large_world<1000>(st, 64, delay, encoding); })
+                ->UseManualTime()
+                ->Iterations(300)
+                ->Unit(benchmark::kMicrosecond);
+            benchmark::RegisterBenchmark(("BM_LargeWorld/entities:10000/moving:100" + suffix).c_str(),
+                                         [=](benchmark::State& st) { run_large_world<10000>(st, 64, delay, encoding); })
+                ->UseManualTime()
+                ->Iterations(300)
+                ->Unit(benchmark::kMicrosecond);
         }
     }
 

@@ -114,6 +114,7 @@ public:
         c->next_refs.assign(slot_count, replication::empty_ref);
         c->base_state = std::make_unique<State>();
         c->base_refs.assign(slot_count, replication::empty_ref);
+        c->compared.assign(slot_count, replication::empty_ref);
         c->priority.assign(slot_count, 0.0f);
         c->priority_epoch.assign(slot_count, 0);
         // The candidates, the undo log and the taken list grow to what the
@@ -430,7 +431,7 @@ public:
         for (const auto& refs : c->ring_refs)
             bytes += sizeof(refs) + refs.capacity() * sizeof(value_ref);
         bytes += c->ring.capacity() * sizeof(sent_view) + c->ring_fields.capacity() * sizeof(private_type);
-        bytes += (c->next_refs.capacity() + c->base_refs.capacity()) * sizeof(value_ref);
+        bytes += (c->next_refs.capacity() + c->base_refs.capacity() + c->compared.capacity()) * sizeof(value_ref);
         bytes += c->priority.capacity() * sizeof(float) + c->priority_epoch.capacity() * sizeof(std::uint32_t);
         bytes += c->priority_undo.capacity() * sizeof(c->priority_undo[0]) +
                  c->candidates.capacity() * sizeof(candidate) + c->taken.capacity() * sizeof(const candidate*);
@@ -579,6 +580,10 @@ private:
         /// which packet it is (none: the default state).
         std::unique_ptr<State> base_state;
         std::vector<value_ref> base_refs;
+        /// Per entity slot, a ref whose value was found to differ on the
+        /// wire from the baseline's (empty_ref: none), so that a slot left
+        /// waiting is not compared again every packet.
+        std::vector<value_ref> compared;
         private_type base_fields{};
         bool base_default = true;
         std::uint16_t base_sequence = 0;
@@ -736,8 +741,9 @@ private:
                 auto& slots = reflect::field_at<I>(*c.base_state);
                 replication::for_each_mismatch(c.base_refs.data() + first, want + first, capacity, [&](std::size_t s) {
                     detail::entity_array_access::assign(slots, s, *history_.template find<I>(s, want[first + s]));
+                    c.base_refs[first + s] = want[first + s];
+                    c.compared[first + s] = replication::empty_ref;
                 });
-                std::copy(want + first, want + first + capacity, c.base_refs.data() + first);
             } else {
                 reflect::field_at<I>(*c.base_state) = replication::private_field<I, State>(c.ring_fields[row]);
             }
@@ -759,6 +765,7 @@ private:
                     if (c.base_refs[first + s] != replication::empty_ref) {
                         slots.erase(s);
                         c.base_refs[first + s] = replication::empty_ref;
+                        c.compared[first + s] = replication::empty_ref;
                     }
                 }
             } else {
@@ -980,8 +987,8 @@ private:
         sc.hint_changed.clear();
         sc.hint_offsets.clear();
         sc.hint_bits.clear();
-        for (const auto& [field, id] : c.sent_ids)
-            with_entity_field(field, [&](auto index) {
+        for (const auto& sent : c.sent_ids)
+            with_entity_field(sent.first, [&, id = sent.second](auto index) {
                 constexpr std::size_t I = decltype(index)::value;
                 if constexpr (replication::is_shared_field<State, I>) {
                     constexpr std::size_t first = replication::entity_slots_before<State, I>;
@@ -1235,17 +1242,24 @@ private:
         const auto& current = reflect::field_at<I>(history_.current()).slots();
         const auto& had = reflect::field_at<I>(base).slots();
         const auto& live = reflect::field_at<I>(state).slots();
+        value_ref* compared = c.compared.data() + first;
         auto consider = [&](std::size_t slot, value_ref ref, const slot_type& target) {
             if (old[slot] == ref)
                 return;
-            if (same_slot<I>(had[slot], target)) {
+            // Found to differ from the baseline's value in an earlier packet
+            // (the memo is cleared when the baseline's slot changes).
+            const bool known = compared[slot] == ref && ref != replication::empty_ref;
+            if (!known && same_slot<I>(had[slot], target)) {
                 // The new view, a copy of the baseline's refs, takes it too.
                 old[slot] = ref;
                 c.next_refs[first + slot] = ref;
                 return;
             }
+            compared[slot] = ref;
             bool in_flight = false;
-            if (sent != old && sent[slot] != old[slot]) {
+            if (sent != old && sent[slot] == ref) {
+                in_flight = true; // the last packet took this very value
+            } else if (sent != old && sent[slot] != old[slot]) {
                 const slot_type* in_packet = value_of<I>(c, slot, sent[slot]);
                 in_flight = in_packet == nullptr || !same_slot<I>(*in_packet, had[slot]);
             }

@@ -76,24 +76,30 @@ const auto& private_field(const private_fields<State>& fields) noexcept
 }
 
 /// Calls f(i) for each i in [0, n) where a[i] != b[i], skipping equal runs
-/// four refs at a time.
+/// 32 refs (64 bytes) at a time, then four at a time.
 template <class F>
 BITREP_ALWAYS_INLINE void for_each_mismatch(const value_ref* a, const value_ref* b, std::size_t n, F&& f)
 {
-    const std::size_t groups = n / 4;
-    for (std::size_t g = 0; g < groups; ++g) {
-        std::uint64_t x = 0, y = 0;
-        std::memcpy(&x, a + 4 * g, sizeof x);
-        std::memcpy(&y, b + 4 * g, sizeof y);
-        if (x == y) [[likely]]
+    constexpr std::size_t block = 32;
+    const std::size_t blocks = n / block;
+    for (std::size_t k = 0; k < blocks; ++k) {
+        const std::size_t at = k * block;
+        if (std::memcmp(a + at, b + at, block * sizeof(value_ref)) == 0) [[likely]]
             continue;
-        for (std::size_t k = 4 * g; k < 4 * g + 4; ++k)
-            if (a[k] != b[k])
-                f(k);
+        for (std::size_t g = at; g < at + block; g += 4) {
+            std::uint64_t x = 0, y = 0;
+            std::memcpy(&x, a + g, sizeof x);
+            std::memcpy(&y, b + g, sizeof y);
+            if (x == y)
+                continue;
+            for (std::size_t i = g; i < g + 4; ++i)
+                if (a[i] != b[i])
+                    f(i);
+        }
     }
-    for (std::size_t k = 4 * groups; k < n; ++k)
-        if (a[k] != b[k])
-            f(k);
+    for (std::size_t i = blocks * block; i < n; ++i)
+        if (a[i] != b[i])
+            f(i);
 }
 
 /// Per entity slot of the shared entity arrays: the ref of its current
