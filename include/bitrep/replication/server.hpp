@@ -442,7 +442,15 @@ public:
     {
         std::size_t bytes = sizeof(*this) + history_.history_bytes();
         std::lock_guard<std::mutex> lock(scratch_mutex_);
-        bytes += scratch_free_.size() * sizeof(scratch);
+        for (const auto& sc : scratch_free_) {
+            bytes += sizeof(scratch) + sc->cache.capacity() * sizeof(cached_delta) +
+                     sc->words.capacity() * sizeof(std::uint32_t) + sc->encoded.capacity() +
+                     2 * slot_count * sizeof(value_ref);
+            for (const coded_section& section : sc->sections)
+                bytes += (section.older_refs.capacity() + section.base_refs.capacity() + section.view_refs.capacity()) *
+                             sizeof(value_ref) +
+                         section.bytes.capacity();
+        }
         return bytes;
     }
 
