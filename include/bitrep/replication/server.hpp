@@ -398,25 +398,12 @@ public:
         const sent_view& slot = c->ring[row];
         if (!slot.valid || slot.sequence != sequence)
             return std::nullopt;
+        // A default State holds no entity: every slot as empty_ref names it.
         std::optional<State> out(std::in_place);
-        bool found = true;
-        replication::for_each_field_index<State>([&](auto index) {
-            constexpr std::size_t I = decltype(index)::value;
-            if constexpr (replication::is_shared_field<State, I>) {
-                constexpr std::size_t first = replication::entity_slots_before<State, I>;
-                auto& slots = reflect::field_at<I>(*out);
-                const value_ref* refs = c->ring_refs[row].data() + first;
-                for (std::size_t s = 0; s < slots.capacity && found; ++s) {
-                    const auto* value = value_of<I>(*c, s, refs[s]);
-                    found = value != nullptr;
-                    if (found)
-                        detail::entity_array_access::assign(slots, s, *value);
-                }
-            } else {
-                reflect::field_at<I>(*out) = replication::private_field<I, State>(c->ring_fields[row]);
-            }
-        });
-        return found ? std::move(out) : std::nullopt;
+        std::vector<value_ref> held(slot_count, replication::empty_ref);
+        if (!materialize(*c, c->ring_refs[row].data(), c->ring_fields[row], *out, held))
+            return std::nullopt;
+        return out;
     }
 
     /// The bytes the server holds for one client (its views, baseline,
