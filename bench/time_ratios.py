@@ -6,7 +6,8 @@ interleaved order, and prints per operation: the median over runs of each
 side's per-run median time per object, the median and spread of the per-run
 ratios, and the ratio of each side's fastest repetition (median over runs).
 Absolute times drift between runs on a shared host; within a run both sides
-share its conditions, which is why the ratios are taken per run.
+share its conditions, which is why the ratios are taken per run. Decodes are
+also set against the in-place hand-written decoder (HandWrittenInPlace, issue 14).
 
     bench/time_ratios.py [--runs N] BUILD_DIR [BUILD_DIR ...]
 """
@@ -47,16 +48,20 @@ def main() -> None:
                 print(f"run {run + 1}: {build} {bench}", file=sys.stderr, flush=True)
     for build in args.build_dirs:
         for operation in ("Monster/Encode", "Monster/Decode", "Cubes/Encode", "Cubes/Decode"):
-            hand = runs[(str(build), f"{operation}/HandWritten")]
-            for side in ("Reflected", "ReflectedDecoder"):
-                reflected = runs.get((str(build), f"{operation}/{side}"))
-                if reflected is None:
+            for baseline in ("HandWritten", "HandWrittenInPlace"):
+                hand = runs.get((str(build), f"{operation}/{baseline}"))
+                if hand is None:
                     continue
-                ratios = [r[0] / h[0] for r, h in zip(reflected, hand)]
-                fastest = [r[1] / h[1] for r, h in zip(reflected, hand)]
-                print(f"{build}  {operation}/{side:<16} {statistics.median(r[0] for r in reflected):8.1f} ns "
-                      f"vs {statistics.median(h[0] for h in hand):8.1f} ns  ratio {statistics.median(ratios):.3f} "
-                      f"({min(ratios):.2f}-{max(ratios):.2f})  min-based {statistics.median(fastest):.3f}")
+                for side in ("Reflected", "ReflectedDecoder"):
+                    reflected = runs.get((str(build), f"{operation}/{side}"))
+                    if reflected is None:
+                        continue
+                    ratios = [r[0] / h[0] for r, h in zip(reflected, hand)]
+                    fastest = [r[1] / h[1] for r, h in zip(reflected, hand)]
+                    print(f"{build}  {operation}/{side:<16} {statistics.median(r[0] for r in reflected):8.1f} ns "
+                          f"vs {baseline:<18} {statistics.median(h[0] for h in hand):8.1f} ns  "
+                          f"ratio {statistics.median(ratios):.3f} ({min(ratios):.2f}-{max(ratios):.2f})  "
+                          f"min-based {statistics.median(fastest):.3f}")
 
 
 if __name__ == "__main__":

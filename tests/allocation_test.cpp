@@ -114,6 +114,61 @@ TEST(Allocation, EncodingIntoAVectorAllocatesForTheEncodingNotForTheBound)
     EXPECT_LE(out.capacity(), 64u);
 }
 
+namespace {
+/// Containers at every level, and a string past any small-string buffer.
+struct Roster {
+    bitrep::bounded_string<40> title;
+    bitrep::bounded_vector<bitrep::bounded_vector<bitrep::ranged<int, 0, 255>, 8>, 8> squads;
+};
+/// The same with a field the encoding does not carry (it comes from the target).
+struct CachedRoster {
+    Roster roster;
+    bitrep::transient<std::vector<int>> cache;
+};
+} // namespace
+
+TEST(Allocation, FromBytesOfATypeWithContainersAllocatesNothingOnceWarm)
+{
+    // from_bytes decodes into a working object the thread keeps for the
+    // type, so only the first messages grow capacity. (As many squads in
+    // each: a vector that shrinks destroys the inner vectors past its new
+    // size, and their capacity with them.)
+    const Roster full{"a title longer than any inline buffer", {{1, 2, 3, 4, 5, 6, 7, 8}, {9, 10}, {11, 12, 13}}};
+    const Roster small{"short", {{1}, {}, {2}}};
+    const std::vector<std::uint8_t> full_bytes = bitrep::to_bytes(full);
+    const std::vector<std::uint8_t> small_bytes = bitrep::to_bytes(small);
+    std::vector<std::uint8_t> refused = full_bytes;
+    refused.pop_back();
+    Roster target{};
+    bool all_ok = true;
+    auto stream_of_messages = [&](int count) {
+        for (int i = 0; i < count; ++i) {
+            all_ok = bitrep::from_bytes(i % 2 ? small_bytes : full_bytes, target) && all_ok;
+            all_ok = !bitrep::from_bytes(refused, target) && all_ok;
+        }
+    };
+    // Warm once the target and the working object, which trade places on
+    // every success, have each held the full roster.
+    stream_of_messages(4);
+    EXPECT_EQ(allocations_during([&] { stream_of_messages(50); }), 0u);
+    EXPECT_TRUE(all_ok);
+    EXPECT_EQ(target.title.str(), "short");
+
+    CachedRoster cached{};
+    cached.cache.get() = {1, 2, 3};
+    CachedRoster cached_full{full, {}};
+    const std::vector<std::uint8_t> cached_bytes = bitrep::to_bytes(cached_full);
+    for (int warm = 0; warm < 2; ++warm)
+        ASSERT_TRUE(bitrep::from_bytes(cached_bytes, cached));
+    EXPECT_EQ(allocations_during([&] {
+                  for (int i = 0; i < 50; ++i)
+                      all_ok = bitrep::from_bytes(cached_bytes, cached) && all_ok;
+              }),
+              0u);
+    EXPECT_TRUE(all_ok);
+    EXPECT_EQ(cached.cache.get(), (std::vector<int>{1, 2, 3}));
+}
+
 TEST(Allocation, TheCounterSeesAllocations)
 {
     // The counter itself must work, or the tests above would pass vacuously.

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <type_traits>
 #include <vector>
@@ -120,7 +121,8 @@ std::vector<std::uint8_t> to_bytes(const T& value)
 
 namespace detail {
 /// Reads a whole encoding into target in place (not all-or-nothing: callers
-/// pass a copy) and refuses whole bytes left after the value.
+/// pass a copy or a working object) and refuses whole bytes left after the
+/// value.
 template <class T>
 BITREP_ALWAYS_INLINE status decode_in_place(std::span<const std::uint8_t> bytes, T& target)
 {
@@ -134,6 +136,32 @@ BITREP_ALWAYS_INLINE status decode_in_place(std::span<const std::uint8_t> bytes,
                       "whole bytes left over after the value");
     return {};
 }
+
+/// Decodes into `working`, an object kept between messages, and exchanges it
+/// with `out` on success. A read that writes every field needs nothing of
+/// `out` in it: whatever an earlier message, refused or not, left there is
+/// overwritten (containers resized, optionals reset or filled), and its
+/// containers' capacity is reused. Otherwise it first copies `out` into it,
+/// by assignment, which reuses that capacity too.
+template <class T>
+BITREP_ALWAYS_INLINE status decode_and_exchange(std::span<const std::uint8_t> bytes, T& working, T& out)
+{
+    if constexpr (!every_field_carried<T, scope::all>::value)
+        working = out; // the fields the encoding does not carry come from out
+    status result = decode_in_place(bytes, working);
+    if (result) {
+        // A swap exchanges pointers for containers; for a flat T (an array
+        // of plain structs) it would copy three times what one assignment
+        // copies once.
+        if constexpr (std::is_trivially_copyable_v<T>) {
+            out = working;
+        } else {
+            using std::swap;
+            swap(out, working);
+        }
+    }
+    return result;
+}
 } // namespace detail
 
 /// Decodes bytes written by to_bytes. All or nothing: on any error `out` is
@@ -141,49 +169,58 @@ BITREP_ALWAYS_INLINE status decode_in_place(std::span<const std::uint8_t> bytes,
 /// the bit. Fields the encoding does not carry (transient) keep their values.
 /// Whole bytes left after the value are refused as trailing_data; the unused
 /// bits of the last byte are ignored, as the standard requires.
-/// It decodes into a copy of `out`, which allocates for each container; a
-/// receive loop that wants no allocation uses bitrep::decoder. (A new T
-/// instead of the copy, when every field is read, measured more
-/// instructions: 180,210 against 165,742 per Monster batch with g++, and
-/// 1.5% more per cube snapshot, docs/benchmarks.md.)
+///
+/// A T that is not trivially copyable (one with containers) is decoded into a
+/// working object the calling thread keeps for T and then exchanged with
+/// `out`, so a steady stream of messages reuses its capacity and allocates
+/// nothing, as bitrep::decoder does with an object of its own. The thread
+/// therefore keeps one T from its first call (which allocates it) until it
+/// exits: the value its target held before the last success, or what a
+/// refused message left half written, with their capacity. A from_bytes<T>
+/// nested inside another (a hook decoding a T of its own) decodes into a new
+/// T instead. Not to be called from the destructor of a thread_local object
+/// at thread exit, after the thread's working object may be gone.
+/// A trivially copyable T (or one with no default constructor) is decoded
+/// into a copy of `out` on the stack: nothing to reuse, nothing allocated.
+/// (Copying `out` for each call cost 146 allocations per Monster batch and
+/// 1.3-1.4x the time of a hand-written decoder that reads straight into the
+/// caller's object; the working object, 0.74-0.80x; docs/benchmarks.md.)
 template <class T>
 status from_bytes(std::span<const std::uint8_t> bytes, T& out)
 {
-    T decoded(out);
-    status result = detail::decode_in_place(bytes, decoded);
-    if (result)
-        out = std::move(decoded);
-    return result;
+    if constexpr (std::is_trivially_copyable_v<T> || !std::is_default_constructible_v<T>) {
+        T decoded(out);
+        status result = detail::decode_in_place(bytes, decoded);
+        if (result)
+            out = std::move(decoded);
+        return result;
+    } else {
+        // Taken out of the thread's slot while in use, so that a nested call
+        // for the same T finds the slot empty rather than a half-written
+        // object it would share; put back afterwards, also after a refusal.
+        // (A pointer: a T held by value would add sizeof(T) to the static
+        // thread-local storage of every thread of the program.)
+        thread_local std::unique_ptr<T> kept;
+        std::unique_ptr<T> working = std::move(kept);
+        if (!working)
+            working = std::make_unique<T>();
+        status result = detail::decode_and_exchange(bytes, *working, out);
+        kept = std::move(working);
+        return result;
+    }
 }
 
-/// from_bytes for a receive loop: the same all-or-nothing guarantee, but the
-/// working object is kept between calls: it is decoded into (after a copy of
-/// `out` only when T has fields the encoding does not carry) and then
-/// exchanged with `out`, so its containers' capacity is reused and a steady
-/// stream of messages allocates nothing.
+/// from_bytes for a receive loop: the same all-or-nothing guarantee, with a
+/// working object of the decoder's own instead of the thread's: decoded into
+/// (after a copy of `out` only when T has fields the encoding does not carry)
+/// and then exchanged with `out`, so its containers' capacity is reused and a
+/// steady stream of messages allocates nothing.
 template <class T>
 class decoder {
 public:
     status decode(std::span<const std::uint8_t> bytes, T& out)
     {
-        // A read that writes every field needs nothing of `out` in the
-        // working copy: whatever an earlier message left there is
-        // overwritten (containers resized, optionals reset or filled).
-        if constexpr (!detail::every_field_carried<T, scope::all>::value)
-            scratch_ = out; // the fields the encoding does not carry come from out
-        status result = detail::decode_in_place(bytes, scratch_);
-        if (result) {
-            // A swap exchanges pointers for containers; for a flat T (an
-            // array of plain structs) it would copy three times what one
-            // assignment copies once.
-            if constexpr (std::is_trivially_copyable_v<T>) {
-                out = scratch_;
-            } else {
-                using std::swap;
-                swap(out, scratch_);
-            }
-        }
-        return result;
+        return detail::decode_and_exchange(bytes, scratch_, out);
     }
 
 private:
