@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -115,6 +116,10 @@ public:
         c->base_state = std::make_unique<State>();
         c->base_refs.assign(slot_count, replication::empty_ref);
         c->compared.assign(slot_count, replication::empty_ref);
+        c->stale.reserve(slot_count);
+        c->moved.reserve(slot_count);
+        c->stale_flag.assign(slot_count, 0);
+        c->candidate_at.assign(slot_count, 0);
         c->priority.assign(slot_count, 0.0f);
         c->priority_epoch.assign(slot_count, 0);
         // The candidates, the undo log and the taken list grow to what the
@@ -275,7 +280,6 @@ public:
         const server_client_statistics stats_before = c->stats;
         const double tokens_before = c->tokens;
         const double ratio_before = c->coded_ratio;
-        c->priority_undo.clear();
         std::size_t size = 0;
         replication::packet_header header;
         status result = build_fitting(*c, id, state, header, size, stats_before, tokens_before, *lease);
@@ -420,9 +424,11 @@ public:
         bytes += c->ring.capacity() * sizeof(sent_view) + c->ring_fields.capacity() * sizeof(private_type);
         bytes += (c->next_refs.capacity() + c->base_refs.capacity() + c->compared.capacity()) * sizeof(value_ref);
         bytes += c->priority.capacity() * sizeof(float) + c->priority_epoch.capacity() * sizeof(std::uint32_t);
-        bytes += c->priority_undo.capacity() * sizeof(c->priority_undo[0]) +
-                 c->candidates.capacity() * sizeof(candidate) + c->taken.capacity() * sizeof(const candidate*);
+        bytes += c->candidates.capacity() * sizeof(candidate) + c->taken.capacity() * sizeof(const candidate*);
         bytes += c->unsendable.capacity() + c->mended.capacity() * sizeof(std::uint32_t) + c->packet.capacity();
+        bytes += c->order.capacity() * sizeof(std::uint64_t) +
+                 (c->candidate_at.capacity() + c->stale.capacity() + c->moved.capacity()) * sizeof(std::uint32_t) +
+                 c->stale_flag.capacity();
         return bytes;
     }
     std::size_t shared_bytes() const noexcept
@@ -552,9 +558,11 @@ private:
         const void* target; ///< the std::optional<entity> the client should get
         float priority;
         std::uint32_t id;
+        std::uint32_t slot; ///< entity slot, counted over every entity array
         std::uint16_t field;
         value_ref ref;      ///< shared entity arrays: the ref of `target`
         bool in_flight;     ///< sent since the baseline: the client may hold it already
+        bool taken = false; ///< in this packet
     };
     /// Everything replicate() touches belongs to one connection (or is read
     /// only, or atomic), so replicate() for different clients may run on
@@ -580,6 +588,17 @@ private:
         /// waiting is not compared again every packet.
         std::vector<value_ref> compared;
         private_type base_fields{};
+        /// The shared entity slots whose baseline ref may differ from the
+        /// world's: every slot whose world ref or baseline ref changed since
+        /// it was last found equal (a slot found equal is dropped), fed by
+        /// the history's change lists up to stale_tick, so that finding the
+        /// candidates costs what changed and what the client is missing,
+        /// not a look at every slot. stale_flag marks the members.
+        std::vector<std::uint32_t> stale;
+        std::vector<std::uint8_t> stale_flag;
+        std::vector<std::uint32_t> moved; ///< materialize_base's slots that differ
+        std::uint32_t stale_tick = 0;
+        bool stale_known = false; ///< else rebuilt by comparing every slot
         bool base_default = true;
         std::uint16_t base_sequence = 0;
         std::uint16_t next_sequence = 0;
@@ -592,18 +611,12 @@ private:
         /// one in the previous packet (epochs are packets_sent + 1).
         std::vector<float> priority;
         std::vector<std::uint32_t> priority_epoch;
-        /// Each priority's value and epoch before this call changed it, to
-        /// restore them all when the call fails.
-        struct undo_entry {
-            std::uint32_t index;
-            float priority;
-            std::uint32_t epoch;
-        };
-        std::vector<undo_entry> priority_undo;
         /// The shared entity slots this packet takes, as (field, id).
         std::vector<std::pair<std::uint16_t, std::uint32_t>> sent_ids;
         scratch* work = nullptr; ///< the scratch of the replicate() call under way
         std::vector<candidate> candidates;
+        std::vector<std::uint64_t> order;         ///< the candidates' order_keys
+        std::vector<std::uint32_t> candidate_at;  ///< per entity slot, its index in candidates
         std::vector<const candidate*> taken; ///< taken at their type's bound, not yet measured
         /// Per entity slot, then per top-level field: its current value
         /// cannot be encoded, so this packet keeps the client's last one.
@@ -715,38 +728,54 @@ private:
     {
         const std::size_t row = sequence % options_.window;
         const value_ref* want = c.ring_refs[row].data();
+        // One scan finds the slots that differ; nothing changes until each
+        // of their values is known to be in the history.
+        c.moved.clear();
+        replication::for_each_mismatch(c.base_refs.data(), want, slot_count,
+                                       [&](std::size_t s) { c.moved.push_back(static_cast<std::uint32_t>(s)); });
         bool found = true;
-        replication::for_each_field_index<State>([&](auto index) {
+        for_each_moved(c, [&](auto index, std::size_t s, std::size_t first) {
             constexpr std::size_t I = decltype(index)::value;
-            if constexpr (replication::is_shared_field<State, I>) {
-                constexpr std::size_t first = replication::entity_slots_before<State, I>;
-                constexpr std::size_t capacity = entity_capacity<I>;
-                replication::for_each_mismatch(c.base_refs.data() + first, want + first, capacity, [&](std::size_t s) {
-                    found = found && history_.template find<I>(s, want[first + s]) != nullptr;
-                });
-            }
+            found = found && history_.template find<I>(s - first, want[s]) != nullptr;
         });
         if (!found)
             return false;
+        for_each_moved(c, [&](auto index, std::size_t s, std::size_t first) {
+            constexpr std::size_t I = decltype(index)::value;
+            detail::entity_array_access::assign(reflect::field_at<I>(*c.base_state), s - first,
+                                                *history_.template find<I>(s - first, want[s]));
+            c.base_refs[s] = want[s];
+            c.compared[s] = replication::empty_ref;
+            mark_stale(c, s);
+        });
         replication::for_each_field_index<State>([&](auto index) {
             constexpr std::size_t I = decltype(index)::value;
-            if constexpr (replication::is_shared_field<State, I>) {
-                constexpr std::size_t first = replication::entity_slots_before<State, I>;
-                constexpr std::size_t capacity = entity_capacity<I>;
-                auto& slots = reflect::field_at<I>(*c.base_state);
-                replication::for_each_mismatch(c.base_refs.data() + first, want + first, capacity, [&](std::size_t s) {
-                    detail::entity_array_access::assign(slots, s, *history_.template find<I>(s, want[first + s]));
-                    c.base_refs[first + s] = want[first + s];
-                    c.compared[first + s] = replication::empty_ref;
-                });
-            } else {
+            if constexpr (!replication::is_shared_field<State, I>)
                 reflect::field_at<I>(*c.base_state) = replication::private_field<I, State>(c.ring_fields[row]);
-            }
         });
         c.base_fields = c.ring_fields[row];
         c.base_default = false;
         c.base_sequence = sequence;
         return true;
+    }
+
+    /// Calls f(integral_constant<I>, slot, first slot of I) for each slot
+    /// in c.moved (in increasing order), with the shared entity array I it
+    /// belongs to.
+    template <class F>
+    static void for_each_moved(const connection& c, F&& f)
+    {
+        std::size_t at = 0;
+        replication::for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            if constexpr (replication::is_entity_field<State, I>) {
+                constexpr std::size_t first = replication::entity_slots_before<State, I>;
+                constexpr std::size_t end = first + entity_capacity<I>;
+                for (; at < c.moved.size() && c.moved[at] < end; ++at)
+                    if constexpr (replication::is_shared_field<State, I>)
+                        f(index, c.moved[at], first);
+            }
+        });
     }
 
     void materialize_default(connection& c)
@@ -760,6 +789,7 @@ private:
                     if (c.base_refs[first + s] != replication::empty_ref) {
                         slots.erase(s);
                         c.base_refs[first + s] = replication::empty_ref;
+                        mark_stale(c, first + s);
                         c.compared[first + s] = replication::empty_ref;
                     }
                 }
@@ -1178,10 +1208,51 @@ private:
         }
     }
 
+    static void mark_stale(connection& c, std::size_t slot) noexcept
+    {
+        if (c.stale_flag[slot] == 0) {
+            c.stale_flag[slot] = 1;
+            c.stale.push_back(static_cast<std::uint32_t>(slot));
+        }
+    }
+
+    /// Brings c.stale up to the history's tick: the slots that changed
+    /// since, or (after a gap longer than the history, and at first) every
+    /// slot whose baseline ref differs from the world's.
+    void refresh_stale(connection& c) const
+    {
+        const bool fed = c.stale_known && history_.changes_since(c.stale_tick, [&](std::size_t s) { mark_stale(c, s); });
+        if (!fed) {
+            for (const std::uint32_t s : c.stale)
+                c.stale_flag[s] = 0;
+            c.stale.clear();
+            replication::for_each_mismatch(c.base_refs.data(), history_.refs(), slot_count,
+                                           [&](std::size_t s) { mark_stale(c, s); });
+            c.stale_known = true;
+        }
+        c.stale_tick = history_.tick();
+    }
+
+    /// Drops from c.stale the slots whose baseline ref is the world's.
+    void prune_stale(connection& c) const noexcept
+    {
+        const value_ref* now = history_.refs();
+        std::size_t kept = 0;
+        for (const std::uint32_t s : c.stale) {
+            if (c.base_refs[s] == now[s])
+                c.stale_flag[s] = 0;
+            else
+                c.stale[kept++] = s;
+        }
+        c.stale.resize(kept);
+    }
+
     /// Fills c.candidates with this tick's candidates, every entity array's.
     void collect_candidates(connection& c, client_id id, const State& state, const State& base, view_parts previous)
     {
         c.candidates.clear();
+        c.order.clear();
+        refresh_stale(c);
         replication::for_each_field_index<State>([&](auto index) {
             constexpr std::size_t I = decltype(index)::value;
             if constexpr (replication::is_shared_field<State, I>)
@@ -1189,6 +1260,7 @@ private:
             else if constexpr (replication::is_entity_field<State, I>)
                 collect_field_candidates<I>(c, id, state, base, previous);
         });
+        prune_stale(c);
     }
 
     /// The priority slot `index` has accumulated while a candidate, before
@@ -1209,9 +1281,25 @@ private:
         const entity_key key{static_cast<std::uint16_t>(I), static_cast<std::uint32_t>(slot)};
         const float priority = accumulated(c, first + slot) +
                                (target.has_value() && entity.has_value() ? priority_of(id, key, state, *entity) : 1.0f);
-        set_priority(c, first + slot, priority);
-        c.candidates.push_back({&target, priority, key.id, key.field, ref, in_flight});
+        c.candidate_at[first + slot] = static_cast<std::uint32_t>(c.candidates.size());
+        c.order.push_back(order_key(in_flight, priority, first + slot));
+        c.candidates.push_back(
+            {&target, priority, key.id, static_cast<std::uint32_t>(first + slot), key.field, ref, in_flight});
     }
+
+    /// A candidate's place in the selection as one integer, the larger sent
+    /// first: in flight first, then by priority, ties going to the earlier
+    /// entity slot (the earlier field, then the earlier id).
+    static std::uint64_t order_key(bool in_flight, float priority, std::size_t slot) noexcept
+    {
+        static_assert(slot_count < (std::size_t{1} << 31), "bitrep: at most 2^31 - 1 entity slots");
+        // Floats as integers in the same order (+0 and -0 as one).
+        std::uint32_t bits = std::bit_cast<std::uint32_t>(priority == 0.0f ? 0.0f : priority);
+        bits = (bits & 0x80000000u) != 0 ? ~bits : bits | 0x80000000u;
+        return (std::uint64_t{in_flight} << 63) | (std::uint64_t{bits} << 31) |
+               (0x7FFFFFFFu - static_cast<std::uint32_t>(slot));
+    }
+    static std::size_t slot_of_key(std::uint64_t key) noexcept { return 0x7FFFFFFFu - (key & 0x7FFFFFFFu); }
 
     template <std::size_t I>
     static bool same_slot(const entity_slot<I>& a, const entity_slot<I>& b)
@@ -1262,8 +1350,14 @@ private:
         };
         const bool per_client = typed_relevant_[I] || relevant_ || c.any_unsendable;
         if (!per_client) {
-            replication::for_each_mismatch(old, now, entity_capacity<I>,
-                                           [&](std::size_t slot) { consider(slot, now[slot], current[slot]); });
+            // Only the slots that may differ; the candidates' order does not
+            // matter (the selection orders them by priority, field and id).
+            for (const std::uint32_t s : c.stale) {
+                if (s < first || s >= first + entity_capacity<I>)
+                    continue;
+                const std::size_t slot = s - first;
+                consider(slot, now[slot], current[slot]);
+            }
             return;
         }
         for (std::size_t slot = 0; slot < entity_capacity<I>; ++slot) {
@@ -1308,19 +1402,6 @@ private:
         }
     }
 
-    /// The heap order of candidates: in flight first, then by priority,
-    /// ties going to the earlier field and slot.
-    struct sent_later {
-        bool operator()(const candidate& a, const candidate& b) const noexcept
-        {
-            if (a.in_flight != b.in_flight)
-                return b.in_flight;
-            if (a.priority != b.priority)
-                return a.priority < b.priority;
-            return a.field != b.field ? a.field > b.field : a.id > b.id;
-        }
-    };
-
     /// Per entity array: how many entities are sent and the sum of their
     /// indices' listed_index_bits, each at its worst (listed first).
     struct array_use {
@@ -1343,29 +1424,30 @@ private:
     /// and counts the rest deferred. Returns whether the bound is exact.
     bool take_candidates(connection& c, const State& base, std::size_t& used_bits, std::size_t budget_bits)
     {
-        // A heap: only the candidates that are taken or tried get ordered.
-        std::make_heap(c.candidates.begin(), c.candidates.end(), sent_later{});
+        // A heap of order keys: only the candidates that are taken or tried
+        // get ordered.
+        std::make_heap(c.order.begin(), c.order.end());
         packet_bound bound{used_bits, budget_bits};
         c.taken.clear();
         // Trying stops once the packet is full: after this many candidates
         // in a row that did not fit.
         constexpr int misses_allowed = 8;
         int misses = 0;
-        auto end = c.candidates.end();
-        for (; end != c.candidates.begin() && misses < misses_allowed; --end) {
-            std::pop_heap(c.candidates.begin(), end, sent_later{});
-            const candidate& chosen = *(end - 1);
+        auto end = c.order.end();
+        for (; end != c.order.begin() && misses < misses_allowed; --end) {
+            std::pop_heap(c.order.begin(), end);
+            const candidate& chosen = c.candidates[c.candidate_at[slot_of_key(*(end - 1))]];
             with_entity_field(chosen.field, [&](auto index) {
                 if (try_take<decltype(index)::value>(c, chosen, base, bound)) {
                     misses = 0;
                 } else {
-                    defer(c, chosen);
+                    defer(c, chosen.in_flight);
                     ++misses;
                 }
             });
         }
-        for (auto rest = c.candidates.begin(); rest != end; ++rest)
-            defer(c, *rest);
+        for (auto rest = c.order.begin(); rest != end; ++rest)
+            defer(c, (*rest >> 63) != 0);
         used_bits = bound.used_bits;
         return bound.exact;
     }
@@ -1434,17 +1516,17 @@ private:
         } else
             detail::entity_array_access::assign(replication::private_field<I, State>(c.next_fields), chosen.id,
                                                 *static_cast<const slot_type*>(chosen.target));
-        set_priority(c, first + chosen.id, 0.0f);
+        c.candidates[c.candidate_at[first + chosen.id]].taken = true;
         if (!(c.any_unsendable && c.unsendable[first + chosen.id]))
             note_sent_as_is(c, first + chosen.id);
         c.stats.entities_sent += 1;
     }
 
     /// Counts a candidate left for a later packet.
-    static void defer(connection& c, const candidate& left) noexcept
+    static void defer(connection& c, bool in_flight) noexcept
     {
         c.stats.entities_deferred += 1;
-        c.stats.in_flight_dropped += left.in_flight ? 1 : 0;
+        c.stats.in_flight_dropped += in_flight ? 1 : 0;
     }
 
     /// build_packet in the configured encoding. A coded packet that does
@@ -1651,6 +1733,15 @@ private:
         std::swap(c.ring_refs[row], c.next_refs);
         std::swap(c.ring_fields[row], c.next_fields);
         c.ring[row] = {c.next_sequence, true, false, header.has_baseline, true, header.baseline};
+        // The candidates left waiting keep what they accumulated, for the
+        // next packet (the others count from nothing when they wait again).
+        const auto epoch = static_cast<std::uint32_t>(c.stats.packets_sent + 1);
+        for (const candidate& left : c.candidates) {
+            if (!left.taken) {
+                c.priority[left.slot] = left.priority;
+                c.priority_epoch[left.slot] = epoch;
+            }
+        }
         ++c.next_sequence;
         c.tokens -= static_cast<double>(size);
         c.stats.packets_sent += 1;
@@ -1667,11 +1758,6 @@ private:
     {
         if constexpr (has_messages)
             c.port.endpoint().cancel();
-        for (auto it = c.priority_undo.rbegin(); it != c.priority_undo.rend(); ++it) {
-            c.priority[it->index] = it->priority;
-            c.priority_epoch[it->index] = it->epoch;
-        }
-        c.priority_undo.clear();
         c.mended.clear();
         c.stats = stats;
         c.tokens = tokens;
@@ -1682,18 +1768,6 @@ private:
         if (c.any_unsendable)
             std::fill(c.unsendable.begin(), c.unsendable.end(), std::uint8_t{0});
         c.any_unsendable = false;
-    }
-
-    /// Sets a priority, remembering its value before this call.
-    void set_priority(connection& c, std::size_t index, float value)
-    {
-        const auto epoch = static_cast<std::uint32_t>(c.stats.packets_sent + 1);
-        float& priority = c.priority[index];
-        if (priority == value && c.priority_epoch[index] == epoch)
-            return;
-        c.priority_undo.push_back({static_cast<std::uint32_t>(index), priority, c.priority_epoch[index]});
-        priority = value;
-        c.priority_epoch[index] = epoch;
     }
 
     /// A value reported as unencodable went out as it is: once the packet
