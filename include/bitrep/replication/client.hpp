@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -89,7 +90,7 @@ public:
     }
 
     /// The newest state applied (a default State before the first packet).
-    const State& state() const noexcept { return current_ != no_state ? ring_[current_].view : default_; }
+    const State& state() const noexcept { return current_ != no_state ? *ring_[current_].view : default_; }
     bool has_state() const noexcept { return current_ != no_state; }
     /// The sequence of the newest packet applied (meaningful once has_state()).
     std::uint16_t sequence() const noexcept { return acks_.any ? acks_.newest : shown_sequence_; }
@@ -176,10 +177,31 @@ public:
     const client_statistics& statistics() const noexcept { return stats_; }
 
 private:
+    /// A State on the heap, copied by value, exchanged by pointer (a swap
+    /// of two States would copy a large one, an array of entities, three
+    /// times). Moving copies, so that no client is left without a State.
+    class boxed_state {
+    public:
+        boxed_state() : state_(std::make_unique<State>()) {}
+        boxed_state(const boxed_state& other) : state_(std::make_unique<State>(*other.state_)) {}
+        boxed_state& operator=(const boxed_state& other)
+        {
+            *state_ = *other.state_;
+            return *this;
+        }
+        ~boxed_state() = default;
+        State& operator*() const noexcept { return *state_; }
+        State* get() const noexcept { return state_.get(); }
+        void swap(boxed_state& other) noexcept { state_.swap(other.state_); }
+
+    private:
+        std::unique_ptr<State> state_;
+    };
+
     struct applied_view {
         std::uint16_t sequence = 0;
         bool valid = false;
-        State view{};
+        boxed_state view;
     };
 
     status apply(std::span<const std::uint8_t> bytes)
@@ -236,7 +258,7 @@ private:
             const std::size_t start = replication::crc_bytes + (stream.bit_position() + 7) / 8;
             bool check_ok = true;
             status decoded = coder_.read_with(bytes.subspan(std::min(start, bytes.size())), [&](auto& coder) {
-                if (!read_delta(coder, *older, *base, scratch_))
+                if (!read_delta(coder, *older, *base, *scratch_))
                     return false;
                 std::uint32_t check = replication::check_value;
                 if (options_.check_value && !coder.serialize_bits(check, 32))
@@ -249,7 +271,7 @@ private:
             if (!check_ok) [[unlikely]]
                 return status(error::corrupt, 8 * bytes.size(), "packet", "end-of-packet check value is wrong");
         } else {
-            if (!read_delta(stream, *base, scratch_)) [[unlikely]]
+            if (!read_delta(stream, *base, *scratch_)) [[unlikely]]
                 return stream.failure_status(reflect::type_name<State>());
             if (options_.check_value) {
                 const std::size_t at = stream.bit_position();
@@ -266,17 +288,16 @@ private:
 
         const std::size_t index = header.sequence % options_.window;
         applied_view& slot = ring_[index];
-        using std::swap;
-        swap(slot.view, scratch_);
+        slot.view.swap(scratch_);
         slot.sequence = header.sequence;
         slot.valid = true;
         // When the new state took the current one's slot, the old one is in scratch_ now.
-        const State& before = current_ == no_state ? default_ : (current_ == index ? scratch_ : ring_[current_].view);
+        const State& before = current_ == no_state ? default_ : (current_ == index ? *scratch_ : *ring_[current_].view);
         current_ = index;
         acks_.applied(header.sequence);
         far_behind_ = 0;
         if (on_change_)
-            notify(before, ring_[current_].view);
+            notify(before, *ring_[current_].view);
         if constexpr (has_inputs) {
             inputs_.acknowledged(input_ack);
         }
@@ -315,7 +336,7 @@ private:
     const State* held(std::uint16_t sequence) const noexcept
     {
         const applied_view& slot = ring_[sequence % options_.window];
-        return slot.valid && slot.sequence == sequence ? &slot.view : nullptr;
+        return slot.valid && slot.sequence == sequence ? slot.view.get() : nullptr;
     }
 
     void forget_baselines() noexcept
@@ -364,7 +385,7 @@ private:
 
     replication_options options_;
     std::vector<applied_view> ring_;
-    State scratch_{};
+    boxed_state scratch_;
     delta_coder<State> coder_;
     const State default_{};
     static constexpr std::size_t no_state = static_cast<std::size_t>(-1);
