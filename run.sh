@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bitrep's two entry points on a fresh Debian bookworm machine:
 #   ./run.sh example   installs what is missing, builds, runs the main example
-#                      (examples/arena; options after it go to the arena, e.g. --loss 0.25)
+#                      (examples/arena; options after it go to the arena, e.g. --loss 0.25
+#                      or --clients 64)
 #   ./run.sh test      installs what is missing, builds with g++ and clang
 #                      (-Werror), runs every test, and checks find_package()
 #                      from a separate consumer project
@@ -45,7 +46,10 @@ case "${1:-}" in
     install_missing
     configure build/release g++ Release
     cmake --build build/release -j "$jobs" --target arena quickstart
-    ./build/release/examples/arena/arena "${@:2}"
+    args=("${@:2}")
+    # "./run.sh example -- --clients 64" works too: the "--" is ours, not the arena's.
+    if ((${#args[@]})) && [ "${args[0]}" = "--" ]; then args=("${args[@]:1}"); fi
+    ./build/release/examples/arena/arena "${args[@]}"
     ;;
   bandwidth)
     install_missing

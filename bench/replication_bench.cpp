@@ -46,6 +46,7 @@
 #include <bitrep/replication.hpp>
 
 #include "allocation_counter.hpp"
+#include "cube_world.hpp"
 
 #include <algorithm>
 #include <array>
@@ -66,158 +67,8 @@
 
 namespace {
 
-// ------------------------------------------------------------------ the world
-
-struct Cube {
-    bitrep::quantized<-256.f, 256.f, 0.01f> x, y, z;
-    bitrep::quat<9> orientation;
-    bool interacting = false;
-};
-BOOST_DESCRIBE_STRUCT(Cube, (), (x, y, z, orientation, interacting))
-
-struct World {
-    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
-    bitrep::entity_array<Cube, 1024> cubes;
-    bitrep::save_only<std::uint64_t> seed;
-};
-BOOST_DESCRIBE_STRUCT(World, (), (tick, cubes, seed))
-
-constexpr std::size_t cube_count = 901;
-constexpr std::size_t moving_per_tick = 90;
-constexpr std::uint32_t world_seed = 901u;
-
-/// The seeded world and its motion: each tick, 90 distinct cubes step by up
-/// to 0.25 m per axis (clamped inside the quantized range), turn by up to
-/// 0.05 rad about a random axis (renormalised, so always unit length), and
-/// one in sixteen of them toggles its flag. Random numbers come from raw
-/// std::mt19937 output, so every standard library gives the same world.
-class moving_world {
-public:
-    explicit moving_world(std::uint32_t seed) : world_(std::make_unique<World>()), random_(seed), ids_(cube_count)
-    {
-        std::iota(ids_.begin(), ids_.end(), std::uint16_t{0});
-        world_->seed = seed;
-        for (std::size_t id = 0; id < cube_count; ++id) {
-            Cube& cube = world_->cubes.emplace(id);
-            cube.x = between(-200.0f, 200.0f);
-            cube.y = between(-200.0f, 200.0f);
-            cube.z = between(0.0f, 100.0f);
-            float q[4];
-            float norm2;
-            do {
-                for (float& component : q)
-                    component = between(-1.0f, 1.0f);
-                norm2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-            } while (norm2 < 0.01f || norm2 > 1.0f);
-            const float scale = 1.0f / std::sqrt(norm2);
-            cube.orientation = {q[0] * scale, q[1] * scale, q[2] * scale, q[3] * scale};
-            cube.interacting = (random_() & 1u) != 0;
-        }
-    }
-
-    const World& state() const noexcept { return *world_; }
-
-    /// The next tick; with `move` false only the tick counter changes.
-    void advance(bool move)
-    {
-        world_->tick = (world_->tick.value() + 1) % 1'000'000u;
-        if (!move)
-            return;
-        for (std::size_t k = 0; k < moving_per_tick; ++k) {
-            // A partial Fisher-Yates shuffle: ids_[0, k] are distinct.
-            std::swap(ids_[k], ids_[k + random_() % (cube_count - k)]);
-            move_cube(world_->cubes[ids_[k]]);
-        }
-    }
-
-private:
-    float between(float low, float high) { return low + (high - low) * static_cast<float>(random_() >> 8) * 0x1p-24f; }
-
-    template <class Quantized>
-    void step(Quantized& coordinate, float low, float high)
-    {
-        coordinate = std::clamp(coordinate.value() + between(-0.25f, 0.25f), low, high);
-    }
-
-    void move_cube(Cube& cube)
-    {
-        step(cube.x, -250.0f, 250.0f);
-        step(cube.y, -250.0f, 250.0f);
-        step(cube.z, 0.0f, 250.0f);
-
-        float axis[3];
-        float length2;
-        do {
-            for (float& component : axis)
-                component = between(-1.0f, 1.0f);
-            length2 = axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2];
-        } while (length2 < 0.01f || length2 > 1.0f);
-        const float half = 0.5f * between(-0.05f, 0.05f);
-        const float s = std::sin(half) / std::sqrt(length2);
-        const float bx = axis[0] * s, by = axis[1] * s, bz = axis[2] * s, bw = std::cos(half);
-        bitrep::quat<9>& q = cube.orientation;
-        const float w = q.w * bw - q.x * bx - q.y * by - q.z * bz;
-        const float x = q.w * bx + q.x * bw + q.y * bz - q.z * by;
-        const float y = q.w * by - q.x * bz + q.y * bw + q.z * bx;
-        const float z = q.w * bz + q.x * by - q.y * bx + q.z * bw;
-        const float scale = 1.0f / std::sqrt(w * w + x * x + y * y + z * z);
-        q = {x * scale, y * scale, z * scale, w * scale};
-
-        if (random_() % 16 == 0)
-            cube.interacting = !cube.interacting;
-    }
-
-    std::unique_ptr<World> world_; // 37 KB
-    std::mt19937 random_;
-    std::vector<std::uint16_t> ids_;
-};
-
-[[noreturn, gnu::cold]] void fail(const char* what)
-{
-    std::fprintf(stderr, "CHECK FAILED: %s\n", what);
-    std::abort();
-}
-
-void check(bool condition, const char* what)
-{
-    if (!condition)
-        fail(what);
-}
-
-/// The world as any receiver decodes it (quantized positions, rebuilt
-/// quaternions), through a plain full encoding.
-std::unique_ptr<World> as_decoded(const World& world)
-{
-    std::vector<std::uint8_t> bytes;
-    check(bitrep::to_bytes(world, bytes).ok(), "the world encodes");
-    auto decoded = std::make_unique<World>();
-    check(bitrep::from_bytes(bytes, *decoded).ok(), "the world decodes");
-    return decoded;
-}
-
-bool same_cube(const Cube& a, const Cube& b)
-{
-    const bitrep::quat<9>& p = a.orientation;
-    const bitrep::quat<9>& q = b.orientation;
-    return a.x == b.x && a.y == b.y && a.z == b.z && p == q && a.interacting == b.interacting;
-}
-
-/// `mirror` holds exactly what a receiver decodes of `world` (the seed is
-/// save_only: never replicated), float for float: stricter than
-/// delta_codec<World>::same, which compares what the bits say.
-bool holds(const World& mirror, const World& world)
-{
-    const std::unique_ptr<World> expected = as_decoded(world);
-    if (mirror.tick != expected->tick)
-        return false;
-    for (std::size_t id = 0; id < decltype(World::cubes)::capacity; ++id) {
-        const std::optional<Cube>& a = mirror.cubes.slots()[id];
-        const std::optional<Cube>& b = expected->cubes.slots()[id];
-        if (a.has_value() != b.has_value() || (a.has_value() && !same_cube(*a, *b)))
-            return false;
-    }
-    return true;
-}
+// The world (cube_world.hpp): 901 cubes in 1024 slots, 90 moving a tick.
+using namespace cube_world;
 
 // --------------------------------------------------------- server and clients
 
@@ -255,6 +106,9 @@ struct link_setup {
     /// Client i's acks take 2 + i % 9 ticks instead (2 to 10: round trips of
     /// 33 to 167 ms); ack_delay must then be 10.
     bool mixed_delays = false;
+    /// Each packet and each ack is lost with this probability (seeded), so
+    /// that clients stand on different baselines, as real ones do.
+    double loss = 0;
 };
 
 /// This thread's CPU time: unlike the steady clock, it leaves out the time
@@ -341,7 +195,7 @@ public:
         cost.replicate_allocations = bitrep_bench::thread_allocations - allocations;
 
         for (std::size_t i = 0; i < clients_.size(); ++i)
-            if (!clients_[i]->receive(packets_[i])) [[unlikely]]
+            if (!lost() && !clients_[i]->receive(packets_[i])) [[unlikely]]
                 fail("a client refused its packet");
         const clock::time_point received = clock::now();
 
@@ -373,7 +227,7 @@ public:
                     if (ticks_ < own)
                         continue;
                     const std::vector<std::uint8_t>& due = in_flight_[((ticks_ - own) % (delay + 1)) * n + i];
-                    if (!server_.receive(ids_[i], due)) [[unlikely]]
+                    if (!lost() && !server_.receive(ids_[i], due)) [[unlikely]]
                         fail("the server refused a client's packet");
                 }
                 cost.server_receive_seconds = std::chrono::duration<double>(clock::now() - receive_start).count();
@@ -385,6 +239,8 @@ public:
         cost.receive_seconds = std::chrono::duration<double>(received - replicated).count();
         return cost;
     }
+
+    bool lost() { return setup_.loss > 0 && static_cast<double>(loss_random_() >> 8) * 0x1p-24 < setup_.loss; }
 
     server_totals totals() const
     {
@@ -419,6 +275,7 @@ private:
     }
 
     link_setup setup_;
+    std::mt19937 loss_random_{2026};
     moving_world world_;
     Server server_;
     std::vector<bitrep::client_id> ids_;
@@ -641,7 +498,7 @@ void run_large_world(benchmark::State& state, std::size_t clients, int ack_delay
         cube.z = between(0.0f, 100.0f);
     }
     std::size_t ticks = 0;
-    double seconds = 0;
+    double seconds = 0, cpu_seconds = 0;
     std::vector<std::vector<std::uint8_t>> packets(clients);
     for (auto& packet : packets)
         packet.reserve(options.max_packet_bytes);
@@ -652,13 +509,16 @@ void run_large_world(benchmark::State& state, std::size_t clients, int ack_delay
             cube.x = std::clamp(cube.x.get() + between(-0.25f, 0.25f), -250.0f, 250.0f);
         }
         const auto start = std::chrono::steady_clock::now();
+        const double cpu_start = thread_cpu_seconds();
         server.update(*world);
         for (std::size_t i = 0; i < clients; ++i) {
             const std::span<const std::uint8_t> packet = server.replicate(ids[i]);
             packets[i].assign(packet.begin(), packet.end());
         }
-        if (timed)
+        if (timed) {
             seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            cpu_seconds += thread_cpu_seconds() - cpu_start;
+        }
         for (std::size_t i = 0; i < clients; ++i)
             if (!receivers[i]->receive(packets[i])) [[unlikely]]
                 fail("a client refused its packet");
@@ -696,6 +556,7 @@ void run_large_world(benchmark::State& state, std::size_t clients, int ack_delay
     using benchmark::Counter;
     // The server's part of a tick: update() once, then every replicate().
     state.counters["us_per_client"] = Counter(seconds * 1e6 / n, Counter::kAvgIterations);
+    state.counters["cpu_us_per_client"] = Counter(cpu_seconds * 1e6 / n, Counter::kAvgIterations);
     state.counters["entities_per_packet"] = static_cast<double>(sent - sent_before) / p;
     state.counters["bytes_per_packet"] = static_cast<double>(bytes - bytes_before) / p;
     state.counters["client_kib"] = static_cast<double>(client_bytes) / n / 1024.0;
@@ -723,6 +584,10 @@ int main(int argc, char** argv)
         // of them are in the same position as another.
         register_ticks("BM_Replicate/clients:64/ack_delay:2to10" + e,
                        {64, 10, default_packet_bytes, encoding, true}, timed::replicate, 300);
+        // 5% of packets and of acks lost: no two clients on the same views
+        // for long, so little is shared between them.
+        register_ticks("BM_Replicate/clients:64/ack_delay:6/loss:5%" + e,
+                       {64, 6, default_packet_bytes, encoding, false, 0.05}, timed::replicate, 300);
         // Delta against full state, both with no packet limit so that every
         // change fits, and the full state at the default limit (capped).
         register_ticks("BM_DeltaBytes/max_packet_bytes:65536" + e, {1, 0, unlimited_packet_bytes, encoding},

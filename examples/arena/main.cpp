@@ -6,21 +6,25 @@
 // unreliable one; every packet both ways goes through a seeded link
 // simulator (loss, jitter, duplication, reordering, corruption). Every 2 s
 // the world is saved and loaded back. At the end the world stops, the links
-// clear, the clients catch up, and a table says what it cost and whether
-// any client's state, input or message ever went wrong.
+// clear, the clients catch up, and a table says what it cost (bandwidth,
+// CPU per tick for the server and for the clients, resident memory) and
+// whether any client's state, input or message ever went wrong.
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <unistd.h> // getpid, for a save file name of this run's own
+#include <time.h>   // clock_gettime
+#include <unistd.h> // getpid, for a save file name of this run's own; sysconf
 
 #include <CLI/CLI.hpp>
 
@@ -36,7 +40,12 @@ using steady = std::chrono::steady_clock;
 
 constexpr double tick_rate = 60;
 constexpr std::uint64_t save_every_ticks = 120; // 2 s
-constexpr std::uint64_t catch_up_ticks = 120;   // at most 2 s for the clients to catch up
+// At most 4 s for the clients to catch up. The state takes a few ticks; the
+// reliable messages take longer: at 64 clients over a thousand relayed chat
+// lines may wait for acks when the world stops, and one whose resend
+// interval has backed off to its cap (64 packets) waits that long for its
+// next copy (61 to 81 ticks at 64 clients, 3 at 4).
+constexpr std::uint64_t catch_up_ticks = 240;
 
 struct settings {
     std::size_t entities = 500;
@@ -95,6 +104,47 @@ private:
     steady::time_point start_ = steady::now();
     steady::time_point next_ = start_;
     std::uint64_t late_ = 0;
+};
+
+/// This thread's CPU time in seconds (the arena runs in one thread): unlike
+/// the steady clock, it leaves out the time other processes hold the core.
+double cpu_seconds() noexcept
+{
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+/// The process's resident size now (/proc/self/statm) and at its highest
+/// (VmHWM in /proc/self/status), in bytes; 0 where /proc is not there.
+std::size_t resident_bytes()
+{
+    std::ifstream statm("/proc/self/statm");
+    std::size_t size_pages = 0, resident_pages = 0;
+    statm >> size_pages >> resident_pages;
+    return resident_pages * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+std::size_t peak_resident_bytes()
+{
+    std::ifstream status("/proc/self/status");
+    for (std::string key; status >> key;) {
+        if (key == "VmHWM:") {
+            std::size_t kib = 0;
+            status >> kib;
+            return kib * 1024;
+        }
+        status.ignore(4096, '\n');
+    }
+    return 0;
+}
+
+/// CPU seconds spent in each part of the moving ticks.
+struct cpu_use {
+    double server = 0;  ///< reading the clients' packets, players' inputs, update() and every replicate() and send
+    double world = 0;   ///< the simulation's step
+    double clients = 0; ///< every client's link, receive() and packet(), and their sockets
+    double checks = 0;  ///< the torn-state check after each applied packet, and the save check
+    double tick = 0;    ///< the whole tick but the sleep
 };
 
 /// Totals over the clients while the world moved.
@@ -157,6 +207,9 @@ struct results {
     std::uint64_t unreliable_sent = 0, unreliable_delivered = 0;
     std::uint64_t upstream_bytes = 0;
     std::uint64_t upstream_refused = 0;
+    cpu_use cpu;
+    std::size_t resident = 0, peak_resident = 0;  ///< the process, at the end of the run
+    std::size_t client_bytes = 0, shared_bytes = 0; ///< the replication server's (client_bytes summed)
 };
 
 /// Inputs and messages over the whole run, both ways.
@@ -212,16 +265,34 @@ results run(const settings& s, const std::filesystem::path& save_path, bitrep::r
     std::uint64_t tick_number = 0;
     auto tick = [&](bool moving) {
         ++tick_number;
+        const double start = cpu_seconds();
         host.receive(world);
+        double world_cpu = 0;
         if (moving) {
+            const double step_start = cpu_seconds();
             sim.step(world);
+            world_cpu = cpu_seconds() - step_start;
             host.simulate(world);
         }
         host.send(world);
+        const double served = cpu_seconds();
         const double now = clock.now_ms();
+        double checks = 0;
         for (const auto& c : clients) {
-            c->receive(now, [&] { r.views.run(host, *c); });
+            c->receive(now, [&] {
+                const double check_start = cpu_seconds();
+                r.views.run(host, *c);
+                checks += cpu_seconds() - check_start;
+            });
             c->send(tick_number, now, moving);
+        }
+        const double end = cpu_seconds();
+        if (moving) {
+            r.cpu.server += served - start - world_cpu;
+            r.cpu.world += world_cpu;
+            r.cpu.clients += end - served - checks;
+            r.cpu.checks += checks;
+            r.cpu.tick += end - start;
         }
         clock.wait();
     };
@@ -234,8 +305,12 @@ results run(const settings& s, const std::filesystem::path& save_path, bitrep::r
             r.live += slot.has_value() ? 1 : 0;
             r.moving += slot.has_value() && slot->moving ? 1 : 0;
         }
-        if (t % save_every_ticks == 0 || t == r.ticks)
+        if (t % save_every_ticks == 0 || t == r.ticks) {
+            const double start = cpu_seconds();
             r.saves.run(world, save_path);
+            r.cpu.checks += cpu_seconds() - start;
+            r.cpu.tick += cpu_seconds() - start;
+        }
     }
     r.seconds = std::chrono::duration<double>(steady::now() - started).count();
     r.late_ticks = clock.late();
@@ -244,20 +319,30 @@ results run(const settings& s, const std::filesystem::path& save_path, bitrep::r
 
     // The world stops and the links clear: every client must then come to
     // hold the server's world exactly (as its conditions let it see it),
-    // and every input and reliable message must be acknowledged.
+    // and every input and reliable message must be acknowledged. The world
+    // is the one of each catch-up tick, not of the tick it stopped: pushes
+    // still on their way change the players when they arrive (with 64
+    // clients there always are some, and comparing with the world of the
+    // stop counted every client as out of sync).
     for (const auto& c : clients)
         c->clear_link();
-    const World target = rebuilt(world);
+    World target = rebuilt(world);
     auto synced = [&](const auto& c) {
         const server::peer* p = host.find(c->endpoint());
         return p != nullptr && holds(*c, as_seen_by(target, p->id)) && c->drained() && host.waiting(*p) == 0;
     };
     while (r.catch_up < catch_up_ticks && !std::all_of(clients.begin(), clients.end(), synced)) {
         tick(false);
+        target = rebuilt(world);
         ++r.catch_up;
     }
     r.desyncs = static_cast<std::uint64_t>(std::count_if(clients.begin(), clients.end(), [&](const auto& c) { return !synced(c); }));
     count_two_way(r, host, clients);
+    r.resident = resident_bytes();
+    r.peak_resident = peak_resident_bytes();
+    for (const server::peer& p : host.peers())
+        r.client_bytes += host.replication().client_bytes(p.id);
+    r.shared_bytes = host.replication().shared_bytes();
     return r;
 }
 
@@ -269,6 +354,11 @@ std::string fixed(double value, int decimals)
 }
 std::string count(std::uint64_t value) { return std::to_string(value); }
 std::string percent(double fraction) { return fixed(100 * fraction, 1) + "%"; }
+/// The seconds of game time the world moved: rates are per game second, so
+/// that a run behind real time (a loaded machine) sends the same kbps.
+double game_seconds(const results& r) { return static_cast<double>(r.ticks) / tick_rate; }
+
+std::string mib(std::size_t bytes) { return fixed(static_cast<double>(bytes) / (1024.0 * 1024.0), 1) + " MiB"; }
 
 void row(const char* label, const std::string& value) { std::printf("  %-34s %s\n", label, value.c_str()); }
 
@@ -294,8 +384,17 @@ void print(const settings& s, const results& r, bitrep::replication_encoding enc
                          " ms jitter, " + percent(link.duplicate) + " duplicated, " + percent(link.reorder) +
                          " held back " + fixed(link.reorder_delay, 0) + " ms, " + percent(link.corrupt) + " corrupted)");
     row("ticks", count(r.ticks) + " at " + fixed(tick_rate, 0) + " Hz (" + count(r.late_ticks) + " late)");
-    row("duration", fixed(r.seconds, 2) + " s");
-    row("kbps per client, average", fixed(bits / 1000 / r.seconds / clients, 1) + " (UDP payload, server to client)");
+    row("duration", fixed(r.seconds, 2) + " s (" + fixed(game_seconds(r), 2) + " s of game time, which the rates below are per)");
+    const auto per_tick = [&](double seconds) { return fixed(seconds * 1e6 / ticks, 0) + " us"; };
+    row("server CPU per tick", per_tick(r.cpu.server) + " (" + fixed(r.cpu.server * 1e6 / ticks / clients, 1) +
+                                   " us per client: packets in, update, replicate, UDP out)");
+    row("clients CPU per tick", per_tick(r.cpu.clients) + " (all " + count(s.clients) + ": links, receive, packet, UDP)");
+    row("checks and world CPU per tick", per_tick(r.cpu.checks) + " torn-state and save checks, " + per_tick(r.cpu.world) +
+                                             " simulation");
+    row("whole tick CPU", per_tick(r.cpu.tick) + " of the " + fixed(1e6 / tick_rate, 0) + " us a tick lasts");
+    row("memory", mib(r.resident) + " resident at the end (peak " + mib(r.peak_resident) + "); server: " +
+                      mib(r.client_bytes) + " for its clients, " + mib(r.shared_bytes) + " shared");
+    row("kbps per client, average", fixed(bits / 1000 / game_seconds(r) / clients, 1) + " (UDP payload, server to client)");
     row("kbps per client, peak second", fixed(static_cast<double>(n.peak_second_bytes) * 8 / 1000, 1));
     row("bytes per tick per client", fixed(bytes_per_tick, 1));
     row("bits per entity update", fixed(bits / static_cast<double>(n.sent.entities_sent), 1) +
@@ -322,7 +421,7 @@ void print(const settings& s, const results& r, bitrep::replication_encoding enc
                                                  count(r.reliable_duplicated) + " / " + count(r.reliable_out_of_order) +
                                                  " (chat, relayed chat, pushes)");
     row("unreliable sent/delivered", count(r.unreliable_sent) + " / " + count(r.unreliable_delivered) + " (scores)");
-    row("upstream kbps per client", fixed(static_cast<double>(r.upstream_bytes) * 8 / 1000 / r.seconds / clients, 1) +
+    row("upstream kbps per client", fixed(static_cast<double>(r.upstream_bytes) * 8 / 1000 / game_seconds(r) / clients, 1) +
                                         " (UDP payload, client to server; " + count(r.upstream_refused) +
                                         " packets refused)");
     row("catch-up ticks", count(r.catch_up) + " (after the world stopped and the links cleared)");
@@ -337,7 +436,7 @@ void print(const settings& s, const results& r, bitrep::replication_encoding enc
 void compare(const settings& s, const results& before, const results& after)
 {
     auto kbps = [&](const results& r) {
-        return static_cast<double>(r.network.bytes) * 8 / 1000 / r.seconds / static_cast<double>(s.clients);
+        return static_cast<double>(r.network.bytes) * 8 / 1000 / game_seconds(r) / static_cast<double>(s.clients);
     };
     auto bits_per_update = [](const results& r) {
         return static_cast<double>(r.network.bytes) * 8 / static_cast<double>(r.network.sent.entities_sent);
