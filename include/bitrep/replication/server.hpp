@@ -427,7 +427,7 @@ public:
         bytes += c->candidates.capacity() * sizeof(candidate) + c->taken.capacity() * sizeof(const candidate*);
         bytes += c->unsendable.capacity() + c->mended.capacity() * sizeof(std::uint32_t) + c->packet.capacity();
         bytes += c->order.capacity() * sizeof(std::uint64_t) +
-                 (c->candidate_at.capacity() + c->stale.capacity() + c->moved.capacity()) * sizeof(std::uint32_t) +
+                 (c->candidate_at.capacity() + c->stale.capacity() + c->moved.capacity()) * sizeof(slot_index) +
                  c->stale_flag.capacity();
         return bytes;
     }
@@ -450,6 +450,13 @@ public:
 private:
     static constexpr std::size_t slot_count = replication::entity_slots_before<State>;
     static constexpr std::size_t field_count = reflect::field_count<State>;
+    /// An entity slot's number, counted over every entity array: 2 bytes
+    /// when they fit.
+    using slot_index = std::conditional_t<(slot_count <= 0xFFFF), std::uint16_t, std::uint32_t>;
+    /// Per top-level field, the number of its first entity slot.
+    static constexpr auto first_slots = []<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<std::size_t, sizeof...(I)>{replication::entity_slots_before<State, I>...};
+    }(std::make_index_sequence<field_count>{});
     using value_ref = replication::value_ref;
     using private_type = replication::private_fields<State>;
     template <std::size_t I>
@@ -558,7 +565,6 @@ private:
         const void* target; ///< the std::optional<entity> the client should get
         float priority;
         std::uint32_t id;
-        std::uint32_t slot; ///< entity slot, counted over every entity array
         std::uint16_t field;
         value_ref ref;      ///< shared entity arrays: the ref of `target`
         bool in_flight;     ///< sent since the baseline: the client may hold it already
@@ -594,9 +600,9 @@ private:
         /// the history's change lists up to stale_tick, so that finding the
         /// candidates costs what changed and what the client is missing,
         /// not a look at every slot. stale_flag marks the members.
-        std::vector<std::uint32_t> stale;
+        std::vector<slot_index> stale;
         std::vector<std::uint8_t> stale_flag;
-        std::vector<std::uint32_t> moved; ///< materialize_base's slots that differ
+        std::vector<slot_index> moved; ///< materialize_base's slots that differ
         std::uint32_t stale_tick = 0;
         bool stale_known = false; ///< else rebuilt by comparing every slot
         bool base_default = true;
@@ -616,7 +622,7 @@ private:
         scratch* work = nullptr; ///< the scratch of the replicate() call under way
         std::vector<candidate> candidates;
         std::vector<std::uint64_t> order;         ///< the candidates' order_keys
-        std::vector<std::uint32_t> candidate_at;  ///< per entity slot, its index in candidates
+        std::vector<slot_index> candidate_at;     ///< per entity slot, its index in candidates
         std::vector<const candidate*> taken; ///< taken at their type's bound, not yet measured
         /// Per entity slot, then per top-level field: its current value
         /// cannot be encoded, so this packet keeps the client's last one.
@@ -732,7 +738,7 @@ private:
         // of their values is known to be in the history.
         c.moved.clear();
         replication::for_each_mismatch(c.base_refs.data(), want, slot_count,
-                                       [&](std::size_t s) { c.moved.push_back(static_cast<std::uint32_t>(s)); });
+                                       [&](std::size_t s) { c.moved.push_back(static_cast<slot_index>(s)); });
         bool found = true;
         for_each_moved(c, [&](auto index, std::size_t s, std::size_t first) {
             constexpr std::size_t I = decltype(index)::value;
@@ -1212,7 +1218,7 @@ private:
     {
         if (c.stale_flag[slot] == 0) {
             c.stale_flag[slot] = 1;
-            c.stale.push_back(static_cast<std::uint32_t>(slot));
+            c.stale.push_back(static_cast<slot_index>(slot));
         }
     }
 
@@ -1223,7 +1229,7 @@ private:
     {
         const bool fed = c.stale_known && history_.changes_since(c.stale_tick, [&](std::size_t s) { mark_stale(c, s); });
         if (!fed) {
-            for (const std::uint32_t s : c.stale)
+            for (const std::size_t s : c.stale)
                 c.stale_flag[s] = 0;
             c.stale.clear();
             replication::for_each_mismatch(c.base_refs.data(), history_.refs(), slot_count,
@@ -1238,7 +1244,7 @@ private:
     {
         const value_ref* now = history_.refs();
         std::size_t kept = 0;
-        for (const std::uint32_t s : c.stale) {
+        for (const slot_index s : c.stale) {
             if (c.base_refs[s] == now[s])
                 c.stale_flag[s] = 0;
             else
@@ -1281,10 +1287,9 @@ private:
         const entity_key key{static_cast<std::uint16_t>(I), static_cast<std::uint32_t>(slot)};
         const float priority = accumulated(c, first + slot) +
                                (target.has_value() && entity.has_value() ? priority_of(id, key, state, *entity) : 1.0f);
-        c.candidate_at[first + slot] = static_cast<std::uint32_t>(c.candidates.size());
+        c.candidate_at[first + slot] = static_cast<slot_index>(c.candidates.size());
         c.order.push_back(order_key(in_flight, priority, first + slot));
-        c.candidates.push_back(
-            {&target, priority, key.id, static_cast<std::uint32_t>(first + slot), key.field, ref, in_flight});
+        c.candidates.push_back({&target, priority, key.id, key.field, ref, in_flight});
     }
 
     /// A candidate's place in the selection as one integer, the larger sent
@@ -1352,7 +1357,7 @@ private:
         if (!per_client) {
             // Only the slots that may differ; the candidates' order does not
             // matter (the selection orders them by priority, field and id).
-            for (const std::uint32_t s : c.stale) {
+            for (const std::size_t s : c.stale) {
                 if (s < first || s >= first + entity_capacity<I>)
                     continue;
                 const std::size_t slot = s - first;
@@ -1738,8 +1743,8 @@ private:
         const auto epoch = static_cast<std::uint32_t>(c.stats.packets_sent + 1);
         for (const candidate& left : c.candidates) {
             if (!left.taken) {
-                c.priority[left.slot] = left.priority;
-                c.priority_epoch[left.slot] = epoch;
+                c.priority[first_slots[left.field] + left.id] = left.priority;
+                c.priority_epoch[first_slots[left.field] + left.id] = epoch;
             }
         }
         ++c.next_sequence;
