@@ -1,0 +1,144 @@
+// The server's instructions per client per tick, counted by callgrind around
+// update() and every replicate() only (docs/benchmarks.md, "Server at scale"):
+// the deterministic figure on a shared host, where times move by 30%.
+//
+//   valgrind --tool=callgrind --instr-atstart=no
+//       build/release/bench/replication_instructions
+//       CLIENTS ACK_DELAY coded|bit_packed 901|1000|10000 [LOSS]
+//   (one command line)
+//
+// then "Collected" / (CLIENTS x 60) is instructions per client per tick. The
+// world is bench/cube_world.hpp's (901 cubes, 90 moving) or, for 1000 and
+// 10000, replication_bench's large worlds (100 moving). The history is
+// shortened to 128 ticks so that the warm-up (140 ticks) is short under
+// callgrind; LOSS (0 to 1) drops packets and acks, seeded.
+#include "cube_world.hpp"
+
+#include <bitrep/replication.hpp>
+
+#include <valgrind/callgrind.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+template <std::size_t Count>
+struct LargeWorld {
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
+    bitrep::entity_array<Cube, Count + Count / 40> cubes;
+};
+
+struct run_setup {
+    std::size_t clients = 16;
+    std::size_t ack_delay = 0;
+    bitrep::replication_encoding encoding = bitrep::replication_encoding::coded;
+    double loss = 0;
+};
+
+constexpr std::size_t warm_up_ticks = 140;
+constexpr std::size_t counted_ticks = 60;
+
+template <class State, class Advance>
+int run(const State& world, Advance advance, const run_setup& setup)
+{
+    bitrep::replication_options options;
+    options.encoding = setup.encoding;
+    options.history = 128;
+    bitrep::replication_server<State> server(options);
+    std::vector<std::unique_ptr<bitrep::replication_client<State>>> clients;
+    std::vector<bitrep::client_id> ids;
+    std::vector<std::vector<std::vector<std::uint8_t>>> acks(setup.clients);
+    std::vector<std::vector<std::uint8_t>> packets(setup.clients);
+    for (std::size_t i = 0; i < setup.clients; ++i) {
+        clients.push_back(std::make_unique<bitrep::replication_client<State>>(options));
+        ids.push_back(server.add_client());
+        acks[i].resize(setup.ack_delay + 1);
+    }
+    std::mt19937 random(7);
+    auto lost = [&] { return setup.loss > 0 && static_cast<double>(random() >> 8) * 0x1p-24 < setup.loss; };
+    std::size_t bytes = 0;
+    for (std::size_t t = 0; t < warm_up_ticks + counted_ticks; ++t) {
+        advance();
+        const bool counted = t >= warm_up_ticks;
+        if (counted)
+            CALLGRIND_START_INSTRUMENTATION;
+        server.update(world);
+        for (std::size_t i = 0; i < setup.clients; ++i) {
+            const auto packet = server.replicate(ids[i]);
+            packets[i].assign(packet.begin(), packet.end());
+        }
+        if (counted)
+            CALLGRIND_STOP_INSTRUMENTATION;
+        for (std::size_t i = 0; i < setup.clients; ++i) {
+            bytes += counted ? packets[i].size() : 0;
+            if (!lost() && !clients[i]->receive(packets[i]))
+                cube_world::fail("a client refused its packet");
+            auto& ring = acks[i];
+            const auto ack = clients[i]->ack();
+            ring[t % ring.size()].assign(ack.begin(), ack.end());
+            if (lost())
+                ring[t % ring.size()].clear();
+            const auto& due = ring[(t + ring.size() - setup.ack_delay) % ring.size()];
+            if (t >= setup.ack_delay && !due.empty())
+                static_cast<void>(server.receive(ids[i], due));
+        }
+    }
+    std::printf("%zu clients, %zu counted ticks: %.1f bytes per packet\n", setup.clients, counted_ticks,
+                static_cast<double>(bytes) / static_cast<double>(setup.clients * counted_ticks));
+    return 0;
+}
+
+template <std::size_t Count>
+int run_large(const run_setup& setup)
+{
+    auto world = std::make_unique<LargeWorld<Count>>();
+    std::mt19937 random(Count);
+    auto between = [&](float low, float high) {
+        return low + (high - low) * static_cast<float>(random() >> 8) * 0x1p-24f;
+    };
+    for (std::size_t id = 0; id < Count; ++id) {
+        Cube& cube = world->cubes.emplace(id);
+        cube.x = between(-200.0f, 200.0f);
+        cube.y = between(-200.0f, 200.0f);
+        cube.z = between(0.0f, 100.0f);
+    }
+    std::uint32_t tick = 0;
+    return run(
+        *world,
+        [&] {
+            world->tick = ++tick % 1'000'000u;
+            for (int k = 0; k < 100; ++k) {
+                Cube& cube = world->cubes[random() % Count];
+                cube.x = std::clamp(cube.x.get() + between(-0.25f, 0.25f), -250.0f, 250.0f);
+            }
+        },
+        setup);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc < 5) {
+        std::fprintf(stderr, "usage: %s CLIENTS ACK_DELAY coded|bit_packed 901|1000|10000 [LOSS]\n", argv[0]);
+        return 2;
+    }
+    run_setup setup;
+    setup.clients = std::stoul(argv[1]);
+    setup.ack_delay = std::stoul(argv[2]);
+    setup.encoding = std::string(argv[3]) == "bit_packed" ? bitrep::replication_encoding::bit_packed
+                                                           : bitrep::replication_encoding::coded;
+    setup.loss = argc > 5 ? std::stod(argv[5]) : 0.0;
+    const std::string entities = argv[4];
+    if (entities == "1000")
+        return run_large<1000>(setup);
+    if (entities == "10000")
+        return run_large<10000>(setup);
+    cube_world::moving_world world(cube_world::world_seed);
+    return run(world.state(), [&] { world.advance(true); }, setup);
+}
