@@ -174,4 +174,49 @@ inline bool holds_decoded(const World& mirror, const World& expected)
 /// `mirror` holds exactly what a receiver decodes of `world`.
 inline bool holds(const World& mirror, const World& world) { return holds_decoded(mirror, *as_decoded(world)); }
 
+/// A world of Count cubes (Count + Count / 40 slots) of which 100 move a
+/// tick: with Count = 1,000 and 10,000, the same changes in a world ten
+/// times larger (docs/benchmarks.md, "Server at scale").
+template <std::size_t Count>
+struct LargeWorld {
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
+    bitrep::entity_array<Cube, Count + Count / 40> cubes;
+};
+
+/// LargeWorld<Count>, seeded, and its motion: each tick 100 cubes drawn at
+/// random (repeats allowed) step along x by up to 0.25 m.
+template <std::size_t Count>
+class moving_large_world {
+public:
+    static constexpr std::size_t moving_per_tick = 100;
+
+    moving_large_world() : world_(std::make_unique<LargeWorld<Count>>()), random_(Count)
+    {
+        for (std::size_t id = 0; id < Count; ++id) {
+            Cube& cube = world_->cubes.emplace(id);
+            cube.x = between(-200.0f, 200.0f);
+            cube.y = between(-200.0f, 200.0f);
+            cube.z = between(0.0f, 100.0f);
+        }
+    }
+
+    const LargeWorld<Count>& state() const noexcept { return *world_; }
+
+    /// Tick `tick` of the world: its counter, and 100 cubes moved.
+    void advance(std::size_t tick)
+    {
+        world_->tick = static_cast<std::uint32_t>(tick % 1'000'000);
+        for (std::size_t k = 0; k < moving_per_tick; ++k) {
+            Cube& cube = world_->cubes[random_() % Count];
+            cube.x = std::clamp(cube.x.get() + between(-0.25f, 0.25f), -250.0f, 250.0f);
+        }
+    }
+
+private:
+    float between(float low, float high) { return low + (high - low) * static_cast<float>(random_() >> 8) * 0x1p-24f; }
+
+    std::unique_ptr<LargeWorld<Count>> world_;
+    std::mt19937 random_;
+};
+
 } // namespace cube_world

@@ -47,6 +47,7 @@
 
 #include "allocation_counter.hpp"
 #include "cube_world.hpp"
+#include "process_usage.hpp"
 
 #include <algorithm>
 #include <array>
@@ -111,14 +112,7 @@ struct link_setup {
     double loss = 0;
 };
 
-/// This thread's CPU time: unlike the steady clock, it leaves out the time
-/// other processes on this shared host hold the core.
-double thread_cpu_seconds() noexcept
-{
-    timespec now{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-}
+using bench_usage::thread_cpu_seconds;
 
 struct tick_cost {
     double replicate_seconds = 0; ///< every client's replicate()
@@ -461,20 +455,10 @@ void register_ticks(const std::string& name, link_setup setup, timed what, bench
 
 // ---------------------------------------------------------------- large worlds
 
-/// A world of Count cubes (Count + Count / 40 slots) of which 100 move a
-/// tick: with Count = 1,000 and 10,000, the same changes in a world ten
-/// times larger (docs/benchmarks.md, "Server at scale").
-template <std::size_t Count>
-struct LargeWorld {
-    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
-    bitrep::entity_array<Cube, Count + Count / 40> cubes;
-};
-
 template <std::size_t Count>
 void run_large_world(benchmark::State& state, std::size_t clients, int ack_delay, bitrep::replication_encoding encoding)
 {
-    using world_type = LargeWorld<Count>;
-    constexpr std::size_t moving = 100;
+    using world_type = cube_world::LargeWorld<Count>;
     bitrep::replication_options options;
     options.encoding = encoding;
     bitrep::replication_server<world_type> server(options);
@@ -486,31 +470,17 @@ void run_large_world(benchmark::State& state, std::size_t clients, int ack_delay
         ids.push_back(server.add_client());
         acks[i].resize(static_cast<std::size_t>(ack_delay) + 1);
     }
-    auto world = std::make_unique<world_type>();
-    std::mt19937 random(Count);
-    auto between = [&](float low, float high) {
-        return low + (high - low) * static_cast<float>(random() >> 8) / static_cast<float>(1u << 24);
-    };
-    for (std::size_t id = 0; id < Count; ++id) {
-        Cube& cube = world->cubes.emplace(id);
-        cube.x = between(-200.0f, 200.0f);
-        cube.y = between(-200.0f, 200.0f);
-        cube.z = between(0.0f, 100.0f);
-    }
+    cube_world::moving_large_world<Count> world;
     std::size_t ticks = 0;
     double seconds = 0, cpu_seconds = 0;
     std::vector<std::vector<std::uint8_t>> packets(clients);
     for (auto& packet : packets)
         packet.reserve(options.max_packet_bytes);
     auto tick = [&](bool timed) {
-        world->tick = static_cast<std::uint32_t>(ticks % 1'000'000);
-        for (std::size_t k = 0; k < moving; ++k) {
-            Cube& cube = world->cubes[random() % Count];
-            cube.x = std::clamp(cube.x.get() + between(-0.25f, 0.25f), -250.0f, 250.0f);
-        }
+        world.advance(ticks);
         const auto start = std::chrono::steady_clock::now();
         const double cpu_start = thread_cpu_seconds();
-        server.update(*world);
+        server.update(world.state());
         for (std::size_t i = 0; i < clients; ++i) {
             const std::span<const std::uint8_t> packet = server.replicate(ids[i]);
             packets[i].assign(packet.begin(), packet.end());

@@ -27,12 +27,6 @@
 
 namespace {
 
-template <std::size_t Count>
-struct LargeWorld {
-    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
-    bitrep::entity_array<Cube, Count + Count / 40> cubes;
-};
-
 struct run_setup {
     std::size_t clients = 16;
     std::size_t ack_delay = 0;
@@ -96,28 +90,9 @@ int run(const State& world, Advance advance, const run_setup& setup)
 template <std::size_t Count>
 int run_large(const run_setup& setup)
 {
-    auto world = std::make_unique<LargeWorld<Count>>();
-    std::mt19937 random(Count);
-    auto between = [&](float low, float high) {
-        return low + (high - low) * static_cast<float>(random() >> 8) * 0x1p-24f;
-    };
-    for (std::size_t id = 0; id < Count; ++id) {
-        Cube& cube = world->cubes.emplace(id);
-        cube.x = between(-200.0f, 200.0f);
-        cube.y = between(-200.0f, 200.0f);
-        cube.z = between(0.0f, 100.0f);
-    }
-    std::uint32_t tick = 0;
-    return run(
-        *world,
-        [&] {
-            world->tick = ++tick % 1'000'000u;
-            for (int k = 0; k < 100; ++k) {
-                Cube& cube = world->cubes[random() % Count];
-                cube.x = std::clamp(cube.x.get() + between(-0.25f, 0.25f), -250.0f, 250.0f);
-            }
-        },
-        setup);
+    cube_world::moving_large_world<Count> world;
+    std::size_t tick = 0;
+    return run(world.state(), [&] { world.advance(tick++); }, setup);
 }
 
 } // namespace

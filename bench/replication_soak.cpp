@@ -31,6 +31,7 @@
 #include <bitrep/replication.hpp>
 
 #include "cube_world.hpp"
+#include "process_usage.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -39,15 +40,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <random>
 #include <span>
 #include <string>
 #include <vector>
 
-#include <time.h>   // clock_gettime
-#include <unistd.h> // sysconf
 
 // AddressSanitizer keeps freed memory in quarantine (up to 256 MB), so the
 // resident size grows under it whatever the program does: no verdict then.
@@ -102,39 +100,9 @@ struct settings {
     std::uint64_t catch_up_limit = 600;
 };
 
-/// This thread's CPU time, in seconds: unlike the steady clock, it leaves
-/// out the time other processes on a shared host hold the core.
-double thread_cpu_seconds() noexcept
-{
-    timespec now{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-}
-
-/// The process's resident set size in bytes (/proc/self/statm, second field).
-std::size_t resident_bytes()
-{
-    std::ifstream statm("/proc/self/statm");
-    std::size_t size_pages = 0, resident_pages = 0;
-    statm >> size_pages >> resident_pages;
-    return resident_pages * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
-
-/// The most the process was ever resident (VmHWM of /proc/self/status).
-std::size_t peak_resident_bytes()
-{
-    std::ifstream status("/proc/self/status");
-    std::string key;
-    while (status >> key) {
-        if (key == "VmHWM:") {
-            std::size_t kib = 0;
-            status >> kib;
-            return kib * 1024;
-        }
-        status.ignore(4096, '\n');
-    }
-    return 0;
-}
+using bench_usage::peak_resident_bytes;
+using bench_usage::resident_bytes;
+using bench_usage::thread_cpu_seconds;
 
 double mib(std::size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
