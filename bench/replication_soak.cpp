@@ -35,6 +35,10 @@
 
 #include <CLI/CLI.hpp>
 
+#if defined(__GLIBC__)
+#include <malloc.h> // malloc_trim
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
@@ -103,6 +107,15 @@ struct settings {
 using bench_usage::peak_resident_bytes;
 using bench_usage::resident_bytes;
 using bench_usage::thread_cpu_seconds;
+
+/// Gives the allocator's free pages back to the system, so that resident
+/// size follows what is allocated (glibc; elsewhere nothing).
+void release_free_memory()
+{
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}
 
 double mib(std::size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
@@ -266,6 +279,35 @@ public:
 
     const costs& total() const noexcept { return total_; }
     const events& happened() const noexcept { return events_; }
+    /// What the server's connections hold in resident memory: the process's
+    /// resident size once the clients' ends are gone, and again once the
+    /// server's connections are removed too (free memory given back to the
+    /// system before each sample). Ends the run: no client is left.
+    struct server_share {
+        std::size_t clients = 0;
+        std::size_t with_connections = 0;
+        std::size_t without_connections = 0;
+        std::size_t counted = 0; ///< client_bytes, summed
+    };
+    server_share measure_server_share()
+    {
+        server_share share;
+        std::vector<bitrep::client_id> ids;
+        for (const auto& r : remotes_) {
+            ids.push_back(r->id);
+            share.counted += server_.client_bytes(r->id);
+        }
+        share.clients = ids.size();
+        remotes_.clear();
+        release_free_memory();
+        share.with_connections = resident_bytes();
+        for (const bitrep::client_id id : ids)
+            server_.remove_client(id);
+        release_free_memory();
+        share.without_connections = resident_bytes();
+        return share;
+    }
+
     std::size_t connected() const noexcept { return remotes_.size(); }
     std::size_t silent() const
     {
@@ -521,6 +563,20 @@ int main(int argc, char** argv)
     std::printf("converged: %zu of %zu connected clients hold the server's world, %llu ticks after it stopped%s\n",
                 converged, run.connected(), static_cast<unsigned long long>(catch_up),
                 all_converged ? "" : " (the bound)");
+
+    // Last, as it ends the run: resident size with the server's connections
+    // and without them (the clients' ends, in this process only because
+    // the soak simulates them, gone first).
+    const auto share = run.measure_server_share();
+    if (share.clients != 0) {
+        const double per_client =
+            (static_cast<double>(share.with_connections) - static_cast<double>(share.without_connections)) /
+            static_cast<double>(share.clients);
+        std::printf("server memory per client, resident: %.1f KiB (%.1f MiB with its %zu connections, %.1f MiB after "
+                    "removing them); client_bytes counts %.1f KiB\n",
+                    per_client / 1024.0, mib(share.with_connections), share.clients, mib(share.without_connections),
+                    static_cast<double>(share.counted) / static_cast<double>(share.clients) / 1024.0);
+    }
 
     const bool ok = memory_ok && all_converged && e.wrongly_timed_out == 0 && refused.refused == 0;
     std::printf("%s\n", ok ? "soak: ok" : "soak: FAILED");
