@@ -122,8 +122,8 @@ public:
         c->candidate_at.assign(slot_count, 0);
         c->priority.assign(slot_count, 0.0f);
         c->priority_epoch.assign(slot_count, 0);
-        // The candidates, the undo log and the taken list grow to what the
-        // busiest tick so far needed, and stay.
+        // The candidates, their order keys and the taken list grow to what
+        // the busiest tick so far needed, and stay.
         c->unsendable.assign(slot_count + field_count, 0);
         c->mended.reserve(slot_count + field_count);
         c->packet.assign(options_.max_packet_bytes, 0);
