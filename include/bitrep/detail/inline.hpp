@@ -20,3 +20,10 @@
 #define BITREP_ALWAYS_INLINE inline
 #define BITREP_LAMBDA_ALWAYS_INLINE
 #endif
+
+// A hint that `address` will be read soon (no effect where unsupported).
+#if defined(__GNUC__)
+#define BITREP_PREFETCH(address) __builtin_prefetch(address)
+#else
+#define BITREP_PREFETCH(address) static_cast<void>(address)
+#endif
