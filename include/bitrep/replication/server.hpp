@@ -1352,7 +1352,6 @@ private:
     static_assert(slot_bits <= 31, "bitrep: at most 2^31 - 1 entity slots");
     static constexpr std::uint64_t slot_mask = (std::uint64_t{1} << slot_bits) - 1;
     static constexpr std::size_t in_flight_shift = slot_bits + 32;
-    static constexpr std::size_t order_key_bits = in_flight_shift + 1;
     static std::size_t slot_of_key(std::uint64_t key) noexcept
     {
         return static_cast<std::size_t>(slot_mask - (key & slot_mask));
