@@ -1,5 +1,5 @@
-// What a benchmark process uses: this thread's CPU time and the resident
-// size, shared by replication_bench and replication_soak (Linux: /proc).
+// What a process uses: this thread's CPU time and the resident size, shared
+// by replication_bench, replication_soak and examples/arena (Linux: /proc).
 #pragma once
 
 #include <cstddef>
@@ -9,7 +9,7 @@
 #include <time.h>   // clock_gettime
 #include <unistd.h> // sysconf
 
-namespace bench_usage {
+namespace process_usage {
 
 /// This thread's CPU time, in seconds: unlike the steady clock, it leaves
 /// out the time other processes on a shared host hold the core.
@@ -45,4 +45,4 @@ inline std::size_t peak_resident_bytes()
     return 0;
 }
 
-} // namespace bench_usage
+} // namespace process_usage

@@ -112,7 +112,7 @@ struct link_setup {
     double loss = 0;
 };
 
-using bench_usage::thread_cpu_seconds;
+using process_usage::thread_cpu_seconds;
 
 struct tick_cost {
     double replicate_seconds = 0; ///< every client's replicate()

@@ -104,9 +104,9 @@ struct settings {
     std::uint64_t catch_up_limit = 600;
 };
 
-using bench_usage::peak_resident_bytes;
-using bench_usage::resident_bytes;
-using bench_usage::thread_cpu_seconds;
+using process_usage::peak_resident_bytes;
+using process_usage::resident_bytes;
+using process_usage::thread_cpu_seconds;
 
 /// Gives the allocator's free pages back to the system, so that resident
 /// size follows what is allocated (glibc; elsewhere nothing).

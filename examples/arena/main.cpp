@@ -23,12 +23,12 @@
 #include <thread>
 #include <vector>
 
-#include <time.h>   // clock_gettime
-#include <unistd.h> // getpid, for a save file name of this run's own; sysconf
+#include <unistd.h> // getpid, for a save file name of this run's own
 
 #include <CLI/CLI.hpp>
 
 #include "checks.hpp"
+#include "process_usage.hpp" // bench/
 #include "client.hpp"
 #include "server.hpp"
 #include "world.hpp"
@@ -106,37 +106,10 @@ private:
     std::uint64_t late_ = 0;
 };
 
-/// This thread's CPU time in seconds (the arena runs in one thread): unlike
-/// the steady clock, it leaves out the time other processes hold the core.
-double cpu_seconds() noexcept
-{
-    timespec now{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-}
-
-/// The process's resident size now (/proc/self/statm) and at its highest
-/// (VmHWM in /proc/self/status), in bytes; 0 where /proc is not there.
-std::size_t resident_bytes()
-{
-    std::ifstream statm("/proc/self/statm");
-    std::size_t size_pages = 0, resident_pages = 0;
-    statm >> size_pages >> resident_pages;
-    return resident_pages * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
-std::size_t peak_resident_bytes()
-{
-    std::ifstream status("/proc/self/status");
-    for (std::string key; status >> key;) {
-        if (key == "VmHWM:") {
-            std::size_t kib = 0;
-            status >> kib;
-            return kib * 1024;
-        }
-        status.ignore(4096, '\n');
-    }
-    return 0;
-}
+using process_usage::peak_resident_bytes;
+using process_usage::resident_bytes;
+/// This thread's CPU time (the arena runs in one thread).
+using process_usage::thread_cpu_seconds;
 
 /// CPU seconds spent in each part of the moving ticks.
 struct cpu_use {
@@ -265,28 +238,28 @@ results run(const settings& s, const std::filesystem::path& save_path, bitrep::r
     std::uint64_t tick_number = 0;
     auto tick = [&](bool moving) {
         ++tick_number;
-        const double start = cpu_seconds();
+        const double start = thread_cpu_seconds();
         host.receive(world);
         double world_cpu = 0;
         if (moving) {
-            const double step_start = cpu_seconds();
+            const double step_start = thread_cpu_seconds();
             sim.step(world);
-            world_cpu = cpu_seconds() - step_start;
+            world_cpu = thread_cpu_seconds() - step_start;
             host.simulate(world);
         }
         host.send(world);
-        const double served = cpu_seconds();
+        const double served = thread_cpu_seconds();
         const double now = clock.now_ms();
         double checks = 0;
         for (const auto& c : clients) {
             c->receive(now, [&] {
-                const double check_start = cpu_seconds();
+                const double check_start = thread_cpu_seconds();
                 r.views.run(host, *c);
-                checks += cpu_seconds() - check_start;
+                checks += thread_cpu_seconds() - check_start;
             });
             c->send(tick_number, now, moving);
         }
-        const double end = cpu_seconds();
+        const double end = thread_cpu_seconds();
         if (moving) {
             r.cpu.server += served - start - world_cpu;
             r.cpu.world += world_cpu;
@@ -306,10 +279,10 @@ results run(const settings& s, const std::filesystem::path& save_path, bitrep::r
             r.moving += slot.has_value() && slot->moving ? 1 : 0;
         }
         if (t % save_every_ticks == 0 || t == r.ticks) {
-            const double start = cpu_seconds();
+            const double start = thread_cpu_seconds();
             r.saves.run(world, save_path);
-            r.cpu.checks += cpu_seconds() - start;
-            r.cpu.tick += cpu_seconds() - start;
+            r.cpu.checks += thread_cpu_seconds() - start;
+            r.cpu.tick += thread_cpu_seconds() - start;
         }
     }
     r.seconds = std::chrono::duration<double>(steady::now() - started).count();
