@@ -503,9 +503,10 @@ void run_large_world(benchmark::State& state, std::size_t clients, int ack_delay
     };
     for (std::size_t t = 0; t < options.history + 8; ++t)
         tick(false);
-    std::uint64_t sent_before = 0, bytes_before = 0, packets_before = 0;
+    std::uint64_t sent_before = 0, bytes_before = 0, packets_before = 0, deferred_before = 0;
     for (const bitrep::client_id id : ids) {
         sent_before += server.statistics(id)->entities_sent;
+        deferred_before += server.statistics(id)->entities_deferred;
         bytes_before += server.statistics(id)->bytes_sent;
         packets_before += server.statistics(id)->packets_sent;
     }
@@ -514,9 +515,10 @@ void run_large_world(benchmark::State& state, std::size_t clients, int ack_delay
         tick(true);
         state.SetIterationTime(seconds - before);
     }
-    std::uint64_t sent = 0, bytes = 0, sent_packets = 0, client_bytes = 0;
+    std::uint64_t sent = 0, bytes = 0, sent_packets = 0, client_bytes = 0, deferred = 0;
     for (const bitrep::client_id id : ids) {
         sent += server.statistics(id)->entities_sent;
+        deferred += server.statistics(id)->entities_deferred;
         bytes += server.statistics(id)->bytes_sent;
         sent_packets += server.statistics(id)->packets_sent;
         client_bytes += server.client_bytes(id);
@@ -528,6 +530,7 @@ void run_large_world(benchmark::State& state, std::size_t clients, int ack_delay
     state.counters["us_per_client"] = Counter(seconds * 1e6 / n, Counter::kAvgIterations);
     state.counters["cpu_us_per_client"] = Counter(cpu_seconds * 1e6 / n, Counter::kAvgIterations);
     state.counters["entities_per_packet"] = static_cast<double>(sent - sent_before) / p;
+    state.counters["deferred_per_packet"] = static_cast<double>(deferred - deferred_before) / p;
     state.counters["bytes_per_packet"] = static_cast<double>(bytes - bytes_before) / p;
     state.counters["client_kib"] = static_cast<double>(client_bytes) / n / 1024.0;
     state.counters["shared_kib"] = static_cast<double>(server.shared_bytes()) / 1024.0;

@@ -4,14 +4,16 @@
 //
 //   valgrind --tool=callgrind --instr-atstart=no
 //       build/release/bench/replication_instructions
-//       CLIENTS ACK_DELAY coded|bit_packed 901|1000|10000 [LOSS]
+//       CLIENTS ACK_DELAY coded|bit_packed 901|1000|10000 [LOSS [WARM_UP]]
 //   (one command line)
 //
 // then "Collected" / (CLIENTS x 60) is instructions per client per tick. The
 // world is bench/cube_world.hpp's (901 cubes, 90 moving) or, for 1000 and
 // 10000, replication_bench's large worlds (100 moving). The history is
 // shortened to 128 ticks so that the warm-up (140 ticks) is short under
-// callgrind; LOSS (0 to 1) drops packets and acks, seeded.
+// callgrind; LOSS (0 to 1) drops packets and acks, seeded. WARM_UP ticks
+// (140 by default) before the counted ones: 10,000 cubes with acks 6 ticks
+// late need about 600 before every client holds the whole world.
 #include "cube_world.hpp"
 
 #include <bitrep/replication.hpp>
@@ -32,9 +34,9 @@ struct run_setup {
     std::size_t ack_delay = 0;
     bitrep::replication_encoding encoding = bitrep::replication_encoding::coded;
     double loss = 0;
+    std::size_t warm_up_ticks = 140;
 };
 
-constexpr std::size_t warm_up_ticks = 140;
 constexpr std::size_t counted_ticks = 60;
 
 template <class State, class Advance>
@@ -56,9 +58,9 @@ int run(const State& world, Advance advance, const run_setup& setup)
     std::mt19937 random(7);
     auto lost = [&] { return setup.loss > 0 && static_cast<double>(random() >> 8) * 0x1p-24 < setup.loss; };
     std::size_t bytes = 0;
-    for (std::size_t t = 0; t < warm_up_ticks + counted_ticks; ++t) {
+    for (std::size_t t = 0; t < setup.warm_up_ticks + counted_ticks; ++t) {
         advance();
-        const bool counted = t >= warm_up_ticks;
+        const bool counted = t >= setup.warm_up_ticks;
         if (counted)
             CALLGRIND_START_INSTRUMENTATION;
         server.update(world);
@@ -82,20 +84,21 @@ int run(const State& world, Advance advance, const run_setup& setup)
                 static_cast<void>(server.receive(ids[i], due));
         }
     }
-    std::uint64_t sent = 0, deferred = 0, packets_sent = 0, shared = 0;
+    std::uint64_t sent = 0, deferred = 0, packets_sent = 0, shared = 0, skipped = 0;
     for (const bitrep::client_id id : ids) {
         const auto* stats = server.statistics(id);
         sent += stats->entities_sent;
         deferred += stats->entities_deferred;
         packets_sent += stats->packets_sent;
         shared += stats->shared_sections;
+        skipped += stats->baselines_skipped;
     }
     std::printf("%zu clients, %zu counted ticks: %.1f bytes per packet; over all packets, %.1f entities sent and "
-                "%.1f deferred per packet; %.2f of the coded packets' sections shared\n",
+                "%.1f deferred per packet; %.2f of the coded packets' sections shared; %llu baselines skipped\n",
                 setup.clients, counted_ticks, static_cast<double>(bytes) / static_cast<double>(setup.clients * counted_ticks),
                 static_cast<double>(sent) / static_cast<double>(packets_sent),
                 static_cast<double>(deferred) / static_cast<double>(packets_sent),
-                static_cast<double>(shared) / static_cast<double>(packets_sent));
+                static_cast<double>(shared) / static_cast<double>(packets_sent), static_cast<unsigned long long>(skipped));
     return 0;
 }
 
@@ -112,7 +115,8 @@ int run_large(const run_setup& setup)
 int main(int argc, char** argv)
 {
     if (argc < 5) {
-        std::fprintf(stderr, "usage: %s CLIENTS ACK_DELAY coded|bit_packed 901|1000|10000 [LOSS]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s CLIENTS ACK_DELAY coded|bit_packed 901|1000|10000 [LOSS [WARM_UP]]\n",
+                     argv[0]);
         return 2;
     }
     run_setup setup;
@@ -121,6 +125,8 @@ int main(int argc, char** argv)
     setup.encoding = std::string(argv[3]) == "bit_packed" ? bitrep::replication_encoding::bit_packed
                                                            : bitrep::replication_encoding::coded;
     setup.loss = argc > 5 ? std::stod(argv[5]) : 0.0;
+    if (argc > 6)
+        setup.warm_up_ticks = std::stoul(argv[6]);
     const std::string entities = argv[4];
     if (entities == "1000")
         return run_large<1000>(setup);

@@ -221,6 +221,63 @@ TEST(WorldHistory, AViewWhoseValuesLeftTheHistoryIsNotABaselineAndTheClientStill
     EXPECT_TRUE(bitrep::delta_codec<Field>::same<bitrep::scope::replication>(client.state(), world.field));
 }
 
+TEST(WorldHistory, AClientThatJoinsAQuietWorldLateConvergesWithoutSkippingBaselines)
+{
+    // Rocks that have not changed for longer than the history (128 ticks)
+    // are found as the world's current values. A client that joins late
+    // gets them a few at a time (100-byte packets, acks 6 ticks late) while
+    // some of them change: a view sent before such a change names the value
+    // it replaced, whose tick the history has dropped, and that view must
+    // still be able to become the baseline (world_history keeps the value a
+    // long-unchanged slot had before its change).
+    bitrep::replication_options o;
+    o.history = 128;
+    o.max_packet_bytes = 100;
+    Server server(o);
+    moving_field world(11);
+    std::mt19937 rng(3);
+    // The history counts only ticks that change an entity: one rock (the
+    // first) moves every tick, and `count` others chosen at random.
+    const auto first = static_cast<std::uint32_t>(
+        std::find_if(world.field.rocks.slots().begin(), world.field.rocks.slots().end(),
+                     [](const auto& slot) { return slot.has_value(); }) -
+        world.field.rocks.slots().begin());
+    auto nudge = [&](int tick, int count) {
+        world.field.tick = static_cast<std::uint32_t>(tick);
+        Rock& clock = world.field.rocks[first];
+        clock.y = clock.y.get() > 0 ? -1.f : 1.f;
+        for (int k = 0; k < count; ++k) {
+            const auto id = rng() % 256;
+            if (world.field.rocks.contains(id))
+                world.field.rocks[id].x = std::clamp(world.field.rocks[id].x.get() + 1.f, -250.f, 250.f);
+        }
+    };
+    int tick = 0;
+    for (; tick < 400; ++tick) {
+        nudge(tick, 0);
+        server.update(world.field);
+    }
+    Client client(o);
+    const bitrep::client_id id = server.add_client();
+    std::deque<std::vector<std::uint8_t>> acks;
+    int converged_at = -1;
+    for (; tick < 1000 && converged_at < 0; ++tick) {
+        nudge(tick, 1);
+        server.update(world.field);
+        ASSERT_TRUE(client.receive(server.replicate(id))) << "tick " << tick;
+        const std::span<const std::uint8_t> ack = client.ack();
+        acks.emplace_back(ack.begin(), ack.end());
+        if (acks.size() > 6) {
+            ASSERT_TRUE(server.receive(id, acks.front()));
+            acks.pop_front();
+        }
+        if (bitrep::delta_codec<Field>::same<bitrep::scope::replication>(client.state(), world.field))
+            converged_at = tick;
+    }
+    EXPECT_GE(converged_at, 0) << "the client never held the world";
+    EXPECT_EQ(server.statistics(id)->baselines_skipped, 0u);
+}
+
 TEST(WorldHistory, AClientCostsItsRefsItsBaselineAndItsBuffers)
 {
     Server server;

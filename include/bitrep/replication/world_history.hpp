@@ -128,8 +128,10 @@ BITREP_ALWAYS_INLINE void for_each_mismatch(const value_ref* a, const value_ref*
 /// Per entity slot of the shared entity arrays: the ref of its current
 /// value and that value, and the values that appeared in the last `depth`
 /// observed ticks (a tick counts only when something changed), per tick a
-/// list of (slot, value) in slot order. Memory: one State for the current
-/// values, plus depth x (changed slots per tick) entries.
+/// list of (slot, value) in slot order; and per slot, the value it had
+/// before its last change when that value was older than depth / 2 ticks.
+/// Memory: two States (current and superseded values), plus depth x
+/// (changed slots per tick) entries.
 template <class State>
 class world_history {
     template <std::size_t I>
@@ -187,6 +189,7 @@ public:
                     if (bitrep::detail::identical_bytes(was, now[id]) ||
                         delta_codec<slot_type>::template same<scope::replication>(was, now[id]))
                         continue;
+                    keep_superseded<I>(first + id, next, was);
                     bitrep::detail::entity_array_access::assign(held, id, now[id]);
                     list.emplace_back(static_cast<std::uint32_t>(id), now[id]);
                     refs_[first + id] = now[id].has_value() ? ref_of(next) : empty_ref;
@@ -216,7 +219,7 @@ public:
             return &reflect::field_at<I>(current_).slots()[id];
         const std::uint32_t age = (ref_of(tick_) + ref_period - ref) % ref_period;
         if (age >= depth_ || age >= tick_)
-            return nullptr;
+            return superseded_refs_[first + id] == ref ? &reflect::field_at<I>(superseded_).slots()[id] : nullptr;
         const auto& list = std::get<shared_index<I>>(ring_[(tick_ - age) % ring_.size()]);
         const auto at = std::lower_bound(list.begin(), list.end(), id,
                                          [](const auto& entry, std::size_t key) { return entry.first < key; });
@@ -232,7 +235,7 @@ public:
         if (ref == empty_ref || refs_[first + id] == ref)
             return true;
         const std::uint32_t age = (ref_of(tick_) + ref_period - ref) % ref_period;
-        return age < depth_ && age < tick_;
+        return (age < depth_ && age < tick_) || superseded_refs_[first + id] == ref;
     }
 
     /// Calls f(slot), slot counted as refs() counts them, for each slot
@@ -261,7 +264,7 @@ public:
     /// Bytes held beyond the State of current values (for docs and benches).
     std::size_t history_bytes() const noexcept
     {
-        std::size_t bytes = refs_.capacity() * sizeof(value_ref);
+        std::size_t bytes = (refs_.capacity() + superseded_refs_.capacity()) * sizeof(value_ref) + sizeof(State);
         for (const tick_changes& bucket : ring_)
             std::apply([&](const auto&... list) { ((bytes += list.capacity() * sizeof(list[0])), ...); }, bucket);
         return bytes;
@@ -270,11 +273,36 @@ public:
 private:
     static value_ref ref_of(std::uint32_t tick) noexcept { return static_cast<value_ref>(tick % ref_period); }
 
+    /// Slot `slot` (of entity array I) changes at tick `next`. A client's
+    /// view may name the value it had until now for about a window of
+    /// packets more; when that value's own tick leaves the history within
+    /// depth / 2 ticks (an entity that had not changed for long), it is
+    /// kept aside, so that a view sent while it was current can still
+    /// become a baseline. It is overwritten only by a value superseded at
+    /// least depth / 2 ticks after it was, when no view in flight names it.
+    template <std::size_t I>
+    void keep_superseded(std::size_t slot, std::uint32_t next, const slot_of<I>& was)
+    {
+        const value_ref old = refs_[slot];
+        if (old == empty_ref)
+            return;
+        const std::uint32_t age = (ref_of(next) + ref_period - old) % ref_period;
+        if (2 * age < depth_)
+            return;
+        superseded_refs_[slot] = old;
+        bitrep::detail::entity_array_access::assign(reflect::field_at<I>(superseded_),
+                                                    slot - entity_slots_before<State, I>, was);
+    }
+
     std::size_t depth_;
     std::uint32_t tick_ = 0;
     std::vector<tick_changes> ring_; ///< by tick % (depth + 1): the changes of that tick
     std::vector<value_ref> refs_;
     State current_{};
+    /// Per slot, a value superseded long after it appeared, and its ref
+    /// (empty_ref: none): see keep_superseded.
+    std::vector<value_ref> superseded_refs_ = std::vector<value_ref>(slot_count, empty_ref);
+    State superseded_{};
 };
 
 } // namespace bitrep::replication
