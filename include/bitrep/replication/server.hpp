@@ -532,6 +532,9 @@ private:
         std::array<coded_section, 16> sections{};
         std::size_t next_section = 0;
         view_parts older_parts{nullptr, nullptr}; ///< the older view older_state chose
+        /// The coded encoding's models: each packet starts them afresh, so
+        /// one set serves every client this scratch encodes for.
+        delta_coder<State> coder;
     };
     /// Takes a scratch from the pool (one per thread replicating at once;
     /// made on first use) and gives it back.
@@ -634,8 +637,6 @@ private:
         std::vector<std::uint8_t> packet;
         double tokens = 0;
         server_client_statistics stats;
-        /// The coded encoding's models (each packet starts them afresh).
-        delta_coder<State> coder;
         /// Coded bits per bit-packed bit of the entity selection's estimate,
         /// learnt from this client's full packets: the selection may plan
         /// budget / ratio bit-packed bits.
@@ -1773,7 +1774,7 @@ private:
                     !materialize(c, sc.older_parts.refs, *sc.older_parts.fields, sc.older, sc.older_refs)) [[unlikely]]
                     return status(error::no_baseline, 0, reflect::type_name<State>(),
                                   "a value of the older view left the history");
-                status result = c.coder.write_with(
+                status result = sc.coder.write_with(
                     std::span<std::uint8_t>(c.packet).subspan(start, limit - start), coded_bytes, [&](auto& coder) {
                         std::uint32_t check = replication::check_value;
                         return write_delta(coder, *older, *base, view) &&
