@@ -183,14 +183,14 @@ struct LargeWorld {
     bitrep::entity_array<Cube, Count + Count / 40> cubes;
 };
 
-/// LargeWorld<Count>, seeded, and its motion: each tick 100 cubes drawn at
-/// random (repeats allowed) step along x by up to 0.25 m.
+/// LargeWorld<Count>, seeded, and its motion: each tick `moving` cubes
+/// (100 unless told) drawn at random (repeats allowed) step along x by up to
+/// 0.25 m.
 template <std::size_t Count>
 class moving_large_world {
 public:
-    static constexpr std::size_t moving_per_tick = 100;
-
-    moving_large_world() : world_(std::make_unique<LargeWorld<Count>>()), random_(Count)
+    explicit moving_large_world(std::size_t moving = 100)
+        : world_(std::make_unique<LargeWorld<Count>>()), random_(Count), moving_(moving)
     {
         for (std::size_t id = 0; id < Count; ++id) {
             Cube& cube = world_->cubes.emplace(id);
@@ -206,7 +206,7 @@ public:
     void advance(std::size_t tick)
     {
         world_->tick = static_cast<std::uint32_t>(tick % 1'000'000);
-        for (std::size_t k = 0; k < moving_per_tick; ++k) {
+        for (std::size_t k = 0; k < moving_; ++k) {
             Cube& cube = world_->cubes[random_() % Count];
             cube.x = std::clamp(cube.x.get() + between(-0.25f, 0.25f), -250.0f, 250.0f);
         }
@@ -217,6 +217,7 @@ private:
 
     std::unique_ptr<LargeWorld<Count>> world_;
     std::mt19937 random_;
+    std::size_t moving_;
 };
 
 } // namespace cube_world

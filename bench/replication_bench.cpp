@@ -456,7 +456,8 @@ void register_ticks(const std::string& name, link_setup setup, timed what, bench
 // ---------------------------------------------------------------- large worlds
 
 template <std::size_t Count>
-void run_large_world(benchmark::State& state, std::size_t clients, int ack_delay, bitrep::replication_encoding encoding)
+void run_large_world(benchmark::State& state, std::size_t clients, int ack_delay, bitrep::replication_encoding encoding,
+                     std::size_t moving = 100)
 {
     using world_type = cube_world::LargeWorld<Count>;
     bitrep::replication_options options;
@@ -470,7 +471,7 @@ void run_large_world(benchmark::State& state, std::size_t clients, int ack_delay
         ids.push_back(server.add_client());
         acks[i].resize(static_cast<std::size_t>(ack_delay) + 1);
     }
-    cube_world::moving_large_world<Count> world;
+    cube_world::moving_large_world<Count> world(moving);
     std::size_t ticks = 0;
     double seconds = 0, cpu_seconds = 0;
     std::vector<std::vector<std::uint8_t>> packets(clients);
@@ -599,6 +600,21 @@ int main(int argc, char** argv)
                 ->Unit(benchmark::kMicrosecond);
             benchmark::RegisterBenchmark(("BM_LargeWorld/entities:10000/moving:100" + suffix).c_str(),
                                          [=](benchmark::State& st) { run_large_world<10000>(st, 64, delay, encoding); })
+                ->UseManualTime()
+                ->Iterations(300)
+                ->Unit(benchmark::kMicrosecond);
+        }
+    }
+    // 10,000 cubes with none, a quarter and four times as many moving (coded): how
+    // the cost per client follows the changes at one world size.
+    for (int delay : {0, 6}) {
+        for (std::size_t moving : {0, 25, 400}) {
+            const std::string name = "BM_LargeWorld/entities:10000/moving:" + std::to_string(moving) +
+                                     "/clients:64/ack_delay:" + std::to_string(delay) + "/encoding:coded";
+            benchmark::RegisterBenchmark(name.c_str(),
+                                         [=](benchmark::State& st) {
+                                             run_large_world<10000>(st, 64, delay, replication_encoding::coded, moving);
+                                         })
                 ->UseManualTime()
                 ->Iterations(300)
                 ->Unit(benchmark::kMicrosecond);
