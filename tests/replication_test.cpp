@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include <deque>
+
 #include "replication_fixtures.hpp"
 #include "test_oracle.hpp"
 
@@ -23,6 +25,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <map>
 #include <memory>
@@ -1109,6 +1112,41 @@ TEST_F(ReplicationChanges, DriftBelowOneQuantumIsNoChangeAndIsNotResent)
     EXPECT_EQ(changes.size(), 1u); // the tick only
     EXPECT_EQ(link.server.statistics(link.id)->entities_sent, link.world().cubes.count());
     EXPECT_TRUE(holds_world(link.client.state(), link.world()));
+}
+
+TEST(ReplicationBaselines, EntitiesThatMoveAndComeBackWhileAcksAreLateReplicateExactly)
+{
+    // Every tick two cubes step one way, and the next tick back: the
+    // world's value is again the one the (late) baseline holds, which the
+    // server takes without sending it (the baseline's ref changes in place).
+    // Acks arrive 4 ticks late, so the views made before such a change are
+    // still to become baselines, and must be found to differ from it.
+    direct d({}, 40, 11);
+    std::deque<std::vector<std::uint8_t>> acks;
+    std::vector<std::size_t> ids;
+    for (auto [id, cube] : d.world().cubes)
+        ids.push_back(id);
+    ASSERT_GE(ids.size(), 8u);
+    std::size_t applied = 0;
+    for (int tick = 0; tick < 120; ++tick) {
+        d.driver.step(false);
+        const float step = tick % 2 == 0 ? 1.0f : -1.0f;
+        for (std::size_t k = static_cast<std::size_t>(tick / 2) % 20; k < ids.size(); k += 20)
+            d.world().cubes[ids[k]].x = d.world().cubes[ids[k]].x.value() + step;
+        const bitrep::status result = d.client.receive(d.server.replicate(d.id, d.world()));
+        ASSERT_TRUE(result) << result.message();
+        applied += 1;
+        ASSERT_TRUE(holds_world(d.client.state(), d.world())) << "tick " << tick;
+        acks.push_back(direct::copy(d.client.ack()));
+        if (acks.size() > 4) {
+            ASSERT_TRUE(d.server.receive(d.id, acks.front()));
+            acks.pop_front();
+        }
+    }
+    const auto* stats = d.server.statistics(d.id);
+    ASSERT_NE(stats, nullptr);
+    EXPECT_EQ(applied, 120u);
+    EXPECT_EQ(stats->full_states, 5u) << "packets 0 to 4 go before the first ack arrives, then deltas";
 }
 
 // ---------------------------------------------------------------- 9: save_only
