@@ -14,8 +14,6 @@
 
 #include <gtest/gtest.h>
 
-#include <deque>
-
 #include "replication_fixtures.hpp"
 #include "test_oracle.hpp"
 
@@ -54,6 +52,14 @@ struct Tiny {
     bitrep::entity_array<Dot, 4> dots;
 };
 BOOST_DESCRIBE_STRUCT(Tiny, (), (tick, dots))
+
+// A world of 4,096 cube slots: from that many, the server compares views by
+// hashes of their refs (replication_server::hash_views).
+struct Wide {
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
+    bitrep::entity_array<Cube, 4096> cubes;
+};
+BOOST_DESCRIBE_STRUCT(Wide, (), (tick, cubes))
 
 namespace {
 
@@ -1147,6 +1153,65 @@ TEST(ReplicationBaselines, EntitiesThatMoveAndComeBackWhileAcksAreLateReplicateE
     ASSERT_NE(stats, nullptr);
     EXPECT_EQ(applied, 120u);
     EXPECT_EQ(stats->full_states, 5u) << "packets 0 to 4 go before the first ack arrives, then deltas";
+}
+
+TEST(ReplicationBaselines, ClientsSharingCodedSectionsInAWideWorldGetTheBytesOfAClientAlone)
+{
+    // Three clients of one server: two with acks 1 tick late, which share
+    // coded sections (found by the views' hashes), and one with acks 3
+    // late, whose views differ. Each has a twin on a server of its own with
+    // the same acks, which encodes every packet itself: every packet must
+    // be the same bytes as its twin's.
+    replication_options options;
+    bitrep::replication_server<Wide> shared(options);
+    std::vector<std::unique_ptr<bitrep::replication_server<Wide>>> alone;
+    const std::array<std::size_t, 3> delay{1, 1, 3};
+    std::vector<client_id> ids, twin_ids;
+    for (std::size_t k = 0; k < 3; ++k) {
+        ids.push_back(shared.add_client());
+        alone.push_back(std::make_unique<bitrep::replication_server<Wide>>(options));
+        twin_ids.push_back(alone.back()->add_client());
+    }
+    std::vector<bitrep::replication_client<Wide>> clients(3, bitrep::replication_client<Wide>(options));
+    std::vector<std::deque<std::vector<std::uint8_t>>> acks(3);
+    auto world = std::make_unique<Wide>();
+    std::mt19937 random(5);
+    std::uniform_int_distribution<std::size_t> slot(0, 4095);
+    std::uniform_real_distribution<float> offset(-2.0f, 2.0f);
+    for (int k = 0; k < 300; ++k)
+        world->cubes.emplace(slot(random), Cube{});
+    // The tick field stays 0: the views then differ in their entities only.
+    for (int tick = 0; tick < 200; ++tick) {
+        for (auto [id, cube] : world->cubes)
+            if (random() % 16 == 0)
+                cube.x = std::clamp(cube.x.value() + offset(random), -250.0f, 250.0f);
+        if (tick % 10 == 0) {
+            for (auto [id, cube] : world->cubes) {
+                world->cubes.erase(id);
+                break;
+            }
+            world->cubes.emplace(slot(random), Cube{});
+        }
+        for (std::size_t k = 0; k < 3; ++k) {
+            const auto bytes = shared.replicate(ids[k], *world);
+            const std::vector<std::uint8_t> packet(bytes.begin(), bytes.end());
+            const auto twin = alone[k]->replicate(twin_ids[k], *world);
+            ASSERT_TRUE(std::equal(packet.begin(), packet.end(), twin.begin(), twin.end()))
+                << "client " << k << ", tick " << tick;
+            ASSERT_TRUE(clients[k].receive(packet)) << "client " << k << ", tick " << tick;
+            const auto ack = clients[k].ack();
+            acks[k].emplace_back(ack.begin(), ack.end());
+            if (acks[k].size() > delay[k]) {
+                ASSERT_TRUE(shared.receive(ids[k], acks[k].front()));
+                ASSERT_TRUE(alone[k]->receive(twin_ids[k], acks[k].front()));
+                acks[k].pop_front();
+            }
+        }
+    }
+    EXPECT_GT(shared.statistics(ids[1])->shared_sections, 150u) << "the second client shares the first's sections";
+    EXPECT_EQ(alone[1]->statistics(twin_ids[1])->shared_sections, 0u);
+    for (std::size_t k = 0; k < 3; ++k)
+        EXPECT_EQ(clients[k].state().cubes.size(), world->cubes.size()) << "client " << k;
 }
 
 // ---------------------------------------------------------------- 9: save_only

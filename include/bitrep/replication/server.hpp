@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <bit>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -116,8 +117,11 @@ public:
         c->base_state = std::make_unique<State>();
         c->base_refs.assign(slot_count, replication::empty_ref);
         c->compared.assign(slot_count, replication::empty_ref);
+        c->ring_sent.assign(options_.window * (difference_limit + 1), 0);
+        c->next_sent.assign(difference_limit + 1, 0);
+        c->base_log.assign(std::bit_ceil(difference_limit), 0);
         c->stale.reserve(slot_count);
-        c->moved.reserve(slot_count);
+        c->moved.assign(slot_count, 0);
         c->stale_flag.assign(slot_count, 0);
         c->candidate_at.assign(slot_count, 0);
         c->priority.assign(slot_count, 0.0f);
@@ -422,6 +426,7 @@ public:
         for (const auto& refs : c->ring_refs)
             bytes += sizeof(refs) + refs.capacity() * sizeof(value_ref);
         bytes += c->ring.capacity() * sizeof(sent_view) + c->ring_fields.capacity() * sizeof(private_type);
+        bytes += (c->ring_sent.capacity() + c->next_sent.capacity() + c->base_log.capacity()) * sizeof(slot_index);
         bytes += (c->next_refs.capacity() + c->base_refs.capacity() + c->compared.capacity()) * sizeof(value_ref);
         bytes += c->priority.capacity() * sizeof(float) + c->priority_epoch.capacity() * sizeof(std::uint32_t);
         bytes += c->candidates.capacity() * sizeof(candidate) + c->taken.capacity() * sizeof(const candidate*);
@@ -453,6 +458,16 @@ private:
     /// An entity slot's number, counted over every entity array: 2 bytes
     /// when they fit.
     using slot_index = std::conditional_t<(slot_count <= 0xFFFF), std::uint16_t, std::uint32_t>;
+    /// Past this many slots to look at, finding where a view differs from
+    /// the baseline's compares every slot instead (for_each_difference).
+    static constexpr std::size_t difference_limit = slot_count / 64;
+    /// Whether views are compared by hashes kept as their refs change
+    /// (view_hash) rather than by their refs: from 4,096 slots, where
+    /// reading three ref arrays per client costs more than the hashes'
+    /// upkeep (four 64-bit mixes per changed ref; for the cube world's
+    /// 1,024 slots the upkeep measured 12,800 instructions per client per
+    /// tick, comparing a few hundred).
+    static constexpr bool hash_views = slot_count >= 4096;
     /// Per top-level field, the number of its first entity slot.
     static constexpr auto first_slots = []<std::size_t... I>(std::index_sequence<I...>) {
         return std::array<std::size_t, sizeof...(I)>{replication::entity_slots_before<State, I>...};
@@ -478,11 +493,51 @@ private:
         std::uint32_t stamp = 0; ///< when made, to replace the oldest of a slot's ways
     };
     static constexpr std::size_t cache_ways = 4;
-    /// A coded packet's state section and the views it was encoded from.
+    /// A view's refs summed up, kept as they change (when hash_views):
+    /// over the slots holding a value, two sums (mod 2^64) of a different
+    /// mix of (slot, ref) each. Equal refs give equal sums; refs that differ
+    /// give equal sums by chance only, about once in 2^128 (each mix spreads
+    /// every bit of its input over the 64 of its output).
+    struct view_hash {
+        std::uint64_t a = 0, b = 0;
+        bool operator==(const view_hash&) const = default;
+    };
+    static std::uint64_t mix(std::uint64_t x, std::uint64_t k1, std::uint64_t k2) noexcept
+    {
+        x = (x ^ (x >> 30)) * k1;
+        x = (x ^ (x >> 27)) * k2;
+        return x ^ (x >> 31);
+    }
+    static view_hash slot_hash(std::size_t slot, value_ref ref) noexcept
+    {
+        if (ref == replication::empty_ref)
+            return {};
+        const std::uint64_t key = (static_cast<std::uint64_t>(slot) << 16) | ref;
+        return {mix(key + 0x9E3779B97F4A7C15u, 0xBF58476D1CE4E5B9u, 0x94D049BB133111EBu),
+                mix(key + 0x7F4A7C159E3779B9u, 0xFF51AFD7ED558CCDu, 0xC4CEB9FE1A85EC53u)};
+    }
+    static void rehash(view_hash& hash, std::size_t slot, value_ref was, value_ref now) noexcept
+    {
+        const view_hash out = slot_hash(slot, was), in = slot_hash(slot, now);
+        hash.a += in.a - out.a;
+        hash.b += in.b - out.b;
+    }
+    static view_hash hash_of(const value_ref* refs) noexcept
+    {
+        view_hash hash;
+        for (std::size_t s = 0; s < slot_count; ++s)
+            rehash(hash, s, replication::empty_ref, refs[s]);
+        return hash;
+    }
+    struct no_hash {};
+    using kept_hash = std::conditional_t<hash_views, view_hash, no_hash>;
+    /// A coded packet's state section and the views it was encoded from:
+    /// their refs, or with hash_views their hashes.
     struct coded_section {
         bool used = false;
         bool has_older = false;
         std::vector<value_ref> older_refs, base_refs, view_refs;
+        view_hash older_hash, base_hash, view_hash_;
         private_type older_fields{}, base_fields{}, view_fields{};
         std::vector<std::uint8_t> bytes;
     };
@@ -496,12 +551,25 @@ private:
         bool has_baseline = false;  ///< the packet was a delta against `baseline`
         bool usable = true;         ///< false once a value of its view left the history before it became a baseline
         std::uint16_t baseline = 0;
+        /// The baseline log's length when the packet was made: its view was
+        /// the baseline's refs then, but for the slots in its ring_sent row.
+        std::uint32_t log_at = 0;
+        std::uint32_t sent_count = 0;            ///< of its ring_sent row; more than difference_limit: too many to list
+        [[no_unique_address]] kept_hash hash{}; ///< of its view's refs (with hash_views)
     };
+    static view_hash hash_at(const sent_view& view) noexcept
+    {
+        if constexpr (hash_views)
+            return view.hash;
+        else
+            return {};
+    }
     /// A view as the server keeps it: a value_ref per entity slot (those of
     /// entity arrays with conditions unused) and the other fields by value.
     struct view_parts {
         const value_ref* refs;
         const private_type* fields;
+        view_hash hash; ///< of refs (hash_views)
     };
     /// States built per packet, lent to one replicate() at a time: the
     /// packet's view and the coded encoding's older view, with the refs each
@@ -531,7 +599,7 @@ private:
         /// the same bytes without encoding them.
         std::array<coded_section, 16> sections{};
         std::size_t next_section = 0;
-        view_parts older_parts{nullptr, nullptr}; ///< the older view older_state chose
+        view_parts older_parts{nullptr, nullptr, {}}; ///< the older view older_state chose
         /// The coded encoding's models: each packet starts them afresh, so
         /// one set serves every client this scratch encodes for.
         delta_coder<State> coder;
@@ -605,7 +673,20 @@ private:
         /// not a look at every slot. stale_flag marks the members.
         std::vector<slot_index> stale;
         std::vector<std::uint8_t> stale_flag;
-        std::vector<slot_index> moved; ///< materialize_base's slots that differ
+        std::vector<slot_index> moved; ///< materialize_base's slots that differ (repeats allowed), moved_count of them
+        std::size_t moved_count = 0;
+        /// The slots whose baseline ref changed, in order: a ring of the
+        /// last base_log.size() of them, base_log_end counting all. With a
+        /// packet's ring_sent row (the slots it took, unless there were more
+        /// than difference_limit), it says where the packet's view may differ
+        /// from the baseline's without comparing every slot.
+        std::vector<slot_index> base_log;
+        std::uint32_t base_log_end = 0; ///< mod 2^32: only differences of a window's packets are taken
+        /// Per ring row, difference_limit + 1 places, sent_count of them used.
+        std::vector<slot_index> ring_sent;
+        std::vector<slot_index> next_sent;
+        std::size_t next_sent_count = 0;
+        view_hash base_hash, next_hash; ///< of base_refs and next_refs (hash_views)
         std::uint32_t stale_tick = 0;
         bool stale_known = false; ///< else rebuilt by comparing every slot
         bool base_default = true;
@@ -739,9 +820,10 @@ private:
         const value_ref* want = c.ring_refs[row].data();
         // One scan finds the slots that differ; nothing changes until each
         // of their values is known to be in the history.
-        c.moved.clear();
-        replication::for_each_mismatch(c.base_refs.data(), want, slot_count,
-                                       [&](std::size_t s) { c.moved.push_back(static_cast<slot_index>(s)); });
+        std::size_t n = 0;
+        slot_index* moved = c.moved.data();
+        for_each_difference(c, row, [&](std::size_t s) { moved[n++] = static_cast<slot_index>(s); });
+        c.moved_count = n;
         // The baseline's slots are seldom in the cache (each client has its
         // own): fetched while the history is searched, for the copy after.
         bool found = true;
@@ -756,9 +838,11 @@ private:
             return false;
         for_each_moved(c, [&](auto index, std::size_t s, std::size_t first) {
             constexpr std::size_t I = decltype(index)::value;
+            if (c.base_refs[s] == want[s])
+                return; // a repeat
             detail::entity_array_access::assign(reflect::field_at<I>(*c.base_state), s - first,
                                                 *history_.template find<I>(s - first, want[s]));
-            c.base_refs[s] = want[s];
+            set_base_ref(c, s, want[s]);
             c.compared[s] = replication::empty_ref;
             mark_stale(c, s);
         });
@@ -774,22 +858,74 @@ private:
     }
 
     /// Calls f(integral_constant<I>, slot, first slot of I) for each slot
-    /// in c.moved (in increasing order), with the shared entity array I it
-    /// belongs to.
+    /// in c.moved, with the shared entity array I it belongs to.
     template <class F>
     static void for_each_moved(const connection& c, F&& f)
     {
-        std::size_t at = 0;
-        replication::for_each_field_index<State>([&](auto index) {
-            constexpr std::size_t I = decltype(index)::value;
-            if constexpr (replication::is_entity_field<State, I>) {
-                constexpr std::size_t first = replication::entity_slots_before<State, I>;
-                constexpr std::size_t end = first + entity_capacity<I>;
-                for (; at < c.moved.size() && c.moved[at] < end; ++at)
-                    if constexpr (replication::is_shared_field<State, I>)
-                        f(index, c.moved[at], first);
-            }
-        });
+        for (std::size_t i = 0; i < c.moved_count; ++i) {
+            const std::size_t s = c.moved[i];
+            replication::for_each_field_index<State>([&](auto index) {
+                constexpr std::size_t I = decltype(index)::value;
+                if constexpr (replication::is_shared_field<State, I>) {
+                    constexpr std::size_t first = replication::entity_slots_before<State, I>;
+                    if (s >= first && s < first + entity_capacity<I>)
+                        f(index, s, first);
+                }
+            });
+        }
+    }
+
+    /// Where the view of ring row `row` may differ from the baseline's:
+    /// the slots its packet took and those whose baseline ref changed since
+    /// it was made (when they are few; else every slot is compared). Calls
+    /// f(slot) for each slot whose refs differ, some perhaps twice.
+    template <class F>
+    void for_each_difference(const connection& c, std::size_t row, F&& f) const
+    {
+        const value_ref* base = c.base_refs.data();
+        const value_ref* refs = c.ring_refs[row].data();
+        const slot_index* sent = c.ring_sent.data() + row * (difference_limit + 1);
+        const std::size_t sent_count = c.ring[row].sent_count;
+        const std::uint32_t from = c.ring[row].log_at;
+        if (sent_count + static_cast<std::uint32_t>(c.base_log_end - from) > difference_limit) {
+            replication::for_each_mismatch(base, refs, slot_count, f);
+            return;
+        }
+        for (std::size_t i = 0; i < sent_count; ++i)
+            if (base[sent[i]] != refs[sent[i]])
+                f(std::size_t{sent[i]});
+        const std::size_t mask = c.base_log.size() - 1;
+        for (std::uint32_t i = from; i != c.base_log_end; ++i) {
+            const std::size_t s = c.base_log[static_cast<std::size_t>(i) & mask];
+            if (base[s] != refs[s])
+                f(s);
+        }
+#ifndef NDEBUG
+        // The log misses nothing: every slot that differs is in it.
+        std::vector<std::uint8_t> listed(slot_count, 0);
+        for (std::size_t i = 0; i < sent_count; ++i)
+            listed[sent[i]] = 1;
+        for (std::uint32_t i = from; i != c.base_log_end; ++i)
+            listed[c.base_log[static_cast<std::size_t>(i) & mask]] = 1;
+        replication::for_each_mismatch(base, refs, slot_count, [&](std::size_t s) { assert(listed[s] != 0); });
+#endif
+    }
+
+    /// Changes a slot's ref in the view being built.
+    static void set_next_ref(connection& c, std::size_t slot, value_ref ref) noexcept
+    {
+        if constexpr (hash_views)
+            rehash(c.next_hash, slot, c.next_refs[slot], ref);
+        c.next_refs[slot] = ref;
+    }
+
+    /// Changes a slot's baseline ref, in the log.
+    static void set_base_ref(connection& c, std::size_t slot, value_ref ref) noexcept
+    {
+        if constexpr (hash_views)
+            rehash(c.base_hash, slot, c.base_refs[slot], ref);
+        c.base_refs[slot] = ref;
+        c.base_log[static_cast<std::size_t>(c.base_log_end++) & (c.base_log.size() - 1)] = static_cast<slot_index>(slot);
     }
 
     void materialize_default(connection& c)
@@ -802,7 +938,7 @@ private:
                 for (std::size_t s = 0; s < entity_capacity<I>; ++s) {
                     if (c.base_refs[first + s] != replication::empty_ref) {
                         slots.erase(s);
-                        c.base_refs[first + s] = replication::empty_ref;
+                        set_base_ref(c, first + s, replication::empty_ref);
                         mark_stale(c, first + s);
                         c.compared[first + s] = replication::empty_ref;
                     }
@@ -842,20 +978,21 @@ private:
         return found;
     }
 
-    /// Whether every value the view `refs` names can be found (materialize
-    /// would succeed).
-    bool history_holds(const connection& c, const value_ref* refs) const noexcept
+    /// Whether every value the view of ring row `row` names can be found
+    /// (materialize would succeed).
+    bool history_holds(const connection& c, std::size_t row) const noexcept
     {
         bool held = true;
-        replication::for_each_field_index<State>([&](auto index) {
-            constexpr std::size_t I = decltype(index)::value;
-            if constexpr (replication::is_shared_field<State, I>) {
-                constexpr std::size_t first = replication::entity_slots_before<State, I>;
-                replication::for_each_mismatch(c.base_refs.data() + first, refs + first, entity_capacity<I>,
-                                               [&](std::size_t s) {
-                                                   held = held && history_.template holds<I>(s, refs[first + s]);
-                                               });
-            }
+        const value_ref* refs = c.ring_refs[row].data();
+        for_each_difference(c, row, [&](std::size_t s) {
+            replication::for_each_field_index<State>([&](auto index) {
+                constexpr std::size_t I = decltype(index)::value;
+                if constexpr (replication::is_shared_field<State, I>) {
+                    constexpr std::size_t first = replication::entity_slots_before<State, I>;
+                    if (s >= first && s < first + entity_capacity<I>)
+                        held = held && history_.template holds<I>(s - first, refs[s]);
+                }
+            });
         });
         return held;
     }
@@ -896,13 +1033,13 @@ private:
         if (older == nullptr)
             return base;
         const std::size_t row = older->sequence % options_.window;
-        if (!history_holds(c, c.ring_refs[row].data())) [[unlikely]]
+        if (!history_holds(c, row)) [[unlikely]]
             return base;
         header.has_older = true;
         header.older = older->sequence;
         // Made into values only when the packet is encoded (not when it is
         // copied from another client's).
-        sc.older_parts = {c.ring_refs[row].data(), &c.ring_fields[row]};
+        sc.older_parts = {c.ring_refs[row].data(), &c.ring_fields[row], hash_at(c.ring[row])};
         return &sc.older;
     }
 
@@ -927,8 +1064,8 @@ private:
         const std::size_t row = last % options_.window;
         const sent_view& slot = c.ring[row];
         if (c.stats.packets_sent != 0 && slot.valid && slot.sequence == last)
-            return {c.ring_refs[row].data(), &c.ring_fields[row]};
-        return {c.base_refs.data(), &c.base_fields};
+            return {c.ring_refs[row].data(), &c.ring_fields[row], hash_at(slot)};
+        return {c.base_refs.data(), &c.base_fields, c.base_hash};
     }
 
     /// An upper bound of the bits write_delta spends on value against base
@@ -1078,9 +1215,17 @@ private:
         });
         return same;
     }
-    static bool same_view(const std::vector<value_ref>& refs, const private_type& fields, view_parts view)
+    static bool same_view(const std::vector<value_ref>& refs, const view_hash& hash, const private_type& fields,
+                          view_parts view)
     {
-        return std::equal(refs.begin(), refs.end(), view.refs) && same_fields(fields, *view.fields);
+        if constexpr (hash_views) {
+            assert(view.hash == hash_of(view.refs));
+            if (hash != view.hash)
+                return false;
+        } else if (!std::equal(refs.begin(), refs.end(), view.refs)) {
+            return false;
+        }
+        return same_fields(fields, *view.fields);
     }
 
     /// A coded section this tick encoded from the same three views (older:
@@ -1090,9 +1235,10 @@ private:
         for (const coded_section& section : sc.sections) {
             if (!section.used || section.has_older != (older.refs != nullptr))
                 continue;
-            if (same_view(section.view_refs, section.view_fields, view) &&
-                same_view(section.base_refs, section.base_fields, base) &&
-                (older.refs == nullptr || same_view(section.older_refs, section.older_fields, older)))
+            if (same_view(section.view_refs, section.view_hash_, section.view_fields, view) &&
+                same_view(section.base_refs, section.base_hash, section.base_fields, base) &&
+                (older.refs == nullptr ||
+                 same_view(section.older_refs, section.older_hash, section.older_fields, older)))
                 return &section;
         }
         return nullptr;
@@ -1105,13 +1251,19 @@ private:
         sc.next_section = (sc.next_section + 1) % sc.sections.size();
         section.used = true;
         section.has_older = older.refs != nullptr;
+        auto keep = [](std::vector<value_ref>& refs, view_hash& hash, const view_parts& kept) {
+            if constexpr (hash_views)
+                hash = kept.hash;
+            else
+                refs.assign(kept.refs, kept.refs + slot_count);
+        };
         if (section.has_older) {
-            section.older_refs.assign(older.refs, older.refs + slot_count);
+            keep(section.older_refs, section.older_hash, older);
             section.older_fields = *older.fields;
         }
-        section.base_refs.assign(base.refs, base.refs + slot_count);
+        keep(section.base_refs, section.base_hash, base);
         section.base_fields = *base.fields;
-        section.view_refs.assign(view.refs, view.refs + slot_count);
+        keep(section.view_refs, section.view_hash_, view);
         section.view_fields = *view.fields;
         section.bytes.assign(bytes.begin(), bytes.end());
     }
@@ -1392,8 +1544,8 @@ private:
             const bool known = compared[slot] == ref && ref != replication::empty_ref;
             if (!known && same_slot<I>(had[slot], target)) {
                 // The new view, a copy of the baseline's refs, takes it too.
-                old[slot] = ref;
-                c.next_refs[first + slot] = ref;
+                set_base_ref(c, first + slot, ref);
+                set_next_ref(c, first + slot, ref);
                 return;
             }
             compared[slot] = ref;
@@ -1596,7 +1748,9 @@ private:
         using slot_type = entity_slot<I>;
         constexpr std::size_t first = replication::entity_slots_before<State, I>;
         if constexpr (replication::is_shared_field<State, I>) {
-            c.next_refs[first + chosen.id] = chosen.ref;
+            set_next_ref(c, first + chosen.id, chosen.ref);
+            if (c.next_sent_count <= difference_limit)
+                c.next_sent[c.next_sent_count++] = static_cast<slot_index>(first + chosen.id);
             c.sent_ids.emplace_back(static_cast<std::uint16_t>(I), chosen.id);
         } else
             detail::entity_array_access::assign(replication::private_field<I, State>(c.next_fields), chosen.id,
@@ -1661,6 +1815,7 @@ private:
     {
         header = {};
         c.sent_ids.clear();
+        c.next_sent_count = 0;
         header.sequence = c.next_sequence;
         header.has_check_value = options_.check_value;
         header.coded = coded;
@@ -1681,6 +1836,7 @@ private:
                 constexpr std::size_t first = replication::entity_slots_before<State, I>;
                 std::copy_n(c.base_refs.data() + first, entity_capacity<I>, c.next_refs.data() + first);
                 used_bits += 1;
+                c.next_hash = c.base_hash; // the refs outside shared arrays are empty in both
             } else if constexpr (replication::is_entity_field<State, I>) {
                 replication::private_field<I, State>(c.next_fields) = reflect::field_at<I>(*base);
                 used_bits += 1;
@@ -1759,9 +1915,9 @@ private:
             const std::size_t limit =
                 c.stats.entities_sent != sent_before ? std::max(budget_bytes, start) : options_.max_packet_bytes;
             std::size_t coded_bytes = 0;
-            const view_parts older_parts = header.has_older ? sc.older_parts : view_parts{nullptr, nullptr};
-            const view_parts base_parts{c.base_refs.data(), &c.base_fields};
-            const view_parts view_parts_{c.next_refs.data(), &c.next_fields};
+            const view_parts older_parts = header.has_older ? sc.older_parts : view_parts{nullptr, nullptr, {}};
+            const view_parts base_parts{c.base_refs.data(), &c.base_fields, c.base_hash};
+            const view_parts view_parts_{c.next_refs.data(), &c.next_fields, c.next_hash};
             const coded_section* shared = find_section(sc, older_parts, base_parts, view_parts_);
             if (shared != nullptr && shared->bytes.size() <= limit - start) {
                 std::copy(shared->bytes.begin(), shared->bytes.end(), c.packet.begin() + static_cast<std::ptrdiff_t>(start));
@@ -1816,8 +1972,13 @@ private:
             c.port.endpoint().commit(c.stats.packets_sent);
         const std::size_t row = c.next_sequence % options_.window;
         std::swap(c.ring_refs[row], c.next_refs);
+        std::copy_n(c.next_sent.data(), std::min(c.next_sent_count, difference_limit + 1),
+                    c.ring_sent.data() + row * (difference_limit + 1));
         std::swap(c.ring_fields[row], c.next_fields);
-        c.ring[row] = {c.next_sequence, true, false, header.has_baseline, true, header.baseline};
+        c.ring[row] = {c.next_sequence,  true,           false, header.has_baseline, true, header.baseline,
+                       c.base_log_end, static_cast<std::uint32_t>(c.next_sent_count)};
+        if constexpr (hash_views)
+            c.ring[row].hash = c.next_hash;
         // The candidates left waiting keep what they accumulated, for the
         // next packet (the others count from nothing when they wait again).
         const auto epoch = static_cast<std::uint32_t>(c.stats.packets_sent + 1);

@@ -209,7 +209,7 @@ public:
     /// The value `ref` names in slot `id` of entity array I, or nullptr when
     /// it is older than the history.
     template <std::size_t I>
-    const slot_of<I>* find(std::size_t id, value_ref ref) const noexcept
+    BITREP_ALWAYS_INLINE const slot_of<I>* find(std::size_t id, value_ref ref) const noexcept
     {
         static const slot_of<I> none;
         if (ref == empty_ref)
