@@ -857,22 +857,27 @@ private:
         return true;
     }
 
-    /// Calls f(integral_constant<I>, slot, first slot of I) for each slot
-    /// in c.moved, with the shared entity array I it belongs to.
+    /// Calls f(integral_constant<I>, s, first slot of I) when slot s
+    /// belongs to shared entity array I.
+    template <class F>
+    static void with_shared_slot(std::size_t s, F&& f)
+    {
+        replication::for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            if constexpr (replication::is_shared_field<State, I>) {
+                constexpr std::size_t first = replication::entity_slots_before<State, I>;
+                if (s >= first && s < first + entity_capacity<I>)
+                    f(index, s, first);
+            }
+        });
+    }
+
+    /// with_shared_slot for each slot in c.moved.
     template <class F>
     static void for_each_moved(const connection& c, F&& f)
     {
-        for (std::size_t i = 0; i < c.moved_count; ++i) {
-            const std::size_t s = c.moved[i];
-            replication::for_each_field_index<State>([&](auto index) {
-                constexpr std::size_t I = decltype(index)::value;
-                if constexpr (replication::is_shared_field<State, I>) {
-                    constexpr std::size_t first = replication::entity_slots_before<State, I>;
-                    if (s >= first && s < first + entity_capacity<I>)
-                        f(index, s, first);
-                }
-            });
-        }
+        for (std::size_t i = 0; i < c.moved_count; ++i)
+            with_shared_slot(c.moved[i], f);
     }
 
     /// Where the view of ring row `row` may differ from the baseline's:
@@ -984,14 +989,10 @@ private:
     {
         bool held = true;
         const value_ref* refs = c.ring_refs[row].data();
-        for_each_difference(c, row, [&](std::size_t s) {
-            replication::for_each_field_index<State>([&](auto index) {
+        for_each_difference(c, row, [&](std::size_t slot) {
+            with_shared_slot(slot, [&](auto index, std::size_t s, std::size_t first) {
                 constexpr std::size_t I = decltype(index)::value;
-                if constexpr (replication::is_shared_field<State, I>) {
-                    constexpr std::size_t first = replication::entity_slots_before<State, I>;
-                    if (s >= first && s < first + entity_capacity<I>)
-                        held = held && history_.template holds<I>(s - first, refs[s]);
-                }
+                held = held && history_.template holds<I>(s - first, refs[s]);
             });
         });
         return held;
