@@ -606,14 +606,26 @@ int main(int argc, char** argv)
         }
     }
     // 10,000 cubes with none, a quarter and four times as many moving (coded): how
-    // the cost per client follows the changes at one world size.
+    // the cost per client follows the changes at one world size; and 1,000
+    // cubes with none and a quarter as many, for the same changes in a world
+    // a tenth the size.
+    struct sweep_row {
+        std::size_t entities;
+        std::size_t moving;
+    };
     for (int delay : {0, 6}) {
-        for (std::size_t moving : {0, 25, 400}) {
-            const std::string name = "BM_LargeWorld/entities:10000/moving:" + std::to_string(moving) +
+        for (const sweep_row row : {sweep_row{1000, 0}, {1000, 25}, {10000, 0}, {10000, 25}, {10000, 400}}) {
+            const std::string name = "BM_LargeWorld/entities:" + std::to_string(row.entities) +
+                                     "/moving:" + std::to_string(row.moving) +
                                      "/clients:64/ack_delay:" + std::to_string(delay) + "/encoding:coded";
             benchmark::RegisterBenchmark(name.c_str(),
                                          [=](benchmark::State& st) {
-                                             run_large_world<10000>(st, 64, delay, replication_encoding::coded, moving);
+                                             if (row.entities == 1000)
+                                                 run_large_world<1000>(st, 64, delay, replication_encoding::coded,
+                                                                       row.moving);
+                                             else
+                                                 run_large_world<10000>(st, 64, delay, replication_encoding::coded,
+                                                                        row.moving);
                                          })
                 ->UseManualTime()
                 ->Iterations(300)

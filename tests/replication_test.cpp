@@ -1214,6 +1214,62 @@ TEST(ReplicationBaselines, ClientsSharingCodedSectionsInAWideWorldGetTheBytesOfA
         EXPECT_EQ(clients[k].state().cubes.size(), world->cubes.size()) << "client " << k;
 }
 
+TEST(ReplicationBaselines, AnAckAfterManyFullPacketsFindsItsViewsDifferencesAgain)
+{
+    // The server lists the slots each packet took in a ring of a few
+    // packets' worth. Here the client acknowledges one packet in 15, so the
+    // 14 packets made since (each taking up to 1,200 bytes of entities)
+    // have written over the acknowledged packet's list by the time its ack
+    // arrives, with no baseline change since: the server must see that the
+    // list is gone and compare the views instead (debug builds check every
+    // difference found against that comparison). The client must then hold
+    // the world exactly, tick after tick.
+    replication_options options;
+    bitrep::replication_server<Wide> server(options);
+    const client_id id = server.add_client();
+    bitrep::replication_client<Wide> client(options);
+    auto world = std::make_unique<Wide>();
+    std::mt19937 random(9);
+    std::uniform_int_distribution<std::size_t> slot(0, 4095);
+    std::uniform_real_distribution<float> offset(-2.0f, 2.0f);
+    for (int k = 0; k < 2000; ++k)
+        world->cubes.emplace(slot(random), Cube{});
+    std::vector<std::uint8_t> ack;
+    std::size_t acks = 0;
+    for (int tick = 0; tick < 300; ++tick) {
+        for (auto [cube_id, cube] : world->cubes)
+            if (random() % 10 == 0)
+                cube.x = std::clamp(cube.x.value() + offset(random), -250.0f, 250.0f);
+        world->tick = static_cast<std::uint32_t>(tick);
+        const bitrep::status result = client.receive(server.replicate(id, *world));
+        ASSERT_TRUE(result) << "tick " << tick << ": " << result.message();
+        if (tick % 15 == 0)
+            ack = direct::copy(client.ack());
+        if (tick % 15 == 14) {
+            ASSERT_TRUE(server.receive(id, ack));
+            acks += 1;
+        }
+    }
+    // Once the whole world is across, only the changes are sent: the client
+    // then holds every cube as sent. Stop changing the world and let it
+    // settle.
+    for (int tick = 300; tick < 360; ++tick) {
+        world->tick = static_cast<std::uint32_t>(tick);
+        ASSERT_TRUE(client.receive(server.replicate(id, *world))) << "tick " << tick;
+        ASSERT_TRUE(server.receive(id, direct::copy(client.ack())));
+    }
+    EXPECT_EQ(acks, 20u);
+    EXPECT_GT(server.statistics(id)->packets_sent - server.statistics(id)->full_states, 300u)
+        << "deltas against the late-acknowledged baselines";
+    ASSERT_EQ(client.state().cubes.size(), world->cubes.size());
+    EXPECT_TRUE(holds_view(client.state(), *world));
+    for (auto [cube_id, cube] : world->cubes) {
+        const Cube* held = client.state().cubes.find(cube_id);
+        ASSERT_NE(held, nullptr) << "cube " << cube_id;
+        EXPECT_EQ(held->x.quantum(), cube.x.quantum()) << "cube " << cube_id;
+    }
+}
+
 // ---------------------------------------------------------------- 9: save_only
 
 TEST(ReplicationScope, SaveOnlyFieldsNeverReachClients)
@@ -1368,6 +1424,90 @@ TEST(ReplicationSequences, AcksResumingAfterALongSilenceRestoreDeltas)
     EXPECT_TRUE(header_of(packet).has_baseline);
     ASSERT_TRUE(client.receive(packet));
     EXPECT_TRUE(holds_view(client.state(), world));
+}
+
+// Value refs are the history's tick modulo 65,535. An entity that changes
+// again exactly 65,535 changing ticks after its last change would get the ref
+// the clients' baselines hold for its old value, and look unchanged to them.
+// The history renames refs before they get that old, and the server does not
+// use views made that long ago.
+
+/// The ticks after which dot 0, created at the first tick (history tick 1,
+/// ref 1), changes at history tick 65,536, whose ref is 1 again: dot 1
+/// changes every tick, so each update is one history tick.
+constexpr std::uint32_t ref_period_ticks = 65'535;
+
+void move_all_but_dot_zero(Tiny& world, std::uint32_t t)
+{
+    world.tick = t % 1'000'000;
+    world.dots.emplace(1).x = t % 100'000;
+}
+
+/// What run_quiet_dot_zero saw.
+struct quiet_dot_run {
+    std::size_t full_states = 0;
+    bool change_had_baseline = false; ///< the packet carrying dot 0's change was a delta
+};
+
+/// Dot 0 is created at the first tick and changes at history tick 65,536;
+/// the client is replicated every tick but in [pause_from, pause_to), when
+/// the server only updates its history. Every packet applied is checked
+/// against the view the server recorded, and at the end the client must
+/// hold the world.
+quiet_dot_run run_quiet_dot_zero(std::uint32_t pause_from, std::uint32_t pause_to)
+{
+    bitrep::replication_server<Tiny> server;
+    bitrep::replication_client<Tiny> client;
+    const client_id id = server.add_client();
+    Tiny world;
+    world.dots.emplace(0).x = 7;
+    quiet_dot_run run;
+    for (std::uint32_t t = 0; t < ref_period_ticks + 20; ++t) {
+        move_all_but_dot_zero(world, t);
+        if (t == ref_period_ticks)
+            world.dots[0].x = 8;
+        if (t >= pause_from && t < pause_to) {
+            server.update(world);
+            continue;
+        }
+        const std::span<const std::uint8_t> packet = server.replicate(id, world);
+        const bool delta = header_of(packet).has_baseline;
+        run.full_states += delta ? 0 : 1;
+        if (t == ref_period_ticks)
+            run.change_had_baseline = delta;
+        const bitrep::status result = client.receive(packet);
+        EXPECT_TRUE(result) << "tick " << t << ": " << result.message();
+        const std::optional<Tiny> sent = server.sent_state(id, header_of(packet).sequence);
+        EXPECT_TRUE(sent.has_value()) << "tick " << t;
+        if (!result || !sent.has_value() || !holds_view(client.state(), *sent)) {
+            ADD_FAILURE() << "tick " << t << ": the client did not apply what was sent";
+            return run;
+        }
+        EXPECT_TRUE(server.receive(id, client.ack())) << "tick " << t;
+    }
+    const Dot* dot = client.state().dots.find(0);
+    EXPECT_NE(dot, nullptr);
+    EXPECT_EQ(dot != nullptr ? dot->x.value() : 0u, 8u);
+    EXPECT_TRUE(holds_view(client.state(), world));
+    return run;
+}
+
+TEST(ReplicationLongSessions, AnEntityQuietForExactlyTheRefPeriodReachesAClientReplicatedEveryTick)
+{
+    const quiet_dot_run run = run_quiet_dot_zero(0, 0);
+    EXPECT_EQ(run.full_states, 1u) << "renaming a ref sends nothing: every packet after the first is a delta";
+    EXPECT_TRUE(run.change_had_baseline);
+}
+
+TEST(ReplicationLongSessions, AnEntityQuietForExactlyTheRefPeriodReachesAClientBackFromAPause)
+{
+    // Replicated for 10 ticks, then not at all until dot 0 changes: the
+    // client's baseline is then older than any view the server uses, so it
+    // gets a full state; the server's scratch, unused as long, has forgotten
+    // the view it last encoded (whose ref for dot 0 is the new value's again).
+    const quiet_dot_run run = run_quiet_dot_zero(10, ref_period_ticks);
+    EXPECT_FALSE(run.change_had_baseline) << "a baseline from 65,525 ticks ago is not used";
+    EXPECT_EQ(run.full_states, 2u);
 }
 
 // A client hears nothing for `deaf` packets (more than half the sequence

@@ -117,7 +117,7 @@ public:
         c->base_state = std::make_unique<State>();
         c->base_refs.assign(slot_count, replication::empty_ref);
         c->compared.assign(slot_count, replication::empty_ref);
-        c->ring_sent.assign(options_.window * (difference_limit + 1), 0);
+        c->sent_log.assign(sent_log_size, 0);
         c->next_sent.assign(difference_limit + 1, 0);
         c->base_log.assign(std::bit_ceil(difference_limit), 0);
         c->stale.reserve(slot_count);
@@ -275,6 +275,14 @@ public:
         scratch_lease lease(*this);
         scratch& work = *lease;
         if (work.cache_tick != history_.tick() + 1) {
+            if (history_.tick() + 1 - work.cache_tick >= replication::view_age) [[unlikely]] {
+                // Unused for so long that the refs of the views it holds
+                // may have been given out again: forget them.
+                work.view = State{};
+                work.older = State{};
+                std::fill(work.view_refs.begin(), work.view_refs.end(), replication::empty_ref);
+                std::fill(work.older_refs.begin(), work.older_refs.end(), replication::empty_ref);
+            }
             work.cache_tick = history_.tick() + 1;
             work.words.clear();
             for (coded_section& section : work.sections)
@@ -404,7 +412,7 @@ public:
             return std::nullopt;
         const std::size_t row = sequence % options_.window;
         const sent_view& slot = c->ring[row];
-        if (!slot.valid || slot.sequence != sequence)
+        if (!slot.valid || slot.sequence != sequence || !fresh(slot))
             return std::nullopt;
         // A default State holds no entity: every slot as empty_ref names it.
         std::optional<State> out(std::in_place);
@@ -426,7 +434,7 @@ public:
         for (const auto& refs : c->ring_refs)
             bytes += sizeof(refs) + refs.capacity() * sizeof(value_ref);
         bytes += c->ring.capacity() * sizeof(sent_view) + c->ring_fields.capacity() * sizeof(private_type);
-        bytes += (c->ring_sent.capacity() + c->next_sent.capacity() + c->base_log.capacity()) * sizeof(slot_index);
+        bytes += (c->sent_log.capacity() + c->next_sent.capacity() + c->base_log.capacity()) * sizeof(slot_index);
         bytes += (c->next_refs.capacity() + c->base_refs.capacity() + c->compared.capacity()) * sizeof(value_ref);
         bytes += c->priority.capacity() * sizeof(float) + c->priority_epoch.capacity() * sizeof(std::uint32_t);
         bytes += c->candidates.capacity() * sizeof(candidate) + c->taken.capacity() * sizeof(const candidate*);
@@ -460,7 +468,10 @@ private:
     using slot_index = std::conditional_t<(slot_count <= 0xFFFF), std::uint16_t, std::uint32_t>;
     /// Past this many slots to look at, finding where a view differs from
     /// the baseline's compares every slot instead (for_each_difference).
-    static constexpr std::size_t difference_limit = slot_count / 64;
+    static constexpr std::size_t difference_limit = slot_count / 16;
+    /// The places of the ring of the slots recent packets took (sent_log):
+    /// a few packets' worth of difference_limit.
+    static constexpr std::size_t sent_log_size = std::bit_ceil(4 * (difference_limit + 1));
     /// Whether views are compared by hashes kept as their refs change
     /// (view_hash) rather than by their refs: from 4,096 slots, where
     /// reading three ref arrays per client costs more than the hashes'
@@ -468,6 +479,12 @@ private:
     /// 1,024 slots the upkeep measured 12,800 instructions per client per
     /// tick, comparing a few hundred).
     static constexpr bool hash_views = slot_count >= 4096;
+    /// Whether finding the candidates fetches each client's per-slot
+    /// entries ahead: from 4,096 slots, where they are seldom in the cache
+    /// (2.4 MB per client at 10,000 slots; docs/benchmarks.md, "sixth
+    /// pass"). For the cube world's 1,024 it added 13,000 instructions per
+    /// client per tick and no time.
+    static constexpr bool prefetch_far = slot_count >= 4096;
     /// Per top-level field, the number of its first entity slot.
     static constexpr auto first_slots = []<std::size_t... I>(std::index_sequence<I...>) {
         return std::array<std::size_t, sizeof...(I)>{replication::entity_slots_before<State, I>...};
@@ -552,9 +569,13 @@ private:
         bool usable = true;         ///< false once a value of its view left the history before it became a baseline
         std::uint16_t baseline = 0;
         /// The baseline log's length when the packet was made: its view was
-        /// the baseline's refs then, but for the slots in its ring_sent row.
+        /// the baseline's refs then, but for the slots it took, listed in
+        /// the sent log from sent_at (while later packets have not
+        /// overwritten them).
         std::uint32_t log_at = 0;
-        std::uint32_t sent_count = 0;            ///< of its ring_sent row; more than difference_limit: too many to list
+        std::uint32_t sent_at = 0;
+        std::uint32_t tick = 0; ///< the history's tick when it was made (see fresh)
+        std::uint32_t sent_count = 0;            ///< more than difference_limit: too many to list
         [[no_unique_address]] kept_hash hash{}; ///< of its view's refs (with hash_views)
     };
     static view_hash hash_at(const sent_view& view) noexcept
@@ -676,14 +697,17 @@ private:
         std::vector<slot_index> moved; ///< materialize_base's slots that differ (repeats allowed), moved_count of them
         std::size_t moved_count = 0;
         /// The slots whose baseline ref changed, in order: a ring of the
-        /// last base_log.size() of them, base_log_end counting all. With a
-        /// packet's ring_sent row (the slots it took, unless there were more
-        /// than difference_limit), it says where the packet's view may differ
+        /// last base_log.size() of them, base_log_end counting all. With the
+        /// slots a packet took (in the sent log, unless there were more than
+        /// difference_limit), it says where the packet's view may differ
         /// from the baseline's without comparing every slot.
         std::vector<slot_index> base_log;
         std::uint32_t base_log_end = 0; ///< mod 2^32: only differences of a window's packets are taken
-        /// Per ring row, difference_limit + 1 places, sent_count of them used.
-        std::vector<slot_index> ring_sent;
+        /// The slots the packets took, packet after packet: a ring of the
+        /// last sent_log_size, sent_log_end counting all.
+        std::vector<slot_index> sent_log;
+        std::uint32_t sent_log_end = 0;
+        /// The packet being built's, difference_limit + 1 places.
         std::vector<slot_index> next_sent;
         std::size_t next_sent_count = 0;
         view_hash base_hash, next_hash; ///< of base_refs and next_refs (hash_views)
@@ -772,7 +796,15 @@ private:
         if (static_cast<std::uint16_t>(c.next_sequence - sequence) >= options_.window)
             return false;
         const sent_view& slot = c.ring[sequence % options_.window];
-        return slot.valid && slot.acked && slot.sequence == sequence;
+        return slot.valid && slot.acked && slot.sequence == sequence && fresh(slot);
+    }
+
+    /// Whether a sent view is young enough to use: made fewer than
+    /// replication::view_age history ticks ago, so that the refs it holds
+    /// have not been given out again (world_history.hpp, rename_age).
+    bool fresh(const sent_view& view) const noexcept
+    {
+        return history_.tick() - view.tick < replication::view_age;
     }
 
     /// The newest acked view still in the window, materialized in
@@ -889,16 +921,20 @@ private:
     {
         const value_ref* base = c.base_refs.data();
         const value_ref* refs = c.ring_refs[row].data();
-        const slot_index* sent = c.ring_sent.data() + row * (difference_limit + 1);
+        const std::size_t sent_mask = sent_log_size - 1;
+        const std::uint32_t sent_at = c.ring[row].sent_at;
         const std::size_t sent_count = c.ring[row].sent_count;
         const std::uint32_t from = c.ring[row].log_at;
-        if (sent_count + static_cast<std::uint32_t>(c.base_log_end - from) > difference_limit) {
+        if (sent_count + static_cast<std::uint32_t>(c.base_log_end - from) > difference_limit ||
+            static_cast<std::uint32_t>(c.sent_log_end - sent_at) > sent_log_size) {
             replication::for_each_mismatch(base, refs, slot_count, f);
             return;
         }
-        for (std::size_t i = 0; i < sent_count; ++i)
-            if (base[sent[i]] != refs[sent[i]])
-                f(std::size_t{sent[i]});
+        for (std::size_t i = 0; i < sent_count; ++i) {
+            const std::size_t s = c.sent_log[(sent_at + i) & sent_mask];
+            if (base[s] != refs[s])
+                f(s);
+        }
         const std::size_t mask = c.base_log.size() - 1;
         for (std::uint32_t i = from; i != c.base_log_end; ++i) {
             const std::size_t s = c.base_log[static_cast<std::size_t>(i) & mask];
@@ -909,7 +945,7 @@ private:
         // The log misses nothing: every slot that differs is in it.
         std::vector<std::uint8_t> listed(slot_count, 0);
         for (std::size_t i = 0; i < sent_count; ++i)
-            listed[sent[i]] = 1;
+            listed[c.sent_log[(sent_at + i) & sent_mask]] = 1;
         for (std::uint32_t i = from; i != c.base_log_end; ++i)
             listed[c.base_log[static_cast<std::size_t>(i) & mask]] = 1;
         replication::for_each_mismatch(base, refs, slot_count, [&](std::size_t s) { assert(listed[s] != 0); });
@@ -1021,7 +1057,7 @@ private:
             if (static_cast<std::uint16_t>(c.next_sequence - older) >= options_.window)
                 return nullptr;
             const sent_view& slot = c.ring[older % options_.window];
-            if (!slot.valid || slot.sequence != older)
+            if (!slot.valid || slot.sequence != older || !fresh(slot))
                 return nullptr;
             const bool decoded_against = baseline_view.has_baseline && baseline_view.baseline == older;
             return slot.acked || decoded_against ? &slot : nullptr;
@@ -1064,7 +1100,7 @@ private:
         const std::uint16_t last = static_cast<std::uint16_t>(c.next_sequence - 1);
         const std::size_t row = last % options_.window;
         const sent_view& slot = c.ring[row];
-        if (c.stats.packets_sent != 0 && slot.valid && slot.sequence == last)
+        if (c.stats.packets_sent != 0 && slot.valid && slot.sequence == last && fresh(slot))
             return {c.ring_refs[row].data(), &c.ring_fields[row], hash_at(slot)};
         return {c.base_refs.data(), &c.base_fields, c.base_hash};
     }
@@ -1566,10 +1602,22 @@ private:
             // A slot not compared yet reads the baseline's value, which is
             // seldom in the cache (each client has its own): fetched a few
             // slots ahead.
+            // In a large world the client's per-slot entries are not in the
+            // cache either: they are fetched further ahead, then, once they
+            // are in, the baseline's value of the slots to be compared.
             constexpr std::size_t ahead = 8;
+            constexpr std::size_t far = 2 * ahead;
             const slot_index* stale = c.stale.data();
             const std::size_t count = c.stale.size();
             for (std::size_t i = 0; i < count; ++i) {
+                if (prefetch_far && i + far < count) {
+                    const std::size_t later = stale[i + far];
+                    BITREP_PREFETCH(c.base_refs.data() + later);
+                    BITREP_PREFETCH(c.compared.data() + later);
+                    BITREP_PREFETCH(c.priority_epoch.data() + later);
+                    if (sent != old)
+                        BITREP_PREFETCH(previous.refs + later);
+                }
                 if (i + ahead < count) {
                     const std::size_t soon = stale[i + ahead] - first;
                     if (soon < entity_capacity<I> && old[soon] != now[soon] && compared[soon] != now[soon]) {
@@ -1837,7 +1885,8 @@ private:
                 constexpr std::size_t first = replication::entity_slots_before<State, I>;
                 std::copy_n(c.base_refs.data() + first, entity_capacity<I>, c.next_refs.data() + first);
                 used_bits += 1;
-                c.next_hash = c.base_hash; // the refs outside shared arrays are empty in both
+                if constexpr (hash_views)
+                    c.next_hash = c.base_hash; // the refs outside shared arrays are empty in both
             } else if constexpr (replication::is_entity_field<State, I>) {
                 replication::private_field<I, State>(c.next_fields) = reflect::field_at<I>(*base);
                 used_bits += 1;
@@ -1973,11 +2022,16 @@ private:
             c.port.endpoint().commit(c.stats.packets_sent);
         const std::size_t row = c.next_sequence % options_.window;
         std::swap(c.ring_refs[row], c.next_refs);
-        std::copy_n(c.next_sent.data(), std::min(c.next_sent_count, difference_limit + 1),
-                    c.ring_sent.data() + row * (difference_limit + 1));
+        const std::uint32_t sent_at = c.sent_log_end;
+        if (c.next_sent_count <= difference_limit) {
+            for (std::size_t i = 0; i < c.next_sent_count; ++i)
+                c.sent_log[(sent_at + i) & (sent_log_size - 1)] = c.next_sent[i];
+            c.sent_log_end += static_cast<std::uint32_t>(c.next_sent_count);
+        }
         std::swap(c.ring_fields[row], c.next_fields);
         c.ring[row] = {c.next_sequence,  true,           false, header.has_baseline, true, header.baseline,
-                       c.base_log_end, static_cast<std::uint32_t>(c.next_sent_count)};
+                       c.base_log_end,   sent_at,        history_.tick(),
+                       static_cast<std::uint32_t>(c.next_sent_count)};
         if constexpr (hash_views)
             c.ring[row].hash = c.next_hash;
         // The candidates left waiting keep what they accumulated, for the

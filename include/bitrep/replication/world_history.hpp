@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +33,20 @@ namespace bitrep::replication {
 using value_ref = std::uint16_t;
 inline constexpr value_ref empty_ref = 0xFFFF;
 inline constexpr std::uint32_t ref_period = 0xFFFF;
+/// Refs are tick numbers modulo ref_period, so a ref given out again names
+/// a different value. No ref in use is allowed to get that old: the history
+/// renames a value whose ref has reached rename_age ticks (its slot is
+/// visited at least every sweep_ticks), drops a superseded value whose ref
+/// has reached drop_age, and the server does not use a view made more than
+/// view_age ticks ago (replication_server::fresh). The oldest ref in use is
+/// then under rename_age + sweep_ticks + the ticks between a client's
+/// packets (at most 1,024 before its baseline lapses) + view_age, and a
+/// superseded value outlives every view that names it (docs/replication.md,
+/// "Refs over long sessions").
+inline constexpr std::uint32_t rename_age = 16384;
+inline constexpr std::uint32_t sweep_ticks = 4096;
+inline constexpr std::uint32_t drop_age = 40960;
+inline constexpr std::uint32_t view_age = 16384;
 
 /// Whether top-level field I of State is an entity array whose views hold
 /// value_refs: one whose entity has no replication conditions (a
@@ -168,13 +183,34 @@ public:
     }
 
     /// Records `state` as the newest tick: every shared slot whose value
-    /// differs on the wire from the recorded one gets a new ref. Returns
-    /// whether any did.
+    /// differs on the wire from the recorded one gets a new ref. So does,
+    /// with its value unchanged, a slot of this tick's share of the sweep
+    /// whose ref has reached rename_age (to clients, a change to a value
+    /// equal on the wire: no bytes); a superseded value whose ref has
+    /// reached drop_age is dropped. Returns whether any slot got a new ref.
     bool observe(const State& state)
     {
         const std::uint32_t next = tick_ + 1;
         tick_changes& bucket = ring_[next % ring_.size()];
         bool changed = false;
+        // This tick's share of the sweep: slots [sweep_, sweep_ + per_sweep)
+        // modulo the slot count, so that every slot is visited at least every
+        // sweep_ticks observed ticks. The slots to rename, ascending.
+        std::array<std::size_t, per_sweep + 1> renames{};
+        std::size_t rename_count = 0;
+        for (std::size_t k = 0; k < per_sweep; ++k) {
+            const std::size_t slot = (sweep_ + k) % sweep_modulus;
+            if (aged(superseded_refs_[slot], next, drop_age))
+                superseded_refs_[slot] = empty_ref;
+            if (aged(refs_[slot], next, rename_age))
+                renames[rename_count++] = slot;
+        }
+        // In slot order (the share may wrap past the last slot); a handful.
+        for (std::size_t i = 1; i < rename_count; ++i)
+            for (std::size_t j = i; j > 0 && renames[j - 1] > renames[j]; --j)
+                std::swap(renames[j - 1], renames[j]);
+        renames[rename_count] = slot_count; // past every slot
+        std::size_t rename_at = 0;
         for_each_field_index<State>([&](auto index) {
             constexpr std::size_t I = decltype(index)::value;
             if constexpr (is_shared_field<State, I>) {
@@ -184,11 +220,23 @@ public:
                 list.clear();
                 const auto& now = reflect::field_at<I>(state).slots();
                 auto& held = reflect::field_at<I>(current_);
+                while (renames[rename_at] < first)
+                    ++rename_at;
                 for (std::size_t id = 0; id < now.size(); ++id) {
                     const slot_type& was = held.slots()[id];
+                    const bool rename = renames[rename_at] == first + id;
+                    rename_at += rename ? 1 : 0;
                     if (bitrep::detail::identical_bytes(was, now[id]) ||
-                        delta_codec<slot_type>::template same<scope::replication>(was, now[id]))
+                        delta_codec<slot_type>::template same<scope::replication>(was, now[id])) {
+                        if (!rename) [[likely]]
+                            continue;
+                        // Renamed: recorded as a change to the value it has.
+                        keep_superseded<I>(first + id, next, was);
+                        list.emplace_back(static_cast<std::uint32_t>(id), was);
+                        refs_[first + id] = ref_of(next);
+                        changed = true;
                         continue;
+                    }
                     keep_superseded<I>(first + id, next, was);
                     bitrep::detail::entity_array_access::assign(held, id, now[id]);
                     list.emplace_back(static_cast<std::uint32_t>(id), now[id]);
@@ -197,10 +245,14 @@ public:
                 }
             }
         });
-        if (changed)
+        if (changed) {
             tick_ = next;
+            sweep_ = (sweep_ + per_sweep) % sweep_modulus;
+        }
         return changed;
     }
+    static constexpr std::size_t per_sweep = (slot_count + sweep_ticks - 1) / sweep_ticks;
+    static constexpr std::size_t sweep_modulus = slot_count == 0 ? 1 : slot_count;
 
     std::uint32_t tick() const noexcept { return tick_; }
     const value_ref* refs() const noexcept { return refs_.data(); }
@@ -272,6 +324,11 @@ public:
 
 private:
     static value_ref ref_of(std::uint32_t tick) noexcept { return static_cast<value_ref>(tick % ref_period); }
+    /// Whether `ref` (not empty) is at least `limit` ticks old at tick `at`.
+    static bool aged(value_ref ref, std::uint32_t at, std::uint32_t limit) noexcept
+    {
+        return ref != empty_ref && (ref_of(at) + ref_period - ref) % ref_period >= limit;
+    }
 
     /// Slot `slot` (of entity array I) changes at tick `next`. A client's
     /// view may name the value it had until now for about a window of
@@ -296,6 +353,7 @@ private:
 
     std::size_t depth_;
     std::uint32_t tick_ = 0;
+    std::size_t sweep_ = 0; ///< the first slot of the next tick's share of the sweep
     std::vector<tick_changes> ring_; ///< by tick % (depth + 1): the changes of that tick
     std::vector<value_ref> refs_;
     State current_{};
