@@ -38,11 +38,11 @@ inline constexpr std::uint32_t ref_period = 0xFFFF;
 /// renames a value whose ref has reached rename_age ticks (its slot is
 /// visited at least every sweep_ticks), drops a superseded value whose ref
 /// has reached drop_age, and the server does not use a view made more than
-/// view_age ticks ago (replication_server::fresh). The oldest ref in use is
-/// then under rename_age + sweep_ticks + the ticks between a client's
-/// packets (at most 1,024 before its baseline lapses) + view_age, and a
-/// superseded value outlives every view that names it (docs/replication.md,
-/// "Refs over long sessions").
+/// view_age ticks ago (replication_server::fresh). For a client that gets
+/// what changes, the oldest ref in use is then under rename_age +
+/// sweep_ticks + the ticks between its packets (under view_age, or its
+/// baseline lapses) + view_age = 53,248 (docs/replication.md, "Refs over
+/// long sessions").
 inline constexpr std::uint32_t rename_age = 16384;
 inline constexpr std::uint32_t sweep_ticks = 4096;
 inline constexpr std::uint32_t drop_age = 40960;
