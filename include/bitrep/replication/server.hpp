@@ -116,16 +116,13 @@ public:
         c->next_refs.assign(slot_count, replication::empty_ref);
         c->base_state = std::make_unique<State>();
         c->base_refs.assign(slot_count, replication::empty_ref);
-        c->compared.assign(slot_count, replication::empty_ref);
+        c->per_slot.assign(slot_count, slot_entry{});
         c->sent_log.assign(sent_log_size, 0);
         c->next_sent.assign(difference_limit + 1, 0);
         c->base_log.assign(std::bit_ceil(difference_limit), 0);
         c->stale.reserve(slot_count);
         c->moved.assign(slot_count, 0);
         c->stale_flag.assign(slot_count, 0);
-        c->candidate_at.assign(slot_count, 0);
-        c->priority.assign(slot_count, 0.0f);
-        c->priority_epoch.assign(slot_count, 0);
         // The candidates, their order keys and the taken list grow to what
         // the busiest tick so far needed, and stay.
         c->unsendable.assign(slot_count + field_count, 0);
@@ -435,12 +432,12 @@ public:
             bytes += sizeof(refs) + refs.capacity() * sizeof(value_ref);
         bytes += c->ring.capacity() * sizeof(sent_view) + c->ring_fields.capacity() * sizeof(private_type);
         bytes += (c->sent_log.capacity() + c->next_sent.capacity() + c->base_log.capacity()) * sizeof(slot_index);
-        bytes += (c->next_refs.capacity() + c->base_refs.capacity() + c->compared.capacity()) * sizeof(value_ref);
-        bytes += c->priority.capacity() * sizeof(float) + c->priority_epoch.capacity() * sizeof(std::uint32_t);
+        bytes += (c->next_refs.capacity() + c->base_refs.capacity()) * sizeof(value_ref);
+        bytes += c->per_slot.capacity() * sizeof(slot_entry);
         bytes += c->candidates.capacity() * sizeof(candidate) + c->taken.capacity() * sizeof(const candidate*);
         bytes += c->unsendable.capacity() + c->mended.capacity() * sizeof(std::uint32_t) + c->packet.capacity();
         bytes += c->order.capacity() * sizeof(std::uint64_t) +
-                 (c->candidate_at.capacity() + c->stale.capacity() + c->moved.capacity()) * sizeof(slot_index) +
+                 (c->stale.capacity() + c->moved.capacity()) * sizeof(slot_index) +
                  c->stale_flag.capacity();
         return bytes;
     }
@@ -653,6 +650,24 @@ private:
         std::unique_ptr<scratch> held_;
     };
 
+    /// What a client's packets keep per entity slot for finding and
+    /// ordering candidates, together: a candidate reads and writes one
+    /// cache line of them (in worlds of 10,000 entities, where a client's
+    /// per-slot entries are out of the cache, each array was a miss).
+    struct slot_entry {
+        /// The priority accumulated while the slot stays a candidate; it
+        /// counts only when `epoch` says it was one in the previous packet
+        /// (epochs are packets_sent + 1).
+        float priority = 0.0f;
+        std::uint32_t epoch = 0;
+        /// A ref whose value was found to differ on the wire from the
+        /// baseline's (empty_ref: none), so that a slot left waiting is not
+        /// compared again every packet; cleared when the baseline's slot
+        /// changes.
+        value_ref compared = replication::empty_ref;
+        slot_index candidate_at = 0; ///< its index in candidates, this packet
+    };
+
     struct candidate {
         const void* target; ///< the std::optional<entity> the client should get
         float priority;
@@ -681,10 +696,6 @@ private:
         /// which packet it is (none: the default state).
         std::unique_ptr<State> base_state;
         std::vector<value_ref> base_refs;
-        /// Per entity slot, a ref whose value was found to differ on the
-        /// wire from the baseline's (empty_ref: none), so that a slot left
-        /// waiting is not compared again every packet.
-        std::vector<value_ref> compared;
         private_type base_fields{};
         /// The shared entity slots whose baseline ref may differ from the
         /// world's: every slot whose world ref or baseline ref changed since
@@ -710,6 +721,11 @@ private:
         /// The packet being built's, difference_limit + 1 places.
         std::vector<slot_index> next_sent;
         std::size_t next_sent_count = 0;
+        /// Between packets, when next_known: next_refs holds the view of the
+        /// packet next_was describes (the ring row the last packet took held
+        /// it), for start_next_view.
+        sent_view next_was{};
+        bool next_known = false;
         view_hash base_hash, next_hash; ///< of base_refs and next_refs (hash_views)
         std::uint32_t stale_tick = 0;
         bool stale_known = false; ///< else rebuilt by comparing every slot
@@ -720,17 +736,14 @@ private:
         std::uint16_t newest_acked = 0;
         bool suspect_ack = false;        ///< an ack named a packet not sent yet: see apply_ack
         std::uint16_t suspect_newest = 0;
-        /// Per entity slot, its accumulated priority, which counts only
-        /// while the slot stays a candidate: when priority_epoch says it was
-        /// one in the previous packet (epochs are packets_sent + 1).
-        std::vector<float> priority;
-        std::vector<std::uint32_t> priority_epoch;
+        /// Per entity slot, what finding and ordering candidates keeps
+        /// (slot_entry): one cache line to fetch per candidate.
+        std::vector<slot_entry> per_slot;
         /// The shared entity slots this packet takes, as (field, id).
         std::vector<std::pair<std::uint16_t, std::uint32_t>> sent_ids;
         scratch* work = nullptr; ///< the scratch of the replicate() call under way
         std::vector<candidate> candidates;
         std::vector<std::uint64_t> order;         ///< the candidates' order_keys
-        std::vector<slot_index> candidate_at;     ///< per entity slot, its index in candidates
         std::size_t candidate_count = 0;          ///< of candidates and order, those this packet's
         std::size_t tried_last = 0;               ///< candidates the last selection tried
         std::vector<const candidate*> taken; ///< taken at their type's bound, not yet measured
@@ -854,17 +867,21 @@ private:
         // of their values is known to be in the history.
         std::size_t n = 0;
         slot_index* moved = c.moved.data();
-        for_each_difference(c, row, [&](std::size_t s) { moved[n++] = static_cast<slot_index>(s); });
+        for_each_difference(c, c.ring[row], want, [&](std::size_t s) { moved[n++] = static_cast<slot_index>(s); });
         c.moved_count = n;
-        // The baseline's slots are seldom in the cache (each client has its
-        // own): fetched while the history is searched, for the copy after.
+        // The baseline's slots and the client's entries for them are seldom
+        // in the cache (each client has its own): fetched while the history
+        // is asked, for the copy after. (`holds` answers from the ref's age;
+        // the copy searches the history once.)
         bool found = true;
         for_each_moved(c, [&](auto index, std::size_t s, std::size_t first) {
             constexpr std::size_t I = decltype(index)::value;
             const auto* bytes = reinterpret_cast<const char*>(&reflect::field_at<I>(*c.base_state).slots()[s - first]);
             BITREP_PREFETCH(bytes);
             BITREP_PREFETCH(bytes + sizeof(entity_slot<I>) - 1);
-            found = found && history_.template find<I>(s - first, want[s]) != nullptr;
+            BITREP_PREFETCH(c.stale_flag.data() + s);
+            BITREP_PREFETCH(c.per_slot.data() + s);
+            found = found && history_.template holds<I>(s - first, want[s]);
         });
         if (!found)
             return false;
@@ -872,10 +889,11 @@ private:
             constexpr std::size_t I = decltype(index)::value;
             if (c.base_refs[s] == want[s])
                 return; // a repeat
-            detail::entity_array_access::assign(reflect::field_at<I>(*c.base_state), s - first,
-                                                *history_.template find<I>(s - first, want[s]));
+            const auto* value = history_.template find<I>(s - first, want[s]);
+            assert(value != nullptr); // held, as asked above
+            detail::entity_array_access::assign(reflect::field_at<I>(*c.base_state), s - first, *value);
             set_base_ref(c, s, want[s]);
-            c.compared[s] = replication::empty_ref;
+            c.per_slot[s].compared = replication::empty_ref;
             mark_stale(c, s);
         });
         replication::for_each_field_index<State>([&](auto index) {
@@ -912,31 +930,53 @@ private:
             with_shared_slot(c.moved[i], f);
     }
 
-    /// Where the view of ring row `row` may differ from the baseline's:
-    /// the slots its packet took and those whose baseline ref changed since
-    /// it was made (when they are few; else every slot is compared). Calls
-    /// f(slot) for each slot whose refs differ, some perhaps twice.
+    /// Where the view `refs` of the packet `view` describes may differ from
+    /// the baseline's: the slots its packet took and those whose baseline
+    /// ref changed since it was made (when they are few; else every slot is
+    /// compared). Calls f(slot) for each slot whose refs differ, some
+    /// perhaps twice.
+    /// Whether the logs list every slot where the view of packet `view` may
+    /// differ from the baseline's, in at most difference_limit places.
+    static bool listed(const connection& c, const sent_view& view) noexcept
+    {
+        return view.sent_count + static_cast<std::uint32_t>(c.base_log_end - view.log_at) <= difference_limit &&
+               static_cast<std::uint32_t>(c.sent_log_end - view.sent_at) <= sent_log_size;
+    }
+
     template <class F>
-    void for_each_difference(const connection& c, std::size_t row, F&& f) const
+    void for_each_difference(const connection& c, const sent_view& view, const value_ref* refs, F&& f) const
     {
         const value_ref* base = c.base_refs.data();
-        const value_ref* refs = c.ring_refs[row].data();
         const std::size_t sent_mask = sent_log_size - 1;
-        const std::uint32_t sent_at = c.ring[row].sent_at;
-        const std::size_t sent_count = c.ring[row].sent_count;
-        const std::uint32_t from = c.ring[row].log_at;
-        if (sent_count + static_cast<std::uint32_t>(c.base_log_end - from) > difference_limit ||
-            static_cast<std::uint32_t>(c.sent_log_end - sent_at) > sent_log_size) {
+        const std::uint32_t sent_at = view.sent_at;
+        const std::size_t sent_count = view.sent_count;
+        const std::uint32_t from = view.log_at;
+        if (!listed(c, view)) {
             replication::for_each_mismatch(base, refs, slot_count, f);
             return;
         }
+        // In a large world the listed slots' refs are out of the cache:
+        // fetched a few entries ahead.
+        constexpr std::size_t ahead = 8;
+        auto fetch = [&](std::size_t s) BITREP_LAMBDA_ALWAYS_INLINE {
+            if constexpr (prefetch_far) {
+                BITREP_PREFETCH(base + s);
+                BITREP_PREFETCH(refs + s);
+            } else {
+                static_cast<void>(s);
+            }
+        };
         for (std::size_t i = 0; i < sent_count; ++i) {
+            if (i + ahead < sent_count)
+                fetch(c.sent_log[(sent_at + i + ahead) & sent_mask]);
             const std::size_t s = c.sent_log[(sent_at + i) & sent_mask];
             if (base[s] != refs[s])
                 f(s);
         }
         const std::size_t mask = c.base_log.size() - 1;
         for (std::uint32_t i = from; i != c.base_log_end; ++i) {
+            if (c.base_log_end - i > ahead)
+                fetch(c.base_log[static_cast<std::size_t>(i + ahead) & mask]);
             const std::size_t s = c.base_log[static_cast<std::size_t>(i) & mask];
             if (base[s] != refs[s])
                 f(s);
@@ -981,7 +1021,7 @@ private:
                         slots.erase(s);
                         set_base_ref(c, first + s, replication::empty_ref);
                         mark_stale(c, first + s);
-                        c.compared[first + s] = replication::empty_ref;
+                        c.per_slot[first + s].compared = replication::empty_ref;
                     }
                 }
             } else {
@@ -1025,7 +1065,7 @@ private:
     {
         bool held = true;
         const value_ref* refs = c.ring_refs[row].data();
-        for_each_difference(c, row, [&](std::size_t slot) {
+        for_each_difference(c, c.ring[row], refs, [&](std::size_t slot) {
             with_shared_slot(slot, [&](auto index, std::size_t s, std::size_t first) {
                 constexpr std::size_t I = decltype(index)::value;
                 held = held && history_.template holds<I>(s - first, refs[s]);
@@ -1488,7 +1528,8 @@ private:
     /// this packet.
     static float accumulated(const connection& c, std::size_t index) noexcept
     {
-        return c.priority_epoch[index] == static_cast<std::uint32_t>(c.stats.packets_sent) ? c.priority[index] : 0.0f;
+        const slot_entry& entry = c.per_slot[index];
+        return entry.epoch == static_cast<std::uint32_t>(c.stats.packets_sent) ? entry.priority : 0.0f;
     }
 
     /// Adds a candidate, accumulating its priority.
@@ -1511,7 +1552,7 @@ private:
         if (n == c.candidates.size()) [[unlikely]]
             grow_candidates(c);
         c.candidate_count = n + 1;
-        c.candidate_at[first + slot] = static_cast<slot_index>(n);
+        c.per_slot[first + slot].candidate_at = static_cast<slot_index>(n);
         c.order[n] = order_key(in_flight, priority, first + slot);
         c.candidates[n] = {&target, priority, key.id, key.field, ref, in_flight};
     }
@@ -1571,21 +1612,21 @@ private:
         const auto& current = reflect::field_at<I>(history_.current()).slots();
         const auto& had = reflect::field_at<I>(base).slots();
         const auto& live = reflect::field_at<I>(state).slots();
-        value_ref* compared = c.compared.data() + first;
+        slot_entry* entry = c.per_slot.data() + first;
         const bool called = has_priority_callback(I);
         auto consider = [&](std::size_t slot, value_ref ref, const slot_type& target) BITREP_LAMBDA_ALWAYS_INLINE {
             if (old[slot] == ref)
                 return;
             // Found to differ from the baseline's value in an earlier packet
             // (the memo is cleared when the baseline's slot changes).
-            const bool known = compared[slot] == ref && ref != replication::empty_ref;
+            const bool known = entry[slot].compared == ref && ref != replication::empty_ref;
             if (!known && same_slot<I>(had[slot], target)) {
                 // The new view, a copy of the baseline's refs, takes it too.
                 set_base_ref(c, first + slot, ref);
                 set_next_ref(c, first + slot, ref);
                 return;
             }
-            compared[slot] = ref;
+            entry[slot].compared = ref;
             bool in_flight = false;
             if (sent != old && sent[slot] == ref) {
                 in_flight = true; // the last packet took this very value
@@ -1613,14 +1654,13 @@ private:
                 if (prefetch_far && i + far < count) {
                     const std::size_t later = stale[i + far];
                     BITREP_PREFETCH(c.base_refs.data() + later);
-                    BITREP_PREFETCH(c.compared.data() + later);
-                    BITREP_PREFETCH(c.priority_epoch.data() + later);
+                    BITREP_PREFETCH(c.per_slot.data() + later);
                     if (sent != old)
                         BITREP_PREFETCH(previous.refs + later);
                 }
                 if (i + ahead < count) {
                     const std::size_t soon = stale[i + ahead] - first;
-                    if (soon < entity_capacity<I> && old[soon] != now[soon] && compared[soon] != now[soon]) {
+                    if (soon < entity_capacity<I> && old[soon] != now[soon] && entry[soon].compared != now[soon]) {
                         const auto* bytes = reinterpret_cast<const char*>(&had[soon]);
                         BITREP_PREFETCH(bytes);
                         BITREP_PREFETCH(bytes + sizeof(slot_type) - 1);
@@ -1719,7 +1759,7 @@ private:
                 std::nth_element(next, run_end, last, std::greater<>{});
             std::sort(next, run_end, std::greater<>{});
             for (; next != run_end && misses < misses_allowed; ++next) {
-                candidate& chosen = c.candidates[c.candidate_at[slot_of_key(*next)]];
+                candidate& chosen = c.candidates[c.per_slot[slot_of_key(*next)].candidate_at];
                 with_entity_field(chosen.field, [&](auto index) {
                     if (try_take<decltype(index)::value>(c, chosen, base, bound)) {
                         misses = 0;
@@ -1856,6 +1896,25 @@ private:
         return build_packet(c, id, state, header, size, false, sc);
     }
 
+    /// Makes c.next_refs the baseline's refs: where the view it holds (the
+    /// one the last packet's ring row held, c.next_was) differs from the
+    /// baseline, when the logs list those places; else by a copy. In a
+    /// world where little changes this spares copying every ref for every
+    /// packet.
+    void start_next_view(connection& c) const
+    {
+        value_ref* next = c.next_refs.data();
+        const value_ref* base = c.base_refs.data();
+        if (c.next_known && listed(c, c.next_was))
+            for_each_difference(c, c.next_was, next, [&](std::size_t s) { next[s] = base[s]; });
+        else
+            std::copy_n(base, slot_count, next); // as fast as the scan, when every slot must be looked at
+        c.next_known = false; // until the packet is committed
+        if constexpr (hash_views)
+            c.next_hash = c.base_hash;
+        assert(std::equal(c.base_refs.begin(), c.base_refs.end(), c.next_refs.begin()));
+    }
+
     /// Builds the packet for `c` in c.packet and its view in c.next_refs and
     /// c.next_fields, without touching what a failure must leave as it was,
     /// but for what roll_back restores (priorities, statistics, tokens).
@@ -1879,14 +1938,11 @@ private:
         if constexpr (has_inputs)
             header_bits += 1 + (c.inputs.any() ? 16 : 0);
         std::size_t used_bits = header_bits + 1 + (options_.check_value ? 32 : 0);
+        start_next_view(c);
         replication::for_each_field_index<State>([&](auto index) {
             constexpr std::size_t I = decltype(index)::value;
             if constexpr (replication::is_shared_field<State, I>) {
-                constexpr std::size_t first = replication::entity_slots_before<State, I>;
-                std::copy_n(c.base_refs.data() + first, entity_capacity<I>, c.next_refs.data() + first);
                 used_bits += 1;
-                if constexpr (hash_views)
-                    c.next_hash = c.base_hash; // the refs outside shared arrays are empty in both
             } else if constexpr (replication::is_entity_field<State, I>) {
                 replication::private_field<I, State>(c.next_fields) = reflect::field_at<I>(*base);
                 used_bits += 1;
@@ -2022,6 +2078,9 @@ private:
             c.port.endpoint().commit(c.stats.packets_sent);
         const std::size_t row = c.next_sequence % options_.window;
         std::swap(c.ring_refs[row], c.next_refs);
+        // next_refs now holds the view this row held.
+        c.next_was = c.ring[row];
+        c.next_known = c.ring[row].valid;
         const std::uint32_t sent_at = c.sent_log_end;
         if (c.next_sent_count <= difference_limit) {
             for (std::size_t i = 0; i < c.next_sent_count; ++i)
@@ -2040,8 +2099,9 @@ private:
         for (std::size_t i = 0; i < c.candidate_count; ++i) {
             const candidate& left = c.candidates[i];
             if (!left.taken) {
-                c.priority[first_slots[left.field] + left.id] = left.priority;
-                c.priority_epoch[first_slots[left.field] + left.id] = epoch;
+                slot_entry& entry = c.per_slot[first_slots[left.field] + left.id];
+                entry.priority = left.priority;
+                entry.epoch = epoch;
             }
         }
         ++c.next_sequence;
