@@ -930,11 +930,6 @@ private:
             with_shared_slot(c.moved[i], f);
     }
 
-    /// Where the view `refs` of the packet `view` describes may differ from
-    /// the baseline's: the slots its packet took and those whose baseline
-    /// ref changed since it was made (when they are few; else every slot is
-    /// compared). Calls f(slot) for each slot whose refs differ, some
-    /// perhaps twice.
     /// Whether the logs list every slot where the view of packet `view` may
     /// differ from the baseline's, in at most difference_limit places.
     static bool listed(const connection& c, const sent_view& view) noexcept
@@ -943,6 +938,11 @@ private:
                static_cast<std::uint32_t>(c.sent_log_end - view.sent_at) <= sent_log_size;
     }
 
+    /// Where `refs`, the view of the packet `view` describes, may differ
+    /// from the baseline's: the slots its packet took and those whose
+    /// baseline ref changed since it was made (when they are `listed`; else
+    /// every slot is compared). Calls f(slot) for each slot whose refs
+    /// differ, some perhaps twice; f may change refs[slot].
     template <class F>
     void for_each_difference(const connection& c, const sent_view& view, const value_ref* refs, F&& f) const
     {
@@ -983,12 +983,12 @@ private:
         }
 #ifndef NDEBUG
         // The log misses nothing: every slot that differs is in it.
-        std::vector<std::uint8_t> listed(slot_count, 0);
+        std::vector<std::uint8_t> in_log(slot_count, 0);
         for (std::size_t i = 0; i < sent_count; ++i)
-            listed[c.sent_log[(sent_at + i) & sent_mask]] = 1;
+            in_log[c.sent_log[(sent_at + i) & sent_mask]] = 1;
         for (std::uint32_t i = from; i != c.base_log_end; ++i)
-            listed[c.base_log[static_cast<std::size_t>(i) & mask]] = 1;
-        replication::for_each_mismatch(base, refs, slot_count, [&](std::size_t s) { assert(listed[s] != 0); });
+            in_log[c.base_log[static_cast<std::size_t>(i) & mask]] = 1;
+        replication::for_each_mismatch(base, refs, slot_count, [&](std::size_t s) { assert(in_log[s] != 0); });
 #endif
     }
 
