@@ -1214,6 +1214,35 @@ TEST(ReplicationBaselines, ClientsSharingCodedSectionsInAWideWorldGetTheBytesOfA
         EXPECT_EQ(clients[k].state().cubes.size(), world->cubes.size()) << "client " << k;
 }
 
+/// A Wide world of 2,000 cubes in slots drawn from `random`.
+std::unique_ptr<Wide> scattered_wide_world(std::mt19937& random)
+{
+    auto world = std::make_unique<Wide>();
+    std::uniform_int_distribution<std::size_t> slot(0, 4095);
+    for (int k = 0; k < 2000; ++k)
+        world->cubes.emplace(slot(random), Cube{});
+    return world;
+}
+
+/// Replicates the unchanged world for 60 more ticks from `tick`, acks at
+/// once, then expects the client to hold every cube exactly.
+void settle_and_expect_every_cube(bitrep::replication_server<Wide>& server, client_id id,
+                                  bitrep::replication_client<Wide>& client, Wide& world, int tick)
+{
+    for (const int end = tick + 60; tick < end; ++tick) {
+        world.tick = static_cast<std::uint32_t>(tick);
+        ASSERT_TRUE(client.receive(server.replicate(id, world))) << "tick " << tick;
+        ASSERT_TRUE(server.receive(id, direct::copy(client.ack())));
+    }
+    ASSERT_EQ(client.state().cubes.size(), world.cubes.size());
+    EXPECT_TRUE(holds_view(client.state(), world));
+    for (auto [cube_id, cube] : world.cubes) {
+        const Cube* held = client.state().cubes.find(cube_id);
+        ASSERT_NE(held, nullptr) << "cube " << cube_id;
+        EXPECT_EQ(held->x.quantum(), cube.x.quantum()) << "cube " << cube_id;
+    }
+}
+
 TEST(ReplicationBaselines, AnAckAfterManyFullPacketsFindsItsViewsDifferencesAgain)
 {
     // The server lists the slots each packet took in a ring of a few
@@ -1228,12 +1257,9 @@ TEST(ReplicationBaselines, AnAckAfterManyFullPacketsFindsItsViewsDifferencesAgai
     bitrep::replication_server<Wide> server(options);
     const client_id id = server.add_client();
     bitrep::replication_client<Wide> client(options);
-    auto world = std::make_unique<Wide>();
     std::mt19937 random(9);
-    std::uniform_int_distribution<std::size_t> slot(0, 4095);
+    const std::unique_ptr<Wide> world = scattered_wide_world(random);
     std::uniform_real_distribution<float> offset(-2.0f, 2.0f);
-    for (int k = 0; k < 2000; ++k)
-        world->cubes.emplace(slot(random), Cube{});
     std::vector<std::uint8_t> ack;
     std::size_t acks = 0;
     for (int tick = 0; tick < 300; ++tick) {
@@ -1253,21 +1279,10 @@ TEST(ReplicationBaselines, AnAckAfterManyFullPacketsFindsItsViewsDifferencesAgai
     // Once the whole world is across, only the changes are sent: the client
     // then holds every cube as sent. Stop changing the world and let it
     // settle.
-    for (int tick = 300; tick < 360; ++tick) {
-        world->tick = static_cast<std::uint32_t>(tick);
-        ASSERT_TRUE(client.receive(server.replicate(id, *world))) << "tick " << tick;
-        ASSERT_TRUE(server.receive(id, direct::copy(client.ack())));
-    }
+    settle_and_expect_every_cube(server, id, client, *world, 300);
     EXPECT_EQ(acks, 20u);
     EXPECT_GT(server.statistics(id)->packets_sent - server.statistics(id)->full_states, 300u)
         << "deltas against the late-acknowledged baselines";
-    ASSERT_EQ(client.state().cubes.size(), world->cubes.size());
-    EXPECT_TRUE(holds_view(client.state(), *world));
-    for (auto [cube_id, cube] : world->cubes) {
-        const Cube* held = client.state().cubes.find(cube_id);
-        ASSERT_NE(held, nullptr) << "cube " << cube_id;
-        EXPECT_EQ(held->x.quantum(), cube.x.quantum()) << "cube " << cube_id;
-    }
 }
 
 TEST(ReplicationBaselines, AQuietWideWorldReachesAClientThroughLossWithLateAcks)
@@ -1284,12 +1299,10 @@ TEST(ReplicationBaselines, AQuietWideWorldReachesAClientThroughLossWithLateAcks)
     bitrep::replication_server<Wide> server(options);
     const client_id id = server.add_client();
     bitrep::replication_client<Wide> client(options);
-    auto world = std::make_unique<Wide>();
     std::mt19937 random(21);
+    const std::unique_ptr<Wide> world = scattered_wide_world(random);
     std::uniform_int_distribution<std::size_t> slot(0, 4095);
     std::uniform_real_distribution<float> offset(-2.0f, 2.0f);
-    for (int k = 0; k < 2000; ++k)
-        world->cubes.emplace(slot(random), Cube{});
     std::vector<std::vector<std::uint8_t>> acks(7);
     std::size_t applied = 0;
     for (int tick = 0; tick < 700; ++tick) {
@@ -1318,21 +1331,10 @@ TEST(ReplicationBaselines, AQuietWideWorldReachesAClientThroughLossWithLateAcks)
             ASSERT_TRUE(server.receive(id, late)) << "tick " << tick;
         }
     }
-    for (int tick = 700; tick < 760; ++tick) {
-        world->tick = static_cast<std::uint32_t>(tick);
-        ASSERT_TRUE(client.receive(server.replicate(id, *world))) << "tick " << tick;
-        ASSERT_TRUE(server.receive(id, direct::copy(client.ack())));
-    }
+    settle_and_expect_every_cube(server, id, client, *world, 700);
     EXPECT_GT(applied, 600u);
     EXPECT_GT(server.statistics(id)->packets_sent - server.statistics(id)->full_states, 700u)
         << "deltas against late-acknowledged baselines";
-    ASSERT_EQ(client.state().cubes.size(), world->cubes.size());
-    EXPECT_TRUE(holds_view(client.state(), *world));
-    for (auto [cube_id, cube] : world->cubes) {
-        const Cube* held = client.state().cubes.find(cube_id);
-        ASSERT_NE(held, nullptr) << "cube " << cube_id;
-        EXPECT_EQ(held->x.quantum(), cube.x.quantum()) << "cube " << cube_id;
-    }
 }
 
 // ---------------------------------------------------------------- 9: save_only
