@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -136,7 +137,8 @@ BITREP_ALWAYS_INLINE bool delta_with_changed_bit(Stream& stream, const T& older,
         changed = !delta_codec<T>::template same<Stream::field_scope>(base, value);
     bool changed_before = false;
     if constexpr (Stream::is_coded)
-        changed_before = !identical_bytes(older, base) && !delta_codec<T>::template same<Stream::field_scope>(older, base);
+        changed_before = std::addressof(older) != std::addressof(base) && !identical_bytes(older, base) &&
+                         !delta_codec<T>::template same<Stream::field_scope>(older, base);
     if (!stream.serialize_changed(changed, changed_before))
         return false;
     if (!changed) {
@@ -334,27 +336,30 @@ BITREP_ALWAYS_INLINE bool delta_changed_element(Stream& stream, const Container&
 }
 
 /// What a writer already knows of one container's changed elements, so
-/// that delta_elements neither compares every element nor encodes again what
-/// it encoded for another packet: the replication server sets these around
-/// its bit-packed write_delta (docs/replication.md, section 11). For the
-/// container whose elements start at `base`: the indices of the elements
-/// that differ on the wire, ascending, and optionally, per one of them, its
-/// delta_changed bits (32-bit words, lowest bits first) when they do not
-/// depend on where they start (nullptr: encode it).
+/// that it neither compares every element nor encodes again what it
+/// encoded for another packet: the replication server sets these around
+/// its write_delta (docs/replication.md, section 11). For the containers
+/// whose elements start at `base` and `value`: the number of elements that
+/// differ on the wire (same_elements answers from it: 0 is the same), and,
+/// for delta_elements when `changed` is set, their indices, ascending, and
+/// optionally, per one of them, its delta_changed bits (32-bit words,
+/// lowest bits first) when they do not depend on where they start
+/// (nullptr: encode it).
 struct element_hint {
     const void* base = nullptr;
     const std::uint32_t* changed = nullptr;
     std::size_t count = 0;
     const std::uint32_t* const* words = nullptr;
     const std::uint32_t* bits = nullptr;
+    const void* value = nullptr;
 };
 /// The hints in force on this thread (empty but inside such a write).
 inline thread_local std::span<const element_hint> element_hints;
 
-inline const element_hint* find_element_hint(const void* base) noexcept
+inline const element_hint* find_element_hint(const void* base, const void* value) noexcept
 {
     for (const element_hint& hint : element_hints)
-        if (hint.base == base)
+        if (hint.base == base && hint.value == value)
             return &hint;
     return nullptr;
 }
@@ -400,8 +405,9 @@ struct changed_elements {
     {
         std::size_t previous = no_listed_index;
         if (!element_hints.empty()) [[unlikely]] {
-            hint = find_element_hint(&base[0]);
-            if (hint != nullptr) {
+            const element_hint* found = find_element_hint(&base[0], &value[0]);
+            if (found != nullptr && found->changed != nullptr) {
+                hint = found;
                 for (std::size_t k = 0; k < hint->count; ++k) {
                     index_bits += listed_index_bits(hint->changed[k], previous);
                     previous = hint->changed[k];
@@ -563,6 +569,10 @@ template <scope Scope, class Container>
 bool same_elements(const Container& a, const Container& b, std::size_t n)
 {
     using element = typename Container::value_type;
+    if (n != 0 && !element_hints.empty()) [[unlikely]] {
+        if (const element_hint* hint = find_element_hint(&a[0], &b[0]); hint != nullptr)
+            return hint->count == 0;
+    }
     for (std::size_t i = 0; i < n; ++i)
         if (!identical_bytes(a[i], b[i]) && !delta_codec<element>::template same<Scope>(a[i], b[i]))
             return false;

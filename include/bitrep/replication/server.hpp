@@ -1231,11 +1231,32 @@ private:
         return true;
     }
 
-    /// The element hints of this bit-packed packet: per shared entity array
-    /// it changes, the slots it takes and their cached bits.
-    std::span<const detail::element_hint> element_hints(connection& c, const State& base)
+    /// The element hints of this packet, from `base` to `view`: per shared
+    /// entity array it takes nothing from, that the two are the same (which
+    /// the encoder would otherwise learn by comparing every slot); and, for
+    /// the bit-packed encoder (`changes`), per array it changes, the slots
+    /// it takes and their cached bits.
+    std::span<const detail::element_hint> element_hints(connection& c, const State& base, const State& view,
+                                                        bool changes)
     {
         scratch& sc = *c.work;
+        std::size_t count = 0;
+        if (!changes) {
+            replication::for_each_field_index<State>([&](auto index) {
+                constexpr std::size_t I = decltype(index)::value;
+                if constexpr (replication::is_shared_field<State, I>) {
+                    const auto in_array = [](const auto& sent) { return sent.first == I; };
+                    if (std::none_of(c.sent_ids.begin(), c.sent_ids.end(), in_array)) {
+                        sc.hints[count++] = {&reflect::field_at<I>(base).slots()[0], nullptr, 0, nullptr, nullptr,
+                                             &reflect::field_at<I>(view).slots()[0]};
+                        assert(detail::same_elements<scope::replication>(reflect::field_at<I>(base).slots(),
+                                                                         reflect::field_at<I>(view).slots(),
+                                                                         entity_capacity<I>));
+                    }
+                }
+            });
+            return std::span<const detail::element_hint>(sc.hints.data(), count);
+        }
         std::sort(c.sent_ids.begin(), c.sent_ids.end());
         sc.hint_changed.clear();
         sc.hint_offsets.clear();
@@ -1260,7 +1281,6 @@ private:
         for (std::size_t k = 0; k < sc.hint_offsets.size(); ++k)
             sc.hint_words[k] =
                 sc.hint_offsets[k] == cached_delta::no_words ? nullptr : sc.words.data() + sc.hint_offsets[k];
-        std::size_t count = 0;
         std::size_t start = 0;
         replication::for_each_field_index<State>([&](auto index) {
             constexpr std::size_t I = decltype(index)::value;
@@ -1268,9 +1288,11 @@ private:
                 std::size_t end = start;
                 while (end < c.sent_ids.size() && c.sent_ids[end].first == I)
                     ++end;
-                if (end != start)
-                    sc.hints[count++] = {&reflect::field_at<I>(base).slots()[0], sc.hint_changed.data() + start,
-                                         end - start, sc.hint_words.data() + start, sc.hint_bits.data() + start};
+                const auto* changed = end != start ? sc.hint_changed.data() + start : nullptr;
+                sc.hints[count++] = {&reflect::field_at<I>(base).slots()[0], changed, end - start,
+                                     changed != nullptr ? sc.hint_words.data() + start : nullptr,
+                                     changed != nullptr ? sc.hint_bits.data() + start : nullptr,
+                                     &reflect::field_at<I>(view).slots()[0]};
                 start = end;
             }
         });
@@ -2036,6 +2058,7 @@ private:
                     !materialize(c, sc.older_parts.refs, *sc.older_parts.fields, sc.older, sc.older_refs)) [[unlikely]]
                     return status(error::no_baseline, 0, reflect::type_name<State>(),
                                   "a value of the older view left the history");
+                const hint_scope hints(element_hints(c, *base, view, false));
                 status result = sc.coder.write_with(
                     std::span<std::uint8_t>(c.packet).subspan(start, limit - start), coded_bytes, [&](auto& coder) {
                         std::uint32_t check = replication::check_value;
@@ -2056,7 +2079,7 @@ private:
         } else {
             if (status made = materialize_view(); !made) [[unlikely]]
                 return made;
-            const hint_scope hints(element_hints(c, *base));
+            const hint_scope hints(element_hints(c, *base, view, true));
             bool ok = write_delta(stream, *base, view);
             if (ok && options_.check_value) {
                 std::uint32_t check = replication::check_value;
