@@ -22,7 +22,9 @@
 //   shared_kib             what it holds for all clients (shared_bytes: world history, scratch)
 //   us_per_client          replicate() time / clients
 //   cpu_us_per_client      the same in the thread's CPU time (less disturbed
-//                          by other processes on a shared host)
+//                          by other processes on a shared host); with
+//                          threads:2, both threads' CPU time, summed (the
+//                          time columns are then the tick's wall time)
 //   receive_us_per_client  receive() time / clients
 //   tick_us                the whole tick: world, replicate, receive, acks
 //   bytes_per_packet       the packets' size, CRC and header included
@@ -53,16 +55,19 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <span>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -110,6 +115,9 @@ struct link_setup {
     /// Each packet and each ack is lost with this probability (seeded), so
     /// that clients stand on different baselines, as real ones do.
     double loss = 0;
+    /// replicate() for the clients on this many threads (this one and
+    /// threads - 1 workers), each taking a contiguous share of them.
+    std::size_t threads = 1;
 };
 
 using process_usage::thread_cpu_seconds;
@@ -121,6 +129,103 @@ struct tick_cost {
     double server_receive_seconds = 0; ///< the server's receive() of the clients' packets (acks, inputs, messages)
     std::uint64_t replicate_allocations = 0;
     std::uint64_t server_receive_allocations = 0;
+    double workers_cpu_seconds = 0; ///< the team's workers' part of replicate_cpu_seconds (threads > 1)
+    std::uint64_t workers_allocations = 0;
+};
+
+/// Runs one job on `threads` threads at once (this one and threads - 1
+/// workers that sleep between jobs): job(part) for part in [0, threads).
+/// The workers block on a condition variable rather than spin, so that
+/// between jobs they take nothing from the thread that runs the rest of
+/// the tick.
+class thread_team {
+public:
+    explicit thread_team(std::size_t threads) : size_(threads), cpu_(threads), allocations_(threads)
+    {
+        for (std::size_t part = 1; part < threads; ++part)
+            workers_.emplace_back([this, part] { work(part); });
+    }
+    ~thread_team()
+    {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stopping_ = true;
+            ++generation_;
+        }
+        wake_.notify_all();
+        for (std::thread& worker : workers_)
+            worker.join();
+    }
+    thread_team(const thread_team&) = delete;
+    thread_team& operator=(const thread_team&) = delete;
+
+    std::size_t size() const noexcept { return size_; }
+
+    /// Runs job on every thread and returns once all are done, with the
+    /// workers' CPU seconds and allocations during it, summed (this
+    /// thread's part is the caller's to count).
+    template <class Job>
+    std::pair<double, std::uint64_t> run(Job& job)
+    {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            call_ = [](void* context, std::size_t part) { (*static_cast<Job*>(context))(part); };
+            context_ = &job;
+            running_ = size_ - 1;
+            ++generation_;
+        }
+        wake_.notify_all();
+        job(0);
+        std::unique_lock<std::mutex> lock(mutex_);
+        done_.wait(lock, [this] { return running_ == 0; });
+        double cpu = 0;
+        std::uint64_t allocations = 0;
+        for (std::size_t part = 1; part < size_; ++part) {
+            cpu += cpu_[part];
+            allocations += allocations_[part];
+        }
+        return {cpu, allocations};
+    }
+
+private:
+    void work(std::size_t part)
+    {
+        std::uint64_t seen = 0;
+        for (;;) {
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                wake_.wait(lock, [&] { return generation_ != seen; });
+                seen = generation_;
+                if (stopping_)
+                    return;
+            }
+            const std::uint64_t allocations = bitrep_bench::thread_allocations;
+            const double cpu = thread_cpu_seconds();
+            call_(context_, part);
+            cpu_[part] = thread_cpu_seconds() - cpu;
+            allocations_[part] = bitrep_bench::thread_allocations - allocations;
+            bool last = false;
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                last = --running_ == 0;
+            }
+            if (last)
+                done_.notify_one();
+        }
+    }
+
+    std::size_t size_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::condition_variable done_;
+    std::uint64_t generation_ = 0;
+    std::size_t running_ = 0;
+    bool stopping_ = false;
+    void (*call_)(void*, std::size_t) = nullptr; ///< the job
+    void* context_ = nullptr;
+    std::vector<double> cpu_;
+    std::vector<std::uint64_t> allocations_;
+    std::vector<std::thread> workers_;
 };
 
 /// The server's statistics summed over its clients.
@@ -151,7 +256,8 @@ public:
     explicit basic_session(link_setup setup)
         : setup_(setup), world_(world_seed), server_(options(setup)), packets_(setup.clients),
           in_flight_(setup.ack_delay == never_acks ? 0
-                                                   : (static_cast<std::size_t>(setup.ack_delay) + 1) * setup.clients)
+                                                   : (static_cast<std::size_t>(setup.ack_delay) + 1) * setup.clients),
+          team_(setup.threads > 1 ? std::make_unique<thread_team>(setup.threads) : nullptr)
     {
         for (std::size_t i = 0; i < setup.clients; ++i) {
             ids_.push_back(server_.add_client());
@@ -182,11 +288,25 @@ public:
         const clock::time_point start = clock::now();
         // The world is recorded once a tick, then each client's packet.
         server_.update(now);
-        for (std::size_t i = 0; i < ids_.size(); ++i)
-            packets_[i] = server_.replicate(ids_[i]);
+        if (team_ == nullptr) {
+            for (std::size_t i = 0; i < ids_.size(); ++i)
+                packets_[i] = server_.replicate(ids_[i]);
+        } else {
+            // Different clients at once (docs/replication.md, section 9).
+            const std::size_t parts = team_->size();
+            auto share = [this, parts](std::size_t part) {
+                const std::size_t n = ids_.size();
+                for (std::size_t i = n * part / parts; i < n * (part + 1) / parts; ++i)
+                    packets_[i] = server_.replicate(ids_[i]);
+            };
+            const auto [workers_cpu, workers_allocations] = team_->run(share);
+            cost.workers_cpu_seconds = workers_cpu;
+            cost.workers_allocations = workers_allocations;
+        }
         const clock::time_point replicated = clock::now();
-        cost.replicate_cpu_seconds = thread_cpu_seconds() - cpu_start;
-        cost.replicate_allocations = bitrep_bench::thread_allocations - allocations;
+        // This thread's (update, and the first share), and the workers'.
+        cost.replicate_cpu_seconds = thread_cpu_seconds() - cpu_start + cost.workers_cpu_seconds;
+        cost.replicate_allocations = bitrep_bench::thread_allocations - allocations + cost.workers_allocations;
 
         for (std::size_t i = 0; i < clients_.size(); ++i)
             if (!lost() && !clients_[i]->receive(packets_[i])) [[unlikely]]
@@ -277,6 +397,7 @@ private:
     std::vector<std::span<const std::uint8_t>> packets_;
     /// (ack_delay + 1) ticks of the clients' packets, one per client.
     std::vector<std::vector<std::uint8_t>> in_flight_;
+    std::unique_ptr<thread_team> team_; ///< when setup.threads > 1
     std::size_t ticks_ = 0;
     Chat chat_{{}, "gg, well played"};
     std::uint64_t inputs_taken_ = 0;
@@ -346,6 +467,19 @@ void verify()
         const server_totals t = s.totals();
         check(t.full_states == 20 && t.packets == 20, "a client that never acks gets a full state every tick");
         check(s.clients_hold_world(), "a full state with no packet limit carries the whole world");
+    }
+
+    // replicate() on two threads sends what one thread sends.
+    {
+        session one({8, 3, default_packet_bytes});
+        session two({8, 3, default_packet_bytes, bitrep::replication_encoding::coded, false, 0, 2});
+        for (int t = 0; t < 150; ++t) {
+            one.tick();
+            two.tick();
+        }
+        check(one.totals().bytes == two.totals().bytes && one.totals().entities == two.totals().entities,
+              "two threads send the bytes one thread sends");
+        check(two.clients_hold_world() == one.clients_hold_world(), "two threads leave the clients where one does");
     }
 
     // Two-way: with acks 6 ticks late, every input and chat line sent at
@@ -562,6 +696,13 @@ int main(int argc, char** argv)
         // for long, so little is shared between them.
         register_ticks("BM_Replicate/clients:64/ack_delay:6/loss:5%" + e,
                        {64, 6, default_packet_bytes, encoding, false, 0.05}, timed::replicate, 300);
+        // The same on two threads (replicate() for different clients at
+        // once): the tick's wall time, and the CPU both threads spent.
+        for (int delay : {0, 6})
+            register_ticks("BM_Replicate/clients:64/ack_delay:" + std::to_string(delay) + "/threads:2" + e,
+                           {64, delay, default_packet_bytes, encoding, false, 0, 2}, timed::replicate, 300);
+        register_ticks("BM_Replicate/clients:64/ack_delay:6/loss:5%/threads:2" + e,
+                       {64, 6, default_packet_bytes, encoding, false, 0.05, 2}, timed::replicate, 300);
         // Delta against full state, both with no packet limit so that every
         // change fits, and the full state at the default limit (capped).
         register_ticks("BM_DeltaBytes/max_packet_bytes:65536" + e, {1, 0, unlimited_packet_bytes, encoding},
