@@ -4,6 +4,8 @@
 #include <bitrep/save/schema_bind.hpp>
 #include <bitrep/save/schema_reader.hpp>
 
+#include <array>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -51,6 +53,13 @@ bool read_enum_index(save_read_stream& stream, const schema_node& node, std::uin
     });
 }
 
+bool read_alternative(save_read_stream& stream, const schema& tree, std::uint32_t variant, std::uint32_t& alternative)
+{
+    if (tree.nodes[variant].kind != schema_kind::variant) // bind() let only variants into a program's variant
+        return stream.fail(error::schema_mismatch, stream.position(), "not a variant in the file");
+    return variant_kind::read_alternative(stream, tree, variant, alternative);
+}
+
 bool read_list_count(save_read_stream& stream, const schema_node& node, std::uint64_t& count)
 {
     return with_kind(node.kind, [&](auto entry) {
@@ -75,6 +84,18 @@ void enter_schema_field(failure_record& record, const schema_node& field) noexce
         record.enter_member(field.name);
 }
 
+void enter_schema_alternative(failure_record& record, const schema_node& alternative) noexcept
+{
+    if (alternative.name.empty()) {
+        // "#" and the index: at most 1 + 10 characters.
+        std::array<char, 12> text{'#'};
+        const auto written = std::to_chars(text.data() + 1, text.data() + text.size(), alternative.position);
+        record.enter_alternative(std::string_view(text.data(), static_cast<std::size_t>(written.ptr - text.data())));
+    } else {
+        record.enter_alternative(alternative.name);
+    }
+}
+
 load_plan::load_plan(const schema& file_schema)
     : file(file_schema), target(file_schema.nodes.size(), -1), missing(file_schema.nodes.size(), {0, 0}),
       identical(file_schema.nodes.size(), 0), min_bits(file_schema.nodes.size(), 0)
@@ -96,6 +117,11 @@ std::string schema_path(const schema& file, std::uint32_t node, std::string_view
         const schema_node& parent = file.nodes[here.parent];
         if (parent.kind == schema_kind::structure)
             parts.push_back(here.name.empty() ? ".#" + std::to_string(here.position) : "." + here.name);
+        else if (parent.kind == schema_kind::variant)
+            parts.push_back(std::string("<")
+                                .append(here.name.empty() ? std::string("#").append(std::to_string(here.position))
+                                                          : here.name)
+                                .append(">"));
         else if (parent.kind == schema_kind::vector || parent.kind == schema_kind::array)
             parts.emplace_back("[]");
     }
@@ -230,6 +256,38 @@ bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t
             if (!matched[i])
                 plan.missing_fields.push_back(program.nodes[program_fields[i]].position);
         plan.missing[f] = {begin, static_cast<std::uint32_t>(plan.missing_fields.size())};
+        return true;
+    }
+    case schema_kind::variant: {
+        // Alternatives with names (classes, enums) match by name; those
+        // without match in their order among the unnamed ones. A file's
+        // alternative the program no longer has is refused per value, when
+        // a value holds it (the load never drops what a player saved).
+        std::vector<std::uint32_t> program_unnamed;
+        for (std::uint32_t q = p + 1; q < program_node.end; q = program.nodes[q].end)
+            if (program.nodes[q].name.empty())
+                program_unnamed.push_back(q);
+        std::size_t unnamed = 0;
+        for (std::uint32_t c = f + 1; c < file_node.end; c = file.nodes[c].end) {
+            const schema_node& file_alternative = file.nodes[c];
+            std::uint32_t found = schema_node::none;
+            if (file_alternative.name.empty()) {
+                if (unnamed < program_unnamed.size())
+                    found = program_unnamed[unnamed];
+                ++unnamed;
+            } else {
+                for (std::uint32_t q = p + 1; q < program_node.end && found == schema_node::none; q = program.nodes[q].end)
+                    if (program.nodes[q].name == file_alternative.name)
+                        found = q;
+            }
+            if (found == schema_node::none)
+                continue;
+            plan.target[c] = static_cast<std::int32_t>(program.nodes[found].position);
+            if (!bind(plan, c, program, found, failure)) {
+                enter_schema_alternative(failure, file_alternative);
+                return false;
+            }
+        }
         return true;
     }
     case schema_kind::opaque:

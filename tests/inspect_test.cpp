@@ -28,6 +28,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #ifndef BITREP_INSPECT_PATH
@@ -130,6 +131,18 @@ struct Tiny {
     ranged<int, 0, 2> n = 0;
 };
 BOOST_DESCRIBE_STRUCT(Tiny, (), (n))
+
+// A variant: a class alternative, an enum, and a number without a name.
+struct Sword {
+    ranged<int, 0, 100> damage = 0;
+};
+BOOST_DESCRIBE_STRUCT(Sword, (), (damage))
+struct Loot {
+    std::variant<Sword, Team, ranged<int, 0, 99>> first;
+    std::variant<Sword, Team, ranged<int, 0, 99>> second;
+    std::variant<Sword, Team, ranged<int, 0, 99>> third;
+};
+BOOST_DESCRIBE_STRUCT(Loot, (), (first, second, third))
 
 using oracle::contains;
 
@@ -388,6 +401,23 @@ TEST_F(Inspect, AggregateFieldsAreKeyedByPosition)
     EXPECT_EQ(doc["value"], json::parse(R"({"#0": -7, "#1": 2.5, "#3": 200})"));
     EXPECT_FALSE(doc["schema"]["fields"][0].contains("name"));
     EXPECT_EQ(doc["schema"]["fields"][2]["position"], 3);
+}
+
+TEST_F(Inspect, AVariantIsAnObjectOfItsAlternativeByNameOrIndex)
+{
+    const Loot loot{Sword{40}, Team::green, ranged<int, 0, 99>(7)};
+    const json doc = inspect(saved("loot.sav", loot));
+    EXPECT_EQ(doc["complete"], true);
+    EXPECT_EQ(doc["value"], json::parse(R"({"first": {"Sword": {"damage": 40}}, "second": {"Team": "green"},
+                                            "third": {"#2": 7}})"));
+    const json& schema = doc["schema"]["fields"][0];
+    EXPECT_EQ(schema["kind"], "variant");
+    EXPECT_EQ(schema["index_bits"], 2);
+    ASSERT_EQ(schema["alternatives"].size(), 3u);
+    EXPECT_EQ(schema["alternatives"][0]["name"], "Sword");
+    EXPECT_EQ(schema["alternatives"][1]["kind"], "enum");
+    EXPECT_FALSE(schema["alternatives"][2].contains("name"));
+    EXPECT_EQ(schema["alternatives"][2]["position"], 2);
 }
 
 TEST_F(Inspect, SchemaOnlyLeavesOutTheValue)

@@ -98,9 +98,9 @@ std::uint32_t index_of(const schema& tree, const schema_node& node)
     return static_cast<std::uint32_t>(&node - tree.nodes.data());
 }
 
-// Each struct field's key in the value, by node: its name, or "#<position>"
-// for an aggregate's field (Boost.PFR cannot name it), as status paths show
-// it. Computed once per schema rather than once per value, and unique within
+// Each struct field's (and variant alternative's) key in the value, by node:
+// its name, or "#<position>" for an aggregate's field (Boost.PFR cannot name
+// it) or an alternative without one, as status paths show it. Computed once per schema rather than once per value, and unique within
 // each struct (a forged schema may repeat a name: the repeats become
 // "name~2", "name~3", ...), so that the builder appends without lookups.
 std::vector<std::string> field_keys(const schema& tree)
@@ -108,7 +108,7 @@ std::vector<std::string> field_keys(const schema& tree)
     std::vector<std::string> keys(tree.nodes.size());
     for (std::uint32_t index = 0; index < tree.nodes.size(); ++index) {
         const schema_node& node = tree.nodes[index];
-        if (node.kind != schema_kind::structure)
+        if (node.kind != schema_kind::structure && node.kind != schema_kind::variant)
             continue;
         std::set<std::string, std::less<>> taken;
         // Per name, the last suffix tried: linear however many repeats.
@@ -202,6 +202,14 @@ json schema_json(const schema& tree, std::uint32_t index)
     case schema_kind::opaque:
         out["type"] = node.type_name;
         break;
+    case schema_kind::variant: {
+        out["index_bits"] = bitrep::detail::enum_index_bits(node.children);
+        json alternatives = json::array();
+        for (std::uint32_t child = index + 1; child < node.end; child = tree.nodes[child].end)
+            alternatives.push_back(schema_json(tree, child));
+        out["alternatives"] = std::move(alternatives);
+        break;
+    }
     }
     return out;
 }
@@ -239,6 +247,14 @@ public:
     void begin_struct(const schema_node& node) { open(json::object(), node, false); }
     void field(const schema_node& field) { last_field_ = index_of(tree_, field); }
     void end_struct() { open_.pop_back(); }
+    /// A variant is an object of one member: its alternative's name (`#`
+    /// and its index for one without), then its value.
+    void begin_variant(const schema_node& node, const schema_node& alternative)
+    {
+        open(json::object(), node, false);
+        last_field_ = index_of(tree_, alternative);
+    }
+    void end_variant() { open_.pop_back(); }
 
     /// The walk stops at a hook-serialized value (its length is the
     /// hook's secret): it is shown as such where it belongs.

@@ -27,6 +27,7 @@
 #include <span>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <bitrep/annotations.hpp>
@@ -968,6 +969,96 @@ struct delta_codec<std::optional<T>> : detail::delta_by_changed_bit<std::optiona
         if (base.has_value())
             return delta_codec<T>::delta_changed(stream, older.has_value() ? *older : *base, *base, *value);
         return bitrep::serialize(stream, *value);
+    }
+};
+
+/// Variants: when changed, whether the alternative switched from the
+/// baseline's. Not switched: the alternative's delta against the
+/// baseline's. Switched: the new alternative's index among the other
+/// count - 1 (enum_index_bits(count - 1) bits: none for two alternatives),
+/// then the value in full. On the coded streams the decision and the index
+/// use the variant's own model slot, each alternative its own slots.
+template <class... Ts>
+struct delta_codec<std::variant<Ts...>> : detail::delta_by_changed_bit<std::variant<Ts...>> {
+    using type = std::variant<Ts...>;
+    static constexpr std::size_t count = sizeof...(Ts);
+    static constexpr std::size_t max_changed_bits()
+    {
+        const std::size_t same_alternative = std::max({delta_codec<Ts>::max_changed_bits()...});
+        const std::size_t switched = count < 2 ? 0
+                                               : detail::add_bits(static_cast<std::size_t>(detail::enum_index_bits(count - 1)),
+                                                                  std::max({max_bits<Ts>...}));
+        return detail::add_bits(1, std::max(same_alternative, switched));
+    }
+    static constexpr std::size_t coded_slots = (std::size_t{1} + ... + detail::coded_slot_count<Ts>());
+
+    template <scope Scope>
+    static bool same(const type& a, const type& b)
+    {
+        if (a.index() != b.index() || a.valueless_by_exception())
+            return false;
+        return detail::with_alternative<count>(a.index(), [&](auto i) {
+            constexpr std::size_t I = decltype(i)::value;
+            return delta_codec<std::variant_alternative_t<I, type>>::template same<Scope>(*std::get_if<I>(&a),
+                                                                                         *std::get_if<I>(&b));
+        });
+    }
+
+    template <class Stream>
+    static bool delta_changed(Stream& stream, const type& older, const type& base, type& value)
+    {
+        const std::size_t start = stream.position();
+        if constexpr (!Stream::is_reading) {
+            if (value.valueless_by_exception() || base.valueless_by_exception()) [[unlikely]]
+                return stream.fail(error::value_out_of_range, start, "variant valueless by exception");
+        }
+        const std::size_t from = base.index(); // a baseline the receiver holds holds an alternative
+        bool switched = value.index() != from;
+        if (!stream.serialize_bool(switched))
+            return false;
+        if (!switched) {
+            return detail::with_alternative<count>(from, [&](auto i) {
+                constexpr std::size_t I = decltype(i)::value;
+                using alternative = std::variant_alternative_t<I, type>;
+                [[maybe_unused]] const auto slot = stream.enter_slot(offset<I>());
+                alternative* now;
+                if constexpr (Stream::is_reading)
+                    now = &detail::hold_alternative<I>(value);
+                else
+                    now = std::get_if<I>(&value);
+                const alternative& was = *std::get_if<I>(&base);
+                const alternative* was_older = std::get_if<I>(&older);
+                if (delta_codec<alternative>::delta_changed(stream, was_older != nullptr ? *was_older : was, was, *now))
+                    [[likely]]
+                    return true;
+                detail::enter_alternative<alternative>(stream.failure());
+                return false;
+            });
+        }
+        if constexpr (count < 2) {
+            return stream.fail(error::bad_enum, start, "variant switched, but it has one alternative");
+        } else {
+            // The index among the alternatives other than the baseline's.
+            std::uint64_t other = value.index() < from ? value.index() : value.index() - 1;
+            if (!detail::serialize_alternative_index(stream, other, count - 1, stream.position()))
+                return false;
+            const std::size_t to = other < from ? static_cast<std::size_t>(other) : static_cast<std::size_t>(other) + 1;
+            return detail::with_alternative<count>(to, [&](auto i) {
+                constexpr std::size_t I = decltype(i)::value;
+                [[maybe_unused]] const auto slot = stream.enter_slot(offset<I>());
+                return codec<type>::template serialize_alternative<I>(stream, value);
+            });
+        }
+    }
+
+private:
+    /// Alternative I's first model slot, past the variant's own.
+    template <std::size_t I>
+    static constexpr std::size_t offset()
+    {
+        return [&]<std::size_t... J>(std::index_sequence<J...>) {
+            return (std::size_t{1} + ... + detail::coded_slot_count<std::variant_alternative_t<J, type>>());
+        }(std::make_index_sequence<I>{});
     }
 };
 

@@ -50,3 +50,4 @@ template <class Stream, class T>
 #include <bitrep/codecs/ranged.hpp>
 #include <bitrep/codecs/scalars.hpp>
 #include <bitrep/codecs/unbounded.hpp>
+#include <bitrep/codecs/variant.hpp>

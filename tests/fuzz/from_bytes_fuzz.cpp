@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <span>
+#include <variant>
 #include <vector>
 
 namespace fuzz {
@@ -43,6 +44,7 @@ struct Entity {
     bitrep::bounded_vector<Item, 6> items;
     std::optional<bitrep::ranged<int, -3, 3>> mood;
     std::array<bool, 3> flags;
+    std::variant<Item, Sparse, bitrep::ranged<int, -3, 3>> held; // 2-bit index, one value past the alternatives
     Stats stats;
     float raw;
     std::uint8_t level;

@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <optional>
 #include <span>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 namespace fuzz {
@@ -22,6 +24,7 @@ enum class KindV2 { key, potion, shield, sword, bow };
 BOOST_DESCRIBE_ENUM(KindV2, key, potion, shield, sword, bow)
 
 struct ItemV1 {
+    static constexpr std::string_view bitrep_name = "Item"; // so a variant's alternative matches ItemV2
     Kind kind = Kind::none;
     bitrep::ranged<int, 1, 64> count = 1;
 };
@@ -38,10 +41,12 @@ struct SaveV1 {
     std::array<float, 2> stats{};
     double played = 0;
     bool hardcore = false;
+    std::variant<ItemV1, Kind, bitrep::ranged<int, 0, 9>> equipped;
 };
-BOOST_DESCRIBE_STRUCT(SaveV1, (), (level, hero, inventory, x, facing, pet, stats, played, hardcore))
+BOOST_DESCRIBE_STRUCT(SaveV1, (), (level, hero, inventory, x, facing, pet, stats, played, hardcore, equipped))
 
 struct ItemV2 {
+    static constexpr std::string_view bitrep_name = "Item";
     KindV2 kind = KindV2::key;
     bitrep::ranged<int, 1, 99> count = 1;
     bool cursed = false;
@@ -60,9 +65,11 @@ struct SaveV2 {
     bitrep::ranged<int, 0, 9999> gold = 10;
     bitrep::net_only<int> ping = 0;
     std::uint32_t migrated = 0;
+    // Alternatives reordered, one dropped (the enum), the unnamed one widened.
+    std::variant<bitrep::ranged<int, 0, 99>, ItemV2> equipped;
     void migrate(std::uint32_t from) { migrated = from; }
 };
-BOOST_DESCRIBE_STRUCT(SaveV2, (), (inventory, level, hero, x, facing, pet, stats, gold, ping, migrated))
+BOOST_DESCRIBE_STRUCT(SaveV2, (), (inventory, level, hero, x, facing, pet, stats, gold, ping, migrated, equipped))
 
 // A file the header checks accept: the right magic, lengths and CRC
 // (written with the library's own little-endian and CRC helpers).

@@ -8,6 +8,7 @@
 #include <bitrep/wire/stream.hpp>
 
 #include <cstdint>
+#include <string_view>
 
 namespace bitrep {
 
@@ -41,17 +42,19 @@ BITREP_ALWAYS_INLINE bool serialize_integer_pattern(Stream& stream, std::uint64_
 /// The bits of an enum's declaration index among `count` enumerators.
 constexpr int enum_index_bits(std::uint64_t count) noexcept { return bits_required_for_span(count - 1); }
 
-/// An enumerator's declaration index among `count`; an index past the
-/// enumerators is refused (bad_enum) when reading.
+/// An enumerator's declaration index among `count` (or a variant's
+/// alternative's, with its own refusal); an index past them is refused
+/// (bad_enum) when reading.
 template <class Stream>
 BITREP_ALWAYS_INLINE bool serialize_enum_index(Stream& stream, std::uint64_t& index, std::uint64_t count,
-                                               std::size_t start)
+                                               std::size_t start,
+                                               std::string_view refusal = "enum index is not an enumerator")
 {
     const int bits = enum_index_bits(count);
     if (bits > 0 && !stream.serialize_bits(index, bits))
         return false;
     if (Stream::is_reading && index >= count) [[unlikely]]
-        return stream.fail(error::bad_enum, start, "enum index is not an enumerator");
+        return stream.fail(error::bad_enum, start, refusal);
     return true;
 }
 } // namespace detail

@@ -51,6 +51,8 @@ public:
         number_text digits(position);
         push(".#", digits.view(), "");
     }
+    /// A variant's alternative, by its type: `.item<Weapon>`.
+    [[gnu::cold, gnu::noinline]] void enter_alternative(std::string_view type) noexcept { push("<", type, ">"); }
     [[gnu::cold, gnu::noinline]] void enter_index(std::size_t index) noexcept
     {
         number_text digits(index);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <type_traits>
 #include <utility>
+#include <variant>
 
 #include <boost/mp11/list.hpp>
 
@@ -69,6 +70,10 @@ template <class T, scope Scope>
 struct every_field_carried<std::optional<T>, Scope> : every_field_carried<T, Scope> {};
 template <class T, std::size_t N, scope Scope>
 struct every_field_carried<entity_array<T, N>, Scope> : every_field_carried<T, Scope> {};
+template <class... Ts, scope Scope>
+struct every_field_carried<std::variant<Ts...>, Scope> {
+    static constexpr bool value = (every_field_carried<Ts, Scope>::value && ...);
+};
 
 /// A read of Scope may decode into a T holding anything (a new one, or a
 /// working object kept from an earlier message) instead of a copy of the

@@ -102,6 +102,7 @@ public:
     void begin_array(std::size_t count) { open(schema_kind::array).max = count; }
     void begin_optional() { open(schema_kind::optional); }
     void begin_struct(std::string_view type_name) { open(schema_kind::structure).type_name = clipped(type_name); }
+    void begin_variant() { open(schema_kind::variant); }
 
     /// Names the next node as a field of the open struct.
     void field(std::string_view name, std::size_t position)
@@ -109,6 +110,8 @@ public:
         pending_name_ = clipped(name);
         pending_position_ = static_cast<std::uint32_t>(position);
     }
+    /// Names the next node as alternative `index` of the open variant.
+    void alternative(std::string_view name, std::size_t index) { field(name, index); }
     /// A described base class: a field named ":" and its type.
     void base(std::string_view type_name, std::size_t position)
     {
@@ -139,7 +142,8 @@ private:
         node.end = static_cast<std::uint32_t>(tree_.nodes.size() + 1);
         if (node.parent != schema_node::none) {
             ++tree_.nodes[node.parent].children;
-            if (tree_.nodes[node.parent].kind == schema_kind::structure) {
+            const schema_kind parent = tree_.nodes[node.parent].kind;
+            if (parent == schema_kind::structure || parent == schema_kind::variant) {
                 node.name = std::move(pending_name_);
                 node.position = pending_position_;
             }

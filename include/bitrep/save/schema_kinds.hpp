@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@
 #include <bitrep/codecs/quat.hpp>
 #include <bitrep/codecs/ranged.hpp>
 #include <bitrep/codecs/scalars.hpp>
+#include <bitrep/codecs/variant.hpp>
 #include <bitrep/save/schema_node.hpp>
 #include <bitrep/save/schema_reader.hpp>
 #include <bitrep/status.hpp>
@@ -86,6 +88,18 @@ template <class Stream>
 bool serialize_schema_u32(Stream& stream, std::uint64_t& value)
 {
     return stream.serialize_ranged_offset(value, 0xFFFFFFFFu);
+}
+
+/// The child count of a node that has at least one (an enum's enumerators,
+/// a variant's alternatives): the count minus 1, in [0, max_children - 1].
+template <class Stream>
+bool serialize_child_count_from_one(Stream& stream, schema_node& node)
+{
+    std::uint64_t count = node.children - 1;
+    if (!stream.serialize_ranged_offset(count, schema_limits::max_children - 1))
+        return false;
+    node.children = static_cast<std::uint32_t>(count + 1);
+    return true;
 }
 
 /// The walk of the kinds that read as integers, and of those that read as
@@ -300,12 +314,8 @@ struct enumeration_kind : kind_base<schema_kind::enumeration> {
     template <class Stream>
     static bool serialize_node(Stream& stream, schema_node& node, std::size_t)
     {
-        std::uint64_t count = node.children - 1;
-        if (!serialize_schema_text(stream, node.type_name) || !stream.serialize_bool(node.is_signed) ||
-            !stream.serialize_ranged_offset(count, schema_limits::max_children - 1))
-            return false;
-        node.children = static_cast<std::uint32_t>(count + 1);
-        return true;
+        return serialize_schema_text(stream, node.type_name) && stream.serialize_bool(node.is_signed) &&
+               serialize_child_count_from_one(stream, node);
     }
     static std::uint64_t fewest_bits(const schema& tree, std::uint32_t index, const std::vector<std::uint64_t>&)
     {
@@ -531,6 +541,57 @@ struct opaque_kind : kind_base<schema_kind::opaque> {
     }
 };
 
+/// A variant: the alternative's index among the children, then the value
+/// by that child. Its children are the alternatives, each named by its
+/// type (a class's or an enum's stable name; empty for other kinds) with
+/// its index as its position.
+struct variant_kind : kind_base<schema_kind::variant> {
+    static constexpr std::string_view name = "variant";
+    static constexpr node_role child_role = node_role::field;
+
+    /// At least one alternative, as C++ requires of a std::variant.
+    template <class Stream>
+    static bool serialize_node(Stream& stream, schema_node& node, std::size_t)
+    {
+        return serialize_child_count_from_one(stream, node);
+    }
+    /// Its index, and its smallest alternative.
+    static std::uint64_t fewest_bits(const schema& tree, std::uint32_t index, const std::vector<std::uint64_t>& min_bits)
+    {
+        std::uint64_t smallest = fewest_bits_cap;
+        for (std::uint32_t c = index + 1; c < tree.nodes[index].end; c = tree.nodes[c].end)
+            smallest = std::min(smallest, min_bits[c]);
+        return static_cast<std::uint64_t>(enum_index_bits(tree.nodes[index].children)) + smallest;
+    }
+    /// Reads the index and finds the alternative's node.
+    static bool read_alternative(save_read_stream& stream, const schema& tree, std::uint32_t index,
+                                 std::uint32_t& alternative)
+    {
+        const schema_node& node = tree.nodes[index];
+        std::uint64_t which = 0;
+        if (!serialize_alternative_index(stream, which, node.children, stream.position()))
+            return false;
+        alternative = index + 1;
+        for (std::uint64_t i = 0; i < which; ++i)
+            alternative = tree.nodes[alternative].end;
+        return true;
+    }
+    template <class Walker>
+    static bool walk(Walker& w, std::uint32_t index)
+    {
+        std::uint32_t alternative = 0;
+        if (!read_alternative(w.stream, w.tree, index, alternative))
+            return false;
+        w.visitor.begin_variant(w.tree.nodes[index], w.tree.nodes[alternative]);
+        if (!w.value(alternative)) {
+            enter_schema_alternative(w.stream.failure(), w.tree.nodes[alternative]);
+            return false;
+        }
+        w.visitor.end_variant();
+        return true;
+    }
+};
+
 /// The one switch over schema_kind: calls `f` with the kind's entry (an
 /// empty object whose static members are the kind's operations). Every
 /// kind a parsed or built schema holds is in range.
@@ -553,6 +614,7 @@ constexpr decltype(auto) with_kind(schema_kind kind, F&& f)
     case schema_kind::optional: return f(optional_kind{});
     case schema_kind::structure: return f(structure_kind{});
     case schema_kind::opaque: return f(opaque_kind{});
+    case schema_kind::variant: return f(variant_kind{});
     }
     return f(enumerator_kind{});
 }

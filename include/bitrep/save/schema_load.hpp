@@ -18,6 +18,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <bitrep/annotations.hpp>
@@ -311,6 +312,26 @@ template <class T, std::size_t N>
 bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, entity_array<T, N>& out)
 {
     return entity_array_access::rewrite(out, [&](auto& slots) { return read_value(stream, plan, f, slots); });
+}
+
+/// The file's alternative into the program's alternative bind() matched it
+/// with (a file's alternative the program no longer has is refused).
+template <class... Ts>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std::variant<Ts...>& out)
+{
+    const std::size_t start = stream.position();
+    std::uint32_t alternative = 0;
+    if (!read_alternative(stream, plan.file, f, alternative))
+        return false;
+    const std::int32_t mine = plan.target[alternative];
+    if (mine < 0) [[unlikely]]
+        return value_does_not_fit(stream, start, "the file's alternative is not in the program's variant");
+    const bool ok = with_alternative<sizeof...(Ts)>(static_cast<std::size_t>(mine), [&](auto i) {
+        return read_as(stream, plan, alternative, hold_alternative<decltype(i)::value>(out));
+    });
+    if (!ok) [[unlikely]]
+        enter_schema_alternative(stream.failure(), plan.file.nodes[alternative]);
+    return ok;
 }
 
 template <class T>

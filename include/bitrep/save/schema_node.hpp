@@ -30,8 +30,9 @@ enum class schema_kind : std::uint8_t {
     optional,    ///< presence bit, then the value (one child)
     structure,   ///< fields in order (children)
     opaque,      ///< a serialization hook's own bits
+    variant,     ///< the alternative's index, then its value (children: the alternatives, named)
 };
-inline constexpr std::uint64_t schema_kind_count = 15;
+inline constexpr std::uint64_t schema_kind_count = 16;
 
 /// One node of a schema tree. A schema is its nodes in depth-first order,
 /// so a node's subtree is the range [index, end) and its children are found
@@ -44,7 +45,7 @@ struct schema_node {
     std::uint32_t parent = none;       ///< the enclosing node, none for the root
     std::uint32_t end = 0;             ///< one past this subtree's last node
     std::uint32_t children = 0;        ///< direct children
-    std::uint32_t position = 0;        ///< as a field: its position among its struct's fields
+    std::uint32_t position = 0;        ///< as a field: its position among its struct's fields; as an alternative: its index
     std::uint32_t bits = 0;            ///< integer: width; quat: bits per component
     std::uint64_t min = 0;             ///< ranged: minimum (two's complement); enumerator: value
     std::uint64_t max = 0;             ///< ranged: maximum; string: max length; vector: max size; array: count
@@ -52,7 +53,8 @@ struct schema_node {
     float real_max = 0.0f;             ///< quantized
     float resolution = 0.0f;           ///< quantized
     detail::quantizer quantizer{};     ///< quantized, quat (derived from the above)
-    std::string name;                  ///< as a field: its name (empty for a position); enumerator: its name
+    std::string name;                  ///< as a field: its name (empty for a position); enumerator: its name;
+                                       ///< as an alternative: its type's stable name (empty for a kind that has none)
     std::string type_name;             ///< structure, enumeration, opaque
 
     friend bool operator==(const schema_node&, const schema_node&) = default;
@@ -77,8 +79,9 @@ struct schema {
 std::string_view to_string(schema_kind kind) noexcept;
 
 namespace detail {
-/// How a node sits in its parent: a struct's fields carry a name and a
-/// position; an enumeration's children are enumerators (kind implied).
+/// How a node sits in its parent: a struct's fields and a variant's
+/// alternatives carry a name and a position; an enumeration's children are
+/// enumerators (kind implied).
 enum class node_role : std::uint8_t { value, field, enumerator };
 } // namespace detail
 

@@ -52,6 +52,10 @@ bool read_real(save_read_stream& stream, const schema_node& node, double& out);
 /// file's enumeration (bad_enum past its enumerators).
 bool read_enum_index(save_read_stream& stream, const schema_node& node, std::uint64_t& index);
 
+/// A variant node's value: which alternative it holds, as the node of that
+/// alternative (bad_enum past its alternatives).
+bool read_alternative(save_read_stream& stream, const schema& tree, std::uint32_t variant, std::uint32_t& alternative);
+
 /// How many elements a vector or array node holds in this value.
 bool read_list_count(save_read_stream& stream, const schema_node& node, std::uint64_t& count);
 
@@ -61,5 +65,9 @@ bool skip_value(save_read_stream& stream, const schema& tree, std::uint32_t inde
 
 /// Names a file's field in a failure path: by name, else by position.
 [[gnu::cold]] void enter_schema_field(failure_record& record, const schema_node& field) noexcept;
+
+/// Names a file's variant alternative in a failure path: `<Weapon>`, or
+/// `<#2>` for one without a name.
+[[gnu::cold]] void enter_schema_alternative(failure_record& record, const schema_node& alternative) noexcept;
 
 } // namespace bitrep::detail

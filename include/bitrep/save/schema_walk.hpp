@@ -41,6 +41,7 @@ struct schema_walker {
 ///   enumerator(node, enumerator_node) / rotation(node, quat<3>&)
 ///   begin_struct(node) field(field_node) end_struct()
 ///   begin_list(node, count) end_list() / absent(node)
+///   begin_variant(node, alternative_node) end_variant()
 ///   opaque(node): a hook-serialized value, which cannot be read without
 ///   its program (its length is the hook's), so the walk stops there with
 ///   schema_mismatch.
@@ -65,6 +66,8 @@ struct skipping_visitor {
     void begin_struct(const schema_node&) {}
     void field(const schema_node&) {}
     void end_struct() {}
+    void begin_variant(const schema_node&, const schema_node&) {}
+    void end_variant() {}
     void opaque(const schema_node&) {}
 };
 

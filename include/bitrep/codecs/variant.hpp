@@ -1,0 +1,152 @@
+// std::variant<Ts...>: the alternative's index in bits_required(0, count - 1)
+// bits (an enum's index encoding), then the alternative's own encoding.
+#pragma once
+
+#include <bitrep/codec.hpp>
+#include <bitrep/codecs/scalars.hpp>
+#include <bitrep/detail/field_path.hpp>
+#include <bitrep/detail/inline.hpp>
+#include <bitrep/reflect.hpp>
+#include <bitrep/serialize.hpp>
+#include <bitrep/status.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+namespace bitrep {
+
+namespace detail {
+
+template <class T>
+struct is_std_variant : std::false_type {};
+template <class... Ts>
+struct is_std_variant<std::variant<Ts...>> : std::true_type {};
+
+template <class T, class... Ts>
+inline constexpr std::size_t occurrences = (std::size_t{0} + ... + std::size_t{std::is_same_v<T, Ts>});
+
+/// An alternative's index among `count`, as an enum's index (the
+/// schema-driven load reads a file's variant with it too).
+template <class Stream>
+BITREP_ALWAYS_INLINE bool serialize_alternative_index(Stream& stream, std::uint64_t& index, std::uint64_t count,
+                                                      std::size_t start)
+{
+    return serialize_enum_index(stream, index, count, start, "variant index is not an alternative");
+}
+
+/// How an alternative is known in a save file's schema: a struct, a class
+/// with a serialization hook or an enum by its stable name (bitrep_name,
+/// else the compiler's spelling), which survives reordering the
+/// alternatives; any other kind (an int, a ranged or quantized number, a
+/// container) has no name that every compiler spells alike, and is known
+/// by its order among the unnamed alternatives.
+template <class T>
+constexpr std::string_view alternative_name() noexcept
+{
+    if constexpr (std::is_enum_v<T> || requires { codec<T>::walks_fields; })
+        return reflect::stable_name<T>();
+    else
+        return {};
+}
+
+/// f(std::integral_constant<std::size_t, I>) for the I equal to `index`
+/// (below Count), which says whether it succeeded.
+template <std::size_t Count, class F>
+BITREP_ALWAYS_INLINE bool with_alternative(std::size_t index, F&& f)
+{
+    return [&]<std::size_t... I>(std::index_sequence<I...>) BITREP_LAMBDA_ALWAYS_INLINE {
+        bool ok = false;
+        static_cast<void>(((index == I ? (ok = f(std::integral_constant<std::size_t, I>{}), true) : false) || ...));
+        return ok;
+    }(std::make_index_sequence<Count>{});
+}
+
+/// Makes `value` hold alternative I, default-constructed unless it already
+/// holds it (a read then assigns every carried part of it).
+template <std::size_t I, class Variant>
+BITREP_ALWAYS_INLINE auto& hold_alternative(Variant& value)
+{
+    if (value.index() != I)
+        value.template emplace<I>();
+    return *std::get_if<I>(&value);
+}
+
+/// A failure inside alternative I names it, e.g. `Pickup.item<Weapon>.damage`.
+template <class Alternative>
+[[gnu::cold]] inline void enter_alternative(failure_record& failure) noexcept
+{
+    failure.enter_alternative(reflect::type_name<Alternative>());
+}
+} // namespace detail
+
+template <class... Ts>
+struct codec<std::variant<Ts...>> {
+    using type = std::variant<Ts...>;
+    static constexpr std::size_t count = sizeof...(Ts);
+    static_assert(((detail::occurrences<Ts, Ts...> == 1) && ...),
+                  "bitrep: a std::variant's alternatives must be distinct types (the schema and the error paths "
+                  "name them by type)");
+    static_assert((std::is_default_constructible_v<Ts> && ...),
+                  "bitrep: a std::variant's alternatives must be default-constructible (a read makes the "
+                  "alternative it finds, then fills it)");
+    static constexpr int index_bits = detail::enum_index_bits(count);
+
+    template <class Stream>
+    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, type& value)
+    {
+        const std::size_t start = stream.position();
+        std::uint64_t index = value.index();
+        if constexpr (!Stream::is_reading) {
+            if (value.valueless_by_exception()) [[unlikely]]
+                return stream.fail(error::value_out_of_range, start, "variant valueless by exception");
+        }
+        if (!detail::serialize_alternative_index(stream, index, count, start))
+            return false;
+        return detail::with_alternative<count>(static_cast<std::size_t>(index), [&](auto i) BITREP_LAMBDA_ALWAYS_INLINE {
+            return serialize_alternative<decltype(i)::value>(stream, value);
+        });
+    }
+
+    /// Alternative I in full; on read, made first when value holds another.
+    template <std::size_t I, class Stream>
+    BITREP_ALWAYS_INLINE static bool serialize_alternative(Stream& stream, type& value)
+    {
+        using alternative = std::variant_alternative_t<I, type>;
+        alternative* held;
+        if constexpr (Stream::is_reading)
+            held = &detail::hold_alternative<I>(value);
+        else
+            held = std::get_if<I>(&value);
+        if (bitrep::serialize(stream, *held)) [[likely]]
+            return true;
+        detail::enter_alternative<alternative>(stream.failure());
+        return false;
+    }
+
+    static constexpr std::size_t max_bits()
+    {
+        return detail::add_bits(static_cast<std::size_t>(index_bits), std::max({codec<Ts>::max_bits()...}));
+    }
+    static constexpr std::size_t min_bits()
+    {
+        return detail::add_bits(static_cast<std::size_t>(index_bits), std::min({codec<Ts>::min_bits()...}));
+    }
+    /// The alternatives in order, each named by its type (a class's or an
+    /// enum's stable name; unnamed for other kinds) at its index.
+    template <class Schema>
+    static void describe(Schema& schema)
+    {
+        schema.begin_variant();
+        [&schema]<std::size_t... I>(std::index_sequence<I...>) {
+            ((schema.alternative(detail::alternative_name<Ts>(), I), codec<Ts>::describe(schema)), ...);
+        }(std::index_sequence_for<Ts...>{});
+        schema.end();
+    }
+};
+
+} // namespace bitrep
