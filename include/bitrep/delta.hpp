@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -997,7 +998,7 @@ struct delta_codec<std::variant<Ts...>> : detail::delta_by_changed_bit<std::vari
     {
         if (a.index() != b.index() || a.valueless_by_exception())
             return false;
-        return detail::with_alternative<count>(a.index(), [&](auto i) {
+        return detail::with_index<count>(a.index(), [&](auto i) {
             constexpr std::size_t I = decltype(i)::value;
             return delta_codec<std::variant_alternative_t<I, type>>::template same<Scope>(*std::get_if<I>(&a),
                                                                                          *std::get_if<I>(&b));
@@ -1017,7 +1018,7 @@ struct delta_codec<std::variant<Ts...>> : detail::delta_by_changed_bit<std::vari
         if (!stream.serialize_bool(switched))
             return false;
         if (!switched) {
-            return detail::with_alternative<count>(from, [&](auto i) {
+            return detail::with_index<count>(from, [&](auto i) {
                 constexpr std::size_t I = decltype(i)::value;
                 using alternative = std::variant_alternative_t<I, type>;
                 [[maybe_unused]] const auto slot = stream.enter_slot(offset<I>());
@@ -1043,7 +1044,7 @@ struct delta_codec<std::variant<Ts...>> : detail::delta_by_changed_bit<std::vari
             if (!detail::serialize_alternative_index(stream, other, count - 1, stream.position()))
                 return false;
             const std::size_t to = other < from ? static_cast<std::size_t>(other) : static_cast<std::size_t>(other) + 1;
-            return detail::with_alternative<count>(to, [&](auto i) {
+            return detail::with_index<count>(to, [&](auto i) {
                 constexpr std::size_t I = decltype(i)::value;
                 [[maybe_unused]] const auto slot = stream.enter_slot(offset<I>());
                 return codec<type>::template serialize_alternative<I>(stream, value);
@@ -1058,6 +1059,64 @@ private:
     {
         return [&]<std::size_t... J>(std::index_sequence<J...>) {
             return (std::size_t{1} + ... + detail::coded_slot_count<std::variant_alternative_t<J, type>>());
+        }(std::make_index_sequence<I>{});
+    }
+};
+
+/// Pairs and tuples: as an aggregate's fields, a delta per member (members
+/// of one type sharing their model slots on the coded streams, as fields
+/// do).
+template <class T>
+    requires detail::std_tuple<T>
+struct delta_codec<T> : detail::delta_by_changed_bit<T> {
+    static constexpr std::size_t size = std::tuple_size_v<T>;
+    static constexpr std::size_t max_changed_bits()
+    {
+        return detail::fold_member_types<T>(
+            0, []<class Member>() { return delta_codec<Member>::max_delta_bits(); }, detail::add_bits);
+    }
+    static constexpr std::size_t coded_slots = std::max<std::size_t>(
+        1, detail::fold_member_types<T>(
+               0, []<class Member>() { return detail::coded_slot_count<Member>(); }, detail::add_bits));
+
+    template <scope Scope>
+    static bool same(const T& a, const T& b)
+    {
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return (delta_codec<std::tuple_element_t<I, T>>::template same<Scope>(std::get<I>(a), std::get<I>(b)) &&
+                    ...);
+        }(std::make_index_sequence<size>{});
+    }
+    template <class Stream>
+    static bool delta_changed(Stream& stream, const T& older, const T& base, T& value)
+    {
+        stream.begin_entity();
+        return detail::for_each_member(value, [&](auto& member, auto i) BITREP_LAMBDA_ALWAYS_INLINE {
+            constexpr std::size_t I = decltype(i)::value;
+            [[maybe_unused]] const auto slot = stream.enter_slot(shared_offset<I>());
+            if (delta_codec<std::tuple_element_t<I, T>>::delta(stream, std::get<I>(older), std::get<I>(base), member))
+                [[likely]]
+                return true;
+            stream.failure().enter_position(I);
+            return false;
+        });
+    }
+
+private:
+    /// Member I's first model slot: that of the first member of its type.
+    template <std::size_t I>
+    static constexpr std::size_t shared_offset()
+    {
+        return [&]<std::size_t... J>(std::index_sequence<J...>) {
+            constexpr std::size_t first = [&] {
+                std::size_t at = I;
+                ((at = at == I && std::is_same_v<std::tuple_element_t<J, T>, std::tuple_element_t<I, T>> ? J : at),
+                 ...);
+                return at;
+            }();
+            return [&]<std::size_t... K>(std::index_sequence<K...>) {
+                return (std::size_t{0} + ... + detail::coded_slot_count<std::tuple_element_t<K, T>>());
+            }(std::make_index_sequence<first>{});
         }(std::make_index_sequence<I>{});
     }
 };

@@ -49,5 +49,6 @@ template <class Stream, class T>
 #include <bitrep/codecs/quat.hpp>
 #include <bitrep/codecs/ranged.hpp>
 #include <bitrep/codecs/scalars.hpp>
+#include <bitrep/codecs/tuple.hpp>
 #include <bitrep/codecs/unbounded.hpp>
 #include <bitrep/codecs/variant.hpp>

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstdio>
 #include <span>
+#include <tuple>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -45,6 +47,7 @@ struct Entity {
     std::optional<bitrep::ranged<int, -3, 3>> mood;
     std::array<bool, 3> flags;
     std::variant<Item, Sparse, bitrep::ranged<int, -3, 3>> held; // 2-bit index, one value past the alternatives
+    std::pair<Sparse, std::tuple<bool, bitrep::ranged<int, 0, 5>>> pair{Sparse::low, {}};
     Stats stats;
     float raw;
     std::uint8_t level;

@@ -6,6 +6,7 @@
 #include <bitrep/codecs/scalars.hpp>
 #include <bitrep/detail/field_path.hpp>
 #include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/with_index.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>
@@ -54,18 +55,6 @@ constexpr std::string_view alternative_name() noexcept
         return {};
 }
 
-/// f(std::integral_constant<std::size_t, I>) for the I equal to `index`
-/// (below Count), which says whether it succeeded.
-template <std::size_t Count, class F>
-BITREP_ALWAYS_INLINE bool with_alternative(std::size_t index, F&& f)
-{
-    return [&]<std::size_t... I>(std::index_sequence<I...>) BITREP_LAMBDA_ALWAYS_INLINE {
-        bool ok = false;
-        static_cast<void>(((index == I ? (ok = f(std::integral_constant<std::size_t, I>{}), true) : false) || ...));
-        return ok;
-    }(std::make_index_sequence<Count>{});
-}
-
 /// Makes `value` hold alternative I, default-constructed unless it already
 /// holds it (a read then assigns every carried part of it).
 template <std::size_t I, class Variant>
@@ -107,7 +96,7 @@ struct codec<std::variant<Ts...>> {
         }
         if (!detail::serialize_alternative_index(stream, index, count, start))
             return false;
-        return detail::with_alternative<count>(static_cast<std::size_t>(index), [&](auto i) BITREP_LAMBDA_ALWAYS_INLINE {
+        return detail::with_index<count>(static_cast<std::size_t>(index), [&](auto i) BITREP_LAMBDA_ALWAYS_INLINE {
             return serialize_alternative<decltype(i)::value>(stream, value);
         });
     }

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <optional>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -73,6 +74,14 @@ struct every_field_carried<entity_array<T, N>, Scope> : every_field_carried<T, S
 template <class... Ts, scope Scope>
 struct every_field_carried<std::variant<Ts...>, Scope> {
     static constexpr bool value = (every_field_carried<Ts, Scope>::value && ...);
+};
+template <class... Ts, scope Scope>
+struct every_field_carried<std::tuple<Ts...>, Scope> {
+    static constexpr bool value = (every_field_carried<Ts, Scope>::value && ...);
+};
+template <class A, class B, scope Scope>
+struct every_field_carried<std::pair<A, B>, Scope> {
+    static constexpr bool value = every_field_carried<A, Scope>::value && every_field_carried<B, Scope>::value;
 };
 
 /// A read of Scope may decode into a T holding anything (a new one, or a

@@ -16,6 +16,7 @@
 #include <limits>
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -24,6 +25,7 @@
 #include <bitrep/annotations.hpp>
 #include <bitrep/detail/field_path.hpp>
 #include <bitrep/detail/resize.hpp>
+#include <bitrep/detail/with_index.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/save/schema.hpp>
 #include <bitrep/save/schema_bind.hpp>
@@ -314,6 +316,45 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, enti
     return entity_array_access::rewrite(out, [&](auto& slots) { return read_value(stream, plan, f, slots); });
 }
 
+/// A file's struct into the members of a pair or tuple, which bind()
+/// matched by position; a member the file lacks gets its default.
+template <class Tuple>
+bool read_members(save_read_stream& stream, load_plan& plan, std::uint32_t f, Tuple& out)
+{
+    constexpr std::size_t size = std::tuple_size_v<Tuple>;
+    const schema& file = plan.file;
+    for (std::uint32_t c = f + 1; c < file.nodes[f].end; c = file.nodes[c].end) {
+        const std::int32_t position = plan.target[c];
+        const bool ok = position < 0 ? skip_value(stream, file, c, plan.budget)
+                                     : with_index<size>(static_cast<std::size_t>(position), [&](auto i) {
+                                           return read_as(stream, plan, c, std::get<decltype(i)::value>(out));
+                                       });
+        if (!ok) [[unlikely]] {
+            enter_schema_field(stream.failure(), file.nodes[c]);
+            return false;
+        }
+    }
+    const auto [begin, stop] = plan.missing[f];
+    for (std::uint32_t i = begin; i < stop; ++i)
+        with_index<size>(plan.missing_fields[i], [&](auto m) {
+            std::get<decltype(m)::value>(out) = std::tuple_element_t<decltype(m)::value, Tuple>{};
+            return true;
+        });
+    return true;
+}
+
+template <class... Ts>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std::tuple<Ts...>& out)
+{
+    return read_members(stream, plan, f, out);
+}
+
+template <class A, class B>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std::pair<A, B>& out)
+{
+    return read_members(stream, plan, f, out);
+}
+
 /// The file's alternative into the program's alternative bind() matched it
 /// with (a file's alternative the program no longer has is refused).
 template <class... Ts>
@@ -326,7 +367,7 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std:
     const std::int32_t mine = plan.target[alternative];
     if (mine < 0) [[unlikely]]
         return value_does_not_fit(stream, start, "the file's alternative is not in the program's variant");
-    const bool ok = with_alternative<sizeof...(Ts)>(static_cast<std::size_t>(mine), [&](auto i) {
+    const bool ok = with_index<sizeof...(Ts)>(static_cast<std::size_t>(mine), [&](auto i) {
         return read_as(stream, plan, alternative, hold_alternative<decltype(i)::value>(out));
     });
     if (!ok) [[unlikely]]
