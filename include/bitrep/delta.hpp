@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <bitset>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -1060,6 +1061,16 @@ private:
         return [&]<std::size_t... J>(std::index_sequence<J...>) {
             return (std::size_t{1} + ... + detail::coded_slot_count<std::variant_alternative_t<J, type>>());
         }(std::make_index_sequence<I>{});
+    }
+};
+
+/// Bitsets change as a whole: the N bits again.
+template <std::size_t N>
+struct delta_codec<std::bitset<N>> : detail::delta_as_whole<std::bitset<N>> {
+    template <scope>
+    static bool same(const std::bitset<N>& a, const std::bitset<N>& b) noexcept
+    {
+        return a == b;
     }
 };
 

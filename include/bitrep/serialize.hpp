@@ -39,6 +39,7 @@ template <class Stream, class T>
 
 // After the entry point, which the codecs of composite kinds call for their
 // parts (each of those includes this header; #pragma once ends the cycle).
+#include <bitrep/codecs/bitset.hpp>
 #include <bitrep/codecs/bounded_string.hpp>
 #include <bitrep/codecs/classes.hpp>
 #include <bitrep/codecs/containers.hpp>

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include <bitset>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -300,6 +301,28 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std:
         return false;
     for (std::size_t i = static_cast<std::size_t>(count); i < N; ++i)
         out[i] = T{};
+    return true;
+}
+
+/// A file's array or vector of bools (a bitset's schema) into a bitset; the
+/// bits the file lacks are 0, and a longer list is refused.
+template <std::size_t N>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std::bitset<N>& out)
+{
+    const std::size_t start = stream.position();
+    std::uint64_t count = 0;
+    if (!read_list_count(stream, plan.file.nodes[f], count))
+        return false;
+    if (count > N) [[unlikely]]
+        return value_does_not_fit(stream, start, "the file's bitset is longer than the program's");
+    for (std::size_t i = 0; i < N; ++i) {
+        bool bit = false;
+        if (i < count && !read_as(stream, plan, f + 1, bit)) [[unlikely]] {
+            stream.enter_index(i);
+            return false;
+        }
+        out[i] = bit;
+    }
     return true;
 }
 
