@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
@@ -383,6 +384,40 @@ struct enumerators {
             return count;
         }
     }
+};
+
+/// An enum whose enumerators are bit flags, opted in next to its
+/// description with `constexpr bool bitrep_flags(Access) { return true; }`
+/// (found by argument-dependent lookup).
+template <class E>
+concept flag_enum = described_enum<E> && requires { requires bitrep_flags(E{}); };
+
+/// A flag enum's flags: its enumerators of one bit, in declaration order (an
+/// alias of an earlier flag, `none = 0` or a combination is no flag).
+template <flag_enum E>
+struct flags {
+    using bits_type = std::make_unsigned_t<std::underlying_type_t<E>>;
+    struct table_type {
+        std::array<bits_type, enumerators<E>::count> masks{};
+        std::array<std::string_view, enumerators<E>::count> names{};
+        std::size_t count = 0;
+        bits_type all = 0;
+    };
+    static constexpr table_type table = [] {
+        table_type t;
+        for (std::size_t i = 0; i < enumerators<E>::count; ++i) {
+            const auto bits = static_cast<bits_type>(enumerators<E>::values[i]);
+            if (!std::has_single_bit(bits) || (t.all & bits) != 0)
+                continue;
+            t.masks[t.count] = bits;
+            t.names[t.count] = enumerators<E>::names[i];
+            ++t.count;
+            t.all = static_cast<bits_type>(t.all | bits);
+        }
+        return t;
+    }();
+    static constexpr std::size_t count = table.count;
+    static_assert(count > 0, "bitrep: a flag enum needs at least one enumerator of one bit");
 };
 
 namespace detail {

@@ -46,6 +46,7 @@ template <class Stream, class T>
 #include <bitrep/codecs/delta_small.hpp>
 #include <bitrep/codecs/entity_array.hpp>
 #include <bitrep/codecs/field_flags.hpp>
+#include <bitrep/codecs/flags.hpp>
 #include <bitrep/codecs/quantized.hpp>
 #include <bitrep/codecs/quat.hpp>
 #include <bitrep/codecs/ranged.hpp>

@@ -4,6 +4,7 @@
 // that whatever decodes re-encodes to bytes that decode to the same value.
 #include <bitrep/bitrep.hpp>
 
+#include <bitset>
 #include <cstdint>
 #include <cstdlib>
 #include <cstdio>
@@ -19,6 +20,9 @@ enum class Kind { none, sword, shield, potion, key };
 BOOST_DESCRIBE_ENUM(Kind, none, sword, shield, potion, key)
 enum class Sparse { low = -5, mid = 40, high = 1000 };
 BOOST_DESCRIBE_ENUM(Sparse, low, mid, high)
+enum class Access : std::uint16_t { none = 0, read = 1, write = 2, admin = 0x400, all = 0x403 };
+BOOST_DESCRIBE_ENUM(Access, none, read, write, admin, all)
+constexpr bool bitrep_flags(Access) { return true; }
 
 struct Item {
     Kind kind;
@@ -48,6 +52,8 @@ struct Entity {
     std::array<bool, 3> flags;
     std::variant<Item, Sparse, bitrep::ranged<int, -3, 3>> held; // 2-bit index, one value past the alternatives
     std::pair<Sparse, std::tuple<bool, bitrep::ranged<int, 0, 5>>> pair{Sparse::low, {}};
+    Access access;
+    std::bitset<37> seen;
     Stats stats;
     float raw;
     std::uint8_t level;

@@ -119,9 +119,10 @@ constexpr void require_described_enum()
 } // namespace detail
 
 /// The enumerator's declaration index in bits_required(0, count - 1) bits; a
-/// value or index that is not an enumerator is refused (bad_enum).
+/// value or index that is not an enumerator is refused (bad_enum). (Flag
+/// enums: codecs/flags.hpp.)
 template <class T>
-    requires std::is_enum_v<T>
+    requires(std::is_enum_v<T> && !reflect::flag_enum<T>)
 struct codec<T> {
     template <class Stream>
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, T& value)

@@ -247,7 +247,7 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, quat
 }
 
 template <class E>
-    requires std::is_enum_v<E>
+    requires(std::is_enum_v<E> && !reflect::flag_enum<E>)
 bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, E& out)
 {
     const std::size_t start = stream.position();
@@ -258,6 +258,35 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, E& o
     if (mine < 0) [[unlikely]]
         return value_does_not_fit(stream, start, "the file's enumerator is not in the program's enum");
     out = reflect::enumerators<E>::values[static_cast<std::size_t>(mine)];
+    return true;
+}
+
+/// A file's flags (a struct of bools) into a flag enum, matched by name: a
+/// flag the file lacks is clear, and a set flag the program no longer has
+/// is refused (clear, it is nothing lost).
+template <class E>
+    requires reflect::flag_enum<E>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, E& out)
+{
+    const schema& file = plan.file;
+    std::uint64_t word = 0;
+    for (std::uint32_t c = f + 1; c < file.nodes[f].end; c = file.nodes[c].end) {
+        const std::size_t start = stream.position();
+        bool set = false;
+        if (!read_as(stream, plan, c, set)) [[unlikely]] {
+            enter_schema_field(stream.failure(), file.nodes[c]);
+            return false;
+        }
+        const std::int32_t flag = plan.target[c];
+        if (set && flag < 0) [[unlikely]] {
+            value_does_not_fit(stream, start, "the file's flag is not in the program's flag enum");
+            enter_schema_field(stream.failure(), file.nodes[c]);
+            return false;
+        }
+        if (set)
+            word |= std::uint64_t{1} << flag;
+    }
+    out = codec<E>::from_word(word);
     return true;
 }
 
