@@ -53,11 +53,12 @@ bool read_enum_index(save_read_stream& stream, const schema_node& node, std::uin
     });
 }
 
-bool read_alternative(save_read_stream& stream, const schema& tree, std::uint32_t variant, std::uint32_t& alternative)
+bool read_alternative(save_read_stream& stream, const schema& tree, std::uint32_t variant, std::uint32_t& alternative,
+                      walk_budget& budget)
 {
     if (tree.nodes[variant].kind != schema_kind::variant) // bind() let only variants into a program's variant
         return stream.fail(error::schema_mismatch, stream.position(), "not a variant in the file");
-    return variant_kind::read_alternative(stream, tree, variant, alternative);
+    return variant_kind::read_alternative(stream, tree, variant, alternative, budget);
 }
 
 bool read_list_count(save_read_stream& stream, const schema_node& node, std::uint64_t& count)
@@ -276,9 +277,18 @@ bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t
                     found = program_unnamed[unnamed];
                 ++unnamed;
             } else {
-                for (std::uint32_t q = p + 1; q < program_node.end && found == schema_node::none; q = program.nodes[q].end)
-                    if (program.nodes[q].name == file_alternative.name)
-                        found = q;
+                for (std::uint32_t q = p + 1; q < program_node.end; q = program.nodes[q].end) {
+                    if (program.nodes[q].name != file_alternative.name)
+                        continue;
+                    if (found != schema_node::none) {
+                        // Stable names cut to 255 bytes, or one bitrep_name
+                        // given twice: which alternative is meant is unknown.
+                        record_mismatch(failure, "two of the program's alternatives have one name: ",
+                                        file_alternative.name, file_alternative.name);
+                        return false;
+                    }
+                    found = q;
+                }
             }
             if (found == schema_node::none)
                 continue;

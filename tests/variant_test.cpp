@@ -238,6 +238,35 @@ TEST(VariantDelta, ASwitchSendsTheIndexAmongTheOtherAlternativesThenTheValueInFu
     EXPECT_EQ(bitrep::delta_bit_size(Two{true}, Two{Potion{9}}), 1u + 1u + 4u);
 }
 
+TEST(VariantDelta, ASwitchOfTwoAlternativesReadsIntoATargetHoldingTheBaselinesAlternative)
+{
+    // Two alternatives: the switch sends no index, so the reader must not
+    // work one out from what its target happens to hold.
+    using Two = std::variant<std::monostate, Potion>;
+    const Two base;
+    const Two current = Potion{9};
+    bytes data((bitrep::delta_bit_size(base, current) + 7) / 8);
+    bitrep::write_stream writer(data);
+    ASSERT_TRUE(bitrep::write_delta(writer, base, current));
+    data.resize(writer.flush());
+    for (const Two& start : {Two{}, base, Two{Potion{1}}}) {
+        bitrep::read_stream reader(data);
+        Two out = start;
+        ASSERT_TRUE(bitrep::read_delta(reader, base, out)) << reader.failure_status("Two").message();
+        ASSERT_TRUE(std::holds_alternative<Potion>(out));
+        EXPECT_EQ(std::get<Potion>(out).strength, 9);
+    }
+    // And back, from a target that holds the new alternative already.
+    bytes back((bitrep::delta_bit_size(current, base) + 7) / 8);
+    bitrep::write_stream writer_back(back);
+    ASSERT_TRUE(bitrep::write_delta(writer_back, current, base));
+    back.resize(writer_back.flush());
+    bitrep::read_stream reader(back);
+    Two out = current;
+    ASSERT_TRUE(bitrep::read_delta(reader, current, out));
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(out));
+}
+
 TEST(VariantDelta, AForgedSwitchPastTheAlternativesIsRefused)
 {
     using Four = std::variant<bool, Potion, Key, Weapon>;
@@ -486,4 +515,38 @@ TEST(VariantReplication, PickupsThatChangeWhatTheyHoldReachAClientThroughLossInB
         EXPECT_GT(switches, 100u);
         EXPECT_TRUE(bitrep::delta_codec<Floor>::same<scope::replication>(client.state(), floor));
     }
+}
+
+namespace saves {
+struct Gem {
+    static constexpr std::string_view bitrep_name = "Treasure";
+    ranged<int, 0, 9> carats = 0;
+};
+BOOST_DESCRIBE_STRUCT(Gem, (), (carats))
+struct Coin {
+    static constexpr std::string_view bitrep_name = "Treasure"; // the same name: which is meant is unknown
+    ranged<int, 0, 9> value = 0;
+};
+BOOST_DESCRIBE_STRUCT(Coin, (), (value))
+struct HoardV1 {
+    static constexpr std::string_view bitrep_name = "Hoard";
+    std::variant<Gem, Coin> treasure;
+    bool cursed = false;
+};
+BOOST_DESCRIBE_STRUCT(HoardV1, (), (treasure, cursed))
+struct HoardV2 {
+    static constexpr std::string_view bitrep_name = "Hoard";
+    std::variant<Gem, Coin, bool> treasure; // an alternative added: matched by name, not read as the same subtree
+};
+BOOST_DESCRIBE_STRUCT(HoardV2, (), (treasure))
+} // namespace saves
+
+TEST(VariantSave, TwoAlternativesOfOneNameAreASchemaMismatchNotAGuess)
+{
+    saves::HoardV2 loaded;
+    bitrep::load_info info;
+    const bitrep::status st =
+        bitrep::load_from_bytes(bitrep::save_to_bytes(saves::HoardV1{saves::Coin{7}, true}), loaded, info);
+    EXPECT_EQ(st.code(), bitrep::error::schema_mismatch);
+    EXPECT_TRUE(oracle::contains(st.message(), "two of the program's alternatives have one name")) << st.message();
 }

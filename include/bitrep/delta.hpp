@@ -1041,7 +1041,10 @@ struct delta_codec<std::variant<Ts...>> : detail::delta_by_changed_bit<std::vari
             return stream.fail(error::bad_enum, start, "variant switched, but it has one alternative");
         } else {
             // The index among the alternatives other than the baseline's.
-            std::uint64_t other = value.index() < from ? value.index() : value.index() - 1;
+            // (A reader's target may hold anything: it starts from 0.)
+            std::uint64_t other = 0;
+            if constexpr (!Stream::is_reading)
+                other = value.index() < from ? value.index() : value.index() - 1;
             if (!detail::serialize_alternative_index(stream, other, count - 1, stream.position()))
                 return false;
             const std::size_t to = other < from ? static_cast<std::size_t>(other) : static_cast<std::size_t>(other) + 1;

@@ -89,10 +89,11 @@ struct codec<std::variant<Ts...>> {
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, type& value)
     {
         const std::size_t start = stream.position();
-        std::uint64_t index = value.index();
+        std::uint64_t index = 0; // a reader's target may hold anything
         if constexpr (!Stream::is_reading) {
             if (value.valueless_by_exception()) [[unlikely]]
                 return stream.fail(error::value_out_of_range, start, "variant valueless by exception");
+            index = value.index();
         }
         if (!detail::serialize_alternative_index(stream, index, count, start))
             return false;

@@ -563,14 +563,20 @@ struct variant_kind : kind_base<schema_kind::variant> {
             smallest = std::min(smallest, min_bits[c]);
         return static_cast<std::uint64_t>(enum_index_bits(tree.nodes[index].children)) + smallest;
     }
-    /// Reads the index and finds the alternative's node.
+    /// Reads the index and finds the alternative's node. Each step past a
+    /// sibling counts against the walk's budget, as a value does, so that a
+    /// forged file of 4,096 alternatives read at the last one cannot cost
+    /// thousands of steps per 12 bits of payload.
     static bool read_alternative(save_read_stream& stream, const schema& tree, std::uint32_t index,
-                                 std::uint32_t& alternative)
+                                 std::uint32_t& alternative, walk_budget& budget)
     {
         const schema_node& node = tree.nodes[index];
         std::uint64_t which = 0;
         if (!serialize_alternative_index(stream, which, node.children, stream.position()))
             return false;
+        if (which > budget.values_left) [[unlikely]]
+            return stream.fail(error::corrupt, stream.position(), "more values than the payload could hold");
+        budget.values_left -= which;
         alternative = index + 1;
         for (std::uint64_t i = 0; i < which; ++i)
             alternative = tree.nodes[alternative].end;
@@ -580,7 +586,7 @@ struct variant_kind : kind_base<schema_kind::variant> {
     static bool walk(Walker& w, std::uint32_t index)
     {
         std::uint32_t alternative = 0;
-        if (!read_alternative(w.stream, w.tree, index, alternative))
+        if (!read_alternative(w.stream, w.tree, index, alternative, w.budget))
             return false;
         w.visitor.begin_variant(w.tree.nodes[index], w.tree.nodes[alternative]);
         if (!w.value(alternative)) {

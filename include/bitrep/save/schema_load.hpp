@@ -414,7 +414,7 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std:
 {
     const std::size_t start = stream.position();
     std::uint32_t alternative = 0;
-    if (!read_alternative(stream, plan.file, f, alternative))
+    if (!read_alternative(stream, plan.file, f, alternative, plan.budget))
         return false;
     const std::int32_t mine = plan.target[alternative];
     if (mine < 0) [[unlikely]]

@@ -53,8 +53,10 @@ bool read_real(save_read_stream& stream, const schema_node& node, double& out);
 bool read_enum_index(save_read_stream& stream, const schema_node& node, std::uint64_t& index);
 
 /// A variant node's value: which alternative it holds, as the node of that
-/// alternative (bad_enum past its alternatives).
-bool read_alternative(save_read_stream& stream, const schema& tree, std::uint32_t variant, std::uint32_t& alternative);
+/// alternative (bad_enum past its alternatives; finding it is charged to
+/// `budget`).
+bool read_alternative(save_read_stream& stream, const schema& tree, std::uint32_t variant, std::uint32_t& alternative,
+                      walk_budget& budget);
 
 /// How many elements a vector or array node holds in this value.
 bool read_list_count(save_read_stream& stream, const schema_node& node, std::uint64_t& count);
