@@ -200,6 +200,16 @@ T decode(const bytes& data, T start = {})
     return start;
 }
 
+/// to_bytes, expecting success.
+template <class T>
+bytes encode(const T& value)
+{
+    bytes out;
+    const bitrep::status st = bitrep::to_bytes(value, out);
+    EXPECT_TRUE(st) << st.message();
+    return out;
+}
+
 /// to_bytes then from_bytes into `start`, expecting success.
 template <class T>
 T round_trip(const T& value, T start = {})
