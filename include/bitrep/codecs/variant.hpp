@@ -23,11 +23,6 @@ namespace bitrep {
 
 namespace detail {
 
-template <class T>
-struct is_std_variant : std::false_type {};
-template <class... Ts>
-struct is_std_variant<std::variant<Ts...>> : std::true_type {};
-
 template <class T, class... Ts>
 inline constexpr std::size_t occurrences = (std::size_t{0} + ... + std::size_t{std::is_same_v<T, Ts>});
 
