@@ -209,6 +209,18 @@ bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t
         }
         return true;
     case schema_kind::structure: {
+        // A duration (a struct named after its period) loads from a
+        // duration of any period, converted per value, and from nothing
+        // else; a struct from no duration.
+        duration_period period;
+        if (parse_duration_period(file_node.type_name, period) !=
+            program_node.type_name.starts_with(duration_name_prefix)) {
+            auto shown = [](const schema_node& node) {
+                return node.type_name.empty() ? std::string_view("struct") : std::string_view(node.type_name);
+            };
+            record_mismatch(failure, "", shown(file_node), shown(program_node));
+            return false;
+        }
         // Program fields in order, each matched at most once.
         std::vector<std::uint32_t> program_fields;
         for (std::uint32_t q = p + 1; q < program_node.end; q = program.nodes[q].end)

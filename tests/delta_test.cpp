@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "delta_helpers.hpp"
 #include "test_oracle.hpp"
 
 #include <array>
@@ -43,6 +44,10 @@ using bitrep::ranged;
 using bitrep::scope;
 using oracle::bit_builder;
 using oracle::bytes;
+using oracle::encode_delta;
+using oracle::encoded;
+using oracle::read_delta_status;
+using oracle::replicate;
 
 using Health = ranged<int, 0, 100>;              // 7 bits
 using Coord = quantized<-100.f, 100.f, 0.01f>;   // 20000 quanta: 15 bits
@@ -149,54 +154,6 @@ constexpr std::size_t int_relative_cost(std::uint64_t d)
     if (d <= 69914)
         return 6 + width(69914 - 4378);
     return 6 + 32;
-}
-
-struct encoded {
-    bytes data;
-    std::size_t bits = 0;
-};
-
-/// write_delta into an exactly sized buffer; checks that delta_bit_size
-/// counts exactly what the writer writes.
-template <scope Scope = scope::all, class T>
-encoded encode_delta(const T& base, const T& current)
-{
-    encoded e;
-    e.bits = bitrep::delta_bit_size<Scope>(base, current);
-    e.data.assign((e.bits + 7) / 8, 0);
-    bitrep::basic_write_stream<Scope> stream(e.data);
-    const bool ok = bitrep::write_delta(stream, base, current);
-    EXPECT_TRUE(ok) << stream.failure_status("delta").message();
-    EXPECT_EQ(stream.bit_position(), e.bits) << "delta_bit_size disagrees with write_delta";
-    e.data.resize(stream.flush());
-    return e;
-}
-
-/// read_delta over exactly `data`; the status of a failed read.
-template <scope Scope = scope::all, class T>
-bitrep::status read_delta_status(std::span<const std::uint8_t> data, const T& base, T& out,
-                                 std::size_t* bits_read = nullptr)
-{
-    bitrep::basic_read_stream<Scope> stream(data);
-    if (!bitrep::read_delta(stream, base, out))
-        return stream.failure_status("delta");
-    if (bits_read != nullptr)
-        *bits_read = stream.bit_position();
-    return {};
-}
-
-/// Writes current against base, reads it back into `start` (a value unlike
-/// both, so that every part the reader fails to assign shows), and checks
-/// the reader consumed exactly the bits written.
-template <scope Scope = scope::all, class T>
-T replicate(const T& base, const T& current, T start = {})
-{
-    const encoded e = encode_delta<Scope>(base, current);
-    std::size_t bits_read = 0;
-    const bitrep::status st = read_delta_status<Scope>(e.data, base, start, &bits_read);
-    EXPECT_TRUE(st) << st.message();
-    EXPECT_EQ(bits_read, e.bits) << "the reader stopped elsewhere than the writer";
-    return start;
 }
 
 /// Equal in wire space: the same full encoding, and delta_codec agrees.

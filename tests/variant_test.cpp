@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "delta_helpers.hpp"
 #include "test_oracle.hpp"
 
 #include <array>
@@ -162,34 +163,6 @@ TEST(Variant, MonostateIsAnEmptyAlternative)
 
 namespace {
 
-struct delta_bits {
-    bytes data;
-    std::size_t bits = 0;
-};
-
-delta_bits encode_delta(const Item& base, const Item& current)
-{
-    delta_bits e;
-    e.bits = bitrep::delta_bit_size(base, current);
-    e.data.assign((e.bits + 7) / 8, 0);
-    bitrep::write_stream stream(e.data);
-    EXPECT_TRUE(bitrep::write_delta(stream, base, current)) << stream.failure_status("delta").message();
-    EXPECT_EQ(stream.bit_position(), e.bits);
-    e.data.resize(stream.flush());
-    return e;
-}
-
-/// What a receiver holding `base` (and having held `start` in its target)
-/// makes of the delta from base to current.
-Item replicate(const Item& base, const Item& current, Item start)
-{
-    const delta_bits e = encode_delta(base, current);
-    bitrep::read_stream stream(e.data);
-    EXPECT_TRUE(bitrep::read_delta(stream, base, start)) << stream.failure_status("delta").message();
-    EXPECT_EQ(stream.bit_position(), e.bits);
-    return start;
-}
-
 bool same_item(const Item& a, const Item& b) { return bitrep::delta_codec<Item>::same<scope::all>(a, b); }
 
 } // namespace
@@ -198,7 +171,7 @@ TEST(VariantDelta, AnUnchangedVariantCostsOneBit)
 {
     const Item weapon = Weapon{42, true};
     EXPECT_EQ(bitrep::delta_bit_size(weapon, weapon), 1u);
-    EXPECT_TRUE(same_item(replicate(weapon, weapon, Key::gold), weapon));
+    EXPECT_TRUE(same_item(oracle::replicate<bitrep::scope::all, Item>(weapon, weapon, Key::gold), weapon));
 }
 
 TEST(VariantDelta, TheSameAlternativeSendsItsOwnDelta)
@@ -206,11 +179,11 @@ TEST(VariantDelta, TheSameAlternativeSendsItsOwnDelta)
     const Item base = Weapon{42, false};
     const Item current = Weapon{42, true};
     // changed, not switched, then Weapon's delta: damage unchanged, two_handed changed and its bit.
-    const delta_bits e = encode_delta(base, current);
+    const oracle::encoded e = oracle::encode_delta(base, current);
     EXPECT_EQ(e.bits, 1u + 1u + 1u + 2u);
     EXPECT_EQ(e.data, bit_builder{}.bits(1, 1).bits(0, 1).bits(0, 1).bits(1, 1).bits(1, 1).result());
     for (const Item& start : {Item{Key::bronze}, Item{Potion{4}}, Item{Weapon{1, false}}})
-        EXPECT_TRUE(same_item(replicate(base, current, start), current));
+        EXPECT_TRUE(same_item(oracle::replicate<bitrep::scope::all, Item>(base, current, start), current));
 }
 
 TEST(VariantDelta, ASwitchSendsTheIndexAmongTheOtherAlternativesThenTheValueInFull)
@@ -218,14 +191,14 @@ TEST(VariantDelta, ASwitchSendsTheIndexAmongTheOtherAlternativesThenTheValueInFu
     // From Weapon (0) to Key (2): among the other two (Potion, Key) Key is 1, in 1 bit.
     const Item base = Weapon{42, false};
     const Item current = Key::gold;
-    const delta_bits e = encode_delta(base, current);
+    const oracle::encoded e = oracle::encode_delta(base, current);
     EXPECT_EQ(e.bits, 1u + 1u + 1u + 2u);
     EXPECT_EQ(e.data, bit_builder{}.bits(1, 1).bits(1, 1).bits(1, 1).bits(2, 2).result());
-    EXPECT_TRUE(same_item(replicate(base, current, Weapon{3, true}), current));
+    EXPECT_TRUE(same_item(oracle::replicate<bitrep::scope::all, Item>(base, current, Weapon{3, true}), current));
     // From Key (2) to Potion (1): among Weapon and Potion, Potion is 1.
-    const delta_bits back = encode_delta(current, Potion{9});
+    const oracle::encoded back = oracle::encode_delta(current, Item{Potion{9}});
     EXPECT_EQ(back.data, bit_builder{}.bits(1, 1).bits(1, 1).bits(1, 1).bits(9, 4).result());
-    EXPECT_TRUE(same_item(replicate(current, Potion{9}, Key::gold), Potion{9}));
+    EXPECT_TRUE(same_item(oracle::replicate<bitrep::scope::all, Item>(current, Potion{9}, Key::gold), Potion{9}));
     // Two alternatives: a switch needs no index at all.
     using Two = std::variant<bool, Potion>;
     EXPECT_EQ(bitrep::delta_bit_size(Two{true}, Two{Potion{9}}), 1u + 1u + 4u);

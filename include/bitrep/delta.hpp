@@ -1077,6 +1077,34 @@ struct delta_codec<std::bitset<N>> : detail::delta_as_whole<std::bitset<N>> {
     }
 };
 
+/// Durations: their count's delta (a ranged count as a residual on the
+/// coded streams, so a cooldown ticking down costs a few bits).
+template <class T>
+    requires detail::chrono_duration<T>
+struct delta_codec<T> : detail::delta_by_changed_bit<T> {
+    using traits = detail::duration_traits<T>;
+    using count_type = typename traits::count_type;
+    static constexpr std::size_t coded_slots = detail::coded_slot_count<count_type>();
+    static constexpr std::size_t max_changed_bits() { return delta_codec<count_type>::max_changed_bits(); }
+    template <scope Scope>
+    static bool same(const T& a, const T& b)
+    {
+        return delta_codec<count_type>::template same<Scope>(traits::count(a), traits::count(b));
+    }
+    template <class Stream>
+    static bool delta_changed(Stream& stream, const T& older, const T& base, T& value)
+    {
+        count_type now{};
+        if constexpr (!Stream::is_reading)
+            now = traits::count(value);
+        if (!delta_codec<count_type>::delta_changed(stream, traits::count(older), traits::count(base), now))
+            return false;
+        if constexpr (Stream::is_reading)
+            traits::set(value, now);
+        return true;
+    }
+};
+
 /// Pairs and tuples: as an aggregate's fields, a delta per member (members
 /// of one type sharing their model slots on the coded streams, as fields
 /// do).
@@ -1226,6 +1254,239 @@ struct delta_codec<bounded_vector<T, MaxSize>> : detail::delta_by_changed_bit<bo
             }
         }
         return true;
+    }
+};
+
+/// Bounded maps and sets: which of the baseline's entries were removed,
+/// which of a map's changed (with the value's delta) and the entries
+/// inserted, in full. Entries are named by their index in the baseline's
+/// key order, ascending, each bounded by the ones still to come
+/// (docs/wire-format.md, section 6.3).
+template <class T>
+    requires detail::keyed_container<T>
+struct delta_codec<T> : detail::delta_by_changed_bit<T> {
+    using traits = detail::keyed_traits<T>;
+    using key_type = typename traits::key_type;
+    using entry = typename traits::entry;
+    using sorted = std::vector<const entry*>;
+    static constexpr std::size_t N = traits::max_entries;
+    static constexpr std::size_t key_slots = detail::coded_slot_count<key_type>();
+    static constexpr std::size_t coded_slots = [] {
+        if constexpr (traits::has_values)
+            return 1 + key_slots + detail::coded_slot_count<typename traits::mapped_type>();
+        else
+            return 1 + key_slots;
+    }();
+
+    static constexpr std::size_t max_changed_bits()
+    {
+        const auto count = static_cast<std::size_t>(bits_required_for_span(N));
+        std::size_t each_changed = count;
+        if constexpr (traits::has_values)
+            each_changed = detail::add_bits(count, delta_codec<typename traits::mapped_type>::max_changed_bits());
+        return detail::add_bits(
+            3 * count, detail::add_bits(detail::multiply_bits(N, count),
+                                        detail::add_bits(detail::multiply_bits(N, each_changed),
+                                                         detail::multiply_bits(N, codec<T>::entry_max_bits()))));
+    }
+
+    template <scope Scope>
+    static bool same(const T& a, const T& b)
+    {
+        const auto& x = traits::entries(a);
+        const auto& y = traits::entries(b);
+        if (x.size() != y.size())
+            return false;
+        for (const auto& e : x) {
+            const auto it = y.find(traits::key_of(e));
+            if (it == y.end())
+                return false;
+            if constexpr (traits::has_values) {
+                using V = typename traits::mapped_type;
+                if (!detail::identical_bytes(e.second, it->second) &&
+                    !delta_codec<V>::template same<Scope>(e.second, it->second))
+                    return false;
+            }
+        }
+        return true;
+    }
+
+    template <class Stream>
+    static bool delta_changed(Stream& stream, const T& older, const T& base, T& value)
+    {
+        if constexpr (Stream::is_reading) {
+            // The baseline's entries are named by index while value is
+            // rebuilt: a value that is the baseline (or older) is read
+            // into from a copy.
+            if (std::addressof(value) == std::addressof(base) || std::addressof(value) == std::addressof(older)) {
+                const T base_copy = base;
+                const T older_copy = older;
+                return read_delta(stream, older_copy, base_copy, value);
+            }
+            return read_delta(stream, older, base, value);
+        } else {
+            return write_delta(stream, older, base, value);
+        }
+    }
+
+private:
+    enum class step : std::uint8_t { removed, kept, inserted };
+
+    /// Walks the baseline's and the value's entries in key order together.
+    template <class F>
+    static void merge(const sorted& b, const sorted& v, F&& f)
+    {
+        std::size_t i = 0;
+        std::size_t j = 0;
+        while (i < b.size() || j < v.size()) {
+            if (j == v.size() || (i < b.size() && traits::key_of(*b[i]) < traits::key_of(*v[j])))
+                f(step::removed, i++, j);
+            else if (i == b.size() || traits::key_of(*v[j]) < traits::key_of(*b[i]))
+                f(step::inserted, i, j++);
+            else
+                f(step::kept, i++, j++);
+        }
+    }
+
+    /// The next of ascending indices below `size`, at or above `lowest`,
+    /// with `left` more to come after it: its offset from lowest, bounded so
+    /// that the rest still fit.
+    template <class Stream>
+    static bool serialize_index(Stream& stream, std::uint64_t& index, std::uint64_t& lowest, std::uint64_t left,
+                                std::uint64_t size)
+    {
+        std::uint64_t offset = index - lowest;
+        if (!stream.serialize_ranged_offset(offset, size - 1 - left - lowest))
+            return false;
+        index = lowest + offset;
+        lowest = index + 1;
+        return true;
+    }
+
+    static const entry* older_or(const T& older, const entry& base_entry)
+    {
+        const auto& entries = traits::entries(older);
+        const auto it = entries.find(traits::key_of(base_entry));
+        return it == entries.end() ? std::addressof(base_entry) : std::addressof(*it);
+    }
+
+    template <class Stream>
+    static bool value_changed(const entry& a, const entry& b)
+    {
+        if constexpr (traits::has_values) {
+            using V = typename traits::mapped_type;
+            return !detail::identical_bytes(a.second, b.second) &&
+                   !delta_codec<V>::template same<Stream::field_scope>(a.second, b.second);
+        } else {
+            return false;
+        }
+    }
+
+    template <class Stream>
+    static bool write_delta(Stream& stream, const T& older, const T& base, const T& value)
+    {
+        if (traits::entries(value).size() > N) [[unlikely]]
+            return stream.fail(error::value_out_of_range, stream.position(),
+                               traits::has_values ? "map larger than its bound" : "set larger than its bound");
+        const sorted& b = detail::sorted_entries<T, 0>(base);
+        const sorted& v = detail::sorted_entries<T, 1>(value);
+        std::uint64_t removed = 0;
+        std::uint64_t changed = 0;
+        std::uint64_t inserted = 0;
+        merge(b, v, [&](step s, std::size_t i, std::size_t j) {
+            removed += s == step::removed;
+            inserted += s == step::inserted;
+            changed += s == step::kept && value_changed<Stream>(*b[i], *v[j]);
+        });
+        bool ok = stream.serialize_ranged_offset(removed, b.size());
+        std::uint64_t lowest = 0;
+        std::uint64_t left = removed;
+        merge(b, v, [&](step s, std::size_t i, std::size_t) {
+            if (ok && s == step::removed) {
+                std::uint64_t index = i;
+                ok = serialize_index(stream, index, lowest, --left, b.size());
+            }
+        });
+        if constexpr (traits::has_values) {
+            using V = typename traits::mapped_type;
+            ok = ok && stream.serialize_ranged_offset(changed, b.size() - removed);
+            lowest = 0;
+            left = changed;
+            std::size_t n = 0;
+            merge(b, v, [&](step s, std::size_t i, std::size_t j) {
+                if (!ok || s != step::kept || !value_changed<Stream>(*b[i], *v[j]))
+                    return;
+                std::uint64_t index = i;
+                ok = serialize_index(stream, index, lowest, --left, b.size());
+                [[maybe_unused]] const auto slot = stream.enter_slot(1 + key_slots);
+                stream.begin_entity();
+                ok = ok && delta_codec<V>::delta_changed(stream, older_or(older, *b[i])->second, b[i]->second,
+                                                         const_cast<V&>(v[j]->second)); // written, never stored to
+                if (!ok)
+                    stream.enter_index(n);
+                ++n;
+            });
+        }
+        ok = ok && stream.serialize_ranged_offset(inserted, N - (b.size() - removed));
+        std::size_t n = 0;
+        merge(b, v, [&](step s, std::size_t, std::size_t j) {
+            if (!ok || s != step::inserted)
+                return;
+            [[maybe_unused]] const auto slot = stream.enter_slot(1);
+            ok = detail::write_entry<traits>(stream, *v[j]);
+            if (!ok)
+                stream.enter_index(n);
+            ++n;
+        });
+        return ok;
+    }
+
+    template <class Stream>
+    static bool read_delta(Stream& stream, const T& older, const T& base, T& value)
+    {
+        const sorted& b = detail::sorted_entries<T, 0>(base);
+        auto& entries = traits::entries(value);
+        entries = traits::entries(base);
+        std::uint64_t removed = 0;
+        if (!stream.serialize_ranged_offset(removed, b.size()))
+            return false;
+        std::uint64_t lowest = 0;
+        for (std::uint64_t left = removed; left-- > 0;) {
+            std::uint64_t index = 0;
+            if (!serialize_index(stream, index, lowest, left, b.size()))
+                return false;
+            entries.erase(traits::key_of(*b[index]));
+        }
+        if constexpr (traits::has_values) {
+            using V = typename traits::mapped_type;
+            std::uint64_t changed = 0;
+            if (!stream.serialize_ranged_offset(changed, b.size() - removed))
+                return false;
+            lowest = 0;
+            for (std::uint64_t n = 0, left = changed; left-- > 0; ++n) {
+                const std::size_t start = stream.position();
+                std::uint64_t index = 0;
+                if (!serialize_index(stream, index, lowest, left, b.size()))
+                    return false;
+                const auto it = entries.find(traits::key_of(*b[index]));
+                if (it == entries.end()) [[unlikely]]
+                    return stream.fail(error::out_of_range, start, "a changed entry the delta removed");
+                [[maybe_unused]] const auto slot = stream.enter_slot(1 + key_slots);
+                stream.begin_entity();
+                if (!delta_codec<V>::delta_changed(stream, older_or(older, *b[index])->second, b[index]->second,
+                                                   it->second)) [[unlikely]] {
+                    stream.enter_index(static_cast<std::size_t>(n));
+                    return false;
+                }
+            }
+        }
+        std::uint64_t inserted = 0;
+        if (!stream.serialize_ranged_offset(inserted, N - (b.size() - removed)))
+            return false;
+        if (!detail::count_fits_input(stream, inserted, codec<T>::entry_min_bits()))
+            return false;
+        [[maybe_unused]] const auto slot = stream.enter_slot(1);
+        return detail::read_entries<traits>(stream, entries, inserted);
     }
 };
 

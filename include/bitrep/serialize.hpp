@@ -40,10 +40,12 @@ template <class Stream, class T>
 // After the entry point, which the codecs of composite kinds call for their
 // parts (each of those includes this header; #pragma once ends the cycle).
 #include <bitrep/codecs/bitset.hpp>
+#include <bitrep/codecs/bounded_map.hpp>
 #include <bitrep/codecs/bounded_string.hpp>
 #include <bitrep/codecs/classes.hpp>
 #include <bitrep/codecs/containers.hpp>
 #include <bitrep/codecs/delta_small.hpp>
+#include <bitrep/codecs/duration.hpp>
 #include <bitrep/codecs/entity_array.hpp>
 #include <bitrep/codecs/field_flags.hpp>
 #include <bitrep/codecs/flags.hpp>

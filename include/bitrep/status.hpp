@@ -37,6 +37,7 @@ enum class error : std::uint8_t {
     unknown_client,     ///< a client id the server does not know
     options_mismatch,   ///< the two ends' replication_options disagree (e.g. check_value)
     would_block,        ///< (send) a bounded queue is full; try again once the peer has acknowledged
+    duplicate_key,      ///< a map's or set's key given twice (read)
 };
 
 constexpr std::string_view to_string(error code) noexcept
@@ -64,6 +65,7 @@ constexpr std::string_view to_string(error code) noexcept
     case error::unknown_client: return "unknown_client";
     case error::options_mismatch: return "options_mismatch";
     case error::would_block: return "would_block";
+    case error::duplicate_key: return "duplicate_key";
     }
     return "unknown";
 }

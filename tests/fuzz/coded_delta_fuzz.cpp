@@ -10,11 +10,13 @@
 #include "../replication_world.hpp"
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 namespace fuzz {
@@ -29,6 +31,9 @@ struct World {
     bitrep::entity_array<Body, 6> bodies;
     std::array<bitrep::ranged<int, -1000, 1000>, 3> scores{};
     bitrep::ranged<int, 0, 1000000> tick;
+    bitrep::bounded_map<std::uint8_t, bitrep::ranged<int, 0, 99>, 6, std::unordered_map<std::uint8_t, bitrep::ranged<int, 0, 99>>> bag;
+    bitrep::bounded_set<bitrep::ranged<int, 0, 15>, 5> tags;
+    bitrep::ranged_duration<std::chrono::milliseconds, 0, 60'000> cooldown;
 };
 
 /// An older state and a baseline that differ, so prediction and the
@@ -50,6 +55,12 @@ struct states {
         base.scores[1] = 12;
         base.tick = 6;
         older.tick = 3;
+        for (std::uint8_t k : {3, 9, 200})
+            base.bag[k] = k % 100;
+        older.bag[9] = 1;
+        base.tags = {bitrep::ranged<int, 0, 15>(2), bitrep::ranged<int, 0, 15>(7)};
+        base.cooldown = std::chrono::milliseconds(900);
+        older.cooldown = std::chrono::milliseconds(916);
     }
 };
 

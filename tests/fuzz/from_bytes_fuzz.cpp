@@ -5,6 +5,8 @@
 #include <bitrep/bitrep.hpp>
 
 #include <bitset>
+#include <unordered_map>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstdio>
@@ -54,6 +56,10 @@ struct Entity {
     std::pair<Sparse, std::tuple<bool, bitrep::ranged<int, 0, 5>>> pair{Sparse::low, {}};
     Access access;
     std::bitset<37> seen;
+    bitrep::ranged_duration<std::chrono::milliseconds, -5, 60'000> cooldown;
+    bitrep::quantized_duration<std::chrono::duration<float>, 0, 10, 0.01> cast;
+    bitrep::bounded_map<std::uint8_t, Item, 5, std::unordered_map<std::uint8_t, Item>> bag;
+    bitrep::bounded_set<bitrep::ranged<int, -3, 3>, 4> tags;
     Stats stats;
     float raw;
     std::uint8_t level;

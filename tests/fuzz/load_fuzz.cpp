@@ -7,12 +7,15 @@
 #include <bitrep/bitrep.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <unordered_set>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -42,8 +45,12 @@ struct SaveV1 {
     double played = 0;
     bool hardcore = false;
     std::variant<ItemV1, Kind, bitrep::ranged<int, 0, 9>> equipped;
+    bitrep::ranged_duration<std::chrono::milliseconds, 0, 60'000> cooldown;
+    bitrep::bounded_vector<std::pair<int, ItemV1>, 6> stash; // keys may repeat: refused by the map
+    bitrep::bounded_vector<std::uint8_t, 4> tags;
 };
-BOOST_DESCRIBE_STRUCT(SaveV1, (), (level, hero, inventory, x, facing, pet, stats, played, hardcore, equipped))
+BOOST_DESCRIBE_STRUCT(SaveV1, (), (level, hero, inventory, x, facing, pet, stats, played, hardcore, equipped, cooldown,
+                                    stash, tags))
 
 struct ItemV2 {
     static constexpr std::string_view bitrep_name = "Item";
@@ -67,9 +74,15 @@ struct SaveV2 {
     std::uint32_t migrated = 0;
     // Alternatives reordered, one dropped (the enum), the unnamed one widened.
     std::variant<bitrep::ranged<int, 0, 99>, ItemV2> equipped;
+    // Milliseconds in the file, whole seconds here: converted, or refused.
+    bitrep::ranged_duration<std::chrono::seconds, 0, 100> cooldown;
+    // Vectors of pairs and keys into a map and a set.
+    bitrep::bounded_map<bitrep::ranged<int, 0, 15>, ItemV2, 4> stash;
+    bitrep::bounded_set<std::uint8_t, 4, std::unordered_set<std::uint8_t>> tags;
     void migrate(std::uint32_t from) { migrated = from; }
 };
-BOOST_DESCRIBE_STRUCT(SaveV2, (), (inventory, level, hero, x, facing, pet, stats, gold, ping, migrated, equipped))
+BOOST_DESCRIBE_STRUCT(SaveV2, (), (inventory, level, hero, x, facing, pet, stats, gold, ping, migrated, equipped,
+                                    cooldown, stash, tags))
 
 // A file the header checks accept: the right magic, lengths and CRC
 // (written with the library's own little-endian and CRC helpers).

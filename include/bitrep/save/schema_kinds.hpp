@@ -21,6 +21,7 @@
 #include <bitrep/annotations/quat.hpp>
 #include <bitrep/codecs/bounded_string.hpp>
 #include <bitrep/codecs/containers.hpp>
+#include <bitrep/codecs/duration.hpp>
 #include <bitrep/codecs/quat.hpp>
 #include <bitrep/codecs/ranged.hpp>
 #include <bitrep/codecs/scalars.hpp>
@@ -478,6 +479,15 @@ struct optional_kind : kind_base<schema_kind::optional> {
 struct structure_kind : kind_base<schema_kind::structure> {
     static constexpr std::string_view name = "struct";
     static constexpr node_role child_role = node_role::field;
+
+    /// Type names do not change a struct's encoding, except a duration's:
+    /// its name is its period, and its count means another length in
+    /// another period.
+    static bool same_encoding(const schema_node& a, const schema_node& b) noexcept
+    {
+        return a.type_name == b.type_name ||
+               (!a.type_name.starts_with(duration_name_prefix) && !b.type_name.starts_with(duration_name_prefix));
+    }
 
     template <class Stream>
     static bool serialize_node(Stream& stream, schema_node& node, std::size_t)

@@ -12,9 +12,11 @@
 
 #include <array>
 #include <bitset>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <string_view>
 #include <tuple>
@@ -24,6 +26,8 @@
 #include <vector>
 
 #include <bitrep/annotations.hpp>
+#include <bitrep/codecs/bounded_map.hpp>
+#include <bitrep/codecs/duration.hpp>
 #include <bitrep/detail/field_path.hpp>
 #include <bitrep/detail/resize.hpp>
 #include <bitrep/detail/with_index.hpp>
@@ -223,14 +227,19 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, Real
     return true;
 }
 
+/// A real the file held (read from `start`) into a program's float or
+/// quantized float.
+template <class Real>
+    requires std::is_floating_point_v<Real>
+bool accept_real(save_read_stream&, std::size_t, double value, Real& out)
+{
+    out = static_cast<Real>(value);
+    return true;
+}
 template <float_constant Min, float_constant Max, float_constant Resolution>
-bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, quantized<Min, Max, Resolution>& out)
+bool accept_real(save_read_stream& stream, std::size_t start, double value, quantized<Min, Max, Resolution>& out)
 {
     using type = quantized<Min, Max, Resolution>;
-    const std::size_t start = stream.position();
-    double value = 0.0;
-    if (!read_real(stream, plan.file.nodes[f], value))
-        return false;
     // Within half a step of the range: saving it again quantizes it to the
     // edge, as any value of the program's own would be.
     const double slack = 0.5 * static_cast<double>(type::resolution);
@@ -238,6 +247,16 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, quan
         return value_does_not_fit(stream, start, "the file's value is outside the program's range");
     out = static_cast<float>(value);
     return true;
+}
+
+template <float_constant Min, float_constant Max, float_constant Resolution>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, quantized<Min, Max, Resolution>& out)
+{
+    const std::size_t start = stream.position();
+    double value = 0.0;
+    if (!read_real(stream, plan.file.nodes[f], value))
+        return false;
+    return accept_real(stream, start, value, out);
 }
 
 template <int Bits>
@@ -355,6 +374,54 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std:
     return true;
 }
 
+/// A file's list of pairs (a map's schema) or of keys (a set's) into a
+/// bounded map or set: in any order (a vector's, too), a key given twice
+/// refused (duplicate_key), a list longer than the bound refused.
+template <class T>
+bool read_keyed(save_read_stream& stream, load_plan& plan, std::uint32_t f, T& out)
+{
+    using traits = keyed_traits<T>;
+    const std::size_t start = stream.position();
+    std::uint64_t count = 0;
+    if (!read_list_count(stream, plan.file.nodes[f], count))
+        return false;
+    if (count > traits::max_entries) [[unlikely]]
+        return value_does_not_fit(stream, start, "the file holds more entries than the program's bound");
+    if (!count_fits_input(stream, count, plan.min_bits[f + 1]))
+        return false;
+    auto& entries = traits::entries(out);
+    entries.clear();
+    for (std::uint64_t i = 0; i < count; ++i) {
+        const std::size_t at = stream.position();
+        bool ok;
+        if constexpr (traits::has_values) {
+            std::pair<typename traits::key_type, typename traits::mapped_type> entry{};
+            ok = read_as(stream, plan, f + 1, entry) &&
+                 add_decoded_entry<traits>(stream, entries, at, std::move(entry.first), std::move(entry.second));
+        } else {
+            typename traits::key_type key{};
+            ok = read_as(stream, plan, f + 1, key) && add_decoded_entry<traits>(stream, entries, at, std::move(key));
+        }
+        if (!ok) [[unlikely]] {
+            stream.enter_index(static_cast<std::size_t>(i));
+            return false;
+        }
+    }
+    return true;
+}
+
+template <class K, class V, std::size_t N, class Map>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, bounded_map<K, V, N, Map>& out)
+{
+    return read_keyed(stream, plan, f, out);
+}
+
+template <class K, std::size_t N, class Set>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, bounded_set<K, N, Set>& out)
+{
+    return read_keyed(stream, plan, f, out);
+}
+
 template <class V, std::uint32_t MaxStep>
 bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, delta_small<V, MaxStep>& out)
 {
@@ -425,6 +492,126 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std:
     if (!ok) [[unlikely]]
         enter_schema_alternative(stream.failure(), plan.file.nodes[alternative]);
     return ok;
+}
+
+/// How a count in the file's period becomes one in the program's: times
+/// num / den, reduced. False when the terms do not fit 63 bits.
+inline bool duration_scale(duration_period file, std::intmax_t program_num, std::intmax_t program_den,
+                           duration_period& scale) noexcept
+{
+    // (file.num / file.den) / (program_num / program_den)
+    const auto pn = static_cast<std::uint64_t>(program_num);
+    const auto pd = static_cast<std::uint64_t>(program_den);
+    const std::uint64_t g1 = std::gcd(file.num, pn);
+    const std::uint64_t g2 = std::gcd(file.den, pd);
+    if (__builtin_mul_overflow(file.num / g1, pd / g2, &scale.num) ||
+        __builtin_mul_overflow(file.den / g2, pn / g1, &scale.den))
+        return false;
+    const std::uint64_t g = std::gcd(scale.num, scale.den);
+    scale.num /= g;
+    scale.den /= g;
+    constexpr auto limit = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    return scale.num <= limit && scale.den <= limit;
+}
+
+/// An integer times num / den, when the result is a whole number that fits
+/// 64 bits.
+inline bool scale_integer(integer_value& value, duration_period scale) noexcept
+{
+    if (value.negative()) {
+        std::int64_t n = static_cast<std::int64_t>(value.pattern);
+        if (n % static_cast<std::int64_t>(scale.den) != 0)
+            return false;
+        n /= static_cast<std::int64_t>(scale.den);
+        std::int64_t result = 0;
+        if (__builtin_mul_overflow(n, static_cast<std::int64_t>(scale.num), &result))
+            return false;
+        value.pattern = static_cast<std::uint64_t>(result);
+        return true;
+    }
+    if (value.pattern % scale.den != 0)
+        return false;
+    if (__builtin_mul_overflow(value.pattern / scale.den, scale.num, &value.pattern))
+        return false;
+    value.is_signed = false; // not negative, whatever its top bit
+    return true;
+}
+
+/// A count in the file's period into the program's count (an integer,
+/// ranged, float or quantized) in the program's period: an integer count
+/// must come out whole and in range (1500 ms are not a whole number of
+/// seconds: out_of_range, nothing rounded away); a real one is scaled.
+template <class Count>
+bool read_scaled_count(save_read_stream& stream, const schema_node& node, duration_period scale, Count& out)
+{
+    const std::size_t start = stream.position();
+    if constexpr (std::is_floating_point_v<Count> || requires { Count::resolution; }) {
+        double value = 0.0;
+        if (!read_real(stream, node, value))
+            return false;
+        return accept_real(stream, start, value * static_cast<double>(scale.num) / static_cast<double>(scale.den),
+                           out);
+    } else {
+        integer_value value;
+        if (!read_integer(stream, node, value))
+            return false;
+        if (!scale_integer(value, scale)) [[unlikely]]
+            return value_does_not_fit(stream, start, "the file's duration is no whole number of the program's units");
+        if constexpr (std::is_integral_v<Count>) {
+            if (!integer_fits(value, std::numeric_limits<Count>::min(), std::numeric_limits<Count>::max())) [[unlikely]]
+                return value_does_not_fit(stream, start, "the file's duration does not fit the program's count");
+            out = integer_cast<Count>(value);
+        } else {
+            if (!integer_fits(value, Count::min, Count::max)) [[unlikely]]
+                return value_does_not_fit(stream, start, "the file's duration is outside the program's range");
+            out = integer_cast<typename Count::value_type>(value);
+        }
+        return true;
+    }
+}
+
+/// A file's duration (bind() let only durations in) in any period into the
+/// program's: the count converted, a count the file lacks the default's.
+template <class T>
+bool read_duration(save_read_stream& stream, load_plan& plan, std::uint32_t f, T& out)
+{
+    using traits = duration_traits<T>;
+    using period = typename traits::period;
+    const schema& file = plan.file;
+    const std::size_t start = stream.position();
+    duration_period file_period;
+    duration_period scale;
+    if (!parse_duration_period(file.nodes[f].type_name, file_period) ||
+        !duration_scale(file_period, period::num, period::den, scale)) [[unlikely]]
+        return value_does_not_fit(stream, start, "the file's duration period cannot be converted to the program's");
+    typename traits::count_type count = traits::count(T{});
+    for (std::uint32_t c = f + 1; c < file.nodes[f].end; c = file.nodes[c].end) {
+        bool ok;
+        if (plan.target[c] != 0)
+            ok = skip_value(stream, file, c, plan.budget);
+        else if (scale.num == 1 && scale.den == 1)
+            ok = read_as(stream, plan, c, count);
+        else
+            ok = read_scaled_count(stream, file.nodes[c], scale, count);
+        if (!ok) [[unlikely]] {
+            enter_schema_field(stream.failure(), file.nodes[c]);
+            return false;
+        }
+    }
+    traits::set(out, count);
+    return true;
+}
+
+template <class Rep, class Period>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std::chrono::duration<Rep, Period>& out)
+{
+    return read_duration(stream, plan, f, out);
+}
+
+template <class Duration, class Count>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, annotated_duration<Duration, Count>& out)
+{
+    return read_duration(stream, plan, f, out);
 }
 
 template <class T>

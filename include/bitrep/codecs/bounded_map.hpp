@@ -1,0 +1,255 @@
+// bounded_map<K, V, N> and bounded_set<K, N>: the count, then the entries
+// in ascending key order (a map's as std::pair<K, V>), which are the bits of
+// a bounded_vector of them; a save file's schema lists them as one.
+#pragma once
+
+#include <bitrep/annotations/bounded_map.hpp>
+#include <bitrep/codec.hpp>
+#include <bitrep/codecs/containers.hpp>
+#include <bitrep/codecs/tuple.hpp>
+#include <bitrep/detail/inline.hpp>
+#include <bitrep/serialize.hpp>
+#include <bitrep/status.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace bitrep {
+
+namespace detail {
+
+/// What the codecs need of a bounded_map or bounded_set.
+template <class T>
+struct keyed_traits : std::false_type {};
+template <class K, class V, std::size_t N, class Map>
+struct keyed_traits<bounded_map<K, V, N, Map>> : std::true_type {
+    using type = bounded_map<K, V, N, Map>;
+    using container = Map;
+    using key_type = K;
+    using mapped_type = V;
+    using entry = typename Map::value_type;
+    static constexpr bool has_values = true;
+    static constexpr std::size_t max_entries = N;
+    static Map& entries(type& t) noexcept { return t.map(); }
+    static const Map& entries(const type& t) noexcept { return t.map(); }
+    static const K& key_of(const entry& e) noexcept { return e.first; }
+};
+template <class K, std::size_t N, class Set>
+struct keyed_traits<bounded_set<K, N, Set>> : std::true_type {
+    using type = bounded_set<K, N, Set>;
+    using container = Set;
+    using key_type = K;
+    using mapped_type = void;
+    using entry = K;
+    static constexpr bool has_values = false;
+    static constexpr std::size_t max_entries = N;
+    static Set& entries(type& t) noexcept { return t.set(); }
+    static const Set& entries(const type& t) noexcept { return t.set(); }
+    static const K& key_of(const entry& e) noexcept { return e; }
+};
+
+template <class T>
+concept keyed_container = keyed_traits<T>::value;
+
+/// Whether a container already iterates in ascending operator< order (an
+/// ordered map or set with its default comparator).
+template <class C>
+constexpr bool iterates_in_key_order = [] {
+    if constexpr (requires { typename C::key_compare; })
+        return std::is_same_v<typename C::key_compare, std::less<typename C::key_type>> ||
+               std::is_same_v<typename C::key_compare, std::less<>>;
+    else
+        return false;
+}();
+
+/// The canonical order: pointers to the entries by ascending key, in a
+/// per-thread buffer per type and Role (two at once for a delta), which
+/// keeps its capacity, so that sorting allocates nothing once grown.
+template <class T, int Role>
+const std::vector<const typename keyed_traits<T>::entry*>& sorted_entries(const T& value)
+{
+    using traits = keyed_traits<T>;
+    static_assert(requires(const typename traits::key_type& a) {
+        { a < a } -> std::convertible_to<bool>;
+    }, "bounded_map / bounded_set: the key type needs operator<, which orders the entries on the wire");
+    thread_local std::vector<const typename traits::entry*> sorted;
+    sorted.clear();
+    for (const auto& e : traits::entries(value))
+        sorted.push_back(std::addressof(e));
+    if constexpr (!iterates_in_key_order<typename traits::container>)
+        std::sort(sorted.begin(), sorted.end(),
+                  [](const auto* a, const auto* b) { return traits::key_of(*a) < traits::key_of(*b); });
+    return sorted;
+}
+
+/// Adds a decoded entry; a key already there is refused (duplicate_key at
+/// `start`, the entry's first bit).
+template <class Traits, class Stream, class... Parts>
+bool add_decoded_entry(Stream& stream, typename Traits::container& entries, std::size_t start, Parts&&... parts)
+{
+    const std::size_t before = entries.size();
+    entries.emplace_hint(entries.end(), std::forward<Parts>(parts)...);
+    if (entries.size() == before) [[unlikely]]
+        return stream.fail(error::duplicate_key, start,
+                           Traits::has_values ? "a key the map already holds" : "a key the set already holds");
+    return true;
+}
+
+/// One entry's key (position 0) and, for a map, value (position 1), as
+/// std::pair's members would be named. Writing reads the entry only.
+template <class Traits, class Stream>
+BITREP_ALWAYS_INLINE bool serialize_entry_parts(Stream& stream, typename Traits::key_type& key,
+                                                [[maybe_unused]] auto* value)
+{
+    if (!bitrep::serialize(stream, key)) [[unlikely]] {
+        if constexpr (Traits::has_values)
+            stream.failure().enter_position(0);
+        return false;
+    }
+    if constexpr (Traits::has_values) {
+        if (!bitrep::serialize(stream, *value)) [[unlikely]] {
+            stream.failure().enter_position(1);
+            return false;
+        }
+    }
+    return true;
+}
+
+/// Reads `count` entries into the empty `entries`.
+template <class Traits, class Stream>
+bool read_entries(Stream& stream, typename Traits::container& entries, std::uint64_t count)
+{
+    using key_type = typename Traits::key_type;
+    for (std::uint64_t i = 0; i < count; ++i) {
+        const std::size_t start = stream.position();
+        key_type key{};
+        bool ok;
+        if constexpr (Traits::has_values) {
+            typename Traits::mapped_type value{};
+            ok = serialize_entry_parts<Traits>(stream, key, &value) &&
+                 add_decoded_entry<Traits>(stream, entries, start, std::move(key), std::move(value));
+        } else {
+            ok = serialize_entry_parts<Traits>(stream, key, static_cast<void*>(nullptr)) &&
+                 add_decoded_entry<Traits>(stream, entries, start, std::move(key));
+        }
+        if (!ok) [[unlikely]] {
+            stream.enter_index(static_cast<std::size_t>(i));
+            return false;
+        }
+    }
+    return true;
+}
+
+/// Writes (or measures) one stored entry.
+template <class Traits, class Stream>
+BITREP_ALWAYS_INLINE bool write_entry(Stream& stream, const typename Traits::entry& e)
+{
+    auto& key = const_cast<typename Traits::key_type&>(Traits::key_of(e)); // written, never stored to
+    if constexpr (Traits::has_values)
+        return serialize_entry_parts<Traits>(stream, key, &const_cast<typename Traits::mapped_type&>(e.second));
+    else
+        return serialize_entry_parts<Traits>(stream, key, static_cast<void*>(nullptr));
+}
+
+} // namespace detail
+
+template <class T>
+    requires detail::keyed_container<T>
+struct codec<T> {
+    using traits = detail::keyed_traits<T>;
+    static constexpr std::size_t N = traits::max_entries;
+
+    template <class Stream>
+    static bool serialize(Stream& stream, T& value)
+    {
+        auto& entries = traits::entries(value);
+        std::uint64_t size = entries.size();
+        if constexpr (Stream::is_writing) {
+            if (size > N) [[unlikely]]
+                return stream.fail(error::value_out_of_range, stream.position(),
+                                   traits::has_values ? "map larger than its bound" : "set larger than its bound");
+        }
+        if (!stream.serialize_ranged_offset(size, N))
+            return false;
+        if constexpr (Stream::is_reading) {
+            if (!detail::count_fits_input(stream, size, entry_min_bits()))
+                return false;
+            entries.clear();
+            return detail::read_entries<traits>(stream, entries, size);
+        } else if constexpr (Stream::is_writing) {
+            const auto& sorted = detail::sorted_entries<T, 0>(value);
+            for (std::size_t i = 0; i < sorted.size(); ++i) {
+                if (!detail::write_entry<traits>(stream, *sorted[i])) [[unlikely]] {
+                    stream.enter_index(i);
+                    return false;
+                }
+            }
+            return true;
+        } else { // measuring: the order does not change the size
+            std::size_t i = 0;
+            for (const auto& e : entries) {
+                if (!detail::write_entry<traits>(stream, e)) [[unlikely]] {
+                    stream.enter_index(i);
+                    return false;
+                }
+                ++i;
+            }
+            return true;
+        }
+    }
+    static constexpr std::size_t entry_max_bits()
+    {
+        if constexpr (traits::has_values)
+            return detail::add_bits(codec<typename traits::key_type>::max_bits(),
+                                    codec<typename traits::mapped_type>::max_bits());
+        else
+            return codec<typename traits::key_type>::max_bits();
+    }
+    static constexpr std::size_t entry_min_bits()
+    {
+        if constexpr (traits::has_values)
+            return detail::add_bits(codec<typename traits::key_type>::min_bits(),
+                                    codec<typename traits::mapped_type>::min_bits());
+        else
+            return codec<typename traits::key_type>::min_bits();
+    }
+    static constexpr std::size_t max_bits()
+    {
+        return detail::add_bits(static_cast<std::size_t>(detail::count_bits(N)), detail::multiply_bits(N, entry_max_bits()));
+    }
+    static constexpr std::size_t min_bits() { return static_cast<std::size_t>(detail::count_bits(N)); }
+    /// A bounded vector of std::pair<K, V> (a map) or of K (a set): the same
+    /// bits, so saves load between them.
+    template <class Schema>
+    static void describe(Schema& schema)
+    {
+        schema.begin_vector(N);
+        if constexpr (traits::has_values)
+            codec<std::pair<typename traits::key_type, typename traits::mapped_type>>::describe(schema);
+        else
+            codec<typename traits::key_type>::describe(schema);
+        schema.end();
+    }
+};
+
+/// std::map and std::set have no bound: refused, as std::vector is.
+template <class K, class V, class Compare, class Allocator>
+struct codec<std::map<K, V, Compare, Allocator>> {
+    static_assert(detail::always_false<K>,
+                  "bitrep: std::map has no bound, and an unbounded count on the read path is an allocation bomb. "
+                  "Use bitrep::bounded_map<K, V, MaxSize> (over std::map or std::unordered_map) instead.");
+};
+template <class K, class Compare, class Allocator>
+struct codec<std::set<K, Compare, Allocator>> {
+    static_assert(detail::always_false<K>,
+                  "bitrep: std::set has no bound, and an unbounded count on the read path is an allocation bomb. "
+                  "Use bitrep::bounded_set<K, MaxSize> (over std::set or std::unordered_set) instead.");
+};
+
+} // namespace bitrep
