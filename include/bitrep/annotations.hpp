@@ -1,6 +1,7 @@
 // Every field annotation.
 #pragma once
 
+#include <bitrep/annotations/adapted.hpp>
 #include <bitrep/annotations/bounded_map.hpp>
 #include <bitrep/annotations/bounded_string.hpp>
 #include <bitrep/annotations/bounded_vector.hpp>

@@ -1077,30 +1077,31 @@ struct delta_codec<std::bitset<N>> : detail::delta_as_whole<std::bitset<N>> {
     }
 };
 
-/// Durations: their count's delta (a ranged count as a residual on the
-/// coded streams, so a cooldown ticking down costs a few bits).
+/// Proxies (durations, adapted math types): their wire type's delta (a
+/// ranged count as a residual on the coded streams, so a cooldown ticking
+/// down costs a few bits).
 template <class T>
-    requires detail::chrono_duration<T>
+    requires detail::proxied<T>
 struct delta_codec<T> : detail::delta_by_changed_bit<T> {
-    using traits = detail::duration_traits<T>;
-    using count_type = typename traits::count_type;
-    static constexpr std::size_t coded_slots = detail::coded_slot_count<count_type>();
-    static constexpr std::size_t max_changed_bits() { return delta_codec<count_type>::max_changed_bits(); }
+    using traits = detail::proxy_traits<T>;
+    using wire = typename traits::wire;
+    static constexpr std::size_t coded_slots = detail::coded_slot_count<wire>();
+    static constexpr std::size_t max_changed_bits() { return delta_codec<wire>::max_changed_bits(); }
     template <scope Scope>
     static bool same(const T& a, const T& b)
     {
-        return delta_codec<count_type>::template same<Scope>(traits::count(a), traits::count(b));
+        return delta_codec<wire>::template same<Scope>(traits::to_wire(a), traits::to_wire(b));
     }
     template <class Stream>
     static bool delta_changed(Stream& stream, const T& older, const T& base, T& value)
     {
-        count_type now{};
+        wire now{};
         if constexpr (!Stream::is_reading)
-            now = traits::count(value);
-        if (!delta_codec<count_type>::delta_changed(stream, traits::count(older), traits::count(base), now))
+            now = traits::to_wire(value);
+        if (!delta_codec<wire>::delta_changed(stream, traits::to_wire(older), traits::to_wire(base), now))
             return false;
         if constexpr (Stream::is_reading)
-            traits::set(value, now);
+            traits::from_wire(value, now);
         return true;
     }
 };

@@ -39,6 +39,7 @@ template <class Stream, class T>
 
 // After the entry point, which the codecs of composite kinds call for their
 // parts (each of those includes this header; #pragma once ends the cycle).
+#include <bitrep/codecs/adapted.hpp>
 #include <bitrep/codecs/bitset.hpp>
 #include <bitrep/codecs/bounded_map.hpp>
 #include <bitrep/codecs/bounded_string.hpp>
@@ -49,6 +50,7 @@ template <class Stream, class T>
 #include <bitrep/codecs/entity_array.hpp>
 #include <bitrep/codecs/field_flags.hpp>
 #include <bitrep/codecs/flags.hpp>
+#include <bitrep/codecs/proxy.hpp>
 #include <bitrep/codecs/quantized.hpp>
 #include <bitrep/codecs/quat.hpp>
 #include <bitrep/codecs/ranged.hpp>

@@ -182,7 +182,7 @@ struct codec<T> {
                 return false;
             entries.clear();
             return detail::read_entries<traits>(stream, entries, size);
-        } else if constexpr (Stream::is_writing) {
+        } else if constexpr (Stream::is_writing && !detail::iterates_in_key_order<typename traits::container>) {
             const auto& sorted = detail::sorted_entries<T, 0>(value);
             for (std::size_t i = 0; i < sorted.size(); ++i) {
                 if (!detail::write_entry<traits>(stream, *sorted[i])) [[unlikely]] {
@@ -191,7 +191,7 @@ struct codec<T> {
                 }
             }
             return true;
-        } else { // measuring: the order does not change the size
+        } else { // in key order already, or measuring (the order does not change the size)
             std::size_t i = 0;
             for (const auto& e : entries) {
                 if (!detail::write_entry<traits>(stream, e)) [[unlikely]] {

@@ -1,12 +1,14 @@
-// std::chrono::duration: its count, as the count's own type (a plain
-// duration: an int64 count costs 64 bits) or as the ranged or quantized
-// annotation of ranged_duration / quantized_duration. A save file's schema
-// describes it as a struct named after its period with one field, `count`,
-// so that a load converts between periods (docs/save-format.md, section 3).
+// std::chrono::duration: a proxy (codecs/proxy.hpp) sent as its count, as
+// the count's own type (a plain duration: an int64 count costs 64 bits) or
+// as the ranged or quantized annotation of ranged_duration /
+// quantized_duration. A save file's schema describes it as a struct named
+// after its period with one field, `count`, so that a load converts between
+// periods (docs/save-format.md, section 3).
 #pragma once
 
 #include <bitrep/annotations/duration.hpp>
 #include <bitrep/codec.hpp>
+#include <bitrep/codecs/proxy.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/serialize.hpp>
 
@@ -23,37 +25,6 @@
 namespace bitrep {
 
 namespace detail {
-
-/// Durations bitrep sends: how to get at their count as it is sent.
-template <class T>
-struct duration_traits : std::false_type {};
-template <class Rep, class Period>
-    requires(std::is_arithmetic_v<Rep> && !std::is_same_v<Rep, bool>)
-struct duration_traits<std::chrono::duration<Rep, Period>> : std::true_type {
-    using type = std::chrono::duration<Rep, Period>;
-    using count_type = Rep;
-    using period = Period;
-    static constexpr count_type count(const type& value) noexcept { return value.count(); }
-    static constexpr void set(type& value, count_type count) noexcept { value = type(count); }
-};
-template <class Duration, class Count>
-struct duration_traits<annotated_duration<Duration, Count>> : std::true_type {
-    using type = annotated_duration<Duration, Count>;
-    using count_type = Count;
-    using period = typename Duration::period;
-    static constexpr count_type count(const type& value) noexcept
-    {
-        return count_type(static_cast<typename count_type::value_type>(value.count()));
-    }
-    static constexpr void set(type& value, const count_type& count) noexcept
-    {
-        value.get() = Duration(static_cast<typename Duration::rep>(count.value()));
-    }
-};
-
-/// std::chrono::duration (of a number) and annotated_duration.
-template <class T>
-concept chrono_duration = duration_traits<T>::value;
 
 /// A period as a save file names it: "std::chrono::duration<1/1000>" for
 /// milliseconds (std::ratio keeps its terms reduced, so equal periods have
@@ -109,38 +80,45 @@ inline bool parse_duration_period(std::string_view name, duration_period& out) n
     return term(name.substr(0, slash), out.num) && term(name.substr(slash + 1), out.den);
 }
 
-} // namespace detail
-
-template <class T>
-    requires detail::chrono_duration<T>
-struct codec<T> {
-    using traits = detail::duration_traits<T>;
-    using count_type = typename traits::count_type;
-
-    template <class Stream>
-    BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, T& value)
-    {
-        count_type count{};
-        if constexpr (!Stream::is_reading)
-            count = traits::count(value);
-        if (!codec<count_type>::serialize(stream, count))
-            return false;
-        if constexpr (Stream::is_reading)
-            traits::set(value, count);
-        return true;
-    }
-    static constexpr std::size_t max_bits() { return codec<count_type>::max_bits(); }
-    static constexpr std::size_t min_bits() { return codec<count_type>::min_bits(); }
-    /// A struct named after the period, whose one field `count` is the
-    /// count's own node (ranged, quantized, integer or float).
+/// Durations are sent as their count (the proxy's wire type), and saved as
+/// a struct named after the period whose one field is the count.
+template <class Duration, class Count>
+struct duration_proxy : std::true_type {
+    using wire = Count;
+    using period = typename Duration::period;
     template <class Schema>
     static void describe(Schema& schema)
     {
-        schema.begin_struct(detail::duration_name<typename traits::period>::value);
+        schema.begin_struct(duration_name<period>::value);
         schema.field("count", 0);
-        codec<count_type>::describe(schema);
+        codec<Count>::describe(schema);
         schema.end();
     }
 };
+template <class Rep, class Period>
+    requires(std::is_arithmetic_v<Rep> && !std::is_same_v<Rep, bool>)
+struct proxy_traits<std::chrono::duration<Rep, Period>> : duration_proxy<std::chrono::duration<Rep, Period>, Rep> {
+    using type = std::chrono::duration<Rep, Period>;
+    static constexpr Rep to_wire(const type& value) noexcept { return value.count(); }
+    static constexpr void from_wire(type& value, Rep count) noexcept { value = type(count); }
+};
+template <class Duration, class Count>
+struct proxy_traits<annotated_duration<Duration, Count>> : duration_proxy<Duration, Count> {
+    using type = annotated_duration<Duration, Count>;
+    static constexpr Count to_wire(const type& value) noexcept
+    {
+        return Count(static_cast<typename Count::value_type>(value.count()));
+    }
+    static constexpr void from_wire(type& value, const Count& count) noexcept
+    {
+        value.get() = Duration(static_cast<typename Duration::rep>(count.value()));
+    }
+};
+
+/// std::chrono::duration (of a number) and annotated_duration.
+template <class T>
+concept chrono_duration = proxied<T> && requires { typename proxy_traits<T>::period; };
+
+} // namespace detail
 
 } // namespace bitrep

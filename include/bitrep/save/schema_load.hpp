@@ -28,6 +28,7 @@
 #include <bitrep/annotations.hpp>
 #include <bitrep/codecs/bounded_map.hpp>
 #include <bitrep/codecs/duration.hpp>
+#include <bitrep/codecs/proxy.hpp>
 #include <bitrep/detail/field_path.hpp>
 #include <bitrep/detail/resize.hpp>
 #include <bitrep/detail/with_index.hpp>
@@ -575,7 +576,7 @@ bool read_scaled_count(save_read_stream& stream, const schema_node& node, durati
 template <class T>
 bool read_duration(save_read_stream& stream, load_plan& plan, std::uint32_t f, T& out)
 {
-    using traits = duration_traits<T>;
+    using traits = proxy_traits<T>;
     using period = typename traits::period;
     const schema& file = plan.file;
     const std::size_t start = stream.position();
@@ -584,7 +585,7 @@ bool read_duration(save_read_stream& stream, load_plan& plan, std::uint32_t f, T
     if (!parse_duration_period(file.nodes[f].type_name, file_period) ||
         !duration_scale(file_period, period::num, period::den, scale)) [[unlikely]]
         return value_does_not_fit(stream, start, "the file's duration period cannot be converted to the program's");
-    typename traits::count_type count = traits::count(T{});
+    typename traits::wire count = traits::to_wire(T{});
     for (std::uint32_t c = f + 1; c < file.nodes[f].end; c = file.nodes[c].end) {
         bool ok;
         if (plan.target[c] != 0)
@@ -598,24 +599,28 @@ bool read_duration(save_read_stream& stream, load_plan& plan, std::uint32_t f, T
             return false;
         }
     }
-    traits::set(out, count);
+    traits::from_wire(out, count);
     return true;
 }
 
-template <class Rep, class Period>
-bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std::chrono::duration<Rep, Period>& out)
+/// A proxy by its wire type's node (a duration by its own rules).
+template <class T>
+    requires proxied<T>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, T& out)
 {
-    return read_duration(stream, plan, f, out);
-}
-
-template <class Duration, class Count>
-bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, annotated_duration<Duration, Count>& out)
-{
-    return read_duration(stream, plan, f, out);
+    if constexpr (chrono_duration<T>) {
+        return read_duration(stream, plan, f, out);
+    } else {
+        typename proxy_traits<T>::wire sent = proxy_traits<T>::to_wire(out);
+        if (!read_as(stream, plan, f, sent))
+            return false;
+        proxy_traits<T>::from_wire(out, sent);
+        return true;
+    }
 }
 
 template <class T>
-    requires std::is_class_v<T>
+    requires(std::is_class_v<T> && !proxied<T>)
 bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, T& out)
 {
     if constexpr (route_for<T>() == class_route::reflected)
