@@ -13,7 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(cmake make g++ clang libclang-rt-14-dev libboost1.81-dev libgtest-dev libbenchmark-dev
-          nlohmann-json3-dev libcli11-dev libcereal-dev libode-dev libglm-dev)
+          nlohmann-json3-dev libcli11-dev libcereal-dev libode-dev libglm-dev
+          libzstd-dev)
 jobs=$(nproc)
 
 install_missing() {

@@ -5,11 +5,13 @@
 
 namespace bitrep::detail {
 
-std::uint32_t crc32(std::span<const std::uint8_t> first, std::span<const std::uint8_t> second) noexcept
+std::uint32_t crc32(std::span<const std::uint8_t> first, std::span<const std::uint8_t> second,
+                    std::span<const std::uint8_t> third) noexcept
 {
     boost::crc_32_type crc;
     crc.process_bytes(first.data(), first.size());
     crc.process_bytes(second.data(), second.size());
+    crc.process_bytes(third.data(), third.size());
     return crc.checksum();
 }
 

@@ -311,38 +311,51 @@ status write_file_atomically_at(const std::filesystem::path& path, std::span<con
     return {};
 }
 
-status read_file_at(const std::filesystem::path& path, std::vector<std::uint8_t>& out, std::size_t max_bytes) noexcept
+// Opens `path` for reading, refusing what is not a regular file; `fd` and
+// `size` are set on success only.
+status open_for_reading(const std::filesystem::path& path, int& fd, std::uint64_t& size) noexcept
 {
-    out.clear();
     // O_NONBLOCK only so that opening a FIFO cannot wait forever for a
     // writer; it is refused below as not a regular file, and cleared for
     // regular files before reading.
-    int fd;
+    int opened;
     do
-        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0) {
+        opened = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    while (opened < 0 && errno == EINTR);
+    if (opened < 0) {
         if (errno == ENOENT)
             return failure(error::not_found, path, {}, reason(ENOENT));
         return io_failure(path, "open", errno);
     }
-    descriptor file(fd);
+    descriptor file(opened);
 
     struct stat info{};
     if (::fstat(file.get(), &info) != 0)
         return io_failure(path, "stat", errno);
     if (S_ISDIR(info.st_mode))
         return failure(error::io_error, path, "open", "is a directory");
-    if (!S_ISREG(info.st_mode))
+    if (!S_ISREG(info.st_mode) || info.st_size < 0)
         return failure(error::io_error, path, "open", "not a regular file");
     const int flags = ::fcntl(file.get(), F_GETFL);
     if (flags < 0 || ::fcntl(file.get(), F_SETFL, flags & ~O_NONBLOCK) != 0)
         return io_failure(path, "fcntl", errno);
+    size = static_cast<std::uint64_t>(info.st_size);
+    fd = file.release();
+    return {};
+}
+
+status read_file_at(const std::filesystem::path& path, std::vector<std::uint8_t>& out, std::size_t max_bytes) noexcept
+{
+    out.clear();
+    int fd = -1;
+    std::uint64_t size = 0;
+    if (status opened = open_for_reading(path, fd, size); !opened)
+        return opened;
+    descriptor file(fd);
 
     // Checked before allocating, so a hostile or damaged file cannot make
     // the loader reserve more memory than the caller allowed.
-    const auto size = static_cast<std::uint64_t>(info.st_size);
-    if (info.st_size < 0 || size > max_bytes)
+    if (size > max_bytes)
         return failure(error::io_error, path, "stat", "file is larger than the load limit");
     if (!without_exceptions([&] { out.resize(static_cast<std::size_t>(size)); return true; }, [] { return false; })) {
         out = {};
@@ -378,7 +391,49 @@ status read_file_at(const std::filesystem::path& path, std::vector<std::uint8_t>
     }
 }
 
+status read_file_head_at(const std::filesystem::path& path, std::size_t length, std::vector<std::uint8_t>& out,
+                         std::uint64_t& file_size) noexcept
+{
+    out.clear();
+    file_size = 0;
+    int fd = -1;
+    if (status opened = open_for_reading(path, fd, file_size); !opened)
+        return opened;
+    descriptor file(fd);
+    const std::size_t wanted = static_cast<std::size_t>(std::min<std::uint64_t>(file_size, length));
+    if (!without_exceptions([&] { out.resize(wanted); return true; }, [] { return false; })) {
+        out = {};
+        return failure(error::io_error, path, "read", "out of memory");
+    }
+    std::size_t done = 0;
+    while (done < wanted) {
+        const ssize_t got = ::pread(file.get(), out.data() + done, wanted - done, static_cast<off_t>(done));
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            const int failed = errno;
+            out.clear();
+            return io_failure(path, "read", failed);
+        }
+        if (got == 0) {
+            out.clear();
+            return failure(error::io_error, path, "read", "the file changed while it was read");
+        }
+        done += static_cast<std::size_t>(got);
+    }
+    return {};
+}
+
 } // namespace
+
+status read_file_head(path_view path, std::size_t length, std::vector<std::uint8_t>& out,
+                      std::uint64_t& file_size) noexcept
+{
+    out.clear();
+    file_size = 0;
+    return with_path(path.text(),
+                     [&](const std::filesystem::path& p) { return read_file_head_at(p, length, out, file_size); });
+}
 
 status write_file_atomically(path_view path, std::span<const std::uint8_t> bytes, bool keep_backup) noexcept
 {

@@ -137,6 +137,10 @@ struct Sword {
     ranged<int, 0, 100> damage = 0;
 };
 BOOST_DESCRIBE_STRUCT(Sword, (), (damage))
+struct Armory {
+    bitrep::bounded_vector<Sword, 1000> swords;
+};
+BOOST_DESCRIBE_STRUCT(Armory, (), (swords))
 struct Loot {
     std::variant<Sword, Team, ranged<int, 0, 99>> first;
     std::variant<Sword, Team, ranged<int, 0, 99>> second;
@@ -259,7 +263,7 @@ protected:
         file.insert(file.end(), schema_section.begin(), schema_section.end());
         file.insert(file.end(), payload.begin(), payload.end());
         std::copy(std::begin(bitrep::detail::save_magic), std::end(bitrep::detail::save_magic), file.begin());
-        bitrep::detail::store_le<std::uint16_t>(file.data() + 4, bitrep::save_header::current_format);
+        bitrep::detail::store_le<std::uint16_t>(file.data() + 4, 1); // format 1: no metadata, not compressed
         bitrep::detail::store_le<std::uint32_t>(file.data() + 8, 1);
         bitrep::detail::store_le<std::uint64_t>(file.data() + 12, bitrep::schema_fingerprint(schema_section));
         bitrep::detail::store_le<std::uint32_t>(file.data() + 20, static_cast<std::uint32_t>(schema_section.size()));
@@ -418,6 +422,37 @@ TEST_F(Inspect, AVariantIsAnObjectOfItsAlternativeByNameOrIndex)
     EXPECT_EQ(schema["alternatives"][1]["kind"], "enum");
     EXPECT_FALSE(schema["alternatives"][2].contains("name"));
     EXPECT_EQ(schema["alternatives"][2]["position"], 2);
+}
+
+TEST_F(Inspect, AFormat2SaveShowsItsMetadataAndItsValueCompressedOrNot)
+{
+    const Loot loot{Sword{40}, Team::green, ranged<int, 0, 99>(7)};
+    const Sword banner{12}; // any saved struct serves as metadata
+    bitrep::save_options options;
+    options.compression = bitrep::detail::zstd_available() ? bitrep::save_compression::zstd : bitrep::save_compression::none;
+    const fs::path file = path("slot.sav");
+    ASSERT_TRUE(bitrep::save(file, loot, banner, options));
+    const json doc = inspect(file);
+    EXPECT_EQ(doc["header"]["format"], 2);
+    EXPECT_EQ(doc["metadata"]["value"], json::parse(R"({"damage": 12})"));
+    EXPECT_EQ(doc["metadata"]["schema"]["type"], "Sword");
+    EXPECT_EQ(doc["complete"], true);
+    EXPECT_EQ(doc["value"]["first"], json::parse(R"({"Sword": {"damage": 40}})"));
+    // zstd does not shrink a value this small: stored as it is, and said so.
+    EXPECT_EQ(doc["header"]["compression"], "none");
+    if (!bitrep::detail::zstd_available())
+        return;
+    // A value it does shrink is shown as saved.
+    Armory armory;
+    for (int i = 0; i < 500; ++i)
+        armory.swords.push_back(Sword{i % 3});
+    const fs::path big = path("armory.sav");
+    ASSERT_TRUE(bitrep::save(big, armory, banner, options));
+    const json packed = inspect(big);
+    EXPECT_EQ(packed["header"]["compression"], "zstd");
+    EXPECT_LT(packed["header"]["stored_payload_bytes"].get<std::uint64_t>(), 500u * 7u / 8u / 4u);
+    ASSERT_EQ(packed["value"]["swords"].size(), 500u);
+    EXPECT_EQ(packed["value"]["swords"][499], json::parse(R"({"damage": 1})"));
 }
 
 TEST_F(Inspect, SchemaOnlyLeavesOutTheValue)

@@ -971,14 +971,15 @@ TEST(SaveRobustness, AFileFromAHigherSaveVersionIsNewerVersionAndLeavesTheObject
     EXPECT_TRUE(target == before);
 }
 
-TEST(SaveRobustness, FileFormatTwoIsNewerVersionEvenWithAValidCrc)
+TEST(SaveRobustness, FileFormatThreeIsNewerVersionEvenWithAValidCrc)
 {
     bytes file = bitrep::save_to_bytes(sample_hero());
-    write_le(file, format_at, 2, 2);
+    write_le(file, format_at, 2, 3);
     rewrite_crc(file);
     expect_refused(file, error::newer_version);
 }
 
+// Format 1 knows no flag (format 2's zstd flag included).
 TEST(SaveRobustness, AnUnknownFlagIsRefusedAsNewerVersionEvenWithAValidCrc)
 {
     bytes file = bitrep::save_to_bytes(sample_hero());

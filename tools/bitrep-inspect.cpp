@@ -309,6 +309,42 @@ private:
     bool stopped_at_hook_ = false;
 };
 
+/// One section of a save, its schema and (unless schema_only) its value,
+/// into `out` ("schema", "value", "complete"). Offsets are in bits from
+/// the file's start, for messages.
+status section_json(std::span<const std::uint8_t> schema_bytes, std::span<const std::uint8_t> payload,
+                    std::uint64_t payload_bits, std::size_t schema_offset, std::size_t payload_offset, bool schema_only,
+                    json& out)
+{
+    schema tree;
+    if (status parsed = bitrep::parse_schema(schema_bytes, tree); !parsed)
+        return bitrep::detail::payload_status(parsed, schema_offset);
+    out["schema"] = schema_json(tree, 0);
+    if (schema_only)
+        return {};
+    const schema_node& root = tree.nodes[0];
+    const std::string_view root_name = root.type_name.empty() ? std::string_view("payload") : root.type_name;
+    bitrep::failure_record failure;
+    bitrep::detail::save_read_stream stream(payload, failure);
+    // The same allowance as the schema-driven load: one value per payload
+    // bit, plus room for zero-bit values (empty structs, one-value ranges).
+    bitrep::detail::walk_budget budget = bitrep::detail::walk_budget::for_payload(payload_bits);
+    json_builder builder(tree);
+    bool complete = bitrep::detail::walk_value(stream, tree, 0, builder, budget);
+    if (!complete) {
+        // Only a hook's bits stop an intact payload; its length is private
+        // to the hook, so nothing after it can be located.
+        if (!builder.stopped_at_hook())
+            return bitrep::detail::payload_status(stream.failure_status(root_name), payload_offset);
+    } else if (stream.bit_position() != payload_bits) {
+        return status(bitrep::error::corrupt, payload_offset + stream.bit_position(), root_name,
+                      "the payload's length differs from the value's");
+    }
+    out["complete"] = complete;
+    out["value"] = builder.take();
+    return {};
+}
+
 /// Reads and checks `path` and fills `document`; any failure is the file's.
 status inspect(const std::string& path, bool schema_only, json& document)
 {
@@ -319,10 +355,6 @@ status inspect(const std::string& path, bool schema_only, json& document)
     bitrep::save_header header;
     if (status checked = bitrep::read_save_header(file, header); !checked)
         return checked;
-    schema tree;
-    const auto schema_section = file.subspan(bitrep::save_header::size, header.schema_bytes);
-    if (status parsed = bitrep::parse_schema(schema_section, tree); !parsed)
-        return bitrep::detail::payload_status(parsed, bitrep::save_header::size * 8);
 
     document["file"] = path;
     document["header"] = {
@@ -334,31 +366,49 @@ status inspect(const std::string& path, bool schema_only, json& document)
         {"crc32", hex(header.crc, 8)},
         {"file_bytes", header.file_bytes()},
     };
-    document["schema"] = schema_json(tree, 0);
-    if (schema_only)
-        return {};
-
-    const std::size_t payload_offset = (bitrep::save_header::size + header.schema_bytes) * 8;
-    const schema_node& root = tree.nodes[0];
-    const std::string_view root_name = root.type_name.empty() ? std::string_view("payload") : root.type_name;
-    bitrep::failure_record failure;
-    bitrep::detail::save_read_stream stream(file.subspan(bitrep::save_header::size + header.schema_bytes), failure);
-    // The same allowance as the schema-driven load: one value per payload
-    // bit, plus room for zero-bit values (empty structs, one-value ranges).
-    bitrep::detail::walk_budget budget = bitrep::detail::walk_budget::for_payload(header.payload_bits);
-    json_builder builder(tree);
-    bool complete = bitrep::detail::walk_value(stream, tree, 0, builder, budget);
-    if (!complete) {
-        // Only a hook's bits stop an intact payload; its length is private
-        // to the hook, so nothing after it can be located.
-        if (!builder.stopped_at_hook())
-            return bitrep::detail::payload_status(stream.failure_status(root_name), payload_offset);
-    } else if (stream.bit_position() != header.payload_bits) {
-        return status(bitrep::error::corrupt, payload_offset + stream.bit_position(), root_name,
-                      "the payload's length differs from the value's");
+    if (header.format >= 2) {
+        json& h = document["header"];
+        h["compression"] = header.compressed() ? "zstd" : "none";
+        h["stored_payload_bytes"] = header.stored_payload_bytes;
+        h["metadata_schema_bytes"] = header.metadata_schema_bytes;
+        h["metadata_bits"] = header.metadata_bits;
+        h["info_crc32"] = hex(header.info_crc, 8);
     }
-    document["complete"] = complete;
-    document["value"] = builder.take();
+    if (header.has_metadata()) {
+        const std::size_t schema_at = bitrep::save_header::extended_size;
+        const std::size_t payload_at = schema_at + header.metadata_schema_bytes;
+        json metadata;
+        if (status read = section_json(
+                file.subspan(schema_at, header.metadata_schema_bytes),
+                file.subspan(payload_at, static_cast<std::size_t>(header.metadata_bytes()) - header.metadata_schema_bytes),
+                header.metadata_bits, schema_at * 8, payload_at * 8, schema_only, metadata);
+            !read)
+            return read;
+        document["metadata"] = std::move(metadata);
+    }
+    const auto schema_at = static_cast<std::size_t>(header.schema_offset());
+    const auto payload_at = static_cast<std::size_t>(header.payload_offset());
+    std::span<const std::uint8_t> payload = file.subspan(payload_at);
+    std::vector<std::uint8_t> inflated;
+    if (header.compressed() && !schema_only) {
+        if (header.payload_bytes() > max_file_bytes)
+            return status(bitrep::error::io_error, 24 * 8, "header", "the payload would decompress past the limit");
+        if (status unpacked =
+                bitrep::detail::decompress_payload(payload, static_cast<std::size_t>(header.payload_bytes()), inflated);
+            !unpacked)
+            return status(unpacked.code(), payload_at * 8, unpacked.field_path(), unpacked.detail());
+        payload = inflated;
+    }
+    json value;
+    if (status read = section_json(file.subspan(schema_at, header.schema_bytes), payload, header.payload_bits,
+                                   schema_at * 8, payload_at * 8, schema_only, value);
+        !read)
+        return read;
+    document["schema"] = std::move(value["schema"]);
+    if (!schema_only) {
+        document["complete"] = value["complete"];
+        document["value"] = std::move(value["value"]);
+    }
     return {};
 }
 

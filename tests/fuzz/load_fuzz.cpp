@@ -92,7 +92,7 @@ std::vector<std::uint8_t> file_around(std::span<const std::uint8_t> schema, std:
     using bitrep::detail::store_le;
     std::vector<std::uint8_t> file(bitrep::save_header::size);
     std::copy(std::begin(bitrep::detail::save_magic), std::end(bitrep::detail::save_magic), file.begin());
-    store_le<std::uint16_t>(file.data() + 4, bitrep::save_header::current_format);
+    store_le<std::uint16_t>(file.data() + 4, 1); // format 1: no metadata, not compressed
     store_le<std::uint32_t>(file.data() + 8, save_version);
     store_le<std::uint64_t>(file.data() + 12, bitrep::schema_fingerprint(schema));
     store_le<std::uint32_t>(file.data() + 20, static_cast<std::uint32_t>(schema.size()));
@@ -100,6 +100,49 @@ std::vector<std::uint8_t> file_around(std::span<const std::uint8_t> schema, std:
     file.insert(file.end(), schema.begin(), schema.end());
     file.insert(file.end(), payload.begin(), payload.end());
     store_le<std::uint32_t>(file.data() + bitrep::detail::crc_offset, bitrep::detail::save_crc(file));
+    return file;
+}
+
+/// A save slot's metadata, for the format-2 files.
+struct Slot {
+    bitrep::bounded_string<12> name;
+    bitrep::ranged_duration<std::chrono::seconds, 0, 100000> played;
+    bitrep::bounded_vector<std::uint8_t, 64> thumbnail;
+};
+BOOST_DESCRIBE_STRUCT(Slot, (), (name, played, thumbnail))
+
+/// Format 2 around the fuzzer's bytes: `metadata` as a Slot's payload (its
+/// schema the program's), then SaveV2's schema and `payload`; compressed
+/// with zstd when asked (and bitrep has it), one byte of the frame then
+/// flipped at `damage` (resealed, so that it reaches the decompressor).
+std::vector<std::uint8_t> format2_around(std::span<const std::uint8_t> metadata, std::span<const std::uint8_t> payload,
+                                         bool compress, std::size_t damage)
+{
+    const auto& meta_schema = bitrep::schema_of<Slot>().encoded;
+    const auto& schema = bitrep::schema_of<SaveV2>().encoded;
+    bitrep::save_header header;
+    header.format = 2;
+    header.save_version = 2;
+    header.fingerprint = bitrep::schema_fingerprint(schema);
+    header.schema_bytes = static_cast<std::uint32_t>(schema.size());
+    header.payload_bits = payload.size() * 8;
+    header.stored_payload_bytes = payload.size();
+    header.metadata_schema_bytes = static_cast<std::uint32_t>(meta_schema.size());
+    header.metadata_bits = metadata.size() * 8;
+    std::vector<std::uint8_t> file(bitrep::save_header::extended_size);
+    file.insert(file.end(), meta_schema.begin(), meta_schema.end());
+    file.insert(file.end(), metadata.begin(), metadata.end());
+    file.insert(file.end(), schema.begin(), schema.end());
+    file.insert(file.end(), payload.begin(), payload.end());
+    bitrep::detail::seal_save(file, header);
+    if (compress && bitrep::detail::compress_save(file, 1).ok() && bitrep::read_save_header(file, header).ok() &&
+        header.compressed()) {
+        const auto frame_at = static_cast<std::size_t>(header.payload_offset());
+        if (damage != 0 && file.size() > frame_at) {
+            file[frame_at + damage % (file.size() - frame_at)] ^= static_cast<std::uint8_t>(damage >> 8 | 1);
+            bitrep::detail::seal_save(file, header);
+        }
+    }
     return file;
 }
 
@@ -111,9 +154,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     const std::span<const std::uint8_t> input(data + 2, size - 2);
     std::vector<std::uint8_t> file;
-    switch (data[0] % 3) {
+    switch (data[0] % 5) {
     case 0: file = fuzz::file_around(bitrep::schema_of<fuzz::SaveV2>().encoded, input, 2); break;
     case 1: file = fuzz::file_around(bitrep::schema_of<fuzz::SaveV1>().encoded, input, 1); break;
+    case 3:
+    case 4: {
+        const std::size_t metadata_size = data[1] < input.size() ? data[1] % 48 : 0;
+        const std::size_t damage = data[0] / 5 == 0 ? 0 : std::size_t{data[0]} << 3 | data[1];
+        file = fuzz::format2_around(input.first(metadata_size), input.subspan(metadata_size), data[0] % 5 == 4, damage);
+        // The save menu's read: all or nothing as a load.
+        fuzz::Slot slot;
+        slot.name = "before";
+        const std::vector<std::uint8_t> slot_before = bitrep::save_to_bytes(slot);
+        bitrep::load_info info;
+        if (!bitrep::read_save_info_from_bytes(file, slot, info) && bitrep::save_to_bytes(slot) != slot_before) {
+            std::fprintf(stderr, "a failed read_save_info changed the metadata\n");
+            std::abort();
+        }
+        break;
+    }
     default: {
         const std::size_t schema_size = data[1] < input.size() ? data[1] : input.size();
         file = fuzz::file_around(input.first(schema_size), input.subspan(schema_size), 1);

@@ -6,7 +6,8 @@
 
 #include <bitrep/annotations/adapted.hpp>
 #include <bitrep/annotations/quat.hpp>
-#include <bitrep/codecs/proxy.hpp>
+#include <bitrep/detail/proxy_traits.hpp>
+#include <bitrep/serialize.hpp>
 
 #include <array>
 #include <cstddef>
@@ -27,8 +28,8 @@ struct component_value<Component> {
 };
 
 template <class T, class Component, std::size_t N>
-struct proxy_traits<each_component<T, Component, N>> : std::true_type {
-    using type = each_component<T, Component, N>;
+struct proxy_traits<bitrep::each_component<T, Component, N>> : std::true_type {
+    using type = bitrep::each_component<T, Component, N>;
     using wire = std::array<Component, N>;
     using number = typename component_value<Component>::type;
 
@@ -48,9 +49,9 @@ struct proxy_traits<each_component<T, Component, N>> : std::true_type {
 };
 
 template <class Q, int Bits>
-struct proxy_traits<smallest_three<Q, Bits>> : std::true_type {
-    using type = smallest_three<Q, Bits>;
-    using wire = quat<Bits>;
+struct proxy_traits<bitrep::smallest_three<Q, Bits>> : std::true_type {
+    using type = bitrep::smallest_three<Q, Bits>;
+    using wire = bitrep::quat<Bits>;
 
     static constexpr wire to_wire(const type& value)
     {

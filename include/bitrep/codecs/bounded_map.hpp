@@ -5,8 +5,8 @@
 
 #include <bitrep/annotations/bounded_map.hpp>
 #include <bitrep/codec.hpp>
-#include <bitrep/codecs/containers.hpp>
 #include <bitrep/codecs/tuple.hpp>
+#include <bitrep/detail/counts.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>

@@ -4,6 +4,7 @@
 
 #include <bitrep/annotations/bounded_vector.hpp>
 #include <bitrep/codec.hpp>
+#include <bitrep/detail/counts.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/detail/resize.hpp>
 #include <bitrep/serialize.hpp>
@@ -57,20 +58,6 @@ BITREP_ALWAYS_INLINE bool serialize_count(Stream& stream, std::uint64_t& count, 
     return stream.serialize_ranged_offset(count, max);
 }
 
-/// Refuses a count just read that the rest of the input cannot hold (each
-/// element takes at least `each_min_bits`), before anything is allocated
-/// for it, so that a forged count within a large bound cannot ask for
-/// gigabytes (zero-bit elements are bounded by the vector's bound).
-template <class Stream>
-BITREP_ALWAYS_INLINE bool count_fits_input(Stream& stream, std::uint64_t count, std::uint64_t each_min_bits)
-{
-    if (each_min_bits != 0 && count > stream.bits_remaining() / each_min_bits) [[unlikely]]
-        return stream.fail(error::truncated, stream.position(), "vector elements past the end of the input");
-    return true;
-}
-
-/// The fewest bits of a vector of up to `max` elements: its count.
-constexpr int count_bits(std::uint64_t max) noexcept { return bits_required_for_span(max); }
 } // namespace detail
 
 template <class T, std::size_t MaxSize>

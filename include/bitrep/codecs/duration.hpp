@@ -8,7 +8,7 @@
 
 #include <bitrep/annotations/duration.hpp>
 #include <bitrep/codec.hpp>
-#include <bitrep/codecs/proxy.hpp>
+#include <bitrep/detail/proxy_traits.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/serialize.hpp>
 

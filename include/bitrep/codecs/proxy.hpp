@@ -12,22 +12,13 @@
 
 #include <bitrep/codec.hpp>
 #include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/proxy_traits.hpp>
 #include <bitrep/serialize.hpp>
 
 #include <cstddef>
 #include <type_traits>
 
 namespace bitrep {
-
-namespace detail {
-
-template <class T>
-struct proxy_traits : std::false_type {};
-
-template <class T>
-concept proxied = proxy_traits<T>::value;
-
-} // namespace detail
 
 template <class T>
     requires detail::proxied<T>

@@ -9,7 +9,8 @@
 namespace bitrep::detail {
 
 /// CRC-32 (ISO-HDLC, as zlib's) over `first` then `second`.
-std::uint32_t crc32(std::span<const std::uint8_t> first, std::span<const std::uint8_t> second = {}) noexcept;
+std::uint32_t crc32(std::span<const std::uint8_t> first, std::span<const std::uint8_t> second = {},
+                    std::span<const std::uint8_t> third = {}) noexcept;
 
 /// CRC-64/XZ over `bytes`.
 std::uint64_t crc64_xz(std::span<const std::uint8_t> bytes) noexcept;

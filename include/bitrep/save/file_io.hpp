@@ -32,4 +32,10 @@ status write_file_atomically(path_view path, std::span<const std::uint8_t> bytes
 /// `max_bytes` (refused before allocating). On failure `out` is empty.
 status read_file(path_view path, std::vector<std::uint8_t>& out, std::size_t max_bytes) noexcept;
 
+/// Reads the first `length` bytes of the regular file at `path` (all of it
+/// when shorter) into `out`, and its size into `file_size`: a save's header
+/// and metadata without its payload. Errors as read_file.
+status read_file_head(path_view path, std::size_t length, std::vector<std::uint8_t>& out,
+                      std::uint64_t& file_size) noexcept;
+
 } // namespace bitrep::detail

@@ -28,14 +28,28 @@
 
 namespace bitrep {
 
+/// How a save's payload is stored.
+enum class save_compression : std::uint8_t {
+    none,
+    /// zstd (needs bitrep built with libzstd-dev). Kept only when it makes
+    /// the payload smaller; the header records which.
+    zstd,
+};
+
 struct save_options {
     /// Keep the previous save as `<path>.bak` (replaced atomically too).
     bool keep_backup = false;
+    save_compression compression = save_compression::none;
+    /// zstd's level: 1 (fastest) to 19 (smallest); 3 is zstd's default.
+    int compression_level = 3;
 };
 
 struct load_options {
-    /// A larger file is refused before anything is allocated for it.
+    /// A larger file (or a compressed payload that would decompress to
+    /// more) is refused before anything is allocated for it.
     std::size_t max_file_bytes = std::size_t{1} << 30;
+    /// read_save_info refuses a larger metadata section before reading it.
+    std::size_t max_metadata_bytes = std::size_t{1} << 20;
     /// A file written before fields were removed (or stopped being saved)
     /// holds data the load leaves behind. By default that is allowed and
     /// listed in load_info::dropped_fields; with this set, such a file is
@@ -55,25 +69,47 @@ constexpr std::uint32_t save_version_of() noexcept
         return 1;
 }
 
-/// A save file's header, as read by read_save_header.
+/// A save file's header, as read by read_save_header. Format 1 (36 bytes)
+/// holds the value; format 2 (64 bytes) adds a metadata section and a
+/// compressed payload. Writers use format 1 unless a save has either, so a
+/// plain save stays readable by every bitrep that reads saves.
 struct save_header {
-    static constexpr std::size_t size = 36;
-    static constexpr std::uint16_t current_format = 1;
+    static constexpr std::size_t size = 36;          ///< format 1's header
+    static constexpr std::size_t extended_size = 64; ///< format 2's
+    static constexpr std::uint16_t current_format = 2;
+    static constexpr std::uint16_t zstd_payload = 1; ///< flags: the payload is a zstd frame
 
-    std::uint16_t format = current_format;
+    std::uint16_t format = 1;
     std::uint16_t flags = 0;
     std::uint32_t save_version = 1;
     std::uint64_t fingerprint = 0;
     std::uint32_t schema_bytes = 0;
     std::uint64_t payload_bits = 0;
     std::uint32_t crc = 0;
+    // Format 2 only (zero in format 1).
+    std::uint32_t metadata_schema_bytes = 0; ///< 0: no metadata section
+    std::uint64_t metadata_bits = 0;
+    std::uint64_t stored_payload_bytes = 0;  ///< the payload as stored (compressed or not)
+    std::uint32_t info_crc = 0;              ///< CRC-32 of bytes 0-31, 36-59 and the metadata section
 
-    std::size_t file_bytes() const noexcept { return size + schema_bytes + (payload_bits + 7) / 8; }
+    std::size_t header_bytes() const noexcept { return format >= 2 ? extended_size : size; }
+    bool compressed() const noexcept { return (flags & zstd_payload) != 0; }
+    bool has_metadata() const noexcept { return metadata_schema_bytes != 0; }
+    std::uint64_t payload_bytes() const noexcept { return payload_bits / 8 + (payload_bits % 8 != 0 ? 1 : 0); }
+    std::uint64_t metadata_bytes() const noexcept
+    {
+        return metadata_schema_bytes + metadata_bits / 8 + (metadata_bits % 8 != 0 ? 1 : 0);
+    }
+    std::uint64_t schema_offset() const noexcept { return header_bytes() + metadata_bytes(); }
+    std::uint64_t payload_offset() const noexcept { return schema_offset() + schema_bytes; }
+    std::uint64_t stored_bytes() const noexcept { return format >= 2 ? stored_payload_bytes : payload_bytes(); }
+    std::size_t file_bytes() const noexcept { return static_cast<std::size_t>(payload_offset() + stored_bytes()); }
 };
 
 namespace detail {
 inline constexpr std::uint8_t save_magic[4] = {'B', 'R', 'S', 'V'};
 inline constexpr std::size_t crc_offset = 32;
+inline constexpr std::size_t info_crc_offset = 60;
 
 template <class Int>
 void store_le(std::uint8_t* at, Int value) noexcept
@@ -96,77 +132,204 @@ inline std::uint32_t save_crc(std::span<const std::uint8_t> file) noexcept
     return crc32(file.first(crc_offset), file.subspan(save_header::size));
 }
 
+/// Format 2: CRC-32 of the header's bytes but the two CRCs (0-31 and
+/// 36-59) and the metadata section, so that read_save_info checks what it
+/// reads without the payload.
+inline std::uint32_t save_info_crc(std::span<const std::uint8_t> file, std::size_t metadata_bytes) noexcept
+{
+    return crc32(file.first(crc_offset), file.subspan(save_header::size, info_crc_offset - save_header::size),
+                 file.subspan(save_header::extended_size, metadata_bytes));
+}
+
 inline status header_error(error code, std::size_t byte, std::string_view detail) noexcept
 {
     return status(code, byte * 8, "header", detail);
 }
+
+/// Writes `header` into the file's first bytes and seals it with its CRCs
+/// (format 2: the info CRC first, since the file's CRC covers it).
+inline void seal_save(std::span<std::uint8_t> file, const save_header& header) noexcept
+{
+    std::uint8_t* at = file.data();
+    std::copy(std::begin(save_magic), std::end(save_magic), at);
+    store_le<std::uint16_t>(at + 4, header.format);
+    store_le<std::uint16_t>(at + 6, header.flags);
+    store_le<std::uint32_t>(at + 8, header.save_version);
+    store_le<std::uint64_t>(at + 12, header.fingerprint);
+    store_le<std::uint32_t>(at + 20, header.schema_bytes);
+    store_le<std::uint64_t>(at + 24, header.payload_bits);
+    if (header.format >= 2) {
+        store_le<std::uint32_t>(at + 36, header.metadata_schema_bytes);
+        store_le<std::uint64_t>(at + 40, header.metadata_bits);
+        store_le<std::uint64_t>(at + 48, header.stored_payload_bytes);
+        store_le<std::uint32_t>(at + 56, 0); // reserved
+        store_le<std::uint32_t>(at + info_crc_offset,
+                                save_info_crc(file, static_cast<std::size_t>(header.metadata_bytes())));
+    }
+    store_le<std::uint32_t>(at + crc_offset, save_crc(file));
+}
+
+/// The fields both read_save_header and read_save_info check: everything in
+/// the header but the CRCs, the lengths against the file's `file_size`.
+inline status parse_save_header(std::span<const std::uint8_t> prefix, std::uint64_t file_size,
+                                save_header& header) noexcept
+{
+    if (file_size == 0)
+        return header_error(error::not_a_save, 0, "the file is empty");
+    const std::size_t magic_bytes = prefix.size() < 4 ? prefix.size() : 4;
+    if (!std::equal(prefix.begin(), prefix.begin() + static_cast<std::ptrdiff_t>(magic_bytes), save_magic))
+        return header_error(error::not_a_save, 0, "no bitrep save magic (BRSV) at the start");
+    if (prefix.size() < save_header::size)
+        return header_error(error::truncated, prefix.size(), "the file ends inside the header");
+    const std::uint8_t* at = prefix.data();
+    header = {};
+    header.format = load_le<std::uint16_t>(at + 4);
+    header.flags = load_le<std::uint16_t>(at + 6);
+    header.save_version = load_le<std::uint32_t>(at + 8);
+    header.fingerprint = load_le<std::uint64_t>(at + 12);
+    header.schema_bytes = load_le<std::uint32_t>(at + 20);
+    header.payload_bits = load_le<std::uint64_t>(at + 24);
+    header.crc = load_le<std::uint32_t>(at + crc_offset);
+    if (header.format == 0)
+        return header_error(error::corrupt, 4, "file format 0 does not exist");
+    const std::uint16_t known_flags = header.format >= 2 ? save_header::zstd_payload : 0;
+    if (header.format > save_header::current_format || (header.flags & ~known_flags) != 0)
+        return header_error(error::newer_version, 4, "written in a newer save file format than this bitrep reads");
+    if (header.format >= 2) {
+        if (prefix.size() < save_header::extended_size)
+            return header_error(error::truncated, prefix.size(), "the file ends inside the header");
+        header.metadata_schema_bytes = load_le<std::uint32_t>(at + 36);
+        header.metadata_bits = load_le<std::uint64_t>(at + 40);
+        header.stored_payload_bytes = load_le<std::uint64_t>(at + 48);
+        header.info_crc = load_le<std::uint32_t>(at + info_crc_offset);
+        if (load_le<std::uint32_t>(at + 56) != 0)
+            return header_error(error::newer_version, 56, "a reserved header field is set");
+        if (header.metadata_schema_bytes == 0 && header.metadata_bits != 0)
+            return header_error(error::corrupt, 40, "metadata without a schema");
+        if (!header.compressed() && header.stored_payload_bytes != header.payload_bytes())
+            return header_error(error::corrupt, 48, "the stored payload's length differs from the payload's");
+    }
+    // The lengths are checked by subtraction from what the file holds, never
+    // by adding the header's values, which a damaged header could overflow.
+    std::uint64_t left = file_size - header.header_bytes();
+    const std::uint64_t metadata_payload = header.metadata_bits / 8 + (header.metadata_bits % 8 != 0 ? 1 : 0);
+    for (const std::uint64_t part :
+         {std::uint64_t{header.metadata_schema_bytes}, metadata_payload, std::uint64_t{header.schema_bytes}}) {
+        if (part > left)
+            return header_error(error::truncated, file_size, "the file is shorter than its header says");
+        left -= part;
+    }
+    if (header.stored_bytes() > left)
+        return header_error(error::truncated, file_size, "the file is shorter than its header says");
+    if (header.stored_bytes() < left)
+        return header_error(error::corrupt, static_cast<std::size_t>(file_size - (left - header.stored_bytes())),
+                            "bytes after the end the header gives");
+    return {};
+}
 } // namespace detail
 
 /// Checks everything about a save file that does not depend on T: magic,
-/// format, lengths against the file's size, and the CRC.
+/// format, lengths against the file's size, and the CRCs.
 inline status read_save_header(std::span<const std::uint8_t> file, save_header& header) noexcept
 {
-    using detail::header_error;
-    if (file.empty())
-        return header_error(error::not_a_save, 0, "the file is empty");
-    const std::size_t magic_bytes = file.size() < 4 ? file.size() : 4;
-    if (!std::equal(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(magic_bytes), detail::save_magic))
-        return header_error(error::not_a_save, 0, "no bitrep save magic (BRSV) at the start");
-    if (file.size() < save_header::size)
-        return header_error(error::truncated, file.size(), "the file ends inside the header");
-    const std::uint8_t* at = file.data();
-    header.format = detail::load_le<std::uint16_t>(at + 4);
-    header.flags = detail::load_le<std::uint16_t>(at + 6);
-    header.save_version = detail::load_le<std::uint32_t>(at + 8);
-    header.fingerprint = detail::load_le<std::uint64_t>(at + 12);
-    header.schema_bytes = detail::load_le<std::uint32_t>(at + 20);
-    header.payload_bits = detail::load_le<std::uint64_t>(at + 24);
-    header.crc = detail::load_le<std::uint32_t>(at + detail::crc_offset);
-    if (header.format == 0)
-        return header_error(error::corrupt, 4, "file format 0 does not exist");
-    if (header.format > save_header::current_format || header.flags != 0)
-        return header_error(error::newer_version, 4, "written in a newer save file format than this bitrep reads");
-    // The lengths are checked by subtraction from what the file holds, never
-    // by adding the header's values, which a damaged header could overflow.
-    const std::uint64_t payload_bytes = header.payload_bits / 8 + (header.payload_bits % 8 != 0 ? 1 : 0);
-    const std::uint64_t body = file.size() - save_header::size;
-    if (header.schema_bytes > body || payload_bytes > body - header.schema_bytes)
-        return header_error(error::truncated, file.size(), "the file is shorter than its header says");
-    if (payload_bytes < body - header.schema_bytes)
-        return header_error(error::corrupt, save_header::size + header.schema_bytes + payload_bytes,
-                            "bytes after the end the header gives");
+    if (status parsed = detail::parse_save_header(file, file.size(), header); !parsed)
+        return parsed;
+    if (header.format >= 2 &&
+        detail::save_info_crc(file, static_cast<std::size_t>(header.metadata_bytes())) != header.info_crc)
+        return detail::header_error(error::corrupt, detail::info_crc_offset,
+                                    "CRC-32 of the header and metadata mismatch: the file is damaged");
     if (detail::save_crc(file) != header.crc)
-        return header_error(error::corrupt, detail::crc_offset, "CRC-32 mismatch: the file is damaged");
+        return detail::header_error(error::corrupt, detail::crc_offset, "CRC-32 mismatch: the file is damaged");
     return {};
 }
 
-/// Writes the save file of value into out (replacing its contents; empty on
-/// failure). Fails only as to_bytes does (value_out_of_range naming the
-/// field), or when T's schema exceeds the schema limits.
-template <class T>
-status save_to_bytes(const T& value, std::vector<std::uint8_t>& out)
+namespace detail {
+/// What a save without a metadata section passes as its metadata.
+struct no_metadata {};
+
+/// Encodes value (and metadata, when given) as a save file into out,
+/// uncompressed: format 1 when the save has neither metadata nor
+/// compression, else format 2, whose payload write_save_file compresses.
+template <class T, class Meta>
+status encode_save(const T& value, const Meta* metadata, const save_options& options, std::vector<std::uint8_t>& out)
 {
     out.clear();
     const program_schema& schema = schema_of<T>();
     if (!schema.built)
         return schema.built;
-    out.resize(save_header::size);
+    save_header header;
+    header.format = (metadata != nullptr || options.compression != save_compression::none) ? 2 : 1;
+    header.save_version = save_version_of<T>();
+    header.fingerprint = schema.fingerprint;
+    header.schema_bytes = static_cast<std::uint32_t>(schema.encoded.size());
+    out.resize(header.header_bytes());
+    if constexpr (!std::is_same_v<Meta, no_metadata>) {
+        if (metadata != nullptr) {
+            const program_schema& meta_schema = schema_of<Meta>();
+            if (!meta_schema.built)
+                return meta_schema.built;
+            out.insert(out.end(), meta_schema.encoded.begin(), meta_schema.encoded.end());
+            header.metadata_schema_bytes = static_cast<std::uint32_t>(meta_schema.encoded.size());
+            std::size_t bits = 0;
+            if (status written = append_encoding<scope::save>(*metadata, out, bits); !written) {
+                out.clear();
+                return written;
+            }
+            header.metadata_bits = bits;
+        }
+    }
     out.insert(out.end(), schema.encoded.begin(), schema.encoded.end());
     std::size_t payload_bits = 0;
-    if (status written = detail::append_encoding<scope::save>(value, out, payload_bits); !written) {
+    if (status written = append_encoding<scope::save>(value, out, payload_bits); !written) {
         out.clear();
         return written;
     }
-    std::uint8_t* at = out.data();
-    std::copy(std::begin(detail::save_magic), std::end(detail::save_magic), at);
-    detail::store_le<std::uint16_t>(at + 4, save_header::current_format);
-    detail::store_le<std::uint16_t>(at + 6, 0);
-    detail::store_le<std::uint32_t>(at + 8, save_version_of<T>());
-    detail::store_le<std::uint64_t>(at + 12, schema.fingerprint);
-    detail::store_le<std::uint32_t>(at + 20, static_cast<std::uint32_t>(schema.encoded.size()));
-    detail::store_le<std::uint64_t>(at + 24, payload_bits);
-    detail::store_le<std::uint32_t>(at + detail::crc_offset, detail::save_crc(out));
+    header.payload_bits = payload_bits;
+    header.stored_payload_bytes = header.format >= 2 ? header.payload_bytes() : 0;
+    seal_save(out, header);
     return {};
+}
+
+/// zstd, when bitrep was built with it (compiled in src/save_file.cpp).
+bool zstd_available() noexcept;
+/// Compresses a format-2 save's payload in place, when that makes it smaller.
+status compress_save(std::vector<std::uint8_t>& file, int level) noexcept;
+/// A compressed payload back into `out`, refused (corrupt) unless it is a
+/// zstd frame of exactly `expected_bytes`.
+status decompress_payload(std::span<const std::uint8_t> stored, std::size_t expected_bytes,
+                          std::vector<std::uint8_t>& out) noexcept;
+/// What every save ends with: compress when asked, then write durably.
+status write_save_file(path_view path, std::vector<std::uint8_t>& bytes, const save_options& options) noexcept;
+} // namespace detail
+
+/// Writes the save file of value into out (replacing its contents; empty on
+/// failure). Fails only as to_bytes does (value_out_of_range naming the
+/// field), when T's schema exceeds the schema limits, or when compression
+/// was asked of a bitrep built without zstd.
+template <class T>
+status save_to_bytes(const T& value, std::vector<std::uint8_t>& out, const save_options& options = {})
+{
+    status st = detail::encode_save(value, static_cast<const detail::no_metadata*>(nullptr), options, out);
+    if (st && options.compression == save_compression::zstd)
+        st = detail::compress_save(out, options.compression_level);
+    if (!st)
+        out.clear();
+    return st;
+}
+
+/// With a metadata section (a save slot's name, play time, date,
+/// thumbnail: any saved struct), which read_save_info reads without the
+/// payload.
+template <class T, class Meta>
+status save_to_bytes(const T& value, const Meta& metadata, std::vector<std::uint8_t>& out,
+                     const save_options& options = {})
+{
+    status st = detail::encode_save(value, &metadata, options, out);
+    if (st && options.compression == save_compression::zstd)
+        st = detail::compress_save(out, options.compression_level);
+    if (!st)
+        out.clear();
+    return st;
 }
 
 /// Convenience: the file's bytes, or a thrown write_error carrying the status.
@@ -234,33 +397,29 @@ status check_save(std::span<const std::uint8_t> file, load_info& info)
     return schema_of<T>().built;
 }
 
-/// Decodes a checked file into `target` (a copy of the destination, or any
-/// T when every field is saved), by the fast or the schema path, and runs
-/// migrate. `target` is garbage on failure; callers keep the destination.
+/// Decodes one section of a checked file (the value, or the metadata)
+/// into `target` by the fast or the schema path, filling info.path and
+/// info.dropped_fields. Offsets are in bits from the file's start.
 template <class T>
-status decode_save(std::span<const std::uint8_t> file, T& target, load_info& info, const load_options& options)
+status decode_section(std::span<const std::uint8_t> file_schema, std::span<const std::uint8_t> payload,
+                      std::uint64_t payload_bits, std::size_t schema_offset, std::size_t payload_offset, T& target,
+                      load_info& info, const load_options& options)
 {
-    const save_header& header = info.header;
     const program_schema& mine = schema_of<T>();
-    const auto file_schema = file.subspan(save_header::size, header.schema_bytes);
-    const auto payload = file.subspan(save_header::size + header.schema_bytes);
-    const std::size_t payload_offset = (save_header::size + header.schema_bytes) * 8;
     constexpr std::string_view root = reflect::type_name<T>();
-
     failure_record failure;
     save_read_stream stream(payload, failure);
     load_info::route path = load_info::route::fast;
-    if (header.fingerprint == mine.fingerprint &&
-        std::equal(file_schema.begin(), file_schema.end(), mine.encoded.begin(), mine.encoded.end())) {
+    if (std::equal(file_schema.begin(), file_schema.end(), mine.encoded.begin(), mine.encoded.end())) {
         if (!bitrep::serialize(stream, target)) [[unlikely]]
             return payload_status(stream.failure_status(root), payload_offset);
     } else {
         path = load_info::route::schema;
         schema theirs;
         if (status parsed = parse_schema(file_schema, theirs); !parsed)
-            return payload_status(parsed, save_header::size * 8);
+            return payload_status(parsed, schema_offset);
         load_plan plan(theirs);
-        plan.budget = walk_budget::for_payload(header.payload_bits);
+        plan.budget = walk_budget::for_payload(payload_bits);
         failure_record mismatch;
         if (!bind(plan, 0, mine.tree, 0, mismatch))
             return mismatch.to_status(root);
@@ -272,12 +431,40 @@ status decode_save(std::span<const std::uint8_t> file, T& target, load_info& inf
         if (!read_as(stream, plan, 0, target)) [[unlikely]]
             return payload_status(stream.failure_status(root), payload_offset);
     }
-    if (stream.bit_position() != header.payload_bits) [[unlikely]]
+    if (stream.bit_position() != payload_bits) [[unlikely]]
         return status(error::corrupt, payload_offset + stream.bit_position(), root,
                       "the payload's length differs from the value's");
-    if (header.save_version < save_version_of<T>() && !run_migrate(target, header.save_version))
-        return status(error::hook_failed, payload_offset, root, "migrate(from_version) refused the file");
     info.path = path;
+    return {};
+}
+
+/// Decodes a checked file into `target` (a copy of the destination, or any
+/// T when every field is saved), by the fast or the schema path, and runs
+/// migrate. A compressed payload is inflated into `inflated` first. `target`
+/// is garbage on failure; callers keep the destination.
+template <class T>
+status decode_save(std::span<const std::uint8_t> file, T& target, load_info& info, const load_options& options,
+                   std::vector<std::uint8_t>& inflated)
+{
+    const save_header& header = info.header;
+    const auto schema_at = static_cast<std::size_t>(header.schema_offset());
+    const auto payload_at = static_cast<std::size_t>(header.payload_offset());
+    std::span<const std::uint8_t> payload = file.subspan(payload_at);
+    if (header.compressed()) {
+        if (header.payload_bytes() > options.max_file_bytes)
+            return header_error(error::io_error, 24, "the payload would decompress past the load limit");
+        if (status unpacked = decompress_payload(payload, static_cast<std::size_t>(header.payload_bytes()), inflated);
+            !unpacked)
+            return status(unpacked.code(), payload_at * 8, unpacked.field_path(), unpacked.detail());
+        payload = inflated;
+    }
+    if (status decoded = decode_section(file.subspan(schema_at, header.schema_bytes), payload, header.payload_bits,
+                                        schema_at * 8, payload_at * 8, target, info, options);
+        !decoded)
+        return decoded;
+    if (header.save_version < save_version_of<T>() && !run_migrate(target, header.save_version))
+        return status(error::hook_failed, payload_at * 8, reflect::type_name<T>(),
+                      "migrate(from_version) refused the file");
     return {};
 }
 } // namespace detail
@@ -293,7 +480,8 @@ status load_from_bytes(std::span<const std::uint8_t> file, T& out, load_info& in
     if (status checked = detail::check_save<T>(file, info); !checked)
         return checked;
     T loaded = detail::working_object<scope::save>(out);
-    status decoded = detail::decode_save(file, loaded, info, options);
+    std::vector<std::uint8_t> inflated;
+    status decoded = detail::decode_save(file, loaded, info, options, inflated);
     if (decoded)
         out = std::move(loaded);
     return decoded;
@@ -321,7 +509,7 @@ public:
             return checked;
         if constexpr (!detail::every_field_carried<T, scope::save>::value)
             scratch_ = out; // the fields a save does not carry come from out
-        status decoded = detail::decode_save(file, scratch_, info, options);
+        status decoded = detail::decode_save(file, scratch_, info, options, inflated_);
         if (decoded) {
             using std::swap;
             swap(out, scratch_);
@@ -351,23 +539,117 @@ public:
 private:
     T scratch_{};
     std::vector<std::uint8_t> file_;
+    std::vector<std::uint8_t> inflated_;
 };
 
 /// Saves value to `path` atomically and durably: afterwards the file holds
 /// either the previous save or this one, whatever happens (crash, power
 /// loss, a full disk); on failure the previous save is intact.
+/// (bitrep::save_async, save/async.hpp, does the file work on another thread.)
 template <class T>
-status save(path_view path, const T& value, save_options options = {})
+status save(path_view path, const T& value, const save_options& options = {})
 {
     std::vector<std::uint8_t> bytes;
-    if (status encoded = save_to_bytes(value, bytes); !encoded)
+    if (status encoded = detail::encode_save(value, static_cast<const detail::no_metadata*>(nullptr), options, bytes);
+        !encoded)
         return encoded;
-    return detail::write_file_atomically(path, bytes, options.keep_backup);
+    return detail::write_save_file(path, bytes, options);
+}
+
+/// With a metadata section (see save_to_bytes), read by read_save_info.
+template <class T, class Meta>
+status save(path_view path, const T& value, const Meta& metadata, const save_options& options = {})
+{
+    std::vector<std::uint8_t> bytes;
+    if (status encoded = detail::encode_save(value, &metadata, options, bytes); !encoded)
+        return encoded;
+    return detail::write_save_file(path, bytes, options);
+}
+
+namespace detail {
+/// The metadata section of a save whose header and metadata (at least) are
+/// in `prefix`, of a file of `file_size` bytes: the header's lengths and the
+/// format-2 info CRC are checked, then the metadata is decoded (by its
+/// schema, so a metadata struct may change like any saved struct).
+template <class Meta>
+status read_info_section(std::span<const std::uint8_t> prefix, std::uint64_t file_size, Meta& meta, load_info& info,
+                         const load_options& options)
+{
+    info = {};
+    if (status parsed = parse_save_header(prefix, file_size, info.header); !parsed)
+        return parsed;
+    const save_header& header = info.header;
+    if (!header.has_metadata())
+        return {}; // nothing to read: meta unchanged, info.header.has_metadata() false
+    const auto metadata_bytes = static_cast<std::size_t>(header.metadata_bytes());
+    if (prefix.size() < save_header::extended_size + metadata_bytes)
+        return header_error(error::truncated, prefix.size(), "the metadata section was not read");
+    if (save_info_crc(prefix, metadata_bytes) != header.info_crc)
+        return header_error(error::corrupt, info_crc_offset,
+                            "CRC-32 of the header and metadata mismatch: the file is damaged");
+    const std::size_t schema_at = save_header::extended_size;
+    const std::size_t payload_at = schema_at + header.metadata_schema_bytes;
+    Meta loaded = working_object<scope::save>(meta);
+    if (status decoded = decode_section(prefix.subspan(schema_at, header.metadata_schema_bytes),
+                                        prefix.subspan(payload_at, metadata_bytes - header.metadata_schema_bytes),
+                                        header.metadata_bits, schema_at * 8, payload_at * 8, loaded, info, options);
+        !decoded)
+        return decoded;
+    meta = std::move(loaded);
+    return {};
+}
+
+} // namespace detail
+
+/// A save's metadata section and header, read from a save file's bytes
+/// (see read_save_info).
+template <class Meta>
+status read_save_info_from_bytes(std::span<const std::uint8_t> file, Meta& meta, load_info& info,
+                                 const load_options& options = {})
+{
+    return detail::read_info_section(file, file.size(), meta, info, options);
+}
+
+/// Reads a save's header and metadata section into `meta` without reading
+/// (or checking) the payload: for a menu of save slots. All or nothing like
+/// a load: the header's lengths against the file's size and the CRC of the
+/// header and metadata are checked, and `meta` is unchanged on any error.
+/// A save with no metadata section (written without one, or in format 1)
+/// leaves `meta` unchanged and `info.header.has_metadata()` false. The
+/// payload's own CRC is checked when the save is loaded.
+template <class Meta>
+status read_save_info(path_view path, Meta& meta, load_info& info, const load_options& options = {})
+{
+    std::vector<std::uint8_t> head;
+    std::uint64_t file_size = 0;
+    if (status read = detail::read_file_head(path, save_header::extended_size, head, file_size); !read) {
+        info = {};
+        return read;
+    }
+    if (status parsed = detail::parse_save_header(head, file_size, info.header); !parsed || !info.header.has_metadata())
+        return detail::read_info_section(head, file_size, meta, info, options);
+    const std::uint64_t wanted = save_header::extended_size + info.header.metadata_bytes();
+    if (info.header.metadata_bytes() > options.max_metadata_bytes) {
+        info = {};
+        return detail::header_error(error::io_error, 36, "the metadata section is larger than max_metadata_bytes");
+    }
+    if (status read = detail::read_file_head(path, static_cast<std::size_t>(wanted), head, file_size); !read) {
+        info = {};
+        return read;
+    }
+    return detail::read_info_section(head, file_size, meta, info, options);
+}
+
+template <class Meta>
+status read_save_info(path_view path, Meta& meta, const load_options& options = {})
+{
+    load_info info;
+    return read_save_info(path, meta, info, options);
 }
 
 /// Loads the save at `path` into out: all or nothing, as load_from_bytes.
 template <class T>
-status load(path_view path, T& out, load_info& info, load_options options = {})
+status load(path_view path, T& out, load_info& info, const load_options& options = {})
 {
     std::vector<std::uint8_t> bytes;
     if (status read = detail::read_file(path, bytes, options.max_file_bytes); !read) {

@@ -1,0 +1,506 @@
+// The save features of issue 15 (docs/save-format.md): a metadata section
+// read without the payload (read_save_info), zstd compression of the
+// payload, and asynchronous saves (save_async, saver), each keeping the
+// guarantees of every save: atomic replace, all-or-nothing load, every bit
+// flip and truncation refused. Includes a writer killed mid-write.
+#include <bitrep/bitrep.hpp>
+#include <bitrep/save/async.hpp>
+
+#include <gtest/gtest.h>
+
+#include "test_oracle.hpp"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+using oracle::bytes;
+
+struct SlotInfo {
+    static constexpr std::string_view bitrep_name = "SlotInfo";
+    bitrep::bounded_string<32> name;
+    bitrep::ranged_duration<std::chrono::seconds, 0, 100'000'000> play_time = 0s;
+    std::int64_t saved_at = 0; // Unix seconds
+    bitrep::bounded_vector<std::uint8_t, 4096> thumbnail;
+};
+BOOST_DESCRIBE_STRUCT(SlotInfo, (), (name, play_time, saved_at, thumbnail))
+
+struct Unit {
+    bitrep::ranged<int, 0, 1000> hp = 0;
+    bitrep::quantized<-1000.f, 1000.f, 0.01f> x;
+    bitrep::bounded_string<8> tag;
+};
+BOOST_DESCRIBE_STRUCT(Unit, (), (hp, x, tag))
+
+struct World {
+    static constexpr std::string_view bitrep_name = "World";
+    bitrep::ranged<int, 0, 1'000'000> turn = 0;
+    bitrep::bounded_vector<Unit, 200'000> units;
+};
+BOOST_DESCRIBE_STRUCT(World, (), (turn, units))
+
+/// A world of `n` units whose values repeat (compressible), every unit's hp
+/// being `mark` so that a whole file can be told from a mix of two.
+World make_world(std::size_t n, int mark)
+{
+    World w;
+    w.turn = mark;
+    for (std::size_t i = 0; i < n; ++i) {
+        Unit u;
+        u.hp = mark;
+        u.x = static_cast<float>(i % 64);
+        u.tag = "grunt";
+        w.units.push_back(u);
+    }
+    return w;
+}
+
+/// Every unit of a loaded world carries the same mark, the turn's.
+bool whole(const World& w)
+{
+    for (const Unit& u : w.units)
+        if (u.hp != w.turn)
+            return false;
+    return true;
+}
+
+SlotInfo slot(std::string_view name)
+{
+    SlotInfo s;
+    s.name = name;
+    s.play_time = 3h + 25min;
+    s.saved_at = 1'795'000'000;
+    for (int i = 0; i < 1200; ++i)
+        s.thumbnail.push_back(static_cast<std::uint8_t>(i * 7));
+    return s;
+}
+
+bool same_slot(const SlotInfo& a, const SlotInfo& b)
+{
+    return a.name == b.name && a.play_time == b.play_time && a.saved_at == b.saved_at &&
+           a.thumbnail.vector() == b.thumbnail.vector();
+}
+
+class SaveFiles : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        dir_ = fs::temp_directory_path() /
+               ("bitrep_save_features_" + std::to_string(::getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    fs::path path(const std::string& name) const { return dir_ / name; }
+    std::vector<std::string> temporaries() const
+    {
+        std::vector<std::string> found;
+        for (const auto& entry : fs::directory_iterator(dir_))
+            if (entry.path().filename().native().find(".tmp-") != std::string::npos)
+                found.push_back(entry.path().filename().native());
+        return found;
+    }
+
+    fs::path dir_;
+};
+
+bytes read_all(const fs::path& p)
+{
+    std::ifstream in(p, std::ios::binary);
+    return bytes(std::istreambuf_iterator<char>(in), {});
+}
+void write_all(const fs::path& p, const bytes& data)
+{
+    std::ofstream out(p, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- metadata
+
+TEST(SaveMetadata, ASaveWithMetadataIsFormat2AndAPlainOneStaysFormat1)
+{
+    const World world = make_world(50, 7);
+    bytes plain;
+    ASSERT_TRUE(bitrep::save_to_bytes(world, plain));
+    EXPECT_EQ(plain[4], 1); // format 1: readable by every bitrep that reads saves
+    bytes with_meta;
+    ASSERT_TRUE(bitrep::save_to_bytes(world, slot("Chapter 3"), with_meta));
+    EXPECT_EQ(with_meta[4], 2);
+    bitrep::load_info info;
+    World loaded;
+    ASSERT_TRUE(bitrep::load_from_bytes(with_meta, loaded, info));
+    EXPECT_EQ(info.path, bitrep::load_info::route::fast);
+    EXPECT_EQ(loaded.units.size(), 50u);
+    EXPECT_TRUE(whole(loaded));
+    // The payload and schema are the plain save's bytes, after the metadata.
+    EXPECT_TRUE(std::equal(plain.begin() + 36, plain.end(), with_meta.end() - static_cast<std::ptrdiff_t>(plain.size() - 36)));
+    SlotInfo meta;
+    ASSERT_TRUE(bitrep::read_save_info_from_bytes(with_meta, meta, info));
+    EXPECT_TRUE(info.header.has_metadata());
+    EXPECT_TRUE(same_slot(meta, slot("Chapter 3")));
+}
+
+TEST_F(SaveFiles, ReadSaveInfoReadsTheMetadataWithoutThePayload)
+{
+    const fs::path file = path("slot1.sav");
+    ASSERT_TRUE(bitrep::save(file, make_world(20000, 3), slot("Harbour")));
+    SlotInfo meta;
+    bitrep::load_info info;
+    ASSERT_TRUE(bitrep::read_save_info(file, meta, info));
+    EXPECT_TRUE(same_slot(meta, slot("Harbour")));
+    EXPECT_EQ(info.header.save_version, 1u);
+    // Damage the payload's last byte: the listing still reads (it never
+    // touches the payload), the load refuses.
+    bytes data = read_all(file);
+    data.back() ^= 0x10;
+    write_all(file, data);
+    SlotInfo again;
+    ASSERT_TRUE(bitrep::read_save_info(file, again, info));
+    EXPECT_TRUE(same_slot(again, meta));
+    World w;
+    EXPECT_EQ(bitrep::load(file, w).code(), bitrep::error::corrupt);
+    // A save without metadata: ok, nothing read, the caller's meta as it was.
+    const fs::path bare = path("bare.sav");
+    ASSERT_TRUE(bitrep::save(bare, make_world(3, 1)));
+    SlotInfo untouched = slot("kept");
+    ASSERT_TRUE(bitrep::read_save_info(bare, untouched, info));
+    EXPECT_FALSE(info.header.has_metadata());
+    EXPECT_TRUE(same_slot(untouched, slot("kept")));
+    // Missing file, and a metadata section above the caller's limit.
+    EXPECT_EQ(bitrep::read_save_info(path("none.sav"), meta, info).code(), bitrep::error::not_found);
+    bitrep::load_options tight;
+    tight.max_metadata_bytes = 100;
+    EXPECT_EQ(bitrep::read_save_info(file, meta, info, tight).code(), bitrep::error::io_error);
+}
+
+TEST(SaveMetadata, EveryBitFlipInTheHeaderOrMetadataAndEveryTruncationIsRefused)
+{
+    SlotInfo small = slot("x");
+    small.thumbnail = {1, 2, 3};
+    bytes good;
+    ASSERT_TRUE(bitrep::save_to_bytes(make_world(4, 2), small, good));
+    bitrep::load_info info;
+    SlotInfo probe;
+    ASSERT_TRUE(bitrep::read_save_info_from_bytes(good, probe, info));
+    const std::size_t metadata_end = 64 + static_cast<std::size_t>(info.header.metadata_bytes());
+    std::size_t refused_info = 0;
+    std::size_t refused_load = 0;
+    for (std::size_t bit = 0; bit < good.size() * 8; ++bit) {
+        bytes damaged = good;
+        damaged[bit / 8] ^= static_cast<std::uint8_t>(1u << (bit % 8));
+        SlotInfo meta = slot("before");
+        const bitrep::status st = bitrep::read_save_info_from_bytes(damaged, meta, info);
+        if (bit / 8 < metadata_end) {
+            // The header and metadata are covered by the info CRC (or are
+            // the file CRC itself, which read_save_info does not check).
+            if (bit / 8 < 32 || bit / 8 >= 36) {
+                EXPECT_FALSE(st) << "bit " << bit;
+                refused_info += !st;
+            }
+        }
+        if (!st) {
+            EXPECT_TRUE(same_slot(meta, slot("before"))) << "bit " << bit;
+        }
+        World w = make_world(1, 9);
+        EXPECT_FALSE(bitrep::load_from_bytes(damaged, w)) << "bit " << bit;
+        refused_load += 1;
+        EXPECT_EQ(w.turn, 9);
+    }
+    EXPECT_EQ(refused_info, (metadata_end - 4) * 8);
+    EXPECT_EQ(refused_load, good.size() * 8);
+    for (std::size_t n = 0; n < good.size(); ++n) {
+        SlotInfo meta = slot("before");
+        EXPECT_FALSE(bitrep::read_save_info_from_bytes(std::span(good).first(n), meta, info)) << n;
+        World w;
+        EXPECT_FALSE(bitrep::load_from_bytes(std::span(good).first(n), w)) << n;
+    }
+}
+
+namespace saves {
+struct SlotInfoV2 { // a field added, one renamed away
+    static constexpr std::string_view bitrep_name = "SlotInfo";
+    bitrep::bounded_string<64> name;
+    std::chrono::milliseconds play_time{0};
+    bitrep::ranged<int, 0, 100> difficulty = 50;
+};
+BOOST_DESCRIBE_STRUCT(SlotInfoV2, (), (name, play_time, difficulty))
+} // namespace saves
+
+TEST(SaveMetadata, AMetadataStructMayChangeLikeAnySavedStruct)
+{
+    bytes file;
+    ASSERT_TRUE(bitrep::save_to_bytes(make_world(2, 1), slot("Old"), file));
+    saves::SlotInfoV2 meta;
+    bitrep::load_info info;
+    ASSERT_TRUE(bitrep::read_save_info_from_bytes(file, meta, info));
+    EXPECT_EQ(info.path, bitrep::load_info::route::schema);
+    EXPECT_EQ(meta.name, "Old");
+    EXPECT_EQ(meta.play_time, 3h + 25min); // seconds into milliseconds
+    EXPECT_EQ(meta.difficulty, 50);
+    EXPECT_EQ(info.dropped_fields, (std::vector<std::string>{"saves::SlotInfoV2.saved_at", "saves::SlotInfoV2.thumbnail"}));
+}
+
+// ---------------------------------------------------------------- compression
+
+TEST(SaveCompression, AZstdPayloadIsSmallerAndLoadsTheSame)
+{
+    if (!bitrep::detail::zstd_available())
+        GTEST_SKIP() << "bitrep built without zstd";
+    const World world = make_world(20000, 5);
+    bytes plain;
+    ASSERT_TRUE(bitrep::save_to_bytes(world, plain));
+    bitrep::save_options packed;
+    packed.compression = bitrep::save_compression::zstd;
+    bytes small;
+    ASSERT_TRUE(bitrep::save_to_bytes(world, small, packed));
+    EXPECT_LT(small.size() * 4, plain.size()) << small.size() << " of " << plain.size();
+    bitrep::load_info info;
+    World loaded;
+    ASSERT_TRUE(bitrep::load_from_bytes(small, loaded, info));
+    EXPECT_TRUE(info.header.compressed());
+    EXPECT_EQ(loaded.units.size(), 20000u);
+    EXPECT_TRUE(whole(loaded));
+    EXPECT_EQ(bitrep::save_to_bytes(loaded), plain);
+    // With metadata, which stays uncompressed and readable alone.
+    bytes both;
+    ASSERT_TRUE(bitrep::save_to_bytes(world, slot("zipped"), both, packed));
+    SlotInfo meta;
+    ASSERT_TRUE(bitrep::read_save_info_from_bytes(both, meta, info));
+    EXPECT_TRUE(same_slot(meta, slot("zipped")));
+    EXPECT_TRUE(info.header.compressed());
+}
+
+namespace {
+struct Noise {
+    bitrep::bounded_vector<std::uint64_t, 4096> words;
+};
+} // namespace
+
+TEST(SaveCompression, APayloadZstdCannotShrinkIsStoredAsItIs)
+{
+    if (!bitrep::detail::zstd_available())
+        GTEST_SKIP() << "bitrep built without zstd";
+    Noise noise;
+    std::mt19937_64 random(11);
+    for (int i = 0; i < 3000; ++i)
+        noise.words.push_back(random());
+    bitrep::save_options packed;
+    packed.compression = bitrep::save_compression::zstd;
+    bytes file;
+    ASSERT_TRUE(bitrep::save_to_bytes(noise, file, packed));
+    bitrep::save_header header;
+    ASSERT_TRUE(bitrep::read_save_header(file, header));
+    EXPECT_FALSE(header.compressed());
+    EXPECT_EQ(header.format, 2);
+    EXPECT_EQ(header.stored_payload_bytes, header.payload_bytes());
+    Noise loaded;
+    ASSERT_TRUE(bitrep::load_from_bytes(file, loaded));
+    EXPECT_EQ(loaded.words.vector(), noise.words.vector());
+}
+
+TEST(SaveCompression, ADamagedCompressedPayloadIsRefusedEvenWithAValidCrc)
+{
+    if (!bitrep::detail::zstd_available())
+        GTEST_SKIP() << "bitrep built without zstd";
+    bitrep::save_options packed;
+    packed.compression = bitrep::save_compression::zstd;
+    bytes file;
+    ASSERT_TRUE(bitrep::save_to_bytes(make_world(5000, 4), file, packed));
+    bitrep::save_header header;
+    ASSERT_TRUE(bitrep::read_save_header(file, header));
+    ASSERT_TRUE(header.compressed());
+    // Flips in the frame, resealed so that the CRCs pass (a forgery, not
+    // damage: damage fails the CRC, below). Whatever the decompressor makes
+    // of it is either refused, the world unchanged, or a valid world that
+    // saves and loads again: never a crash or a read outside (ASan build).
+    const auto frame_at = static_cast<std::size_t>(header.payload_offset());
+    std::size_t refused = 0;
+    for (std::size_t i = frame_at; i < file.size(); ++i) {
+        bytes damaged = file;
+        damaged[i] ^= 0x20;
+        bitrep::detail::seal_save(damaged, header);
+        World w = make_world(1, 8);
+        const bitrep::status st = bitrep::load_from_bytes(damaged, w);
+        if (!st) {
+            ++refused;
+            EXPECT_EQ(w.turn, 8);
+            EXPECT_EQ(w.units.size(), 1u);
+        } else {
+            World again;
+            EXPECT_TRUE(bitrep::load_from_bytes(bitrep::save_to_bytes(w), again)) << "byte " << i;
+        }
+    }
+    EXPECT_GT(refused, 0u); // the frame's header and sizes are checked
+    // A header claiming a larger payload than the frame holds.
+    bitrep::save_header bigger = header;
+    bigger.payload_bits += 64;
+    bytes lying = file;
+    bitrep::detail::seal_save(lying, bigger);
+    World w;
+    EXPECT_EQ(bitrep::load_from_bytes(lying, w).code(), bitrep::error::corrupt);
+    // Every unsealed flip is caught by the CRC.
+    for (std::size_t bit = 0; bit < 64 * 8; ++bit) {
+        bytes damaged = file;
+        damaged[frame_at + bit / 8] ^= static_cast<std::uint8_t>(1u << (bit % 8));
+        EXPECT_EQ(bitrep::load_from_bytes(damaged, w).code(), bitrep::error::corrupt) << bit;
+    }
+}
+
+// ---------------------------------------------------------------- async
+
+TEST_F(SaveFiles, SaveAsyncWritesTheSameFileAsSave)
+{
+    const World world = make_world(10000, 6);
+    const fs::path a = path("async.sav");
+    const fs::path b = path("sync.sav");
+    bitrep::save_handle handle = bitrep::save_async(a, world);
+    ASSERT_TRUE(handle.valid());
+    ASSERT_TRUE(bitrep::save(b, world));
+    const bitrep::status st = handle.wait();
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_TRUE(handle.done());
+    EXPECT_EQ(read_all(a), read_all(b));
+    World loaded;
+    ASSERT_TRUE(bitrep::load(a, loaded));
+    EXPECT_TRUE(whole(loaded));
+    EXPECT_EQ(loaded.units.size(), 10000u);
+    EXPECT_TRUE(temporaries().empty());
+}
+
+TEST_F(SaveFiles, SavesOfOnePathEndWithTheLastAsked)
+{
+    bitrep::saver saver;
+    const fs::path file = path("autosave.sav");
+    std::vector<bitrep::save_handle> handles;
+    for (int mark = 1; mark <= 12; ++mark)
+        handles.push_back(saver.save(file, make_world(2000, mark), slot("auto")));
+    saver.wait_all();
+    EXPECT_EQ(saver.pending(), 0u);
+    for (const auto& h : handles) {
+        EXPECT_TRUE(h.done());
+        EXPECT_TRUE(h.wait());
+    }
+    World loaded;
+    ASSERT_TRUE(bitrep::load(file, loaded));
+    EXPECT_EQ(loaded.turn, 12);
+    EXPECT_TRUE(whole(loaded));
+}
+
+TEST_F(SaveFiles, AFailedEncodeOrWriteIsTheHandlesStatusAndThePreviousSaveStays)
+{
+    const fs::path file = path("keep.sav");
+    ASSERT_TRUE(bitrep::save(file, make_world(10, 1)));
+    const bytes before = read_all(file);
+    World bad = make_world(10, 2);
+    bad.units[3].hp = 5000; // outside [0, 1000]: refused on the calling thread
+    bitrep::save_handle refused = bitrep::save_async(file, bad);
+    EXPECT_TRUE(refused.done());
+    const bitrep::status why = refused.wait();
+    EXPECT_EQ(why.code(), bitrep::error::value_out_of_range) << why.message();
+    EXPECT_EQ(why.field_path(), "World.units[3].hp") << why.message();
+    // A directory that does not exist: the worker's write fails.
+    bitrep::save_handle unwritable = bitrep::save_async(path("no/such/dir/x.sav"), make_world(10, 3));
+    EXPECT_EQ(unwritable.wait().code(), bitrep::error::io_error);
+    EXPECT_EQ(read_all(file), before);
+    EXPECT_FALSE(bitrep::save_handle{}.valid());
+    EXPECT_FALSE(bitrep::save_handle{}.done());
+    EXPECT_FALSE(bitrep::save_handle{}.wait());
+}
+
+TEST_F(SaveFiles, ASaverFinishesEverySaveBeforeItGoes)
+{
+    std::vector<bitrep::save_handle> handles;
+    {
+        bitrep::saver saver;
+        for (int i = 0; i < 5; ++i)
+            handles.push_back(saver.save(path("slot" + std::to_string(i) + ".sav"), make_world(5000, i)));
+    }
+    for (int i = 0; i < 5; ++i) {
+        EXPECT_TRUE(handles[static_cast<std::size_t>(i)].done());
+        World loaded;
+        ASSERT_TRUE(bitrep::load(path("slot" + std::to_string(i) + ".sav"), loaded));
+        EXPECT_EQ(loaded.turn, i);
+    }
+}
+
+TEST_F(SaveFiles, AWriterKilledMidWriteLeavesTheOldSaveOrTheNewWhole)
+{
+    const fs::path file = path("world.sav");
+    ASSERT_TRUE(bitrep::save(file, make_world(150000, 1)));
+    int killed_mid_write = 0;
+    int replaced = 0;
+    int newer = 0;
+    auto inode = [](const fs::path& p) {
+        struct stat info{};
+        return ::stat(p.c_str(), &info) == 0 ? info.st_ino : ino_t{0};
+    };
+    for (int round = 0; round < 6; ++round) {
+        const pid_t child = ::fork();
+        ASSERT_GE(child, 0);
+        if (child == 0) {
+            // Save again and again, each world marked with its own number.
+            bitrep::saver saver;
+            for (int mark = 2;; ++mark)
+                static_cast<void>(saver.save(file, make_world(150000, mark % 1000), slot("kill")).wait());
+        }
+        // In the later rounds, first let it replace the file (a new inode
+        // at the path) at least once.
+        const auto deadline = std::chrono::steady_clock::now() + 20s;
+        if (round >= 3) {
+            const auto before = inode(file);
+            while (inode(file) == before && std::chrono::steady_clock::now() < deadline)
+                std::this_thread::yield();
+            ++replaced;
+        }
+        // Then kill it the moment a temporary file exists: mid-write (or
+        // between the write and the rename).
+        bool seen = false;
+        while (!seen && std::chrono::steady_clock::now() < deadline) {
+            seen = !temporaries().empty();
+            if (!seen)
+                std::this_thread::yield();
+        }
+        if (round % 2 == 1)
+            std::this_thread::sleep_for(std::chrono::milliseconds(round)); // later in the write
+        ::kill(child, SIGKILL);
+        int wstatus = 0;
+        ::waitpid(child, &wstatus, 0);
+        killed_mid_write += seen;
+        if (round % 2 == 0) {
+            EXPECT_FALSE(temporaries().empty()) << "round " << round << ": killed with its file half written";
+        }
+        // The file is a whole save, the old or a new one.
+        World loaded;
+        const bitrep::status st = bitrep::load(file, loaded);
+        ASSERT_TRUE(st) << "round " << round << ": " << st.message();
+        EXPECT_TRUE(whole(loaded)) << "round " << round;
+        EXPECT_EQ(loaded.units.size(), 150000u);
+        newer += loaded.turn != 1;
+    }
+    EXPECT_EQ(killed_mid_write, 6);
+    EXPECT_GE(newer, replaced); // the rounds that let a save land load it (or a later one)
+    // The dead writers' temporaries go with the next successful save.
+    ASSERT_TRUE(bitrep::save_async(file, make_world(10, 77)).wait());
+    EXPECT_TRUE(temporaries().empty());
+}
