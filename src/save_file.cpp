@@ -35,8 +35,10 @@ bool zstd_available() noexcept { return BITREP_HAS_ZSTD != 0; }
 status compress_save(std::vector<std::uint8_t>& file, int level) noexcept
 {
 #if BITREP_HAS_ZSTD
+    // The file was just made (its CRCs may not be there yet): its lengths
+    // are checked, not its CRC.
     save_header header;
-    if (status checked = read_save_header(file, header); !checked)
+    if (status checked = parse_save_header(file, file.size(), header); !checked)
         return checked;
     if (header.format < 2 || header.compressed())
         return status(error::corrupt, 0, "header", "compress_save: not an uncompressed format-2 save");
@@ -62,8 +64,10 @@ status compress_save(std::vector<std::uint8_t>& file, int level) noexcept
         ZSTD_compressCCtx(context.context, packed.data(), packed.size(), payload.data(), payload.size(), level);
     if (ZSTD_isError(size))
         return status(error::io_error, 0, "payload", ZSTD_getErrorName(size));
-    if (size >= payload.size())
-        return {}; // no smaller: stored as it is, and the header says so
+    if (size >= payload.size()) {
+        seal_save(file, header); // no smaller: stored as it is, and the header says so
+        return {};
+    }
     std::copy(packed.begin(), packed.begin() + static_cast<std::ptrdiff_t>(size), file.begin() + static_cast<std::ptrdiff_t>(payload_at));
     file.resize(payload_at + size);
     header.flags |= save_header::zstd_payload;
@@ -110,11 +114,21 @@ status decompress_payload(std::span<const std::uint8_t> stored, std::size_t expe
 #endif
 }
 
-status write_save_file(path_view path, std::vector<std::uint8_t>& bytes, const save_options& options) noexcept
+status finish_save(std::vector<std::uint8_t>& file, const save_options& options) noexcept
 {
     if (options.compression == save_compression::zstd)
-        if (status packed = compress_save(bytes, options.compression_level); !packed)
-            return packed;
+        return compress_save(file, options.compression_level);
+    save_header header;
+    if (status checked = parse_save_header(file, file.size(), header); !checked)
+        return checked;
+    seal_save(file, header);
+    return {};
+}
+
+status write_save_file(path_view path, std::vector<std::uint8_t>& bytes, const save_options& options) noexcept
+{
+    if (status finished = finish_save(bytes, options); !finished)
+        return finished;
     return write_file_atomically(path, bytes, options.keep_backup);
 }
 

@@ -146,9 +146,8 @@ inline status header_error(error code, std::size_t byte, std::string_view detail
     return status(code, byte * 8, "header", detail);
 }
 
-/// Writes `header` into the file's first bytes and seals it with its CRCs
-/// (format 2: the info CRC first, since the file's CRC covers it).
-inline void seal_save(std::span<std::uint8_t> file, const save_header& header) noexcept
+/// Writes `header`'s fields into the file's first bytes, CRCs aside.
+inline void store_header(std::span<std::uint8_t> file, const save_header& header) noexcept
 {
     std::uint8_t* at = file.data();
     std::copy(std::begin(save_magic), std::end(save_magic), at);
@@ -163,10 +162,18 @@ inline void seal_save(std::span<std::uint8_t> file, const save_header& header) n
         store_le<std::uint64_t>(at + 40, header.metadata_bits);
         store_le<std::uint64_t>(at + 48, header.stored_payload_bytes);
         store_le<std::uint32_t>(at + 56, 0); // reserved
-        store_le<std::uint32_t>(at + info_crc_offset,
-                                save_info_crc(file, static_cast<std::size_t>(header.metadata_bytes())));
     }
-    store_le<std::uint32_t>(at + crc_offset, save_crc(file));
+}
+
+/// Writes `header` into the file's first bytes and seals it with its CRCs
+/// (format 2: the info CRC first, since the file's CRC covers it).
+inline void seal_save(std::span<std::uint8_t> file, const save_header& header) noexcept
+{
+    store_header(file, header);
+    if (header.format >= 2)
+        store_le<std::uint32_t>(file.data() + info_crc_offset,
+                                save_info_crc(file, static_cast<std::size_t>(header.metadata_bytes())));
+    store_le<std::uint32_t>(file.data() + crc_offset, save_crc(file));
 }
 
 /// The fields both read_save_header and read_save_info check: everything in
@@ -248,8 +255,9 @@ namespace detail {
 struct no_metadata {};
 
 /// Encodes value (and metadata, when given) as a save file into out,
-/// uncompressed: format 1 when the save has neither metadata nor
-/// compression, else format 2, whose payload write_save_file compresses.
+/// uncompressed and not yet sealed (finish_save does both, so that a saver
+/// leaves the CRC and compression to its thread): format 1 when the save
+/// has neither metadata nor compression, else format 2.
 template <class T, class Meta>
 status encode_save(const T& value, const Meta* metadata, const save_options& options, std::vector<std::uint8_t>& out)
 {
@@ -286,19 +294,22 @@ status encode_save(const T& value, const Meta* metadata, const save_options& opt
     }
     header.payload_bits = payload_bits;
     header.stored_payload_bytes = header.format >= 2 ? header.payload_bytes() : 0;
-    seal_save(out, header);
+    store_header(out, header);
     return {};
 }
 
 /// zstd, when bitrep was built with it (compiled in src/save_file.cpp).
 bool zstd_available() noexcept;
-/// Compresses a format-2 save's payload in place, when that makes it smaller.
+/// Compresses a format-2 save's payload in place, when that makes it
+/// smaller, and seals the file.
 status compress_save(std::vector<std::uint8_t>& file, int level) noexcept;
+/// Seals what encode_save made, compressing it first when asked.
+status finish_save(std::vector<std::uint8_t>& file, const save_options& options) noexcept;
 /// A compressed payload back into `out`, refused (corrupt) unless it is a
 /// zstd frame of exactly `expected_bytes`.
 status decompress_payload(std::span<const std::uint8_t> stored, std::size_t expected_bytes,
                           std::vector<std::uint8_t>& out) noexcept;
-/// What every save ends with: compress when asked, then write durably.
+/// What every save to disk ends with: finish_save, then write durably.
 status write_save_file(path_view path, std::vector<std::uint8_t>& bytes, const save_options& options) noexcept;
 } // namespace detail
 
@@ -310,8 +321,8 @@ template <class T>
 status save_to_bytes(const T& value, std::vector<std::uint8_t>& out, const save_options& options = {})
 {
     status st = detail::encode_save(value, static_cast<const detail::no_metadata*>(nullptr), options, out);
-    if (st && options.compression == save_compression::zstd)
-        st = detail::compress_save(out, options.compression_level);
+    if (st)
+        st = detail::finish_save(out, options);
     if (!st)
         out.clear();
     return st;
@@ -325,8 +336,8 @@ status save_to_bytes(const T& value, const Meta& metadata, std::vector<std::uint
                      const save_options& options = {})
 {
     status st = detail::encode_save(value, &metadata, options, out);
-    if (st && options.compression == save_compression::zstd)
-        st = detail::compress_save(out, options.compression_level);
+    if (st)
+        st = detail::finish_save(out, options);
     if (!st)
         out.clear();
     return st;
