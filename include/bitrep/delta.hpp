@@ -265,27 +265,42 @@ struct delta_as_whole : delta_by_changed_bit<T> {
 /// elements sharing their element type's slots.
 template <class T>
 constexpr std::size_t coded_slot_count();
-template <class T, std::size_t... I>
-constexpr std::size_t coded_field_offset(std::index_sequence<I...>)
+/// The types of a struct's fields as sent, and of a pair's or tuple's
+/// members, by index: what the slot layout below is worked out over.
+template <class T>
+struct field_types {
+    template <std::size_t I>
+    using at = reflect::wire_type_at<T, I>;
+};
+template <class T>
+struct member_types {
+    template <std::size_t I>
+    using at = std::tuple_element_t<I, T>;
+};
+
+/// The slots of the first `Count` of Types' types, one after another.
+template <class Types, std::size_t Count>
+constexpr std::size_t coded_slots_before()
 {
-    return (std::size_t{0} + ... + coded_slot_count<reflect::wire_type_at<T, I>>());
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return (std::size_t{0} + ... + coded_slot_count<typename Types::template at<K>>());
+    }(std::make_index_sequence<Count>{});
 }
-/// Fields of one type in one struct share their slots (x and y of a
-/// position learn together): the offset of the first field of field I's type.
-template <class T, std::size_t I>
-constexpr std::size_t coded_first_of_type()
-{
-    using field = reflect::wire_type_at<T, I>;
-    std::size_t first = I;
-    [&]<std::size_t... J>(std::index_sequence<J...>) {
-        ((first = first == I && std::is_same_v<reflect::wire_type_at<T, J>, field> ? J : first), ...);
-    }(std::make_index_sequence<I>{});
-    return first;
-}
-template <class T, std::size_t I>
+/// Fields (or members) of one type in one struct share their slots (x and
+/// y of a position learn together): member I's first slot is that of the
+/// first member of its type.
+template <class Types, std::size_t I>
 constexpr std::size_t coded_shared_offset()
 {
-    return coded_field_offset<T>(std::make_index_sequence<coded_first_of_type<T, I>()>{});
+    constexpr std::size_t first = [] {
+        std::size_t at = I;
+        [&]<std::size_t... J>(std::index_sequence<J...>) {
+            ((at = at == I && std::is_same_v<typename Types::template at<J>, typename Types::template at<I>> ? J : at),
+             ...);
+        }(std::make_index_sequence<I>{});
+        return at;
+    }();
+    return coded_slots_before<Types, first>();
 }
 
 /// Elements [0, common) on a coded stream: a changed bit per element in the
@@ -636,7 +651,7 @@ private:
     BITREP_ALWAYS_INLINE static bool delta_field(Stream& stream, const T& older, const T& base, T& value)
     {
         using field = reflect::wire_type_at<T, I>;
-        [[maybe_unused]] const auto slot = stream.enter_slot(detail::coded_shared_offset<T, I>());
+        [[maybe_unused]] const auto slot = stream.enter_slot(detail::coded_shared_offset<detail::field_types<T>, I>());
         if (reflect::with_field_as_sent<I, Stream::is_reading>(
                 [&stream](field& now, const field& was_older, const field& was_base) BITREP_LAMBDA_ALWAYS_INLINE {
                     return delta_codec<field>::delta(stream, was_older, was_base, now);
@@ -1136,31 +1151,13 @@ struct delta_codec<T> : detail::delta_by_changed_bit<T> {
         stream.begin_entity();
         return detail::for_each_member(value, [&](auto& member, auto i) BITREP_LAMBDA_ALWAYS_INLINE {
             constexpr std::size_t I = decltype(i)::value;
-            [[maybe_unused]] const auto slot = stream.enter_slot(shared_offset<I>());
+            [[maybe_unused]] const auto slot = stream.enter_slot(detail::coded_shared_offset<detail::member_types<T>, I>());
             if (delta_codec<std::tuple_element_t<I, T>>::delta(stream, std::get<I>(older), std::get<I>(base), member))
                 [[likely]]
                 return true;
             stream.failure().enter_position(I);
             return false;
         });
-    }
-
-private:
-    /// Member I's first model slot: that of the first member of its type.
-    template <std::size_t I>
-    static constexpr std::size_t shared_offset()
-    {
-        return [&]<std::size_t... J>(std::index_sequence<J...>) {
-            constexpr std::size_t first = [&] {
-                std::size_t at = I;
-                ((at = at == I && std::is_same_v<std::tuple_element_t<J, T>, std::tuple_element_t<I, T>> ? J : at),
-                 ...);
-                return at;
-            }();
-            return [&]<std::size_t... K>(std::index_sequence<K...>) {
-                return (std::size_t{0} + ... + detail::coded_slot_count<std::tuple_element_t<K, T>>());
-            }(std::make_index_sequence<first>{});
-        }(std::make_index_sequence<I>{});
     }
 };
 
@@ -1614,7 +1611,7 @@ constexpr std::size_t coded_slot_count()
                        requires { typename T::value_type; std::declval<T&>().has_value(); })
         return 1 + coded_slot_count<typename T::value_type>(); // containers and optionals
     else if constexpr (walked_class<T>)
-        return std::max<std::size_t>(1, coded_field_offset<T>(std::make_index_sequence<reflect::field_count<T>>{}));
+        return std::max<std::size_t>(1, coded_slots_before<field_types<T>, reflect::field_count<T>>());
     else
         return 1;
 }

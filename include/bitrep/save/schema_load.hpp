@@ -336,21 +336,37 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, boun
     return read_elements(stream, plan, f + 1, out, static_cast<std::size_t>(count));
 }
 
-/// An array the file holds fewer elements of gives the rest their defaults.
-template <class T, std::size_t N>
-bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std::array<T, N>& out)
+/// A file's array or vector into a fixed number `n` of the program's
+/// elements (`read(i)` reads element i): a longer list is refused, and the
+/// elements the file lacks get `reset(i)`.
+template <class Read, class Reset>
+bool read_fixed_list(save_read_stream& stream, load_plan& plan, std::uint32_t f, std::size_t n,
+                     std::string_view longer, Read read, Reset reset)
 {
     const std::size_t start = stream.position();
     std::uint64_t count = 0;
     if (!read_list_count(stream, plan.file.nodes[f], count))
         return false;
-    if (count > N) [[unlikely]]
-        return value_does_not_fit(stream, start, "the file's array is longer than the program's");
-    if (!read_elements(stream, plan, f + 1, out, static_cast<std::size_t>(count)))
-        return false;
-    for (std::size_t i = static_cast<std::size_t>(count); i < N; ++i)
-        out[i] = T{};
+    if (count > n) [[unlikely]]
+        return value_does_not_fit(stream, start, longer);
+    for (std::size_t i = 0; i < count; ++i) {
+        if (!read(i)) [[unlikely]] {
+            stream.enter_index(i);
+            return false;
+        }
+    }
+    for (std::size_t i = static_cast<std::size_t>(count); i < n; ++i)
+        reset(i);
     return true;
+}
+
+/// An array the file holds fewer elements of gives the rest their defaults.
+template <class T, std::size_t N>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std::array<T, N>& out)
+{
+    return read_fixed_list(
+        stream, plan, f, N, "the file's array is longer than the program's",
+        [&](std::size_t i) { return read_as(stream, plan, f + 1, out[i]); }, [&](std::size_t i) { out[i] = T{}; });
 }
 
 /// A file's array or vector of bools (a bitset's schema) into a bitset; the
@@ -358,21 +374,16 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std:
 template <std::size_t N>
 bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std::bitset<N>& out)
 {
-    const std::size_t start = stream.position();
-    std::uint64_t count = 0;
-    if (!read_list_count(stream, plan.file.nodes[f], count))
-        return false;
-    if (count > N) [[unlikely]]
-        return value_does_not_fit(stream, start, "the file's bitset is longer than the program's");
-    for (std::size_t i = 0; i < N; ++i) {
-        bool bit = false;
-        if (i < count && !read_as(stream, plan, f + 1, bit)) [[unlikely]] {
-            stream.enter_index(i);
-            return false;
-        }
-        out[i] = bit;
-    }
-    return true;
+    return read_fixed_list(
+        stream, plan, f, N, "the file's bitset is longer than the program's",
+        [&](std::size_t i) {
+            bool bit = false;
+            if (!read_as(stream, plan, f + 1, bit))
+                return false;
+            out[i] = bit;
+            return true;
+        },
+        [&](std::size_t i) { out[i] = false; });
 }
 
 /// A file's list of pairs (a map's schema) or of keys (a set's) into a
