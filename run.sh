@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 
 packages=(cmake make g++ clang libclang-rt-14-dev libboost1.81-dev libgtest-dev libbenchmark-dev
           nlohmann-json3-dev libcli11-dev libcereal-dev libode-dev libglm-dev
-          libzstd-dev)
+          libzstd-dev libsodium-dev)
 jobs=$(nproc)
 
 install_missing() {
