@@ -3,6 +3,8 @@
 // Every tampered bit, every truncation, a replay, reordering within the
 // window, a packet too old, another key, the other direction, the other
 // kind, another protocol id, and a CRC-path packet.
+#include <bitrep/bitrep.hpp>
+#include <bitrep/replication.hpp>
 #include <bitrep/replication/security.hpp>
 
 #include <gtest/gtest.h>
@@ -178,6 +180,141 @@ TEST(ReplayWindow, AgreesWithASetOfSeenNumbersOnRandomArrivals)
             window.accept(n);
             seen.push_back(n);
             highest = std::max(highest, n);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- server and client
+
+namespace {
+
+struct Dot {
+    bitrep::ranged<std::uint32_t, 0, 100'000> x;
+};
+BOOST_DESCRIBE_STRUCT(Dot, (), (x))
+struct Field {
+    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
+    bitrep::entity_array<Dot, 8> dots;
+};
+BOOST_DESCRIBE_STRUCT(Field, (), (tick, dots))
+
+bitrep::replication_options on(bitrep::packet_security security)
+{
+    bitrep::replication_options options;
+    options.security = security;
+    return options;
+}
+
+Field field_at(std::uint32_t tick)
+{
+    Field f;
+    f.tick = tick;
+    for (std::size_t i = 0; i < 4; ++i) {
+        f.dots.emplace(i);
+        f.dots[i].x = tick * 10 + static_cast<std::uint32_t>(i);
+    }
+    return f;
+}
+
+/// An ack saying the client applied `sequence`, made by an attacker on
+/// the connection's path: CRC-sealed, or sealed with a key of their own
+/// under a packet number the server has not seen.
+bytes forged_ack(bitrep::packet_security security, std::uint16_t sequence)
+{
+    const std::size_t prefix = rep::prefix_bytes(security);
+    bytes packet(64, 0);
+    bitrep::failure_record failure;
+    rep::message_write_stream stream(std::span<std::uint8_t>(packet).subspan(prefix, 32), failure);
+    rep::ack_record ack;
+    ack.applied(sequence);
+    EXPECT_TRUE(ack.serialize(stream));
+    EXPECT_TRUE(stream.serialize_align());
+    packet.resize(prefix + stream.flush() + rep::suffix_bytes(security));
+    if (security == bitrep::packet_security::crc)
+        rep::seal(protocol, packet_kind::ack, packet);
+    else
+        EXPECT_TRUE(rep::aead_seal(packet_key::random(), direction::client_to_server, protocol, packet_kind::ack, 1000,
+                                   packet));
+    return packet;
+}
+
+} // namespace
+
+TEST_F(Aead, AServerAndClientWithOneKeyReplicateAndEachPacketCosts20BytesMore)
+{
+    bitrep::replication_server<Field> crc_server(on(bitrep::packet_security::crc));
+    bitrep::replication_client<Field> crc_client(on(bitrep::packet_security::crc));
+    bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
+    bitrep::replication_client<Field> client(on(bitrep::packet_security::aead), key);
+    const auto crc_id = crc_server.add_client();
+    const auto id = server.add_client(key);
+    for (std::uint32_t tick = 1; tick <= 30; ++tick) {
+        const Field world = field_at(tick);
+        const auto crc_packet = crc_server.replicate(crc_id, world);
+        const std::size_t crc_size = crc_packet.size();
+        ASSERT_TRUE(crc_client.receive(crc_packet));
+        const auto packet = server.replicate(id, world);
+        EXPECT_EQ(packet.size(), crc_size + 20) << tick;
+        const bitrep::status st = client.receive(packet);
+        ASSERT_TRUE(st) << st.message();
+        EXPECT_EQ(client.state().tick, tick);
+        const auto ack = client.packet();
+        EXPECT_EQ(ack.size(), crc_client.packet().size() + 20);
+        ASSERT_TRUE(server.receive(id, ack));
+        ASSERT_TRUE(crc_server.receive(crc_id, crc_client.packet()));
+    }
+    // Replayed: the same state packet, or ack, again is refused.
+    const Field world = field_at(31);
+    const auto sent = server.replicate(id, world);
+    const bytes packet(sent.begin(), sent.end());
+    ASSERT_TRUE(client.receive(packet));
+    EXPECT_EQ(client.receive(packet).code(), bitrep::error::stale);
+    const auto acked = client.packet();
+    const bytes ack(acked.begin(), acked.end());
+    ASSERT_TRUE(server.receive(id, ack));
+    EXPECT_EQ(server.receive(id, ack).code(), bitrep::error::stale);
+    // Another key is refused on both sides: as stale while its numbers are
+    // ones the receiver has seen (before any decryption), then as corrupt.
+    bitrep::replication_client<Field> stranger(on(bitrep::packet_security::aead), other);
+    EXPECT_EQ(stranger.receive(server.replicate(id, field_at(32))).code(), bitrep::error::corrupt);
+    EXPECT_EQ(server.receive(id, stranger.packet()).code(), bitrep::error::stale);
+    for (int i = 0; i < 40; ++i)
+        static_cast<void>(stranger.packet());
+    EXPECT_EQ(server.receive(id, stranger.packet()).code(), bitrep::error::corrupt);
+    // A peer on the CRC path: its packets do not authenticate (or are too
+    // short to), and it cannot read ours.
+    const bitrep::status from_crc = server.receive(id, crc_client.packet());
+    EXPECT_TRUE(from_crc.code() == bitrep::error::truncated || from_crc.code() == bitrep::error::corrupt)
+        << from_crc.message();
+    EXPECT_FALSE(crc_client.receive(server.replicate(id, field_at(33))));
+    // The real client keeps going through all of it.
+    ASSERT_TRUE(client.receive(server.replicate(id, field_at(34))));
+    EXPECT_EQ(client.state().tick, 34u);
+}
+
+TEST_F(Aead, AForgedAckCanNoLongerMoveAClientsBaseline)
+{
+    // On each path: packet 0 arrives and is acked, packet 1 is lost, and an
+    // attacker acks packet 1 in the client's name. On the CRC path the
+    // server believes it and encodes against a state the client never had;
+    // on the AEAD path the forgery is refused and the client keeps up.
+    for (const auto security : {bitrep::packet_security::crc, bitrep::packet_security::aead}) {
+        bitrep::replication_server<Field> server(on(security));
+        bitrep::replication_client<Field> client(on(security), key);
+        const auto id = server.add_client(key);
+        ASSERT_TRUE(client.receive(server.replicate(id, field_at(1))));
+        ASSERT_TRUE(server.receive(id, client.packet()));
+        static_cast<void>(server.replicate(id, field_at(2))); // lost
+        const bitrep::status forged = server.receive(id, forged_ack(security, 1));
+        const bitrep::status next = client.receive(server.replicate(id, field_at(3)));
+        if (security == bitrep::packet_security::crc) {
+            EXPECT_TRUE(forged) << "the CRC path cannot tell a forged ack";
+            EXPECT_EQ(next.code(), bitrep::error::no_baseline) << next.message();
+        } else {
+            EXPECT_EQ(forged.code(), bitrep::error::corrupt);
+            EXPECT_EQ(server.statistics(id)->acks_refused, 1u);
+            EXPECT_TRUE(next) << next.message();
+            EXPECT_EQ(client.state().tick, 3u);
         }
     }
 }

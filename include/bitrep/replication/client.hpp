@@ -18,6 +18,7 @@
 #include <bitrep/replication/inputs.hpp>
 #include <bitrep/replication/messages.hpp>
 #include <bitrep/replication/packet.hpp>
+#include <bitrep/replication/security.hpp>
 #include <bitrep/replication/protocol.hpp>
 #include <bitrep/replication/state_fields.hpp>
 #include <bitrep/status.hpp>
@@ -61,10 +62,15 @@ public:
     /// packet reports everything that differs from a default State.
     using change_function = std::function<void(const state_change&, const State& before, const State& after)>;
 
-    explicit replication_client(replication_options options = {})
+    /// `key`: the connection's packet key, when options.security is aead
+    /// (the same the server was given for this client).
+    explicit replication_client(replication_options options = {}, const packet_key& key = {})
         : options_(options), inputs_(replication::make_part<inputs_type>(options)),
           messages_(replication::make_part<port_holder>(options, message_other_bits(options))),
-          packet_(std::max(options.max_packet_bytes, replication::ack_bytes))
+          packet_(std::max(options.max_packet_bytes, replication::ack_bytes + replication::suffix_bytes(options.security) +
+                                                         replication::prefix_bytes(options.security) -
+                                                         replication::crc_bytes)),
+          guard_(options.security, key, replication::direction::client_to_server)
     {
         replication::require_reflected_state<State>();
         options_.window = replication::ring_size(options_.window);
@@ -103,14 +109,15 @@ public:
     std::span<const std::uint8_t> packet()
     {
         failure_record failure;
-        replication::message_write_stream stream(std::span<std::uint8_t>(packet_).subspan(replication::crc_bytes),
-                                                 failure);
+        const std::size_t prefix = guard_.prefix();
+        replication::message_write_stream stream(
+            std::span<std::uint8_t>(packet_).subspan(prefix, packet_.size() - prefix - guard_.suffix()), failure);
         replication::ack_record record = acks_;
         static_cast<void>(record.serialize(stream)); // 49 bits always fit
         if constexpr (has_inputs)
             write_inputs(stream);
         if constexpr (has_messages) {
-            const std::size_t room = 8 * (packet_.size() - replication::crc_bytes) - stream.bit_position();
+            const std::size_t room = 8 * (packet_.size() - prefix - guard_.suffix()) - stream.bit_position();
             replication::message_endpoint& channels = messages_.endpoint();
             const std::size_t reliable = channels.plan_reliable(packets_, room, room);
             channels.plan_unreliable(room - std::min(room, reliable));
@@ -119,9 +126,12 @@ public:
             assert(written);
             channels.commit(packets_);
         }
-        const std::size_t size = replication::crc_bytes + stream.flush();
-        replication::seal(options_.protocol_id, replication::packet_kind::ack,
-                          std::span<std::uint8_t>(packet_.data(), size));
+        const std::size_t size = prefix + stream.flush() + guard_.suffix();
+        // Fails only when 2^64 packets used up the key's numbers: nothing
+        // is sent, as a packet that cannot be sealed must not be.
+        if (!guard_.seal(options_.protocol_id, replication::packet_kind::ack,
+                         std::span<std::uint8_t>(packet_.data(), size))) [[unlikely]]
+            return {};
         ++packets_;
         return std::span<const std::uint8_t>(packet_.data(), size);
     }
@@ -204,17 +214,20 @@ private:
         boxed_state view;
     };
 
-    status apply(std::span<const std::uint8_t> bytes)
+    status apply(std::span<const std::uint8_t> packet)
     {
-        if (status sealed = replication::check_seal(options_.protocol_id, replication::packet_kind::state, bytes); !sealed)
-            return sealed;
+        // The packet's body: after the CRC, or decrypted once authentic.
+        std::span<const std::uint8_t> bytes;
+        if (status opened = guard_.open(options_.protocol_id, replication::packet_kind::state, packet, bytes); !opened)
+            return opened;
         failure_record failure;
-        basic_read_stream<scope::replication> stream(bytes.subspan(replication::crc_bytes), failure);
+        basic_read_stream<scope::replication> stream(bytes, failure);
+        const std::size_t head = 8 * guard_.prefix(); // bit offsets below count from the packet's start
         replication::packet_header header;
         if (!header.serialize(stream)) [[unlikely]]
             return stream.failure_status("packet");
         if (header.has_check_value != options_.check_value) [[unlikely]]
-            return status(error::options_mismatch, 32 + 33, "packet",
+            return status(error::options_mismatch, head + 33, "packet",
                           header.has_check_value ? "the server sends a check value, and this client expects none"
                                                  : "this client expects a check value, and the server sends none");
         if (acks_.any && !replication::sequence_newer(header.sequence, acks_.newest)) {
@@ -227,10 +240,10 @@ private:
             if (static_cast<std::uint16_t>(acks_.newest - header.sequence) >= options_.window &&
                 ++far_behind_ >= far_behind_limit)
                 forget_baselines();
-            return status(error::stale, 32, "packet", "not newer than the newest packet applied");
+            return status(error::stale, head, "packet", "not newer than the newest packet applied");
         }
         if (header.coded && options_.encoding != replication_encoding::coded) [[unlikely]]
-            return status(error::options_mismatch, 32 + 34, "packet",
+            return status(error::options_mismatch, head + 34, "packet",
                           "the server sends coded packets, and this client expects bit-packed ones");
         replication::input_ack input_ack;
         if constexpr (has_inputs) {
@@ -245,17 +258,17 @@ private:
         if (header.has_baseline) {
             base = held(header.baseline);
             if (base == nullptr)
-                return status(error::no_baseline, 32 + 17, "packet", "the packet's baseline is not held");
+                return status(error::no_baseline, head + 17, "packet", "the packet's baseline is not held");
         }
         if (header.coded) {
             const State* older = base;
             if (header.has_older) {
                 older = held(header.older);
                 if (older == nullptr)
-                    return status(error::no_baseline, 32 + 36, "packet", "the state the packet predicts from is not held");
+                    return status(error::no_baseline, head + 36, "packet", "the state the packet predicts from is not held");
             }
             // The coded bytes run from the byte after the header to the end.
-            const std::size_t start = replication::crc_bytes + (stream.bit_position() + 7) / 8;
+            const std::size_t start = (stream.bit_position() + 7) / 8;
             bool check_ok = true;
             status decoded = coder_.read_with(bytes.subspan(std::min(start, bytes.size())), [&](auto& coder) {
                 if (!read_delta(coder, *older, *base, *scratch_))
@@ -269,7 +282,7 @@ private:
             if (!decoded) [[unlikely]]
                 return decoded;
             if (!check_ok) [[unlikely]]
-                return status(error::corrupt, 8 * bytes.size(), "packet", "end-of-packet check value is wrong");
+                return status(error::corrupt, head + 8 * bytes.size(), "packet", "end-of-packet check value is wrong");
         } else {
             if (!read_delta(stream, *base, *scratch_)) [[unlikely]]
                 return stream.failure_status(reflect::type_name<State>());
@@ -279,11 +292,11 @@ private:
                 if (!stream.serialize_bits(check, 32)) [[unlikely]]
                     return stream.failure_status("packet");
                 if (check != replication::check_value) [[unlikely]]
-                    return status(error::corrupt, 32 + at, "packet", "end-of-packet check value is wrong");
+                    return status(error::corrupt, head + at, "packet", "end-of-packet check value is wrong");
             }
-            const std::size_t used = replication::crc_bytes + (stream.bit_position() + 7) / 8;
+            const std::size_t used = (stream.bit_position() + 7) / 8;
             if (used != bytes.size()) [[unlikely]]
-                return status(error::trailing_data, used * 8, "packet", "whole bytes left over after the state");
+                return status(error::trailing_data, head + used * 8, "packet", "whole bytes left over after the state");
         }
 
         const std::size_t index = header.sequence % options_.window;
@@ -302,7 +315,7 @@ private:
             inputs_.acknowledged(input_ack);
         }
         if constexpr (has_messages)
-            messages_.apply(bytes.subspan(replication::crc_bytes), handlers_);
+            messages_.apply(bytes, handlers_);
         return {};
     }
 
@@ -310,7 +323,8 @@ private:
     /// window at its largest, the message section's framing.
     static std::size_t message_other_bits(const replication_options& options)
     {
-        std::size_t bits = 8 * replication::crc_bytes + replication::ack_bits + replication::message_framing_bits<Messages>;
+        std::size_t bits = 8 * (replication::prefix_bytes(options.security) + replication::suffix_bytes(options.security)) +
+                           replication::ack_bits + replication::message_framing_bits<Messages>;
         if constexpr (has_inputs)
             bits += replication::input_section_bound<Input>(options.input_window);
         return bits;
@@ -325,7 +339,7 @@ private:
     /// in earlier ones).
     void write_inputs(replication::message_write_stream& stream)
     {
-        std::size_t room = 8 * (packet_.size() - replication::crc_bytes) - stream.bit_position();
+        std::size_t room = 8 * (packet_.size() - guard_.prefix() - guard_.suffix()) - stream.bit_position();
         if constexpr (has_messages)
             room -= std::min(room, messages_.endpoint().empty_section_bits());
         inputs_.fit(room);
@@ -400,6 +414,7 @@ private:
     [[no_unique_address]] port_holder messages_;
     [[no_unique_address]] handlers_holder handlers_;
     std::vector<std::uint8_t> packet_;
+    replication::packet_guard guard_; ///< seals packet() and opens receive()'s packets
     std::uint64_t packets_ = 0; ///< packets written, which number the message channels' packets
     change_function on_change_;
     client_statistics stats_;

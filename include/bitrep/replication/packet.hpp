@@ -17,6 +17,16 @@
 
 namespace bitrep {
 
+/// How a connection's packets are protected; both ends must agree.
+enum class packet_security : std::uint8_t {
+    /// A CRC-32 over the protocol id: catches damage and other games'
+    /// traffic, not an attacker. For transports that already authenticate.
+    crc,
+    /// ChaCha20-Poly1305 with a per-connection key: packets are encrypted,
+    /// authenticated and numbered, and replays are refused.
+    aead,
+};
+
 /// How state packets carry the state (docs/coded-deltas.md).
 enum class replication_encoding : std::uint8_t {
     /// The serialize 1.0-based bit-packed delta (docs/wire-format.md, section 6).
@@ -34,6 +44,11 @@ struct replication_options {
     /// Hashed into every packet's CRC-32 but never sent: packets of another
     /// game, protocol or version are dropped as corrupt.
     std::uint32_t protocol_id = 0x62726570;
+    /// How packets are protected (docs/security.md): `crc` (a CRC-32 over
+    /// the protocol id), or `aead` (encrypted and authenticated with each
+    /// connection's packet_key, replays refused; 20 bytes more a packet).
+    /// Both ends must agree: an end on the other path refuses every packet.
+    packet_security security = packet_security::crc;
     /// The largest packet replicate() returns, header included (at least 16).
     std::size_t max_packet_bytes = 1200;
     /// Per client; 0 for no limit. Spent at `tick_rate` replicate() calls a

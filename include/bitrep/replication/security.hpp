@@ -7,21 +7,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include <bitrep/replication/packet.hpp>
 #include <bitrep/status.hpp>
 
 namespace bitrep {
-
-/// How a connection's packets are protected; both ends must agree.
-enum class packet_security : std::uint8_t {
-    /// A CRC-32 over the protocol id: catches damage and other games'
-    /// traffic, not an attacker. For transports that already authenticate.
-    crc,
-    /// ChaCha20-Poly1305 with a per-connection key: packets are encrypted,
-    /// authenticated and numbered, and replays are refused.
-    aead,
-};
 
 /// A connection's 32-byte key, established by the game's login. Never give
 /// one key to two connections: packet numbers start again at 0 with each.
@@ -103,6 +94,85 @@ private:
     bool any_ = false;
     std::uint64_t highest_ = 0;
     std::uint64_t seen_ = 0; ///< bit i: highest - 1 - i was accepted
+};
+
+/// How many bytes a path adds to a packet's body: before it (the CRC, or
+/// the packet number) and after it (the tag).
+constexpr std::size_t prefix_bytes(packet_security security) noexcept
+{
+    return security == packet_security::aead ? aead_number_bytes : crc_bytes;
+}
+constexpr std::size_t suffix_bytes(packet_security security) noexcept
+{
+    return security == packet_security::aead ? aead_tag_bytes : 0;
+}
+
+/// One end of one connection: seals what it sends and opens what it
+/// receives, on the connection's path (docs/security.md, section 1).
+class packet_guard {
+public:
+    packet_guard() = default;
+    packet_guard(packet_security security, const packet_key& key, direction sends) noexcept
+        : security_(security), key_(key), sends_(sends)
+    {
+    }
+
+    packet_security security() const noexcept { return security_; }
+    std::size_t prefix() const noexcept { return prefix_bytes(security_); }
+    std::size_t suffix() const noexcept { return suffix_bytes(security_); }
+
+    /// Seals `packet` (prefix, body, suffix) of `kind`; each AEAD packet
+    /// takes the next number, and none is ever used twice.
+    status seal(std::uint32_t protocol_id, packet_kind kind, std::span<std::uint8_t> packet) noexcept
+    {
+        if (security_ == packet_security::crc) {
+            replication::seal(protocol_id, kind, packet);
+            return {};
+        }
+        if (next_ == ~std::uint64_t{0}) [[unlikely]]
+            return status(error::io_error, 0, "packet", "packet numbers used up: the connection needs a new key");
+        if (status sealed = aead_seal(key_, sends_, protocol_id, kind, next_, packet); !sealed) [[unlikely]]
+            return sealed;
+        ++next_;
+        return {};
+    }
+
+    /// Checks a received packet and gives its body: on the CRC path the
+    /// bytes after the CRC; on the AEAD path the decrypted body (in this
+    /// guard, valid until the next open), once the number is fresh (else
+    /// stale, before any decryption) and the packet authenticates (else
+    /// corrupt). Only an authentic packet moves the replay window.
+    status open(std::uint32_t protocol_id, packet_kind kind, std::span<const std::uint8_t> packet,
+                std::span<const std::uint8_t>& body)
+    {
+        if (security_ == packet_security::crc) {
+            if (status sealed = check_seal(protocol_id, kind, packet); !sealed)
+                return sealed;
+            body = packet.subspan(crc_bytes);
+            return {};
+        }
+        std::uint64_t number = 0;
+        if (status numbered = aead_number(packet, number); !numbered)
+            return numbered;
+        if (!window_.fresh(number))
+            return status(error::stale, 0, "packet", "a packet number seen before, or older than the replay window");
+        body_.resize(packet.size() - aead_number_bytes - aead_tag_bytes);
+        const direction receives =
+            sends_ == direction::server_to_client ? direction::client_to_server : direction::server_to_client;
+        if (status opened = aead_open(key_, receives, protocol_id, kind, packet, body_); !opened)
+            return opened;
+        window_.accept(number);
+        body = body_;
+        return {};
+    }
+
+private:
+    packet_security security_ = packet_security::crc;
+    packet_key key_{};
+    direction sends_ = direction::server_to_client;
+    std::uint64_t next_ = 0;
+    replay_window window_;
+    std::vector<std::uint8_t> body_;
 };
 
 } // namespace replication

@@ -28,6 +28,7 @@
 #include <bitrep/replication/inputs.hpp>
 #include <bitrep/replication/messages.hpp>
 #include <bitrep/replication/packet.hpp>
+#include <bitrep/replication/security.hpp>
 #include <bitrep/replication/protocol.hpp>
 #include <bitrep/replication/state_fields.hpp>
 #include <bitrep/replication/world_history.hpp>
@@ -97,17 +98,24 @@ public:
                       "(entity_array elements) only; anywhere else every client would receive the field");
         options_.window = replication::ring_size(options_.window);
         options_.protocol_id = replication::protocol_id_for<Input, Messages>(options_.protocol_id);
-        // Room for the CRC, the header and the check value at least.
-        options_.max_packet_bytes = std::max<std::size_t>(options_.max_packet_bytes, 16);
+        // Room for the CRC (or number and tag), the header and the check value at least.
+        options_.max_packet_bytes = std::max<std::size_t>(
+            options_.max_packet_bytes,
+            16 + replication::prefix_bytes(options_.security) + replication::suffix_bytes(options_.security) -
+                replication::crc_bytes);
         for (std::size_t i = 0; i < slot_count + field_count; ++i)
             reported_[i].store(false, std::memory_order_relaxed);
     }
 
     const replication_options& options() const noexcept { return options_; }
 
-    client_id add_client()
+    /// A new connection. `key`: its packet key, when options().security
+    /// is aead (the client must be given the same one, and no other
+    /// connection ever): docs/security.md.
+    client_id add_client(const packet_key& key = {})
     {
         auto c = std::make_unique<connection>(options_);
+        c->guard = replication::packet_guard(options_.security, key, replication::direction::server_to_client);
         c->ring.resize(options_.window);
         c->ring_refs.resize(options_.window);
         for (auto& refs : c->ring_refs)
@@ -753,6 +761,7 @@ private:
         bool any_unsendable = false;
         std::vector<std::uint32_t> mended; ///< reported values this packet sends as they are
         std::vector<std::uint8_t> packet;
+        replication::packet_guard guard; ///< seals its state packets, opens its client's packets
         double tokens = 0;
         server_client_statistics stats;
         /// Coded bits per bit-packed bit of the entity selection's estimate,
@@ -771,7 +780,8 @@ private:
         /// room waits until they are smaller).
         static std::size_t message_other_bits(const replication_options& options)
         {
-            std::size_t bits = 8 * replication::crc_bytes + replication::header_bits + replication::coded_header_bits +
+            std::size_t bits = 8 * (replication::prefix_bytes(options.security) + replication::suffix_bytes(options.security)) +
+                               replication::header_bits + replication::coded_header_bits +
                                7 + replication::message_framing_bits<Messages> + 7 + 1 + (options.check_value ? 32 : 0);
             if constexpr (has_inputs)
                 bits += 17;
@@ -1955,7 +1965,7 @@ private:
         // Fields other than entities are brought to this tick (or, when the
         // tick's value cannot be encoded, kept as the client may have them);
         // entities start as the client has them and are updated by priority.
-        std::size_t header_bits = 8 * replication::crc_bytes + replication::header_bits +
+        std::size_t header_bits = 8 * (c.guard.prefix() + c.guard.suffix()) + replication::header_bits +
                                   (coded ? replication::coded_header_bits + 7 : 0);
         if constexpr (has_inputs)
             header_bits += 1 + (c.inputs.any() ? 16 : 0);
@@ -2023,8 +2033,10 @@ private:
         };
         const State& view = sc.view;
         failure_record failure;
-        basic_write_stream<scope::replication> stream(std::span<std::uint8_t>(c.packet).subspan(replication::crc_bytes),
-                                                      failure);
+        const std::size_t prefix = c.guard.prefix();
+        const std::size_t suffix = c.guard.suffix();
+        basic_write_stream<scope::replication> stream(
+            std::span<std::uint8_t>(c.packet).subspan(prefix, c.packet.size() - prefix - suffix), failure);
         if (!header.serialize(stream)) [[unlikely]]
             return stream.failure_status("packet");
         if constexpr (has_inputs) {
@@ -2039,9 +2051,11 @@ private:
         if (coded) {
             // The coded bytes start at the next byte and fill the budget at
             // most (or the packet, when only what must go is in it).
-            const std::size_t start = replication::crc_bytes + stream.flush();
-            const std::size_t limit =
-                c.stats.entities_sent != sent_before ? std::max(budget_bytes, start) : options_.max_packet_bytes;
+            const std::size_t start = prefix + stream.flush();
+            // Less the tag, on the AEAD path.
+            const std::size_t end =
+                c.stats.entities_sent != sent_before ? std::max(budget_bytes, start + suffix) : options_.max_packet_bytes;
+            const std::size_t limit = std::max(start, end - suffix);
             std::size_t coded_bytes = 0;
             const view_parts older_parts = header.has_older ? sc.older_parts : view_parts{nullptr, nullptr, {}};
             const view_parts base_parts{c.base_refs.data(), &c.base_fields, c.base_hash};
@@ -2070,7 +2084,7 @@ private:
                 keep_section(sc, older_parts, base_parts, view_parts_,
                              std::span<const std::uint8_t>(c.packet).subspan(start, coded_bytes));
             }
-            size = start + coded_bytes;
+            size = start + coded_bytes + suffix;
             if (exact && c.stats.entities_sent != sent_before) {
                 // Learn from full packets: quickly when coded grew, slowly when it shrank.
                 const double sample = static_cast<double>(8 * coded_bytes) / static_cast<double>(used_bits - header_bits);
@@ -2087,11 +2101,10 @@ private:
             }
             if (!ok) [[unlikely]]
                 return stream.failure_status(reflect::type_name<State>());
-            size = replication::crc_bytes + stream.flush();
+            size = prefix + stream.flush() + suffix;
         }
-        replication::seal(options_.protocol_id, replication::packet_kind::state,
-                          std::span<std::uint8_t>(c.packet.data(), size));
-        return {};
+        return c.guard.seal(options_.protocol_id, replication::packet_kind::state,
+                            std::span<std::uint8_t>(c.packet.data(), size));
     }
 
     /// The packet exists: its view joins the ring and it counts as sent.
@@ -2227,9 +2240,10 @@ private:
     /// nothing: every part is checked before any is applied.
     status apply_client_packet(connection& c, client_id id, std::span<const std::uint8_t> bytes)
     {
-        if (status sealed = replication::check_seal(options_.protocol_id, replication::packet_kind::ack, bytes); !sealed)
-            return sealed;
-        const std::span<const std::uint8_t> body = bytes.subspan(replication::crc_bytes);
+        // The packet's body: after the CRC, or decrypted once authentic.
+        std::span<const std::uint8_t> body;
+        if (status opened = c.guard.open(options_.protocol_id, replication::packet_kind::ack, bytes, body); !opened)
+            return opened;
         failure_record failure;
         replication::message_read_stream stream(body, failure);
         replication::ack_record ack;
@@ -2245,8 +2259,8 @@ private:
         }
         if (!stream.serialize_align()) [[unlikely]]
             return stream.failure_status("packet");
-        if (replication::crc_bytes + stream.bit_position() / 8 != bytes.size()) [[unlikely]]
-            return status(error::trailing_data, 8 * replication::crc_bytes + stream.bit_position(), "packet",
+        if (stream.bit_position() / 8 != body.size()) [[unlikely]]
+            return status(error::trailing_data, 8 * c.guard.prefix() + stream.bit_position(), "packet",
                           "whole bytes left over after the client's packet");
         if (status acked = apply_ack(c, ack); !acked) [[unlikely]]
             return acked;
