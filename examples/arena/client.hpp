@@ -22,9 +22,9 @@ using replication_client = bitrep::replication_client<World, PlayerInput, Messag
 class client {
 public:
     client(asio::io_context& io, const udp::endpoint& server, const bitrep::replication_options& options,
-           const bitrep::link_conditions& link, std::uint64_t seed, std::uint32_t index)
+           const bitrep::packet_key& key, const bitrep::link_conditions& link, std::uint64_t seed, std::uint32_t index)
         : socket_(open_loopback_socket(io)), endpoint_(socket_.local_endpoint()), server_(server),
-          replication_(options), down_(link, seed), up_(link, seed ^ 0x5eed0000u), index_(index)
+          replication_(options, key), down_(link, seed), up_(link, seed ^ 0x5eed0000u), index_(index)
     {
         replication_.on_message<Chat>([this](const Chat& chat) { relayed_.arrived(chat.serial.get()); });
         replication_.on_message<Score>([this](const Score&) { ++scores_; });

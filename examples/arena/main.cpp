@@ -55,6 +55,7 @@ struct settings {
     std::uint64_t seed = 1;
     std::string save_path;
     std::string encoding = "both"; ///< coded, bit_packed, or both: the same run in each, compared
+    std::string security = "aead"; ///< aead (packets sealed with per-client keys) or crc
 };
 
 /// The clients' links, in milliseconds. The jitter stays below a tick, so
@@ -217,11 +218,19 @@ results run(const settings& s, const std::filesystem::path& save_path, bitrep::r
     asio::io_context io;
     bitrep::replication_options options; // 1200-byte packets, no bytes-per-second cap, 64-packet window
     options.encoding = encoding;
+    options.security = s.security == "crc" || !bitrep::replication::aead_available() ? bitrep::packet_security::crc
+                                                                                    : bitrep::packet_security::aead;
     server host(io, options);
     std::vector<std::unique_ptr<client>> clients;
-    for (std::size_t i = 0; i < s.clients; ++i)
-        clients.push_back(std::make_unique<client>(io, host.endpoint(), options, link_for(s.loss), s.seed + 1 + i,
-                                                   static_cast<std::uint32_t>(i)));
+    for (std::size_t i = 0; i < s.clients; ++i) {
+        // The login: a fresh key per connection, given to both ends over a
+        // channel this example trusts (its own memory; a real game's login
+        // server, over TLS).
+        const bitrep::packet_key key = bitrep::packet_key::random();
+        clients.push_back(std::make_unique<client>(io, host.endpoint(), options, key, link_for(s.loss),
+                                                   s.seed + 1 + i, static_cast<std::uint32_t>(i)));
+        host.admit(clients.back()->endpoint(), key);
+    }
 
     World world{};
     world.seed = s.seed;
@@ -353,6 +362,9 @@ void print(const settings& s, const results& r, bitrep::replication_encoding enc
     std::printf("\nbitrep arena (seed %llu, %s encoding)\n\n", static_cast<unsigned long long>(s.seed), name_of(encoding));
     row("entities", fixed(r.live / ticks, 0) + " (" + percent(r.moving / r.live) + " moving per tick)");
     row("clients", count(s.clients) + " (" + count(r.joined) + " joined)");
+    row("packets", s.security == "crc" || !bitrep::replication::aead_available()
+                       ? std::string("CRC-32 only (--security crc)")
+                       : std::string("sealed: ChaCha20-Poly1305, a key per client, replays refused (+20 bytes each)"));
     row("loss rate", percent(link.loss) + " (and " + fixed(link.latency, 0) + " ms latency, 0-" + fixed(link.jitter, 0) +
                          " ms jitter, " + percent(link.duplicate) + " duplicated, " + percent(link.reorder) +
                          " held back " + fixed(link.reorder_delay, 0) + " ms, " + percent(link.corrupt) + " corrupted)");
@@ -452,6 +464,8 @@ int main(int argc, char** argv)
     app.add_option("--seed", s.seed, "seeds the world and the links");
     app.add_option("--encoding", s.encoding, "coded, bit_packed, or both (the same run in each, compared)")
         ->check(CLI::IsMember({"coded", "bit_packed", "both"}));
+    app.add_option("--security", s.security, "aead: packets sealed with a key per client (ChaCha20-Poly1305); crc: a CRC only")
+        ->check(CLI::IsMember({"aead", "crc"}));
     app.add_option("--save", s.save_path, "save file (default: one of this run's own in the temporary directory, removed at the end)");
     CLI11_PARSE(app, argc, argv);
 

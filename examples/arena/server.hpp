@@ -83,6 +83,12 @@ public:
 
     udp::endpoint endpoint() const { return socket_.local_endpoint(); }
 
+    /// The packet key the game's login agreed with the client at `from`
+    /// (this example hands it over in-process, the channel it trusts): its
+    /// hello then makes it a client sealed with that key. Without keys
+    /// (packet_security::crc) any hello is taken.
+    void admit(const udp::endpoint& from, const bitrep::packet_key& key) { keys_.emplace_back(from, key); }
+
     /// Reads what the clients sent: a hello from a new endpoint makes it a
     /// client with a player of its own; anything else from a client is its
     /// packet (ack, inputs, messages).
@@ -94,7 +100,15 @@ public:
                 if (!is_hello(bytes)) // the statistics count a packet that is refused
                     static_cast<void>(replication_.receive(known->id, bytes));
             } else if (is_hello(bytes) && peers_.size() < decltype(World::players)::capacity) {
-                const bitrep::client_id id = replication_.add_client();
+                bitrep::packet_key key{};
+                if (replication_.options().security == bitrep::packet_security::aead) {
+                    const auto admitted = std::find_if(keys_.begin(), keys_.end(),
+                                                       [&](const auto& entry) { return entry.first == from; });
+                    if (admitted == keys_.end())
+                        return; // nobody the login let in
+                    key = admitted->second;
+                }
+                const bitrep::client_id id = replication_.add_client(key);
                 peer joined;
                 joined.endpoint = from;
                 joined.id = id;
@@ -179,6 +193,7 @@ private:
     udp::socket socket_;
     replication_server replication_;
     std::vector<peer> peers_;
+    std::vector<std::pair<udp::endpoint, bitrep::packet_key>> keys_;
     std::vector<std::uint32_t> pending_pushes_;
     std::uint64_t pushes_ = 0;
     std::uint32_t ticks_per_second_;
