@@ -9,6 +9,12 @@
 #   ./run.sh bandwidth installs what is missing, builds the cube scene and the
 #                      bandwidth yardstick (g++ Release), generates the default
 #                      scene and prints the table (docs/benchmarks.md)
+#   ./run.sh fuzz [SECONDS] [RUNS]
+#                      builds the libFuzzer targets (clang, ASan and UBSan) and
+#                      runs each for SECONDS (default 600) or RUNS executions,
+#                      whichever ends first, keeping its corpus in
+#                      build/fuzz-corpus/<target>; prints each target's
+#                      executions, coverage and outcome (docs/robustness.md)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -77,8 +83,32 @@ case "${1:-}" in
     cmake --build build/consumer -j "$jobs"
     ./build/consumer/consumer
     ;;
+  fuzz)
+    install_missing
+    seconds="${2:-600}"
+    runs="${3:--1}"
+    configure build/fuzz clang++ Debug -DBITREP_SANITIZE=ON -DBITREP_FUZZ=ON -DBITREP_BUILD_BENCHMARKS=OFF \
+      -DBITREP_BUILD_EXAMPLES=OFF -DBITREP_BUILD_TESTS=OFF
+    targets=()
+    for source in tests/fuzz/*_fuzz.cpp; do targets+=("$(basename "$source" .cpp)"); done
+    cmake --build build/fuzz -j "$jobs" --target "${targets[@]}"
+    status=0
+    for target in "${targets[@]}"; do
+      corpus="build/fuzz-corpus/$target"
+      mkdir -p "$corpus"
+      log="build/fuzz-corpus/$target.log"
+      if "./build/fuzz/tests/fuzz/$target" -max_total_time="$seconds" -runs="$runs" -max_len=2048 \
+           -print_final_stats=1 "$corpus" > "$log" 2>&1; then outcome="no crash"; else outcome="FAILED (see $log)"; status=1; fi
+      execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
+      last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
+      cov=$(echo "$last" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*' || true)
+      ft=$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*' || true)
+      printf '%-20s %12s executions  %6s edges (cov)  %7s features (ft)  %s\n' "$target" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$outcome"
+    done
+    exit "$status"
+    ;;
   *)
-    echo "usage: $0 example|test|bandwidth" >&2
+    echo "usage: $0 example|test|bandwidth|fuzz" >&2
     exit 2
     ;;
 esac
