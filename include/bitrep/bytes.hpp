@@ -100,7 +100,7 @@ std::vector<std::uint8_t> bytes_or_throw(Encode encode)
 #if BITREP_HAS_EXCEPTIONS
     std::vector<std::uint8_t> out;
     if (status result = encode(out); !result)
-        throw write_error(std::move(result));
+        throw write_error(result);
     return out;
 #else
     static_assert(always_false<Encode>,

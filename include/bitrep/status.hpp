@@ -103,6 +103,8 @@ public:
     status(const status& other) noexcept { *this = other; }
     status& operator=(const status& other) noexcept
     {
+        if (this == &other)
+            return *this;
         code_ = other.code_;
         bit_offset_ = other.bit_offset_;
         path_length_ = append(path_, 0, other.field_path());
@@ -163,7 +165,7 @@ private:
 /// entry point, and every read path, returns a status instead.
 class write_error : public std::runtime_error {
 public:
-    explicit write_error(bitrep::status s) : std::runtime_error(s.message()), status_(std::move(s)) {}
+    explicit write_error(const bitrep::status& s) : std::runtime_error(s.message()), status_(s) {}
     const bitrep::status& status() const noexcept { return status_; }
 
 private:

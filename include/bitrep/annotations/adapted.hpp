@@ -82,7 +82,7 @@ public:
     constexpr const T* operator->() const noexcept { return &value_; }
 
     friend constexpr bool operator==(const each_component& a, const each_component& b)
-        requires requires(const T& v) { { v == v } -> std::convertible_to<bool>; }
+        requires requires(const T& x, const T& y) { { x == y } -> std::convertible_to<bool>; }
     {
         return static_cast<bool>(a.value_ == b.value_);
     }
@@ -121,7 +121,7 @@ public:
     constexpr const Q* operator->() const noexcept { return &value_; }
 
     friend constexpr bool operator==(const smallest_three& a, const smallest_three& b)
-        requires requires(const Q& v) { { v == v } -> std::convertible_to<bool>; }
+        requires requires(const Q& x, const Q& y) { { x == y } -> std::convertible_to<bool>; }
     {
         return static_cast<bool>(a.value_ == b.value_);
     }

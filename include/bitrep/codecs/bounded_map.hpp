@@ -75,8 +75,8 @@ template <class T, int Role>
 const std::vector<const typename keyed_traits<T>::entry*>& sorted_entries(const T& value)
 {
     using traits = keyed_traits<T>;
-    static_assert(requires(const typename traits::key_type& a) {
-        { a < a } -> std::convertible_to<bool>;
+    static_assert(requires(const typename traits::key_type& a, const typename traits::key_type& b) {
+        { a < b } -> std::convertible_to<bool>;
     }, "bounded_map / bounded_set: the key type needs operator<, which orders the entries on the wire");
     thread_local std::vector<const typename traits::entry*> sorted;
     sorted.clear();

@@ -68,18 +68,16 @@ constexpr class_route route_for()
 {
     if constexpr (has_member_hook<T>) {
         using base = typename inherited_hook_owner<T>::type;
-        if constexpr (std::is_void_v<base>)
-            return class_route::member_hook;
         // A hook inherited from a base serializes the base part only. A
         // described class lists that base in its description (which then
         // goes through the base's hook) next to its own members; any other
         // class may use the base's hook only if it adds no data of its own.
+        if constexpr (std::is_void_v<base>)
+            return class_route::member_hook;
         else if constexpr (reflect::described<T>)
             return class_route::reflected;
-        else if constexpr (sizeof(T) == sizeof(base))
-            return class_route::member_hook;
         else
-            return class_route::hidden_by_inherited_hook;
+            return sizeof(T) == sizeof(base) ? class_route::member_hook : class_route::hidden_by_inherited_hook;
     } else if constexpr (has_free_hook<T>) {
         return class_route::free_hook;
     } else if constexpr (reflect::described<T> || reflect::aggregate<T>) {
