@@ -9,6 +9,9 @@
 #   ./run.sh bandwidth installs what is missing, builds the cube scene and the
 #                      bandwidth yardstick (g++ Release), generates the default
 #                      scene and prints the table (docs/benchmarks.md)
+#   ./run.sh tidy      runs clang-tidy-14 (.clang-tidy) over src/, tools/ and
+#                      examples/ and the library headers they include; fails on
+#                      any warning (./run.sh test runs it too)
 #   ./run.sh fuzz [SECONDS] [RUNS]
 #                      builds the libFuzzer targets (clang, ASan and UBSan) and
 #                      runs each for SECONDS (default 600) or RUNS executions,
@@ -20,7 +23,7 @@ cd "$(dirname "$0")"
 
 packages=(cmake make g++ clang libclang-rt-14-dev libboost1.81-dev libgtest-dev libbenchmark-dev
           nlohmann-json3-dev libcli11-dev libcereal-dev libode-dev libglm-dev
-          libzstd-dev libsodium-dev)
+          libzstd-dev libsodium-dev clang-tidy-14)
 jobs=$(nproc)
 
 install_missing() {
@@ -46,6 +49,16 @@ configure() {
 configure_and_build() {
   configure "$@"
   cmake --build "$1" -j "$jobs"
+}
+
+# clang-tidy over every compiled file of the library, tools and examples
+# (the headers they include with them), a file per job.
+run_tidy() {
+  configure build/tidy clang++ Debug -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DBITREP_BUILD_TESTS=OFF \
+    -DBITREP_BUILD_BENCHMARKS=OFF
+  printf '%s\n' src/*.cpp tools/*.cpp examples/*.cpp examples/arena/*.cpp |
+    xargs -P "$jobs" -n 1 clang-tidy-14 -p build/tidy --quiet
+  echo "clang-tidy: no warnings"
 }
 
 case "${1:-}" in
@@ -82,6 +95,11 @@ case "${1:-}" in
       || { cat build/consumer.configure.log; exit 1; }
     cmake --build build/consumer -j "$jobs"
     ./build/consumer/consumer
+    run_tidy
+    ;;
+  tidy)
+    install_missing
+    run_tidy
     ;;
   fuzz)
     install_missing

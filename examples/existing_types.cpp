@@ -54,6 +54,7 @@ struct World {
     bitrep::entity_array<engine::Actor, 64> actors;
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): an example; the throwing to_bytes(value) ends it with write_error's message
 int main()
 {
     // One actor: bits on the wire against bytes in memory.

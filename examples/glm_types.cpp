@@ -45,6 +45,7 @@ struct World {
     engine::Camera camera;
 };
 
+// NOLINTNEXTLINE(bugprone-exception-escape): an example; the throwing to_bytes(value) ends it with write_error's message
 int main()
 {
     int failures = 0;

@@ -34,6 +34,7 @@ struct Player {
 constexpr const char* labels[] = {"health", "alive", "team",  "transform", "orientation",
                                   "name",   "items", "emote", "flags"};
 
+// NOLINTNEXTLINE(bugprone-exception-escape): an example; the throwing to_bytes(value) ends it with write_error's message
 int main()
 {
     Player player{};

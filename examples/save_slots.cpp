@@ -42,8 +42,10 @@ int main()
     std::filesystem::create_directories(folder);
 
     World world;
-    for (int i = 0; i < 20000; ++i)
-        world.units.push_back(Unit{static_cast<float>(i % 200) * 10.f - 1000.f, static_cast<float>(i / 200), 500});
+    for (int i = 0; i < 20000; ++i) {
+        const int row = i / 200; // 100 rows of 200 units
+        world.units.push_back(Unit{static_cast<float>(i % 200) * 10.f - 1000.f, static_cast<float>(row), 500});
+    }
 
     // The game loop: an autosave every 100 ticks, without waiting for the disk.
     bitrep::saver saver;
@@ -58,7 +60,7 @@ int main()
             info.name = "Autosave " + std::to_string(tick / 100);
             info.play_time = std::chrono::seconds(tick / 60);
             info.saved_at = static_cast<std::int64_t>(std::time(nullptr));
-            info.thumbnail.vector().assign(48 * 27 * 3, static_cast<std::uint8_t>(tick));
+            info.thumbnail.vector().assign(std::size_t{48} * 27 * 3, static_cast<std::uint8_t>(tick));
             const auto start = std::chrono::steady_clock::now();
             autosaves.push_back(
                 saver.save(folder / ("slot" + std::to_string(tick / 100) + ".sav"), world, info));

@@ -392,7 +392,7 @@ status inspect(const std::string& path, bool schema_only, json& document)
     std::vector<std::uint8_t> inflated;
     if (header.compressed() && !schema_only) {
         if (header.payload_bytes() > max_file_bytes)
-            return status(bitrep::error::io_error, 24 * 8, "header", "the payload would decompress past the limit");
+            return status(bitrep::error::io_error, std::size_t{24} * 8, "header", "the payload would decompress past the limit");
         if (status unpacked =
                 bitrep::detail::decompress_payload(payload, static_cast<std::size_t>(header.payload_bytes()), inflated);
             !unpacked)
@@ -430,6 +430,7 @@ int fail(const std::string& path, std::string_view why)
 
 } // namespace
 
+// NOLINTNEXTLINE(bugprone-exception-escape): only CLI11's set-up above the first try can throw (std::bad_alloc), before anything is read
 int main(int argc, char** argv)
 {
     CLI::App app{"Prints a bitrep save file's header, schema and values as JSON, without the program that wrote it.",
@@ -464,6 +465,6 @@ int main(int argc, char** argv)
         return fail(path, e.what());
     }
     if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
-        return fail(path, std::string("cannot write to standard output: ") + std::strerror(errno));
+        return fail(path, "cannot write to standard output: " + std::generic_category().message(errno));
     return 0;
 }

@@ -10,6 +10,7 @@
 // CPU per tick for the server and for the clients, resident memory) and
 // whether any client's state, input or message ever went wrong.
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -279,7 +280,7 @@ results run(const settings& s, const std::filesystem::path& save_path, bitrep::r
         clock.wait();
     };
 
-    r.ticks = static_cast<std::uint64_t>(s.duration * tick_rate + 0.5);
+    r.ticks = static_cast<std::uint64_t>(std::llround(s.duration * tick_rate));
     const steady::time_point started = steady::now();
     for (std::uint64_t t = 1; t <= r.ticks; ++t) {
         tick(true);
@@ -453,6 +454,7 @@ bool clean(const settings& s, const results& r)
 
 } // namespace
 
+// NOLINTNEXTLINE(bugprone-exception-escape): an example; an exception (a socket that cannot open) ends it with its message
 int main(int argc, char** argv)
 {
     settings s;

@@ -105,7 +105,7 @@ template <scope Scope, class T>
 bool same_encoding(const T& a, const T& b)
 {
     constexpr std::size_t bound = max_bits<T>;
-    if constexpr (bound <= 8 * 512) {
+    if constexpr (bound <= std::size_t{8} * 512) {
         // Not zero-filled: only the bytes the writers flushed are compared.
         std::array<std::uint8_t, bound / 8 + 1> bytes_a;
         std::array<std::uint8_t, bound / 8 + 1> bytes_b;
@@ -504,7 +504,7 @@ BITREP_ALWAYS_INLINE bool delta_elements_listed(Stream& stream, const Container&
     for (std::size_t k = 0; k < count; ++k) {
         std::int32_t index = 0;
         if constexpr (!Stream::is_reading)
-            index = static_cast<std::int32_t>(changed.next(static_cast<std::size_t>(previous + 1)));
+            index = static_cast<std::int32_t>(changed.next(static_cast<std::size_t>(previous) + 1));
         const std::size_t at = stream.position();
         if (!stream.serialize_int_relative(previous, index))
             return false;
@@ -512,7 +512,7 @@ BITREP_ALWAYS_INLINE bool delta_elements_listed(Stream& stream, const Container&
         if constexpr (Stream::is_reading) {
             if (i >= common) [[unlikely]]
                 return stream.fail(error::out_of_range, at, "changed element's index past the end");
-            for (auto j = static_cast<std::size_t>(previous + 1); j < i; ++j)
+            for (auto j = static_cast<std::size_t>(previous) + 1; j < i; ++j)
                 value[j] = base[j];
         }
         if (!changed.write(stream, base, value, i))
@@ -520,7 +520,7 @@ BITREP_ALWAYS_INLINE bool delta_elements_listed(Stream& stream, const Container&
         previous = index;
     }
     if constexpr (Stream::is_reading)
-        for (auto j = static_cast<std::size_t>(previous + 1); j < common; ++j)
+        for (auto j = static_cast<std::size_t>(previous) + 1; j < common; ++j)
             value[j] = base[j];
     return true;
 }

@@ -26,6 +26,7 @@
 #define BITREP_DETAIL_THROWING_FORMS(prefix, T)
 #endif
 
+// NOLINTBEGIN(bugprone-macro-parentheses): T is a type and prefix a keyword, neither of which parentheses may enclose
 #define BITREP_DETAIL_INSTANTIATIONS(prefix, T)                                                                     \
     namespace bitrep {                                                                                              \
     prefix std::size_t bit_size<T>(const T&);                                                                       \
@@ -42,6 +43,8 @@
     prefix class loader<T>;                                                                                         \
     BITREP_DETAIL_THROWING_FORMS(prefix, T)                                                                         \
     }
+
+// NOLINTEND(bugprone-macro-parentheses)
 
 /// In a header beside T: other files use T's codecs without compiling them.
 #define BITREP_EXTERN(T) BITREP_DETAIL_INSTANTIATIONS(extern template, T)

@@ -196,7 +196,8 @@ private:
         boxed_state(const boxed_state& other) : state_(std::make_unique<State>(*other.state_)) {}
         boxed_state& operator=(const boxed_state& other)
         {
-            *state_ = *other.state_;
+            if (this != &other)
+                *state_ = *other.state_;
             return *this;
         }
         ~boxed_state() = default;

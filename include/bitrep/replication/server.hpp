@@ -253,7 +253,7 @@ public:
         std::span<const std::uint8_t> packet;
 #if BITREP_HAS_EXCEPTIONS
         if (status result = replicate(id, packet); !result)
-            throw write_error(std::move(result));
+            throw write_error(result);
 #else
         static_assert(detail::always_false<State>,
                       "bitrep: replicate(id) reports a failure by throwing bitrep::write_error, and exceptions "
@@ -386,7 +386,7 @@ public:
                 continue;
             status result = c->port.send(message, ch);
             if (!result && first)
-                first = std::move(result);
+                first = result;
         }
         return first;
     }
@@ -442,6 +442,7 @@ public:
         bytes += (c->sent_log.capacity() + c->next_sent.capacity() + c->base_log.capacity()) * sizeof(slot_index);
         bytes += (c->next_refs.capacity() + c->base_refs.capacity()) * sizeof(value_ref);
         bytes += c->per_slot.capacity() * sizeof(slot_entry);
+        // NOLINTNEXTLINE(bugprone-sizeof-expression): `taken` holds pointers, and their size is what it allocates
         bytes += c->candidates.capacity() * sizeof(candidate) + c->taken.capacity() * sizeof(const candidate*);
         bytes += c->unsendable.capacity() + c->mended.capacity() * sizeof(std::uint32_t) + c->packet.capacity();
         bytes += c->order.capacity() * sizeof(std::uint64_t) +

@@ -344,7 +344,7 @@ private:
         if (old == empty_ref)
             return;
         const std::uint32_t age = (ref_of(next) + ref_period - old) % ref_period;
-        if (2 * age < depth_)
+        if (std::uint64_t{2} * age < depth_)
             return;
         superseded_refs_[slot] = old;
         bitrep::detail::entity_array_access::assign(reflect::field_at<I>(superseded_),
