@@ -10,6 +10,12 @@
 // an accepted forged ack the server's next packets still apply on the honest
 // client, to the states the server recorded. Each input starts from copies
 // of objects prepared once (a server, which cannot be copied, is replayed).
+//
+// The first byte picks the packet path (docs/security.md): even, the CRC
+// path; odd, the AEAD path, where the raw bytes must fail to authenticate
+// and the re-sealed ones are sealed with the connection's key (a hostile
+// peer that holds its own key, or a bug on the other end), so that they
+// reach the same readers behind packet_guard::open.
 #include <bitrep/bitrep.hpp>
 #include <bitrep/replication.hpp>
 
@@ -84,12 +90,22 @@ World world_at(std::uint32_t t)
 /// value (as in release builds): a 32-bit constant at a bit offset that
 /// depends on the whole packet is out of the fuzzer's reach, and with it no
 /// forged packet would ever be accepted and reach the checks below.
-bitrep::replication_options options()
+bitrep::replication_options options(bitrep::packet_security security)
 {
     bitrep::replication_options o;
     o.window = 8;
     o.check_value = false;
+    o.security = security;
     return o;
+}
+
+/// The connection's key on the AEAD path: fixed, so that runs repeat.
+bitrep::packet_key key()
+{
+    bitrep::packet_key k;
+    for (std::size_t i = 0; i < k.bytes.size(); ++i)
+        k.bytes[i] = static_cast<std::uint8_t>(0x40 + 3 * i);
+    return k;
 }
 
 // Honest traffic: the server sends packets 0 .. sent - 1 and the client
@@ -100,9 +116,10 @@ constexpr std::uint32_t acked = 2;
 
 /// Everything prepared once, copied per input.
 struct prepared {
+    bitrep::packet_security security;
     std::vector<World> worlds;       ///< the world at ticks 0 .. sent
     std::vector<bytes> acks;         ///< the client's ack after each packet
-    client_type client{options()};   ///< after packets 0 .. sent - 1
+    client_type client;              ///< after packets 0 .. sent - 1
     bytes client_state;              ///< to_bytes(client.state())
     bytes next_packet;               ///< packet `sent`, from a server given only the honest acks
     World next_state;                ///< the state packet `sent` brings the client to
@@ -132,9 +149,9 @@ void replay(server_type& server, bitrep::client_id id, const prepared& p)
     });
 }
 
-prepared prepare()
+prepared prepare(bitrep::packet_security security)
 {
-    prepared p;
+    prepared p{security, {}, {}, client_type(options(security), key()), {}, {}, {}};
     for (std::uint32_t t = 0; t <= sent; ++t)
         p.worlds.push_back(world_at(t));
     p.client.on_change([](const bitrep::state_change& change, const World&, const World&) {
@@ -143,8 +160,8 @@ prepared prepare()
             fail("change notification names no field or slot");
     });
 
-    server_type server(options());
-    const bitrep::client_id id = server.add_client();
+    server_type server(options(security));
+    const bitrep::client_id id = server.add_client(key());
     replay(server, id, p.worlds, [&](std::uint32_t, std::span<const std::uint8_t> packet) {
         if (const bitrep::status st = p.client.receive(packet); !st)
             fail("honest packet refused", st);
@@ -160,20 +177,44 @@ prepared prepare()
     p.next_state = *server.sent_state(id, static_cast<std::uint16_t>(sent));
 
     // The replay each input starts from must be the run above.
-    server_type again(options());
-    const bitrep::client_id same_id = again.add_client();
+    server_type again(options(security));
+    const bitrep::client_id same_id = again.add_client(key());
     replay(again, same_id, p);
     if (!again.replicate(same_id, p.worlds[sent], packet) || !std::ranges::equal(packet, p.next_packet))
         fail("the server's replay differs from the honest run");
     return p;
 }
 
-bytes sealed(std::span<const std::uint8_t> input, bitrep::replication::packet_kind kind)
+/// The fuzzer's bytes as a packet that passes the path's check: on the CRC
+/// path with a right CRC over them (their first 4 bytes replaced); on the
+/// AEAD path as the body, sealed under a packet number the receiver has not
+/// seen (one past the next honest one, which must still open afterwards).
+bytes sealed(const prepared& p, std::span<const std::uint8_t> input, bitrep::replication::packet_kind kind)
 {
-    bytes packet(input.begin(), input.end());
-    packet.resize(std::max(packet.size(), bitrep::replication::crc_bytes));
-    bitrep::replication::seal(options().protocol_id, kind, packet);
+    namespace rep = bitrep::replication;
+    const std::uint32_t protocol = options(p.security).protocol_id;
+    if (p.security == bitrep::packet_security::crc) {
+        bytes packet(input.begin(), input.end());
+        packet.resize(std::max(packet.size(), rep::crc_bytes));
+        rep::seal(protocol, kind, packet);
+        return packet;
+    }
+    bytes packet(rep::aead_number_bytes + input.size() + rep::aead_tag_bytes);
+    std::ranges::copy(input, packet.begin() + rep::aead_number_bytes);
+    const rep::direction way =
+        kind == rep::packet_kind::ack ? rep::direction::client_to_server : rep::direction::server_to_client;
+    if (!input.empty())
+        if (const bitrep::status st = rep::aead_seal(key(), way, protocol, kind, sent + 1, packet); !st)
+            fail("aead_seal failed", st);
     return packet;
+}
+
+/// The size of the fuzzer's input that sealed() turns into a packet the
+/// size of an ack.
+std::size_t ack_input_bytes(bitrep::packet_security security)
+{
+    return security == bitrep::packet_security::crc ? bitrep::replication::ack_bytes
+                                                    : bitrep::replication::ack_bytes - bitrep::replication::crc_bytes;
 }
 
 /// One forged packet into the client: refused changes nothing, accepted
@@ -209,7 +250,7 @@ void fuzz_client(const prepared& p, std::span<const std::uint8_t> input)
 {
     client_type client = p.client;
     bool accepted = forge_packet(client, input, p.client_state);
-    const bytes resealed = sealed(input, bitrep::replication::packet_kind::state);
+    const bytes resealed = sealed(p, input, bitrep::replication::packet_kind::state);
     accepted = forge_packet(client, resealed, accepted ? bitrep::to_bytes(client.state()) : p.client_state) || accepted;
     if (accepted)
         return;
@@ -233,22 +274,38 @@ void applies(client_type& client, const server_type& server, bitrep::client_id i
         fail("after a forged ack the honest client reaches another state than the server sent");
 }
 
+/// The objects prepared for a path, once.
+const prepared& prepared_for(bitrep::packet_security security)
+{
+    static const prepared crc = prepare(bitrep::packet_security::crc);
+    if (security == bitrep::packet_security::crc)
+        return crc;
+    static const prepared aead = prepare(bitrep::packet_security::aead);
+    return aead;
+}
+
 /// The static server after the replay, for inputs that cannot be an ack.
 struct idle_server {
-    server_type server{options()};
-    bitrep::client_id id = server.add_client();
-    explicit idle_server(const prepared& p) { replay(server, id, p); }
+    server_type server;
+    bitrep::client_id id;
+    explicit idle_server(const prepared& p) : server(options(p.security)), id(server.add_client(key()))
+    {
+        replay(server, id, p);
+    }
 };
 
 void fuzz_server(const prepared& p, std::span<const std::uint8_t> input)
 {
-    const bytes resealed = sealed(input, bitrep::replication::packet_kind::ack);
-    if (input.size() != bitrep::replication::ack_bytes) {
+    const bytes resealed = sealed(p, input, bitrep::replication::packet_kind::ack);
+    if (input.size() != ack_input_bytes(p.security)) {
         // Neither the raw nor the re-sealed bytes can be an ack (it is
-        // exactly 11 bytes), so both are refused (truncated, or trailing data) and
-        // the server needs no fresh replay: it is shared, and checked to have
-        // counted the refusals and nothing else.
-        static idle_server idle(p);
+        // exactly 11 bytes on the CRC path, 31 on the AEAD path), so both are
+        // refused (truncated, trailing data, or not authentic) and the server
+        // needs no fresh replay: it is shared (one per path), and checked to
+        // have counted the refusals and nothing else.
+        static idle_server idle_crc(prepared_for(bitrep::packet_security::crc));
+        static idle_server idle_aead(prepared_for(bitrep::packet_security::aead));
+        idle_server& idle = p.security == bitrep::packet_security::crc ? idle_crc : idle_aead;
         const bitrep::server_client_statistics before = *idle.server.statistics(idle.id);
         if (idle.server.receive(idle.id, input) || idle.server.receive(idle.id, resealed))
             fail("an ack of the wrong size was taken");
@@ -260,8 +317,8 @@ void fuzz_server(const prepared& p, std::span<const std::uint8_t> input)
     }
 
     // A server cannot be copied: replay the honest traffic into a fresh one.
-    server_type server(options());
-    const bitrep::client_id id = server.add_client();
+    server_type server(options(p.security));
+    const bitrep::client_id id = server.add_client(key());
     replay(server, id, p);
     bool accepted = static_cast<bool>(server.receive(id, input));
     accepted = static_cast<bool>(server.receive(id, resealed)) || accepted;
@@ -291,8 +348,12 @@ void fuzz_server(const prepared& p, std::span<const std::uint8_t> input)
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
-    static const fuzz::prepared p = fuzz::prepare();
-    const std::span<const std::uint8_t> input(data, size);
+    // The first byte picks the path; the AEAD path needs a bitrep built with
+    // libsodium.
+    const bool aead = size > 0 && (data[0] & 1) != 0 && bitrep::replication::aead_available();
+    const fuzz::prepared& p =
+        fuzz::prepared_for(aead ? bitrep::packet_security::aead : bitrep::packet_security::crc);
+    const std::span<const std::uint8_t> input = size > 0 ? std::span(data + 1, size - 1) : std::span(data, size);
     fuzz::fuzz_client(p, input);
     fuzz::fuzz_server(p, input);
     return 0;

@@ -8,6 +8,11 @@
 // client's state and statistics); an accepted one delivers inputs in
 // increasing tick order, newer than any delivered before, and messages that
 // are values of their types within their bounds.
+//
+// The first byte picks the packet path (docs/security.md): even, the CRC
+// path; odd, the AEAD path, where the raw bytes must fail to authenticate
+// and the re-sealed ones are sealed with the connection's key, as a hostile
+// client holding its own key (or a bug on the server) would send them.
 #include <bitrep/bitrep.hpp>
 #include <bitrep/replication.hpp>
 
@@ -59,13 +64,23 @@ using bytes = std::vector<std::uint8_t>;
     std::abort();
 }
 
-bitrep::replication_options options()
+bitrep::replication_options options(bitrep::packet_security security)
 {
     bitrep::replication_options o;
     o.window = 8;
     o.message_queue = 8;
     o.input_window = 4;
+    o.security = security;
     return o;
+}
+
+/// The connection's key on the AEAD path: fixed, so that runs repeat.
+bitrep::packet_key key()
+{
+    bitrep::packet_key k;
+    for (std::size_t i = 0; i < k.bytes.size(); ++i)
+        k.bytes[i] = static_cast<std::uint8_t>(0x90 - 5 * i);
+    return k;
 }
 
 World world_at(std::uint32_t t)
@@ -120,12 +135,13 @@ struct deliveries {
 /// a message both ways now and then, and both packets arrive. Returns the
 /// client's packets, for the server's replay.
 struct session {
-    server_type server{options()};
-    client_type client{options()};
-    bitrep::client_id id = server.add_client();
+    server_type server;
+    client_type client;
+    bitrep::client_id id;
     deliveries at_server, at_client;
 
-    session()
+    explicit session(bitrep::packet_security security)
+        : server(options(security)), client(options(security), key()), id(server.add_client(key()))
     {
         server.on_input([this](bitrep::client_id, std::uint32_t tick, const Input&) { at_server.input(tick); });
         server.on_message<Chat>([this](bitrep::client_id, const Chat& c) { at_server.chat(c); });
@@ -166,26 +182,44 @@ struct session {
 
 constexpr std::uint32_t ticks = 6;
 
-bytes sealed(std::span<const std::uint8_t> input, bitrep::replication::packet_kind kind)
+/// The fuzzer's bytes as a packet that passes the path's check: on the CRC
+/// path with a right CRC over them (their first 4 bytes replaced); on the
+/// AEAD path as the body, sealed under a packet number the receiver has not
+/// seen (each end sent one per tick).
+bytes sealed(bitrep::packet_security security, std::span<const std::uint8_t> input,
+             bitrep::replication::packet_kind kind)
 {
-    bytes packet(input.begin(), input.end());
-    packet.resize(std::max(packet.size(), bitrep::replication::crc_bytes));
-    bitrep::replication::seal(bitrep::replication::protocol_id_for<Input, Messages>(options().protocol_id), kind, packet);
+    namespace rep = bitrep::replication;
+    const std::uint32_t protocol = rep::protocol_id_for<Input, Messages>(options(security).protocol_id);
+    if (security == bitrep::packet_security::crc) {
+        bytes packet(input.begin(), input.end());
+        packet.resize(std::max(packet.size(), rep::crc_bytes));
+        rep::seal(protocol, kind, packet);
+        return packet;
+    }
+    bytes packet(rep::aead_number_bytes + input.size() + rep::aead_tag_bytes);
+    std::ranges::copy(input, packet.begin() + rep::aead_number_bytes);
+    const rep::direction way =
+        kind == rep::packet_kind::ack ? rep::direction::client_to_server : rep::direction::server_to_client;
+    if (!input.empty())
+        if (const bitrep::status st = rep::aead_seal(key(), way, protocol, kind, ticks + 1, packet); !st)
+            fail("aead_seal failed", st);
     return packet;
 }
 
 /// The client's packet and the server's next state packet after the
 /// honest session, to compare with.
 struct prepared {
+    bitrep::packet_security security;
     bytes next_state_packet;
     bytes client_state;
 };
 
-prepared prepare()
+prepared prepare(bitrep::packet_security security)
 {
-    session s;
+    session s(security);
     s.run(ticks);
-    prepared p;
+    prepared p{security, {}, {}};
     const auto packet = s.server.replicate(s.id, world_at(ticks + 1));
     p.next_state_packet.assign(packet.begin(), packet.end());
     p.client_state = bitrep::to_bytes(s.client.state());
@@ -194,12 +228,22 @@ prepared prepare()
     return p;
 }
 
-void fuzz_server(const prepared& p, std::span<const std::uint8_t> input)
+/// The objects prepared for a path, once.
+const prepared& prepared_for(bitrep::packet_security security)
 {
-    session s;
-    s.run(ticks);
+    static const prepared crc = prepare(bitrep::packet_security::crc);
+    if (security == bitrep::packet_security::crc)
+        return crc;
+    static const prepared aead = prepare(bitrep::packet_security::aead);
+    return aead;
+}
+
+/// `s`: after the honest session, its client honest too.
+void fuzz_server(const prepared& p, session& s, std::span<const std::uint8_t> input)
+{
     bool accepted = false;
-    for (const bytes& packet : {bytes(input.begin(), input.end()), sealed(input, bitrep::replication::packet_kind::ack)}) {
+    for (const bytes& packet :
+         {bytes(input.begin(), input.end()), sealed(p.security, input, bitrep::replication::packet_kind::ack)}) {
         const deliveries before = s.at_server;
         const bitrep::message_statistics messages = *s.server.messages(s.id);
         const std::size_t delivered_before = s.server.inputs(s.id).size();
@@ -225,12 +269,13 @@ void fuzz_server(const prepared& p, std::span<const std::uint8_t> input)
         fail("after a forged client packet the server's next packet does not apply", down);
 }
 
-void fuzz_client(const prepared& p, std::span<const std::uint8_t> input)
+/// `s`: after the honest session. Returns whether the client took a forged
+/// packet (and is no longer honest).
+bool fuzz_client(const prepared& p, session& s, std::span<const std::uint8_t> input)
 {
-    session s;
-    s.run(ticks);
     bool accepted = false;
-    for (const bytes& packet : {bytes(input.begin(), input.end()), sealed(input, bitrep::replication::packet_kind::state)}) {
+    for (const bytes& packet :
+         {bytes(input.begin(), input.end()), sealed(p.security, input, bitrep::replication::packet_kind::state)}) {
         const deliveries before = s.at_client;
         const bytes state_before = bitrep::to_bytes(s.client.state());
         const bitrep::status st = s.client.receive(packet);
@@ -245,15 +290,32 @@ void fuzz_client(const prepared& p, std::span<const std::uint8_t> input)
     }
     if (!accepted && bitrep::to_bytes(s.client.state()) != p.client_state)
         fail("refused packets moved the client off the honest state");
+    return accepted;
 }
 
 } // namespace fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
-    static const fuzz::prepared p = fuzz::prepare();
-    const std::span<const std::uint8_t> input(data, size);
-    fuzz::fuzz_server(p, input);
-    fuzz::fuzz_client(p, input);
+    // The first byte picks the path; the AEAD path needs a bitrep built with
+    // libsodium.
+    const auto security = size > 0 && (data[0] & 1) != 0 && bitrep::replication::aead_available()
+                              ? bitrep::packet_security::aead
+                              : bitrep::packet_security::crc;
+    const fuzz::prepared& p = fuzz::prepared_for(security);
+    const std::span<const std::uint8_t> input = size > 0 ? std::span(data + 1, size - 1) : std::span(data, size);
+    // The client's reader first: it leaves the server alone, and when it
+    // refused everything the client is still the honest one, so the same
+    // session serves the server's reader (one honest session per input,
+    // not two).
+    fuzz::session s(security);
+    s.run(fuzz::ticks);
+    if (fuzz::fuzz_client(p, s, input)) {
+        fuzz::session fresh(security);
+        fresh.run(fuzz::ticks);
+        fuzz::fuzz_server(p, fresh, input);
+    } else {
+        fuzz::fuzz_server(p, s, input);
+    }
     return 0;
 }
