@@ -16,7 +16,8 @@
 #                      builds the libFuzzer targets (clang -O2, ASan and UBSan) and
 #                      runs each for SECONDS (default 600) or RUNS executions,
 #                      whichever ends first, keeping its corpus in
-#                      build/fuzz-corpus/<target>; prints each target's
+#                      build/fuzz-corpus/<target> (seeded by its generator,
+#                      <target>_seeds, before each run); prints each target's
 #                      executions, coverage and outcome (docs/robustness.md)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -112,13 +113,16 @@ case "${1:-}" in
       -DBITREP_FUZZ=ON -DBITREP_BUILD_BENCHMARKS=OFF -DBITREP_BUILD_EXAMPLES=OFF -DBITREP_BUILD_TESTS=OFF
     targets=()
     for source in tests/fuzz/*_fuzz.cpp; do targets+=("$(basename "$source" .cpp)"); done
-    cmake --build build/fuzz -j "$jobs" --target "${targets[@]}"
+    # Each target X_fuzz with its seed corpus generator X_seeds.
+    cmake --build build/fuzz -j "$jobs" --target "${targets[@]}" "${targets[@]/%_fuzz/_seeds}"
     status=0
     for target in "${targets[@]}"; do
       corpus="build/fuzz-corpus/$target"
       mkdir -p "$corpus"
+      # Its seeds join the corpus (files already there stay).
+      "./build/fuzz/tests/fuzz/${target%_fuzz}_seeds" "$corpus" > /dev/null
       log="build/fuzz-corpus/$target.log"
-      if "./build/fuzz/tests/fuzz/$target" -max_total_time="$seconds" -runs="$runs" -max_len=2048 \
+      if "./build/fuzz/tests/fuzz/$target" -max_total_time="$seconds" -runs="$runs" -max_len=2048 -malloc_limit_mb=64 \
            -print_final_stats=1 "$corpus" > "$log" 2>&1; then outcome="no crash"; else outcome="FAILED (see $log)"; status=1; fi
       execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
       last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)

@@ -3,6 +3,7 @@
 // kinds.
 #include <bitrep/save/schema.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -102,6 +103,44 @@ status encode_schema(const schema& tree, std::vector<std::uint8_t>& out)
     }
     out.resize(stream.flush());
     return {};
+}
+
+std::uint64_t max_payload_bits(const schema& tree) noexcept
+{
+    // Bottom up: a node's children come after it in depth-first order.
+    const std::vector<schema_node>& nodes = tree.nodes;
+    std::vector<std::uint64_t> most(nodes.size());
+    constexpr std::uint64_t count = 64 + 7; // a count or index, and an alignment
+    for (std::size_t i = nodes.size(); i-- > 0;) {
+        const schema_node& node = nodes[i];
+        std::uint64_t children = 0;
+        std::uint64_t largest_child = 0;
+        for (std::size_t c = i + 1; c < node.end && c < nodes.size(); c = std::max<std::size_t>(nodes[c].end, c + 1)) {
+            children = detail::add_bits(children, most[c]);
+            largest_child = std::max(largest_child, most[c]);
+        }
+        switch (node.kind) {
+        case schema_kind::boolean: most[i] = 1; break;
+        case schema_kind::integer:
+        case schema_kind::ranged:
+        case schema_kind::float32:
+        case schema_kind::float64:
+        case schema_kind::quantized:
+        case schema_kind::enumeration: most[i] = 64; break;
+        case schema_kind::quat: most[i] = 2 + 3 * 64; break;
+        case schema_kind::enumerator: most[i] = 0; break;
+        case schema_kind::string: most[i] = detail::add_bits(count, detail::multiply_bits(node.max, 8)); break;
+        case schema_kind::vector:
+            most[i] = detail::add_bits(count, detail::multiply_bits(node.max, largest_child));
+            break;
+        case schema_kind::array: most[i] = detail::add_bits(7, detail::multiply_bits(node.max, largest_child)); break;
+        case schema_kind::optional: most[i] = detail::add_bits(1, largest_child); break;
+        case schema_kind::structure: most[i] = children; break;
+        case schema_kind::variant: most[i] = detail::add_bits(count, largest_child); break;
+        case schema_kind::opaque: most[i] = unbounded_bits; break;
+        }
+    }
+    return nodes.empty() ? 0 : most[0];
 }
 
 status parse_schema(std::span<const std::uint8_t> encoded, schema& out)

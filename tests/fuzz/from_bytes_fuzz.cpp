@@ -111,3 +111,82 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     return 0;
 }
+
+#ifdef BITREP_SEED_GENERATOR
+namespace fuzz {
+
+/// Entity number `i` of the seeds: a different variant alternative, mood,
+/// flag set and container fill for each i, at the containers' bounds when
+/// `full`.
+Entity seed_entity(int i, bool full)
+{
+    Entity e{};
+    e.x = full ? 100.0f : -12.34f * static_cast<float>(i);
+    e.y = full ? -100.0f : 0.5f;
+    e.yaw = static_cast<float>(90 * i);
+    e.orientation = {0.0f, 0.6f, 0.0f, 0.8f};
+    e.far = -99999.5f + static_cast<float>(i);
+    e.fine = {0.5f, -0.5f, 0.5f, 0.5f};
+    e.name = full ? "twelve chars" : (i % 2 == 0 ? "" : "orc");
+    for (int k = 0; k < (full ? 6 : i % 3); ++k)
+        e.items.push_back(Item{static_cast<Kind>(k % 5), static_cast<std::uint16_t>(999 - k), 64 - k});
+    if (full || i % 2 == 1)
+        e.mood = i % 7 - 3;
+    e.flags = {i % 2 == 0, true, full};
+    switch (i % 3) {
+    case 0: e.held = Item{Kind::key, 7, 1}; break;
+    case 1: e.held = Sparse::high; break;
+    default: e.held = bitrep::ranged<int, -3, 3>(-3);
+    }
+    e.pair = {full ? Sparse::high : Sparse::mid, {i % 2 == 1, 5}};
+    e.access = full ? Access::all : (i % 2 == 0 ? Access::none : Access::write);
+    e.seen.set(0);
+    e.seen.set(static_cast<std::size_t>(36 - i));
+    e.cooldown = std::chrono::milliseconds(full ? 60'000 : -5 + i);
+    e.cast = std::chrono::duration<float>(full ? 10.0f : 0.25f * static_cast<float>(i));
+    for (int k = 0; k < (full ? 5 : i % 2); ++k)
+        e.bag[static_cast<std::uint8_t>(k * 51)] = Item{Kind::potion, static_cast<std::uint16_t>(k), 1 + k};
+    for (int k = 0; k < (full ? 4 : i % 3); ++k)
+        e.tags.insert(k - 3);
+    e.stats.gold = full ? 5'000'000'000 : -5'000'000'000 + i;
+    e.stats.rank = full ? Sparse::high : Sparse::low;
+    e.raw = full ? -1.5e30f : 0.1f * static_cast<float>(i);
+    e.level = static_cast<std::uint8_t>(full ? 255 : i);
+    return e;
+}
+
+} // namespace fuzz
+
+/// Seeds: to_bytes of worlds from empty to full (every container at its
+/// bound), through each variant alternative and optional present and absent.
+void bitrep_fuzz_seeds(std::vector<std::vector<std::uint8_t>>& seeds)
+{
+    std::vector<fuzz::World> worlds(1); // empty
+    fuzz::World& one = worlds.emplace_back();
+    one.tag = "abc";
+    one.entities.resize(1); // the harness's own target
+    for (int i = 0; i < 6; ++i) {
+        fuzz::World& w = worlds.emplace_back();
+        w.tag = i % 2 == 0 ? "a" : "xyz";
+        w.tick = i % 2 == 0 ? -1 - i : 1 << (4 * i);
+        for (int k = 0; k < 1 + i % 3; ++k)
+            w.entities.push_back(fuzz::seed_entity(i + k, false));
+    }
+    fuzz::World& full = worlds.emplace_back();
+    full.tag = "max";
+    full.tick = 2'147'483'647;
+    for (int i = 0; i < 4; ++i)
+        full.entities.push_back(fuzz::seed_entity(i, true));
+
+    for (const fuzz::World& w : worlds) {
+        std::vector<std::uint8_t> bytes;
+        fuzz::World decoded{};
+        const bitrep::status st = bitrep::to_bytes(w, bytes);
+        if (!st || !bitrep::from_bytes(bytes, decoded) || bitrep::to_bytes(decoded) != bytes) {
+            std::fprintf(stderr, "from_bytes_seeds: a seed world does not round-trip: %s\n", st.message().c_str());
+            std::abort();
+        }
+        seeds.push_back(std::move(bytes));
+    }
+}
+#endif

@@ -358,3 +358,114 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::fuzz_server(p, input);
     return 0;
 }
+
+#ifdef BITREP_SEED_GENERATOR
+namespace fuzz {
+
+/// The server's state packets after the honest traffic, of which the
+/// client's first `acks` acks reached it (the harness's server: `acked`), at
+/// the worlds of `ticks`: a packet each, sequence numbers `sent` onwards.
+std::vector<bytes> next_packets(const prepared& p, std::uint32_t acks, const bitrep::replication_options& o,
+                                std::initializer_list<std::uint32_t> ticks)
+{
+    server_type server(o);
+    const bitrep::client_id id = server.add_client(key());
+    std::span<const std::uint8_t> packet;
+    for (std::uint32_t t = 0; t < sent; ++t)
+        if (!server.replicate(id, p.worlds[t], packet) || (t < acks && !server.receive(id, p.acks[t])))
+            fail("honest traffic refused");
+    std::vector<bytes> packets;
+    for (const std::uint32_t t : ticks) {
+        if (const bitrep::status st = server.replicate(id, world_at(t), packet); !st)
+            fail("honest replicate failed", st);
+        packets.emplace_back(packet.begin(), packet.end());
+    }
+    return packets;
+}
+
+/// A packet's body: what the AEAD path encrypts and the CRC path puts
+/// after its CRC (packet_guard: the same bytes at the same place on both).
+std::span<const std::uint8_t> body_of(const bytes& crc_packet)
+{
+    return std::span<const std::uint8_t>(crc_packet).subspan(bitrep::replication::crc_bytes);
+}
+
+/// The decrypted body of an honest AEAD packet.
+bytes opened(const bytes& packet, bitrep::replication::direction way, bitrep::replication::packet_kind kind)
+{
+    namespace rep = bitrep::replication;
+    bytes body(packet.size() - rep::aead_number_bytes - rep::aead_tag_bytes);
+    if (const bitrep::status st =
+            rep::aead_open(key(), way, options(bitrep::packet_security::aead).protocol_id, kind, packet, body);
+        !st)
+        fail("an honest AEAD packet does not open", st);
+    return body;
+}
+
+} // namespace fuzz
+
+/// Seeds: honest state packets the prepared client has not seen yet (the
+/// server's next one; later ones; against the newest baseline; bit-packed
+/// rather than coded; a full state without a baseline) and the client's
+/// acks the server has not had (of packets 2 .. sent - 1). Each goes in on
+/// the CRC path (first byte 0, the whole packet) and on the AEAD path
+/// (first byte 1, the packet's body, which the harness seals), and must be
+/// taken there.
+void bitrep_fuzz_seeds(std::vector<std::vector<std::uint8_t>>& seeds)
+{
+    using fuzz::bytes;
+    namespace rep = bitrep::replication;
+    const fuzz::prepared& crc = fuzz::prepared_for(bitrep::packet_security::crc);
+    const bitrep::replication_options coded = fuzz::options(bitrep::packet_security::crc);
+    bitrep::replication_options bit_packed = coded;
+    bit_packed.encoding = bitrep::replication_encoding::bit_packed;
+    std::vector<bytes> states = fuzz::next_packets(crc, fuzz::acked, coded, {fuzz::sent, 6, 8, 9});
+    if (states[0] != crc.next_packet)
+        fuzz::fail("the server's next packet is not the harness's");
+    // Against the newest baseline; bit-packed; with no baseline, a full state.
+    for (const std::vector<bytes>& more : {fuzz::next_packets(crc, fuzz::sent, coded, {7}),
+                                           fuzz::next_packets(crc, fuzz::acked, bit_packed, {fuzz::sent, 9}),
+                                           fuzz::next_packets(crc, 0, coded, {fuzz::sent})})
+        states.insert(states.end(), more.begin(), more.end());
+    std::vector<bytes> acks(crc.acks.begin() + fuzz::acked, crc.acks.end());
+
+    std::vector<bitrep::packet_security> paths{bitrep::packet_security::crc};
+    if (rep::aead_available()) {
+        paths.push_back(bitrep::packet_security::aead);
+        // The body the AEAD path seals is the CRC path's after its CRC.
+        const fuzz::prepared& aead = fuzz::prepared_for(bitrep::packet_security::aead);
+        const bytes state = fuzz::opened(aead.next_packet, rep::direction::server_to_client, rep::packet_kind::state);
+        const bytes ack = fuzz::opened(aead.acks.back(), rep::direction::client_to_server, rep::packet_kind::ack);
+        if (!std::ranges::equal(state, fuzz::body_of(crc.next_packet)) ||
+            !std::ranges::equal(ack, fuzz::body_of(crc.acks.back())))
+            fuzz::fail("the AEAD path's bodies are not the CRC path's");
+    }
+    for (const bitrep::packet_security security : paths) {
+        const fuzz::prepared& p = fuzz::prepared_for(security);
+        const bool aead = security == bitrep::packet_security::aead;
+        // Adds the seed of `packet` (made on the CRC path) and returns the
+        // harness's input after the path byte.
+        const auto add_seed = [&](const bytes& packet) {
+            const std::span<const std::uint8_t> input = aead ? fuzz::body_of(packet) : std::span(packet);
+            bytes& s = seeds.emplace_back();
+            s.push_back(aead ? 1 : 0); // the harness's path byte
+            s.insert(s.end(), input.begin(), input.end());
+            return input;
+        };
+        for (const bytes& packet : states) {
+            fuzz::client_type client = p.client;
+            const bytes sealed = fuzz::sealed(p, add_seed(packet), rep::packet_kind::state);
+            if (!fuzz::forge_packet(client, sealed, p.client_state))
+                fuzz::fail("a seed state packet is refused");
+        }
+        for (const bytes& ack : acks) {
+            fuzz::server_type server(fuzz::options(security));
+            const bitrep::client_id id = server.add_client(fuzz::key());
+            fuzz::replay(server, id, p);
+            const bytes sealed = fuzz::sealed(p, add_seed(ack), rep::packet_kind::ack);
+            if (const bitrep::status st = server.receive(id, sealed); !st)
+                fuzz::fail("a seed ack is refused", st);
+        }
+    }
+}
+#endif

@@ -319,3 +319,130 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     return 0;
 }
+
+#ifdef BITREP_SEED_GENERATOR
+namespace fuzz {
+
+/// The packet `make(s)` gives after the honest session the harness starts
+/// each input from, on `security`'s path.
+template <class Make>
+bytes after_session(bitrep::packet_security security, Make make)
+{
+    session s(security);
+    s.run(ticks);
+    const std::span<const std::uint8_t> packet = make(s);
+    return bytes(packet.begin(), packet.end());
+}
+
+Chat chat(std::uint32_t serial, const char* text)
+{
+    Chat c;
+    c.serial = serial;
+    c.text = text;
+    return c;
+}
+
+Buy buy(int item, std::initializer_list<int> options)
+{
+    Buy b;
+    b.item = item;
+    for (const int o : options)
+        b.options.push_back(o);
+    return b;
+}
+
+void check_sent(const bitrep::status& st)
+{
+    if (!st)
+        fail("an honest message or input refused", st);
+}
+
+} // namespace fuzz
+
+/// Seeds: the honest packets that come next after the session: the
+/// server's state packet (as it is, with messages on both channels, at a
+/// later world) and the client's packet (its next input, with messages,
+/// with no new input). Each goes in on the CRC path (first byte 0, the
+/// whole packet) and on the AEAD path (first byte 1, the packet's body,
+/// which the harness seals), and must be taken there.
+void bitrep_fuzz_seeds(std::vector<std::vector<std::uint8_t>>& seeds)
+{
+    using fuzz::bytes;
+    using fuzz::session;
+    namespace rep = bitrep::replication;
+    using make_packet = std::span<const std::uint8_t> (*)(session&);
+    const std::vector<make_packet> states{
+        [](session& s) { return s.server.replicate(s.id, fuzz::world_at(fuzz::ticks + 1)); },
+        [](session& s) {
+            fuzz::check_sent(s.server.send(s.id, fuzz::buy(99, {0, 9, 4, 4}), bitrep::channel::reliable));
+            fuzz::check_sent(
+                s.server.send(s.id, fuzz::chat(1000, "twenty-four characters.."), bitrep::channel::unreliable));
+            return s.server.replicate(s.id, fuzz::world_at(fuzz::ticks + 1));
+        },
+        [](session& s) {
+            fuzz::check_sent(s.server.send(s.id, fuzz::chat(0, ""), bitrep::channel::reliable));
+            return s.server.replicate(s.id, fuzz::world_at(40));
+        },
+    };
+    const std::vector<make_packet> clients{
+        [](session& s) {
+            fuzz::check_sent(s.client.send_input(fuzz::ticks + 1, fuzz::input_at(fuzz::ticks + 1)));
+            return s.client.packet();
+        },
+        [](session& s) {
+            fuzz::check_sent(s.client.send_input(fuzz::ticks + 1, fuzz::input_at(fuzz::ticks + 1)));
+            fuzz::check_sent(s.client.send(fuzz::chat(77, "gg"), bitrep::channel::reliable));
+            fuzz::check_sent(s.client.send(fuzz::buy(0, {}), bitrep::channel::unreliable));
+            return s.client.packet();
+        },
+        [](session& s) { return s.client.packet(); },
+    };
+
+    std::vector<bitrep::packet_security> paths{bitrep::packet_security::crc};
+    if (rep::aead_available())
+        paths.push_back(bitrep::packet_security::aead);
+    for (const bitrep::packet_security security : paths) {
+        const bool aead = security == bitrep::packet_security::aead;
+        // Adds the seed of `make`'s packet and returns the harness's input
+        // after the path byte: the CRC path's packet; on the AEAD path its
+        // body, which must be what the AEAD path's own packet decrypts to
+        // (packet_guard: the same bytes after the CRC as between the number
+        // and the tag).
+        const auto add_seed = [&](make_packet make, rep::packet_kind kind) {
+            const bytes packet = fuzz::after_session(bitrep::packet_security::crc, make);
+            const std::span<const std::uint8_t> input =
+                aead ? std::span<const std::uint8_t>(packet).subspan(rep::crc_bytes) : std::span(packet);
+            if (aead) {
+                const bytes sealed = fuzz::after_session(security, make);
+                bytes body(sealed.size() - rep::aead_number_bytes - rep::aead_tag_bytes);
+                const rep::direction way =
+                    kind == rep::packet_kind::ack ? rep::direction::client_to_server : rep::direction::server_to_client;
+                const std::uint32_t protocol =
+                    rep::protocol_id_for<fuzz::Input, fuzz::Messages>(fuzz::options(security).protocol_id);
+                if (!rep::aead_open(fuzz::key(), way, protocol, kind, sealed, body) || !std::ranges::equal(body, input))
+                    fuzz::fail("the AEAD path's body is not the CRC path's");
+            }
+            bytes& s = seeds.emplace_back();
+            s.push_back(aead ? 1 : 0); // the harness's path byte
+            s.insert(s.end(), input.begin(), input.end());
+            return bytes(input.begin(), input.end());
+        };
+        for (const make_packet make : states) {
+            session s(security);
+            s.run(fuzz::ticks);
+            const bytes input = add_seed(make, rep::packet_kind::state);
+            const bytes sealed = fuzz::sealed(security, input, rep::packet_kind::state);
+            if (const bitrep::status st = s.client.receive(sealed); !st)
+                fuzz::fail("a seed state packet is refused", st);
+        }
+        for (const make_packet make : clients) {
+            session s(security);
+            s.run(fuzz::ticks);
+            const bytes input = add_seed(make, rep::packet_kind::ack);
+            const bytes sealed = fuzz::sealed(security, input, rep::packet_kind::ack);
+            if (const bitrep::status st = s.server.receive(s.id, sealed); !st)
+                fuzz::fail("a seed client packet is refused", st);
+        }
+    }
+}
+#endif

@@ -449,6 +449,19 @@ status decode_section(std::span<const std::uint8_t> file_schema, std::span<const
     return {};
 }
 
+/// The most bits a payload written with `file_schema` can take: T's own
+/// bound when the schema is T's (the fast path), else the schema's (0 when
+/// it does not parse: the load refuses it anyway).
+template <class T>
+std::uint64_t payload_bound(std::span<const std::uint8_t> file_schema, const T&)
+{
+    const program_schema& mine = schema_of<T>();
+    if (std::equal(file_schema.begin(), file_schema.end(), mine.encoded.begin(), mine.encoded.end()))
+        return max_bits<T>;
+    schema theirs;
+    return parse_schema(file_schema, theirs) ? max_payload_bits(theirs) : 0;
+}
+
 /// Decodes a checked file into `target` (a copy of the destination, or any
 /// T when every field is saved), by the fast or the schema path, and runs
 /// migrate. A compressed payload is inflated into `inflated` first. `target`
@@ -464,6 +477,11 @@ status decode_save(std::span<const std::uint8_t> file, T& target, load_info& inf
     if (header.compressed()) {
         if (header.payload_bytes() > options.max_file_bytes)
             return header_error(error::io_error, 24, "the payload would decompress past the load limit");
+        // Nor past what a value of the file's schema can take: a frame that
+        // claims more is refused before its buffer is allocated (a few bytes
+        // must not cost the reader megabytes).
+        if (header.payload_bits > payload_bound(file.subspan(schema_at, header.schema_bytes), target))
+            return header_error(error::corrupt, 24, "the payload claims more bits than its schema's values can take");
         if (status unpacked = decompress_payload(payload, static_cast<std::size_t>(header.payload_bytes()), inflated);
             !unpacked)
             return status(unpacked.code(), payload_at * 8, unpacked.field_path(), unpacked.detail());

@@ -46,6 +46,14 @@ status encode_schema(const schema& tree, std::vector<std::uint8_t>& out);
 /// enumerators in one node or 65536 nodes in all, or with bits left over.
 status parse_schema(std::span<const std::uint8_t> encoded, schema& out);
 
+/// An upper bound, in bits, of the payload a value of the schema's root can
+/// take: generous for each kind (64 bits for any count, index or integer,
+/// 7 for each alignment), so that it never refuses a save the schema
+/// describes; unbounded_bits when a serialization hook (opaque) is in it.
+/// A compressed payload that claims more is refused before anything is
+/// allocated for it (docs/save-format.md, section 5).
+std::uint64_t max_payload_bits(const schema& tree) noexcept;
+
 /// Builds a schema from the codecs' describe facets: each codec calls the
 /// member for its kind, and a container or struct wraps its children in
 /// begin_... / end(). Only what a save file carries is described.
