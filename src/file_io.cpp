@@ -344,27 +344,22 @@ status open_for_reading(const std::filesystem::path& path, int& fd, std::uint64_
     return {};
 }
 
-status read_file_at(const std::filesystem::path& path, std::vector<std::uint8_t>& out, std::size_t max_bytes) noexcept
+/// Sizes `out` to `bytes`; on failure (out of memory) leaves it empty.
+status sized(const std::filesystem::path& path, std::vector<std::uint8_t>& out, std::size_t bytes) noexcept
 {
-    out.clear();
-    int fd = -1;
-    std::uint64_t size = 0;
-    if (status opened = open_for_reading(path, fd, size); !opened)
-        return opened;
-    descriptor file(fd);
+    if (without_exceptions([&] { out.resize(bytes); return true; }, [] { return false; }))
+        return {};
+    out = {};
+    return failure(error::io_error, path, "read", "out of memory");
+}
 
-    // Checked before allocating, so a hostile or damaged file cannot make
-    // the loader reserve more memory than the caller allowed.
-    if (size > max_bytes)
-        return failure(error::io_error, path, "stat", "file is larger than the load limit");
-    if (!without_exceptions([&] { out.resize(static_cast<std::size_t>(size)); return true; }, [] { return false; })) {
-        out = {};
-        return failure(error::io_error, path, "read", "out of memory");
-    }
-
-    // The size seen by fstat is a promise the file must keep until the end:
-    // a writer that modifies it in place (not through rename) would otherwise
-    // hand us a mix of two versions.
+/// Fills `out` from the start of an open file. The size seen by fstat is a
+/// promise the file must keep: a writer that modifies it in place (not
+/// through rename) would otherwise hand us a mix of two versions. So a file
+/// that ends early has changed, and so, when `whole` (out is sized to the
+/// whole file), has one with a byte more. `out` is empty on failure.
+status fill(int fd, const std::filesystem::path& path, std::vector<std::uint8_t>& out, bool whole) noexcept
+{
     const auto changed = [&]() noexcept {
         out.clear();
         return failure(error::io_error, path, "read", "the file changed while it was read");
@@ -373,9 +368,11 @@ status read_file_at(const std::filesystem::path& path, std::vector<std::uint8_t>
     std::uint8_t probe = 0;
     for (;;) {
         const bool probing = done == out.size();
+        if (probing && !whole)
+            return {};
         std::uint8_t* destination = probing ? &probe : out.data() + done;
         const std::size_t wanted = probing ? 1 : std::min<std::size_t>(out.size() - done, SSIZE_MAX);
-        const ssize_t got = ::read(file.get(), destination, wanted);
+        const ssize_t got = ::read(fd, destination, wanted);
         if (got < 0) {
             if (errno == EINTR)
                 continue;
@@ -391,6 +388,23 @@ status read_file_at(const std::filesystem::path& path, std::vector<std::uint8_t>
     }
 }
 
+status read_file_at(const std::filesystem::path& path, std::vector<std::uint8_t>& out, std::size_t max_bytes) noexcept
+{
+    out.clear();
+    int fd = -1;
+    std::uint64_t size = 0;
+    if (status opened = open_for_reading(path, fd, size); !opened)
+        return opened;
+    descriptor file(fd);
+    // Checked before allocating, so a hostile or damaged file cannot make
+    // the loader reserve more memory than the caller allowed.
+    if (size > max_bytes)
+        return failure(error::io_error, path, "stat", "file is larger than the load limit");
+    if (status allocated = sized(path, out, static_cast<std::size_t>(size)); !allocated)
+        return allocated;
+    return fill(file.get(), path, out, true);
+}
+
 status read_file_head_at(const std::filesystem::path& path, std::size_t length, std::vector<std::uint8_t>& out,
                          std::uint64_t& file_size) noexcept
 {
@@ -400,28 +414,10 @@ status read_file_head_at(const std::filesystem::path& path, std::size_t length, 
     if (status opened = open_for_reading(path, fd, file_size); !opened)
         return opened;
     descriptor file(fd);
-    const std::size_t wanted = static_cast<std::size_t>(std::min<std::uint64_t>(file_size, length));
-    if (!without_exceptions([&] { out.resize(wanted); return true; }, [] { return false; })) {
-        out = {};
-        return failure(error::io_error, path, "read", "out of memory");
-    }
-    std::size_t done = 0;
-    while (done < wanted) {
-        const ssize_t got = ::pread(file.get(), out.data() + done, wanted - done, static_cast<off_t>(done));
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            const int failed = errno;
-            out.clear();
-            return io_failure(path, "read", failed);
-        }
-        if (got == 0) {
-            out.clear();
-            return failure(error::io_error, path, "read", "the file changed while it was read");
-        }
-        done += static_cast<std::size_t>(got);
-    }
-    return {};
+    if (status allocated = sized(path, out, static_cast<std::size_t>(std::min<std::uint64_t>(file_size, length)));
+        !allocated)
+        return allocated;
+    return fill(file.get(), path, out, false);
 }
 
 } // namespace

@@ -91,8 +91,10 @@ status aead_number(std::span<const std::uint8_t> packet, std::uint64_t& number) 
     return {};
 }
 
-status aead_seal(const packet_key& key, direction way, std::uint32_t protocol_id, packet_kind kind,
-                 std::uint64_t number, std::span<std::uint8_t> packet) noexcept
+// Without libsodium only the length checks use the parameters.
+status aead_seal([[maybe_unused]] const packet_key& key, [[maybe_unused]] direction way,
+                 [[maybe_unused]] std::uint32_t protocol_id, [[maybe_unused]] packet_kind kind,
+                 [[maybe_unused]] std::uint64_t number, std::span<std::uint8_t> packet) noexcept
 {
     if (packet.size() <= overhead)
         return status(error::buffer_too_small, packet.size() * 8, "packet", "no room for a body between number and tag");
@@ -110,16 +112,12 @@ status aead_seal(const packet_key& key, direction way, std::uint32_t protocol_id
                                                          data.size(), nullptr, nonce.data(), key.bytes.data());
     return {};
 #else
-    static_cast<void>(key);
-    static_cast<void>(way);
-    static_cast<void>(protocol_id);
-    static_cast<void>(kind);
-    static_cast<void>(number);
     return status(error::io_error, 0, "packet", "this bitrep was built without libsodium (libsodium-dev)");
 #endif
 }
 
-status aead_open(const packet_key& key, direction way, std::uint32_t protocol_id, packet_kind kind,
+status aead_open([[maybe_unused]] const packet_key& key, [[maybe_unused]] direction way,
+                 [[maybe_unused]] std::uint32_t protocol_id, [[maybe_unused]] packet_kind kind,
                  std::span<const std::uint8_t> packet, std::span<std::uint8_t> body) noexcept
 {
     std::uint64_t number = 0;
@@ -143,10 +141,6 @@ status aead_open(const packet_key& key, direction way, std::uint32_t protocol_id
     }
     return {};
 #else
-    static_cast<void>(key);
-    static_cast<void>(way);
-    static_cast<void>(protocol_id);
-    static_cast<void>(kind);
     std::fill(body.begin(), body.end(), std::uint8_t{0});
     return status(error::io_error, 0, "packet", "this bitrep was built without libsodium (libsodium-dev)");
 #endif
