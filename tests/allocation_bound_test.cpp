@@ -14,7 +14,9 @@
 
 #include "allocation_counter.hpp" // replaces operator new for this test binary
 #include "heap_bound.hpp"
+#include "hostile_saves.hpp"
 #include "replication_world.hpp"
+#include "resealed.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -200,42 +202,14 @@ struct WorldV1 {
 };
 BOOST_DESCRIBE_STRUCT(WorldV1, (), (heroes, markers, motto, tick))
 
-/// A save file whose header and CRCs are right around any schema and
-/// payload bytes, so that they reach the schema parser and the decoders.
-bytes save_around(std::span<const std::uint8_t> schema, std::span<const std::uint8_t> stored,
-                  std::uint64_t payload_bits, std::uint32_t version, bool zstd)
-{
-    bitrep::save_header header;
-    header.format = zstd ? 2 : 1;
-    header.flags = zstd ? bitrep::save_header::zstd_payload : 0;
-    header.save_version = version;
-    header.fingerprint = bitrep::schema_fingerprint(schema);
-    header.schema_bytes = static_cast<std::uint32_t>(schema.size());
-    header.payload_bits = payload_bits;
-    header.stored_payload_bytes = stored.size();
-    bytes file(header.header_bytes() + schema.size() + stored.size());
-    const auto schema_at = file.begin() + static_cast<std::ptrdiff_t>(header.header_bytes());
-    std::ranges::copy(stored, std::ranges::copy(schema, schema_at).out);
-    bitrep::detail::seal_save(file, header);
-    return file;
-}
-
-/// A zstd frame that declares `content` bytes and holds none: a few bytes
-/// that would have a careless reader allocate `content` bytes.
-bytes frame_declaring(std::uint64_t content)
-{
-    bytes frame{0x28, 0xB5, 0x2F, 0xFD, 0xE0}; // magic; 8-byte content size, single segment
-    for (int i = 0; i < 8; ++i)
-        frame.push_back(static_cast<std::uint8_t>(content >> (8 * i)));
-    frame.insert(frame.end(), {0x01, 0x00, 0x00}); // the last block: raw, empty
-    return frame;
-}
+using hostile_saves::frame_declaring;
+using hostile_saves::save_around;
 
 /// Save files of every route around hostile payloads: the program's schema
 /// (the fast path), the older version's (the schema path), schema bytes
 /// taken from the input itself, and compressed payloads, honest or lying
 /// about their size.
-std::vector<bytes> hostile_saves(const std::vector<bytes>& payloads)
+std::vector<bytes> hostile_save_files(const std::vector<bytes>& payloads)
 {
     const auto& mine = bitrep::schema_of<World>().encoded;
     const auto& older = bitrep::schema_of<WorldV1>().encoded;
@@ -281,7 +255,7 @@ TEST(AllocationBound, Load)
 
     std::vector<bytes> inputs = hostile({honest, old_file, compressed});
     const std::vector<bytes> payloads = hostile({bitrep::to_bytes(big)});
-    for (bytes& file : hostile_saves(payloads))
+    for (bytes& file : hostile_save_files(payloads))
         inputs.push_back(std::move(file));
     const auto bound = [](std::size_t n) { return object_bound<World> + (bitrep::max_bits<World> + 7) / 8 + 512 * n; };
     const worst w = check_reader("load_from_bytes", inputs, bound, [](std::span<const std::uint8_t> in) {
@@ -438,29 +412,6 @@ bitrep::packet_key test_key()
     return key;
 }
 
-/// The fuzzers' re-sealing (tests/fuzz): on the CRC path the bytes with a
-/// right CRC over them; on the AEAD path the bytes as a body, sealed with
-/// the connection's key under `number`; either way they reach the header
-/// and the decoders.
-bytes resealed(bitrep::packet_security security, std::span<const std::uint8_t> input, std::uint32_t protocol,
-               bitrep::replication::packet_kind kind, std::uint64_t number)
-{
-    namespace rep = bitrep::replication;
-    if (security == bitrep::packet_security::crc) {
-        bytes packet(input.begin(), input.end());
-        packet.resize(std::max(packet.size(), rep::crc_bytes));
-        rep::seal(protocol, kind, packet);
-        return packet;
-    }
-    bytes packet(rep::aead_number_bytes + input.size() + rep::aead_tag_bytes);
-    std::ranges::copy(input, packet.begin() + rep::aead_number_bytes);
-    const auto way = kind == rep::packet_kind::state ? rep::direction::server_to_client : rep::direction::client_to_server;
-    if (!input.empty()) {
-        EXPECT_TRUE(rep::aead_seal(test_key(), way, protocol, kind, number, packet));
-    }
-    return packet;
-}
-
 /// An honest packet's body: after the CRC, or opened with the key.
 bytes body_of(bitrep::packet_security security, std::span<const std::uint8_t> packet, std::uint32_t protocol,
               bitrep::replication::packet_kind kind)
@@ -486,8 +437,11 @@ std::vector<bytes> hostile_packets(bitrep::packet_security security, const std::
         bodies.push_back(body_of(security, packet, protocol, kind));
     std::vector<bytes> inputs = hostile(honest);
     std::uint64_t number = 1000; // past every honest one, and rising: each is fresh
-    for (const bytes& body : hostile(bodies))
-        inputs.push_back(resealed(security, body, protocol, kind, number++));
+    for (const bytes& body : hostile(bodies)) {
+        bytes packet;
+        EXPECT_TRUE(resealed(security, test_key(), body, protocol, kind, number++, packet));
+        inputs.push_back(std::move(packet));
+    }
     return inputs;
 }
 

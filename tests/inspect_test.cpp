@@ -7,9 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include "hostile_saves.hpp"
+#include "temporary_directory.hpp"
 #include "test_oracle.hpp"
 
-#include "temporary_directory.hpp"
 #include <nlohmann/json.hpp>
 
 #include <stdlib.h>
@@ -548,6 +549,16 @@ TEST_F(Inspect, AFileShortByOneByteIsTruncated)
     bytes content = read_all(saved("hero.sav", sample_hero()));
     content.pop_back();
     expect_refused(written("short.sav", content), "truncated");
+}
+
+TEST_F(Inspect, ACompressedPayloadClaimingMoreThanItsSchemaAllowsIsCorrupt)
+{
+    // As the loader (allocation_bound_test): a 16-byte frame declaring
+    // 256 MiB is refused before anything is allocated for it.
+    const bytes frame = hostile_saves::frame_declaring(std::uint64_t{1} << 28);
+    expect_refused(written("bomb.sav", hostile_saves::save_around(bitrep::schema_of<Hero>().encoded, frame,
+                                                                  std::uint64_t{8} << 28, 1, true)),
+                   "corrupt at header, bit 192: the payload claims more bits than its schema's values can take");
 }
 
 TEST_F(Inspect, AFlippedPayloadBitIsCorrupt)

@@ -390,14 +390,15 @@ status inspect(const std::string& path, bool schema_only, json& document)
     const auto payload_at = static_cast<std::size_t>(header.payload_offset());
     std::span<const std::uint8_t> payload = file.subspan(payload_at);
     std::vector<std::uint8_t> inflated;
-    if (header.compressed() && !schema_only) {
-        if (header.payload_bytes() > max_file_bytes)
-            return status(bitrep::error::io_error, std::size_t{24} * 8, "header", "the payload would decompress past the limit");
-        if (status unpacked =
-                bitrep::detail::decompress_payload(payload, static_cast<std::size_t>(header.payload_bytes()), inflated);
-            !unpacked)
-            return status(unpacked.code(), payload_at * 8, unpacked.field_path(), unpacked.detail());
-        payload = inflated;
+    if (!schema_only) {
+        // As the loader: inflated only up to what the file's schema allows.
+        schema tree;
+        const std::uint64_t bound = header.compressed() && bitrep::parse_schema(file.subspan(schema_at, header.schema_bytes), tree)
+                                        ? bitrep::max_payload_bits(tree)
+                                        : 0;
+        if (status inflated_ok = bitrep::detail::inflate_payload(file, header, bound, max_file_bytes, inflated, payload);
+            !inflated_ok)
+            return inflated_ok;
     }
     json value;
     if (status read = section_json(file.subspan(schema_at, header.schema_bytes), payload, header.payload_bits,

@@ -20,6 +20,7 @@
 #include <bitrep/replication.hpp>
 
 #include "../replication_world.hpp"
+#include "../resealed.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -191,21 +192,10 @@ prepared prepare(bitrep::packet_security security)
 /// seen (one past the next honest one, which must still open afterwards).
 bytes sealed(const prepared& p, std::span<const std::uint8_t> input, bitrep::replication::packet_kind kind)
 {
-    namespace rep = bitrep::replication;
-    const std::uint32_t protocol = options(p.security).protocol_id;
-    if (p.security == bitrep::packet_security::crc) {
-        bytes packet(input.begin(), input.end());
-        packet.resize(std::max(packet.size(), rep::crc_bytes));
-        rep::seal(protocol, kind, packet);
-        return packet;
-    }
-    bytes packet(rep::aead_number_bytes + input.size() + rep::aead_tag_bytes);
-    std::ranges::copy(input, packet.begin() + rep::aead_number_bytes);
-    const rep::direction way =
-        kind == rep::packet_kind::ack ? rep::direction::client_to_server : rep::direction::server_to_client;
-    if (!input.empty())
-        if (const bitrep::status st = rep::aead_seal(key(), way, protocol, kind, sent + 1, packet); !st)
-            fail("aead_seal failed", st);
+    bytes packet;
+    if (const bitrep::status st = resealed(p.security, key(), input, options(p.security).protocol_id, kind, sent + 1, packet);
+        !st)
+        fail("sealing failed", st);
     return packet;
 }
 

@@ -17,6 +17,7 @@
 #include <bitrep/replication.hpp>
 
 #include "../replication_world.hpp"
+#include "../resealed.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -189,21 +190,10 @@ constexpr std::uint32_t ticks = 6;
 bytes sealed(bitrep::packet_security security, std::span<const std::uint8_t> input,
              bitrep::replication::packet_kind kind)
 {
-    namespace rep = bitrep::replication;
-    const std::uint32_t protocol = rep::protocol_id_for<Input, Messages>(options(security).protocol_id);
-    if (security == bitrep::packet_security::crc) {
-        bytes packet(input.begin(), input.end());
-        packet.resize(std::max(packet.size(), rep::crc_bytes));
-        rep::seal(protocol, kind, packet);
-        return packet;
-    }
-    bytes packet(rep::aead_number_bytes + input.size() + rep::aead_tag_bytes);
-    std::ranges::copy(input, packet.begin() + rep::aead_number_bytes);
-    const rep::direction way =
-        kind == rep::packet_kind::ack ? rep::direction::client_to_server : rep::direction::server_to_client;
-    if (!input.empty())
-        if (const bitrep::status st = rep::aead_seal(key(), way, protocol, kind, ticks + 1, packet); !st)
-            fail("aead_seal failed", st);
+    const std::uint32_t protocol = bitrep::replication::protocol_id_for<Input, Messages>(options(security).protocol_id);
+    bytes packet;
+    if (const bitrep::status st = resealed(security, key(), input, protocol, kind, ticks + 1, packet); !st)
+        fail("sealing failed", st);
     return packet;
 }
 

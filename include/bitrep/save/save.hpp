@@ -453,13 +453,37 @@ status decode_section(std::span<const std::uint8_t> file_schema, std::span<const
 /// bound when the schema is T's (the fast path), else the schema's (0 when
 /// it does not parse: the load refuses it anyway).
 template <class T>
-std::uint64_t payload_bound(std::span<const std::uint8_t> file_schema, const T&)
+std::uint64_t payload_bound(std::span<const std::uint8_t> file_schema)
 {
     const program_schema& mine = schema_of<T>();
     if (std::equal(file_schema.begin(), file_schema.end(), mine.encoded.begin(), mine.encoded.end()))
         return max_bits<T>;
     schema theirs;
     return parse_schema(file_schema, theirs) ? max_payload_bits(theirs) : 0;
+}
+
+/// A checked file's payload, inflated into `inflated` when compressed.
+/// Refused before anything is allocated: a declared size past
+/// `max_file_bytes` (io_error), or past `bound_bits`, what a value of the
+/// file's schema can take (corrupt; a few bytes must not cost the reader
+/// megabytes).
+inline status inflate_payload(std::span<const std::uint8_t> file, const save_header& header, std::uint64_t bound_bits,
+                              std::size_t max_file_bytes, std::vector<std::uint8_t>& inflated,
+                              std::span<const std::uint8_t>& payload)
+{
+    const auto payload_at = static_cast<std::size_t>(header.payload_offset());
+    payload = file.subspan(payload_at);
+    if (!header.compressed())
+        return {};
+    if (header.payload_bytes() > max_file_bytes)
+        return header_error(error::io_error, 24, "the payload would decompress past the load limit");
+    if (header.payload_bits > bound_bits)
+        return header_error(error::corrupt, 24, "the payload claims more bits than its schema's values can take");
+    if (status unpacked = decompress_payload(payload, static_cast<std::size_t>(header.payload_bytes()), inflated);
+        !unpacked)
+        return status(unpacked.code(), payload_at * 8, unpacked.field_path(), unpacked.detail());
+    payload = inflated;
+    return {};
 }
 
 /// Decodes a checked file into `target` (a copy of the destination, or any
@@ -473,22 +497,14 @@ status decode_save(std::span<const std::uint8_t> file, T& target, load_info& inf
     const save_header& header = info.header;
     const auto schema_at = static_cast<std::size_t>(header.schema_offset());
     const auto payload_at = static_cast<std::size_t>(header.payload_offset());
-    std::span<const std::uint8_t> payload = file.subspan(payload_at);
-    if (header.compressed()) {
-        if (header.payload_bytes() > options.max_file_bytes)
-            return header_error(error::io_error, 24, "the payload would decompress past the load limit");
-        // Nor past what a value of the file's schema can take: a frame that
-        // claims more is refused before its buffer is allocated (a few bytes
-        // must not cost the reader megabytes).
-        if (header.payload_bits > payload_bound(file.subspan(schema_at, header.schema_bytes), target))
-            return header_error(error::corrupt, 24, "the payload claims more bits than its schema's values can take");
-        if (status unpacked = decompress_payload(payload, static_cast<std::size_t>(header.payload_bytes()), inflated);
-            !unpacked)
-            return status(unpacked.code(), payload_at * 8, unpacked.field_path(), unpacked.detail());
-        payload = inflated;
-    }
-    if (status decoded = decode_section(file.subspan(schema_at, header.schema_bytes), payload, header.payload_bits,
-                                        schema_at * 8, payload_at * 8, target, info, options);
+    const std::span<const std::uint8_t> file_schema = file.subspan(schema_at, header.schema_bytes);
+    std::span<const std::uint8_t> payload;
+    if (status inflated_ok = inflate_payload(file, header, header.compressed() ? payload_bound<T>(file_schema) : 0,
+                                             options.max_file_bytes, inflated, payload);
+        !inflated_ok)
+        return inflated_ok;
+    if (status decoded = decode_section(file_schema, payload, header.payload_bits, schema_at * 8, payload_at * 8, target,
+                                        info, options);
         !decoded)
         return decoded;
     if (header.save_version < save_version_of<T>() && !run_migrate(target, header.save_version))
