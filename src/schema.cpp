@@ -4,10 +4,14 @@
 #include <bitrep/save/schema.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
+#include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -34,70 +38,232 @@ node_role role_in(const schema& tree, const schema_node& node) noexcept
     return with_kind(tree.nodes[node.parent].kind, [](auto parent) { return decltype(parent)::child_role; });
 }
 
-/// One node's own bits (not its children), for every stream: the one
-/// description of the schema encoding (docs/save-format.md, section 2).
-/// What follows the kind is the kind's own (schema_kinds.hpp).
-template <class Stream>
-bool serialize_schema_node(Stream& stream, schema_node& node, node_role role)
+/// One node's head: as a field, its name and position; as an enumerator,
+/// its name and value; else its kind. `expected` is what its position or
+/// value would be if it followed the previous sibling's by one.
+template <class Stream, class Code>
+bool serialize_node_head(Stream& stream, Code& code, schema_node& node, node_role role, std::uint64_t expected)
 {
-    const std::size_t start = stream.position();
     if (role == node_role::field) {
         std::uint64_t position = node.position;
-        if (!serialize_schema_text(stream, node.name) ||
-            !stream.serialize_ranged_offset(position, schema_limits::max_children - 1))
+        if (!code.text(stream, node.name) ||
+            !code.next(stream, position, expected, schema_limits::max_children - 1))
             return false;
         node.position = static_cast<std::uint32_t>(position);
     }
     if (role == node_role::enumerator) {
         node.kind = schema_kind::enumerator;
-        return serialize_schema_text(stream, node.name) && stream.serialize_bits(node.min, 64);
+        return code.text(stream, node.name) && code.next(stream, node.min, expected, ~std::uint64_t{0});
     }
     std::uint64_t kind = static_cast<std::uint64_t>(node.kind);
     if (!stream.serialize_ranged_offset(kind, schema_kind_count - 1))
         return false;
     node.kind = static_cast<schema_kind>(kind);
-    return with_kind(node.kind, [&](auto entry) { return entry.serialize_node(stream, node, start); });
+    return true;
 }
 
-bool parse_schema_node(read_stream& stream, schema& tree, std::uint32_t parent, node_role role,
-                              std::size_t depth)
+/// What the next sibling's position (or value) is expected to be.
+std::uint64_t after(const schema_node& node, node_role role) noexcept
+{
+    return role == node_role::enumerator ? node.min + 1 : std::uint64_t{node.position} + 1;
+}
+
+/// The kind that no node writes as its own (an enumerator's is implied by
+/// its parent) marks, in the compact encoding, a copy of an earlier subtree.
+constexpr schema_kind copy_marker = schema_kind::enumerator;
+
+/// For each node, the earlier node whose subtree it repeats and that is
+/// worth referring to instead (itself when none): only the compact
+/// encoding refers to copies.
+using copy_table = std::vector<std::uint32_t>;
+
+/// Writes node `index` and its subtree: the one description of the schema
+/// encoding for both codes (docs/save-format.md, section 2).
+template <class Stream, class Code>
+bool write_subtree(Stream& stream, Code& code, const schema& tree, const copy_table& copies, std::uint32_t index,
+                   node_role role, std::uint64_t expected)
+{
+    schema_node node = tree.nodes[index]; // the streams take the node by reference, for reading
+    const std::size_t start = stream.position();
+    if (!copies.empty() && copies[index] != index) {
+        node.kind = copy_marker;
+        std::uint64_t original = copies[index];
+        return serialize_node_head(stream, code, node, role, expected) &&
+               stream.serialize_ranged_offset(original, index - 1);
+    }
+    if (!serialize_node_head(stream, code, node, role, expected))
+        return false;
+    if (role == node_role::enumerator)
+        return true;
+    if (!with_kind(node.kind, [&](auto entry) { return entry.serialize_node(stream, code, node, start); }))
+        return false;
+    const node_role child_role = with_kind(node.kind, [](auto entry) { return decltype(entry)::child_role; });
+    std::uint64_t next = 0;
+    for (std::uint32_t child = index + 1; child < node.end; child = tree.nodes[child].end) {
+        if (!write_subtree(stream, code, tree, copies, child, child_role, next))
+            return false;
+        next = after(tree.nodes[child], child_role);
+    }
+    return true;
+}
+
+/// Appends a copy of the complete subtree at `original` as node `head`'s
+/// subtree (the copy takes head's name and position), refusing a copy that
+/// would break the limits a reader keeps.
+bool append_copy(read_stream& stream, schema& tree, const schema_node& head, std::uint64_t original,
+                 std::size_t depth, std::size_t start)
+{
+    std::vector<schema_node>& nodes = tree.nodes;
+    const auto from = static_cast<std::uint32_t>(original);
+    if (nodes[from].end <= from || nodes[from].kind == schema_kind::enumerator) [[unlikely]]
+        return stream.fail(error::corrupt, start, "schema: a copy of a node that is not a complete value");
+    const std::uint32_t size = nodes[from].end - from;
+    if (nodes.size() + size > schema_limits::max_nodes) [[unlikely]]
+        return stream.fail(error::corrupt, start, "schema: more than 65536 nodes");
+    const auto base = static_cast<std::uint32_t>(nodes.size());
+    std::vector<std::uint8_t> depths(size, 0);
+    for (std::uint32_t k = 0; k < size; ++k) {
+        schema_node node = nodes[from + k];
+        if (k == 0) {
+            node.parent = head.parent;
+            node.name = head.name;
+            node.position = head.position;
+        } else {
+            depths[k] = static_cast<std::uint8_t>(depths[node.parent - from] + 1);
+            if (depth + depths[k] > schema_limits::max_depth) [[unlikely]]
+                return stream.fail(error::corrupt, start, "schema: nested deeper than 32 levels");
+            node.parent = node.parent - from + base;
+        }
+        node.end = node.end - from + base;
+        nodes.push_back(std::move(node));
+    }
+    return true;
+}
+
+/// Reads node and its subtree, appending them to `tree` in depth-first
+/// order.
+template <class Code>
+bool parse_subtree(read_stream& stream, Code& code, schema& tree, std::uint32_t parent, node_role role,
+                   std::uint64_t expected, std::size_t depth)
 {
     if (depth > schema_limits::max_depth) [[unlikely]]
         return stream.fail(error::corrupt, stream.position(), "schema: nested deeper than 32 levels");
     if (tree.nodes.size() >= schema_limits::max_nodes) [[unlikely]]
         return stream.fail(error::corrupt, stream.position(), "schema: more than 65536 nodes");
+    const std::size_t start = stream.position();
     schema_node node;
     node.parent = parent;
-    if (!serialize_schema_node(stream, node, role))
+    if (!serialize_node_head(stream, code, node, role, expected))
         return false;
     const auto index = static_cast<std::uint32_t>(tree.nodes.size());
+    if (role != node_role::enumerator && node.kind == copy_marker) {
+        if constexpr (std::is_same_v<Code, compact_schema_code>) {
+            std::uint64_t original = 0;
+            if (index == 0) [[unlikely]]
+                return stream.fail(error::corrupt, start, "schema: the root is a copy");
+            return stream.serialize_ranged_offset(original, index - 1) &&
+                   append_copy(stream, tree, node, original, depth, start);
+        } else {
+            return stream.fail(error::corrupt, start, "schema: enumerator outside an enum");
+        }
+    }
+    if (role != node_role::enumerator &&
+        !with_kind(node.kind, [&](auto entry) { return entry.serialize_node(stream, code, node, start); }))
+        return false;
     const node_role child_role = with_kind(node.kind, [](auto entry) { return decltype(entry)::child_role; });
     const std::uint32_t children = node.children;
+    node.end = 0; // open until its children are read: no copy of it can be made
     tree.nodes.push_back(std::move(node));
-    for (std::uint32_t i = 0; i < children; ++i)
-        if (!parse_schema_node(stream, tree, index, child_role, depth + 1))
+    std::uint64_t next = 0;
+    for (std::uint32_t i = 0; i < children; ++i) {
+        const auto child = static_cast<std::uint32_t>(tree.nodes.size());
+        if (!parse_subtree(stream, code, tree, index, child_role, next, depth + 1))
             return false;
+        next = after(tree.nodes[child], child_role);
+    }
     tree.nodes[index].end = static_cast<std::uint32_t>(tree.nodes.size());
     return true;
 }
 
+/// What makes two subtrees alike, given the shapes of the node's children
+/// (their names and positions are part of their parent's shape; the node's
+/// own are not, since a copy takes them from where it is used).
+std::string shape_key(const schema& tree, std::uint32_t index, const std::vector<std::uint32_t>& shapes)
+{
+    const schema_node& node = tree.nodes[index];
+    std::string key;
+    auto number = [&key](std::uint64_t value) { key.append(reinterpret_cast<const char*>(&value), sizeof value); };
+    auto text = [&](const std::string& value) {
+        number(value.size());
+        key.append(value);
+    };
+    number(static_cast<std::uint64_t>(node.kind) | std::uint64_t{node.is_signed} << 8 | std::uint64_t{node.bits} << 16);
+    number(node.min);
+    number(node.max);
+    number(std::bit_cast<std::uint32_t>(node.real_min) | std::uint64_t{std::bit_cast<std::uint32_t>(node.real_max)} << 32);
+    number(std::bit_cast<std::uint32_t>(node.resolution));
+    text(node.type_name);
+    for (std::uint32_t child = index + 1; child < node.end; child = tree.nodes[child].end) {
+        text(tree.nodes[child].name);
+        number(std::uint64_t{tree.nodes[child].position} << 32 | shapes[child]);
+    }
+    return key;
+}
+
+/// Which subtrees the compact encoding writes as a copy of an earlier one:
+/// those whose own encoding takes more bits than the reference (its kind
+/// and the earlier node's index). Struct types used in several places
+/// (a position and a velocity of one vector type) are written once.
+copy_table find_copies(const schema& tree, compact_schema_code& code)
+{
+    const std::vector<schema_node>& nodes = tree.nodes;
+    std::vector<std::uint32_t> shapes(nodes.size());
+    std::unordered_map<std::string, std::uint32_t> known;
+    for (std::size_t i = nodes.size(); i-- > 0;)
+        shapes[i] = known.emplace(shape_key(tree, static_cast<std::uint32_t>(i), shapes), known.size()).first->second;
+    copy_table copies(nodes.size());
+    std::unordered_map<std::uint32_t, std::uint32_t> first_of_shape;
+    std::unordered_map<std::uint32_t, std::size_t> bits_of_shape;
+    for (std::uint32_t i = 0; i < nodes.size(); ++i) {
+        copies[i] = i;
+        const auto [first, fresh] = first_of_shape.emplace(shapes[i], i);
+        if (fresh || nodes[i].kind == schema_kind::enumerator)
+            continue;
+        auto [bits, unmeasured] = bits_of_shape.emplace(shapes[i], 0);
+        if (unmeasured) {
+            measure_stream measure;
+            static_cast<void>(write_subtree(measure, code, tree, copies, first->second, node_role::value, 0));
+            bits->second = measure.exact_bits();
+        }
+        const auto reference_bits = static_cast<std::size_t>(4 + bits_required_for_span(i - 1));
+        if (bits->second > reference_bits)
+            copies[i] = first->second;
+    }
+    return copies;
+}
+
 } // namespace detail
 
-status encode_schema(const schema& tree, std::vector<std::uint8_t>& out)
+status encode_schema(const schema& tree, std::vector<std::uint8_t>& out, schema_encoding encoding)
 {
-    auto each_node = [&tree](auto& stream) {
-        for (const schema_node& node : tree.nodes) {
-            schema_node copy = node; // the streams take the node by reference, for reading
-            if (!detail::serialize_schema_node(stream, copy, detail::role_in(tree, node)))
-                return false;
-        }
-        return true;
+    out.clear();
+    if (tree.nodes.empty())
+        return {};
+    detail::inline_schema_code names_inline;
+    const bool compact = encoding == schema_encoding::compact;
+    detail::compact_schema_code code = compact ? detail::compact_schema_code(tree) : detail::compact_schema_code();
+    const detail::copy_table copies = compact ? detail::find_copies(tree, code) : detail::copy_table();
+    auto encode = [&](auto& stream) {
+        if (!compact)
+            return detail::write_subtree(stream, names_inline, tree, copies, 0, detail::node_role::value, 0);
+        return code.serialize_table(stream) &&
+               detail::write_subtree(stream, code, tree, copies, 0, detail::node_role::value, 0);
     };
     measure_stream measure;
-    static_cast<void>(each_node(measure));
+    static_cast<void>(encode(measure));
     out.assign((measure.exact_bits() + 7) / 8, 0);
     write_stream stream(out);
-    if (!each_node(stream)) {
+    if (!encode(stream)) {
         out.clear();
         return stream.failure_status("schema");
     }
@@ -143,11 +309,18 @@ std::uint64_t max_payload_bits(const schema& tree) noexcept
     return nodes.empty() ? 0 : most[0];
 }
 
-status parse_schema(std::span<const std::uint8_t> encoded, schema& out)
+status parse_schema(std::span<const std::uint8_t> encoded, schema& out, schema_encoding encoding)
 {
     out.nodes.clear();
     read_stream stream(encoded);
-    if (!detail::parse_schema_node(stream, out, schema_node::none, detail::node_role::value, 0)) {
+    auto parse = [&](auto& code) {
+        return detail::parse_subtree(stream, code, out, schema_node::none, detail::node_role::value, 0, 0);
+    };
+    detail::compact_schema_code compact;
+    detail::inline_schema_code names_inline;
+    const bool parsed = encoding == schema_encoding::compact ? compact.serialize_table(stream) && parse(compact)
+                                                             : parse(names_inline);
+    if (!parsed) {
         out.nodes.clear();
         // Whatever primitive refused (a length, padding, a name's UTF-8), a
         // schema that does not parse is a damaged file: one code for callers.

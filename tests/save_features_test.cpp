@@ -138,15 +138,15 @@ void write_all(const fs::path& p, const bytes& data)
 
 // ---------------------------------------------------------------- metadata
 
-TEST(SaveMetadata, ASaveWithMetadataIsFormat2AndAPlainOneStaysFormat1)
+TEST(SaveMetadata, ASaveWithMetadataAndAPlainOneAreBothFormat3)
 {
     const World world = make_world(50, 7);
     bytes plain;
     ASSERT_TRUE(bitrep::save_to_bytes(world, plain));
-    EXPECT_EQ(plain[4], 1); // format 1: readable by every bitrep that reads saves
+    EXPECT_EQ(plain[4], 3);
     bytes with_meta;
     ASSERT_TRUE(bitrep::save_to_bytes(world, slot("Chapter 3"), with_meta));
-    EXPECT_EQ(with_meta[4], 2);
+    EXPECT_EQ(with_meta[4], 3);
     bitrep::load_info info;
     World loaded;
     ASSERT_TRUE(bitrep::load_from_bytes(with_meta, loaded, info));
@@ -154,7 +154,7 @@ TEST(SaveMetadata, ASaveWithMetadataIsFormat2AndAPlainOneStaysFormat1)
     EXPECT_EQ(loaded.units.size(), 50u);
     EXPECT_TRUE(whole(loaded));
     // The payload and schema are the plain save's bytes, after the metadata.
-    EXPECT_TRUE(std::equal(plain.begin() + 36, plain.end(), with_meta.end() - static_cast<std::ptrdiff_t>(plain.size() - 36)));
+    EXPECT_TRUE(std::equal(plain.begin() + 64, plain.end(), with_meta.end() - static_cast<std::ptrdiff_t>(plain.size() - 64)));
     SlotInfo meta;
     ASSERT_TRUE(bitrep::read_save_info_from_bytes(with_meta, meta, info));
     EXPECT_TRUE(info.header.has_metadata());
@@ -312,7 +312,7 @@ TEST(SaveCompression, APayloadZstdCannotShrinkIsStoredAsItIs)
     bitrep::save_header header;
     ASSERT_TRUE(bitrep::read_save_header(file, header));
     EXPECT_FALSE(header.compressed());
-    EXPECT_EQ(header.format, 2);
+    EXPECT_EQ(header.format, 3);
     EXPECT_EQ(header.stored_payload_bytes, header.payload_bytes());
     Noise loaded;
     ASSERT_TRUE(bitrep::load_from_bytes(file, loaded));

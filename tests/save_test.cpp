@@ -202,7 +202,13 @@ constexpr std::size_t fingerprint_at = 12;
 constexpr std::size_t schema_bytes_at = 20;
 constexpr std::size_t payload_bits_at = 24;
 constexpr std::size_t crc_at = 32;
-constexpr std::size_t header_size = 36;
+constexpr std::size_t header_size = 36; // format 1's
+// Formats 2 and 3 (the 64-byte header).
+constexpr std::size_t metadata_schema_bytes_at = 36;
+constexpr std::size_t metadata_bits_at = 40;
+constexpr std::size_t stored_payload_bytes_at = 48;
+constexpr std::size_t info_crc_at = 60;
+constexpr std::size_t extended_header_size = 64;
 
 using oracle::contains;
 
@@ -231,43 +237,73 @@ std::uint32_t crc_of(const bytes& file)
     return crc.checksum();
 }
 
-// Makes a patched file's CRC valid again, so that what a test forged is
-// judged on its contents and not stopped by the checksum.
-void rewrite_crc(bytes& file) { write_le(file, crc_at, 4, crc_of(file)); }
+bool extended(const bytes& file) { return read_le(file, format_at, 2) >= 2; }
+
+std::size_t header_size_of(const bytes& file) { return extended(file) ? extended_header_size : header_size; }
+
+// The saves these tests write carry no metadata section.
+std::size_t schema_offset_of(const bytes& file)
+{
+    EXPECT_TRUE(!extended(file) || read_le(file, metadata_schema_bytes_at, 4) == 0);
+    return header_size_of(file);
+}
+
+// Makes a patched file's CRCs valid again (formats 2 and 3: the info CRC of
+// bytes [0, 32) and [36, 60) first, since the file's covers it), so that
+// what a test forged is judged on its contents and not stopped by them.
+void rewrite_crc(bytes& file)
+{
+    if (extended(file)) {
+        boost::crc_32_type info;
+        info.process_bytes(file.data(), crc_at);
+        info.process_bytes(file.data() + header_size, info_crc_at - header_size);
+        write_le(file, info_crc_at, 4, info.checksum());
+    }
+    write_le(file, crc_at, 4, crc_of(file));
+}
 
 std::size_t schema_size_of(const bytes& file) { return static_cast<std::size_t>(read_le(file, schema_bytes_at, 4)); }
 
 bytes schema_section(const bytes& file)
 {
-    const auto begin = file.begin() + static_cast<std::ptrdiff_t>(header_size);
+    const auto begin = file.begin() + static_cast<std::ptrdiff_t>(schema_offset_of(file));
     return bytes(begin, begin + static_cast<std::ptrdiff_t>(schema_size_of(file)));
 }
 
 bytes payload_section(const bytes& file)
 {
-    return bytes(file.begin() + static_cast<std::ptrdiff_t>(header_size + schema_size_of(file)), file.end());
+    return bytes(file.begin() + static_cast<std::ptrdiff_t>(schema_offset_of(file) + schema_size_of(file)), file.end());
 }
 
-// The file with its payload replaced by `payload` (of `bits` bits) and a
-// valid CRC.
+// The file with its payload replaced by `payload` (of `bits` bits) and
+// valid CRCs.
 bytes with_payload(const bytes& file, const bytes& payload, std::uint64_t bits)
 {
-    bytes out(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(header_size + schema_size_of(file)));
+    bytes out(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(schema_offset_of(file) + schema_size_of(file)));
     out.insert(out.end(), payload.begin(), payload.end());
     write_le(out, payload_bits_at, 8, bits);
+    if (extended(out))
+        write_le(out, stored_payload_bytes_at, 8, payload.size());
     rewrite_crc(out);
     return out;
 }
 
 // A save file assembled from the documented layout alone, for schemas and
-// payloads no program of ours would write.
-bytes forge_save(const bytes& encoded, const bytes& payload, std::uint64_t payload_bits, std::uint32_t save_version)
+// payloads no program of ours would write: format 1 (the schema's names
+// inline) by default, as older bitreps wrote, or format 3 (compact).
+bytes forge_save(const bytes& encoded, const bytes& payload, std::uint64_t payload_bits, std::uint32_t save_version,
+                 std::uint16_t format = 1)
 {
-    bytes file(header_size, 0);
+    bytes file(format >= 2 ? extended_header_size : header_size, 0);
     const std::string_view magic = "BRSV";
     std::copy(magic.begin(), magic.end(), file.begin());
-    write_le(file, format_at, 2, 1);
+    write_le(file, format_at, 2, format);
     write_le(file, flags_at, 2, 0);
+    if (format >= 2) {
+        write_le(file, metadata_schema_bytes_at, 4, 0);
+        write_le(file, metadata_bits_at, 8, 0);
+        write_le(file, stored_payload_bytes_at, 8, payload.size());
+    }
     write_le(file, save_version_at, 4, save_version);
     write_le(file, fingerprint_at, 8, bitrep::schema_fingerprint(encoded));
     write_le(file, schema_bytes_at, 4, encoded.size());
@@ -281,7 +317,7 @@ bytes forge_save(const bytes& encoded, const bytes& payload, std::uint64_t paylo
 bytes forge_save(const bitrep::schema& tree, const bytes& payload, std::uint64_t payload_bits)
 {
     bytes encoded;
-    const bitrep::status st = bitrep::encode_schema(tree, encoded);
+    const bitrep::status st = bitrep::encode_schema(tree, encoded, bitrep::schema_encoding::names_inline);
     EXPECT_TRUE(st) << st.message();
     return forge_save(encoded, payload, payload_bits, 1);
 }
@@ -549,21 +585,21 @@ class LoadLimit : public temporary_directory {};
 TEST(SaveFormat, MagicIsBRSVAtOffsetZero)
 {
     const bytes file = bitrep::save_to_bytes(sample_tiny());
-    ASSERT_GE(file.size(), header_size);
+    ASSERT_GE(file.size(), extended_header_size);
     EXPECT_EQ((bytes(file.begin(), file.begin() + 4)), (bytes{0x42, 0x52, 0x53, 0x56}));
 }
 
-TEST(SaveFormat, FormatIsOneLittleEndianAtOffsetFourAndFlagsAreZero)
+TEST(SaveFormat, FormatIsThreeLittleEndianAtOffsetFourAndFlagsAreZero)
 {
     const bytes file = bitrep::save_to_bytes(sample_tiny());
-    ASSERT_GE(file.size(), header_size);
-    EXPECT_EQ((bytes(file.begin() + 4, file.begin() + 8)), (bytes{0x01, 0x00, 0x00, 0x00}));
+    ASSERT_GE(file.size(), extended_header_size);
+    EXPECT_EQ((bytes(file.begin() + 4, file.begin() + 8)), (bytes{0x03, 0x00, 0x00, 0x00}));
 }
 
 TEST(SaveFormat, SaveVersionAtOffsetEightIsTheTypesDeclaredSaveVersion)
 {
     const bytes file = bitrep::save_to_bytes(sample_tiny());
-    ASSERT_GE(file.size(), header_size);
+    ASSERT_GE(file.size(), extended_header_size);
     EXPECT_EQ((bytes(file.begin() + 8, file.begin() + 12)), (bytes{0x03, 0x00, 0x00, 0x00}));
     EXPECT_EQ(bitrep::save_version_of<Tiny>(), 3u);
 }
@@ -571,7 +607,7 @@ TEST(SaveFormat, SaveVersionAtOffsetEightIsTheTypesDeclaredSaveVersion)
 TEST(SaveFormat, SaveVersionIsOneWhenTheTypeDeclaresNone)
 {
     const bytes file = bitrep::save_to_bytes(Unversioned{5});
-    ASSERT_GE(file.size(), header_size);
+    ASSERT_GE(file.size(), extended_header_size);
     EXPECT_EQ((bytes(file.begin() + 8, file.begin() + 12)), (bytes{0x01, 0x00, 0x00, 0x00}));
     EXPECT_EQ(bitrep::save_version_of<Unversioned>(), 1u);
 }
@@ -579,18 +615,32 @@ TEST(SaveFormat, SaveVersionIsOneWhenTheTypeDeclaresNone)
 TEST(SaveFormat, FingerprintAtOffsetTwelveIsTheProgramSchemasFingerprint)
 {
     const bytes file = bitrep::save_to_bytes(sample_tiny());
-    ASSERT_GE(file.size(), header_size);
+    ASSERT_GE(file.size(), extended_header_size);
     EXPECT_EQ(read_le(file, fingerprint_at, 8), bitrep::schema_of<Tiny>().fingerprint);
     EXPECT_EQ(read_le(file, fingerprint_at, 8), bitrep::schema_fingerprint(schema_section(file)));
 }
 
-TEST(SaveFormat, SchemaSectionAtOffsetThirtySixIsTheSchemaEncodingAndItsLengthIsAtOffsetTwenty)
+TEST(SaveFormat, SchemaSectionAtOffsetSixtyFourIsTheSchemaEncodingAndItsLengthIsAtOffsetTwenty)
 {
     const bytes file = bitrep::save_to_bytes(sample_tiny());
     const bytes& encoding = bitrep::schema_of<Tiny>().encoded;
     ASSERT_FALSE(encoding.empty());
     EXPECT_EQ(read_le(file, schema_bytes_at, 4), encoding.size());
-    EXPECT_EQ(schema_section(file), encoding);
+    EXPECT_EQ(bytes(file.begin() + 64, file.begin() + 64 + static_cast<std::ptrdiff_t>(encoding.size())), encoding);
+}
+
+TEST(SaveFormat, NoMetadataAndTheStoredPayloadsLengthFillBytesThirtySixToSixtyAndTheInfoCrcFollows)
+{
+    const bytes file = bitrep::save_to_bytes(sample_tiny());
+    ASSERT_GE(file.size(), extended_header_size);
+    EXPECT_EQ(read_le(file, metadata_schema_bytes_at, 4), 0u);
+    EXPECT_EQ(read_le(file, metadata_bits_at, 8), 0u);
+    EXPECT_EQ(read_le(file, stored_payload_bytes_at, 8), payload_section(file).size());
+    EXPECT_EQ(read_le(file, 56, 4), 0u);
+    boost::crc_32_type info;
+    info.process_bytes(file.data(), 32);
+    info.process_bytes(file.data() + 36, 24);
+    EXPECT_EQ(read_le(file, info_crc_at, 4), info.checksum());
 }
 
 TEST(SaveFormat, SchemaSectionNamesTheSavedFieldsAndLeavesOutNetOnlyAndTransient)
@@ -629,7 +679,7 @@ TEST(SaveFormat, PayloadIsTheCoreWireFormatOfTheSavedFieldsOnly)
 TEST(SaveFormat, CrcAtOffsetThirtyTwoCoversEveryOtherByteOfTheFile)
 {
     const bytes file = bitrep::save_to_bytes(sample_hero());
-    ASSERT_GT(file.size(), header_size);
+    ASSERT_GT(file.size(), extended_header_size);
     boost::crc_32_type crc;
     crc.process_bytes(file.data(), 32);
     crc.process_bytes(file.data() + 36, file.size() - 36);
@@ -641,7 +691,7 @@ TEST(SaveFormat, FileIsHeaderThenSchemaThenTheWholeBytesOfThePayload)
     for (const bytes& file : {bitrep::save_to_bytes(sample_tiny()), bitrep::save_to_bytes(sample_hero()),
                               bitrep::save_to_bytes(sample_expedition<0>())}) {
         const std::uint64_t payload_bits = read_le(file, payload_bits_at, 8);
-        EXPECT_EQ(file.size(), header_size + schema_size_of(file) + (payload_bits + 7) / 8);
+        EXPECT_EQ(file.size(), extended_header_size + schema_size_of(file) + (payload_bits + 7) / 8);
     }
 }
 
@@ -649,7 +699,7 @@ TEST(SaveFormat, AFileAssembledFromTheDocumentedLayoutIsByteForByteWhatSaveToByt
 {
     const Tiny tiny = sample_tiny();
     const bytes forged = forge_save(bitrep::schema_of<Tiny>().encoded, bitrep::to_bytes(saved_part_of(tiny)),
-                                    bitrep::bit_size(saved_part_of(tiny)), 3);
+                                    bitrep::bit_size(saved_part_of(tiny)), 3, 3);
     EXPECT_EQ(bitrep::save_to_bytes(tiny), forged);
 }
 
@@ -659,7 +709,7 @@ TEST(SaveFormat, ReadSaveHeaderReportsTheFieldsAsWritten)
     bitrep::save_header header;
     const bitrep::status st = bitrep::read_save_header(file, header);
     ASSERT_TRUE(st) << st.message();
-    EXPECT_EQ(header.format, 1u);
+    EXPECT_EQ(header.format, 3u);
     EXPECT_EQ(header.flags, 0u);
     EXPECT_EQ(header.save_version, 3u);
     EXPECT_EQ(header.fingerprint, bitrep::schema_of<Tiny>().fingerprint);
@@ -896,8 +946,8 @@ TEST(SaveRobustness, ABitFlipOutsideTheMagicFormatFlagsAndLengthsIsCorrupt)
     const bytes file = bitrep::save_to_bytes(sample_hero());
     failure_log failures;
     for (std::size_t byte = save_version_at; byte < file.size(); ++byte) {
-        if (byte >= schema_bytes_at && byte < crc_at)
-            continue; // the lengths: truncated or corrupt, by which way they moved
+        if ((byte >= schema_bytes_at && byte < crc_at) || (byte >= metadata_schema_bytes_at && byte < info_crc_at))
+            continue; // the lengths (truncated or corrupt, by which way they moved) and the reserved field
         for (int bit = 0; bit < 8; ++bit) {
             bytes damaged = file;
             damaged[byte] ^= static_cast<std::uint8_t>(1u << bit);
@@ -971,21 +1021,25 @@ TEST(SaveRobustness, AFileFromAHigherSaveVersionIsNewerVersionAndLeavesTheObject
     EXPECT_TRUE(target == before);
 }
 
-TEST(SaveRobustness, FileFormatThreeIsNewerVersionEvenWithAValidCrc)
+TEST(SaveRobustness, FileFormatFourIsNewerVersionEvenWithAValidCrc)
 {
     bytes file = bitrep::save_to_bytes(sample_hero());
-    write_le(file, format_at, 2, 3);
+    write_le(file, format_at, 2, 4);
     rewrite_crc(file);
     expect_refused(file, error::newer_version);
 }
 
-// Format 1 knows no flag (format 2's zstd flag included).
+// Format 3 knows one flag (bit 0, zstd); format 1 none.
 TEST(SaveRobustness, AnUnknownFlagIsRefusedAsNewerVersionEvenWithAValidCrc)
 {
     bytes file = bitrep::save_to_bytes(sample_hero());
-    write_le(file, flags_at, 2, 0x0001);
+    write_le(file, flags_at, 2, 0x0002);
     rewrite_crc(file);
     expect_refused(file, error::newer_version);
+    bytes old = forge_save(payload_section(file), {}, 0, 1); // any bytes: the flag is refused first
+    write_le(old, flags_at, 2, 0x0001);
+    rewrite_crc(old);
+    expect_refused(old, error::newer_version);
 }
 
 // The header's fingerprint is left as it was: a reader that trusted it
@@ -1002,7 +1056,7 @@ TEST(SaveRobustness, GarbageSchemaBytesWithAValidCrcAreCorruptAndLeaveTheObjectU
     for (int round = 0; round < patterns; ++round) {
         bytes forged = file;
         for (std::size_t i = 0; i < schema_size; ++i) {
-            std::uint8_t& b = forged[header_size + i];
+            std::uint8_t& b = forged[schema_offset_of(file) + i];
             b = round == 0 ? 0x00 : round == 1 ? 0xFF : static_cast<std::uint8_t>(random());
         }
         rewrite_crc(forged);

@@ -4,10 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include "keepsake.hpp"
 #include "test_oracle.hpp"
 
-#include <boost/crc.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -192,6 +193,244 @@ TEST(Schema, FingerprintsDifferWhenTheLayoutDiffers)
     EXPECT_NE(bitrep::schema_of<SaveGame>().fingerprint, bitrep::schema_of<Rich>().fingerprint);
     EXPECT_NE(bitrep::schema_of<SaveGame>().fingerprint, bitrep::schema_of<Item>().fingerprint);
     EXPECT_EQ(bitrep::schema_of<SaveGame>().fingerprint, bitrep::schema_of<SaveGame>().fingerprint);
+}
+
+// ---- the compact encoding (format 3) -------------------------------------------
+
+using bitrep::schema_encoding;
+using oracle::bit_builder;
+
+std::vector<std::uint8_t> encoded_as(const bitrep::schema& tree, schema_encoding encoding)
+{
+    std::vector<std::uint8_t> encoded;
+    const bitrep::status st = bitrep::encode_schema(tree, encoded, encoding);
+    EXPECT_TRUE(st) << st.message();
+    return encoded;
+}
+
+bitrep::status parse_compact(const std::vector<std::uint8_t>& encoded)
+{
+    bitrep::schema parsed;
+    const bitrep::status st = bitrep::parse_schema(encoded, parsed);
+    EXPECT_EQ(st.ok(), !parsed.nodes.empty());
+    return st;
+}
+
+std::size_t occurrences(const std::vector<std::uint8_t>& encoded, std::string_view text)
+{
+    std::size_t count = 0;
+    for (auto at = encoded.begin(); (at = std::search(at, encoded.end(), text.begin(), text.end())) != encoded.end(); ++at)
+        ++count;
+    return count;
+}
+
+struct Ledger {
+    ranged<int, 0, 5> count = 0;
+    Item item;
+    Kind kind = Kind::sword;
+};
+BOOST_DESCRIBE_STRUCT(Ledger, (), (count, item, kind))
+
+struct Point {
+    quantized<-500.f, 500.f, 0.01f> x, y, z;
+};
+BOOST_DESCRIBE_STRUCT(Point, (), (x, y, z))
+struct OnePoint {
+    Point at;
+};
+BOOST_DESCRIBE_STRUCT(OnePoint, (), (at))
+struct TwoPoints {
+    Point at;
+    Point heading;
+};
+BOOST_DESCRIBE_STRUCT(TwoPoints, (), (at, heading))
+
+TEST(CompactSchema, BothEncodingsParseBackToTheSameTree)
+{
+    for (const bitrep::schema* tree : {&bitrep::schema_of<Rich>().tree, &bitrep::schema_of<SaveGame>().tree,
+                                       &bitrep::schema_of<keepsake::Keepsake>().tree,
+                                       &bitrep::schema_of<TwoPoints>().tree}) {
+        for (const schema_encoding encoding : {schema_encoding::names_inline, schema_encoding::compact}) {
+            bitrep::schema parsed;
+            const bitrep::status st = bitrep::parse_schema(encoded_as(*tree, encoding), parsed, encoding);
+            ASSERT_TRUE(st) << st.message();
+            EXPECT_TRUE(parsed == *tree) << tree->nodes[0].type_name;
+        }
+    }
+}
+
+TEST(CompactSchema, AProgramsSchemaIsCompactEncoded)
+{
+    EXPECT_EQ(bitrep::schema_of<Rich>().encoded, encoded_as(bitrep::schema_of<Rich>().tree, schema_encoding::compact));
+}
+
+TEST(CompactSchema, EachNameIsWrittenOnce)
+{
+    const bitrep::schema& tree = bitrep::schema_of<Ledger>().tree;
+    // "count" and "kind" name a field of Ledger and one of Item; "Kind" is
+    // the type of both kind fields.
+    EXPECT_EQ(occurrences(encoded_as(tree, schema_encoding::names_inline), "count"), 2u);
+    EXPECT_EQ(occurrences(encoded_as(tree, schema_encoding::compact), "count"), 1u);
+    EXPECT_EQ(occurrences(encoded_as(tree, schema_encoding::compact), "kind"), 1u);
+    EXPECT_EQ(occurrences(encoded_as(tree, schema_encoding::compact), "sword"), 1u);
+}
+
+TEST(CompactSchema, ARepeatedStructIsWrittenOnceAndReadBackInFull)
+{
+    const std::size_t one = encoded_as(bitrep::schema_of<OnePoint>().tree, schema_encoding::compact).size();
+    const std::size_t two = encoded_as(bitrep::schema_of<TwoPoints>().tree, schema_encoding::compact).size();
+    const std::size_t inline_one = encoded_as(bitrep::schema_of<OnePoint>().tree, schema_encoding::names_inline).size();
+    const std::size_t inline_two = encoded_as(bitrep::schema_of<TwoPoints>().tree, schema_encoding::names_inline).size();
+    // The name "heading" in the string table (its length and 7 bytes), then
+    // its index, its position, a kind and the index of the node it copies.
+    EXPECT_LE(two - one, 8u + 3u);
+    EXPECT_GT(inline_two - inline_one, 3 * 12u); // three quantized floats again
+    bitrep::schema parsed;
+    ASSERT_TRUE(bitrep::parse_schema(bitrep::schema_of<TwoPoints>().encoded, parsed));
+    ASSERT_EQ(parsed.nodes.size(), 9u);
+    EXPECT_EQ(child(parsed, 0, 1).name, "heading");
+    EXPECT_EQ(child(parsed, 0, 1).type_name, "Point");
+    EXPECT_EQ(parsed.nodes[8].name, "z");
+    EXPECT_EQ(parsed.nodes[8].parent, 5u);
+    EXPECT_FLOAT_EQ(parsed.nodes[8].real_max, 500.f);
+}
+
+TEST(CompactSchema, TheKeepsakesSchemaIsAtMostHalfItsInlineEncoding)
+{
+    const bitrep::schema& tree = bitrep::schema_of<keepsake::Keepsake>().tree;
+    EXPECT_LE(2 * encoded_as(tree, schema_encoding::compact).size(),
+              encoded_as(tree, schema_encoding::names_inline).size());
+}
+
+// Forged schemas: bit_builder writes the compact encoding's fields as
+// docs/save-format.md gives them (varints of 4 bits and a more-bit).
+bit_builder& varint(bit_builder& bits, std::uint64_t value)
+{
+    do {
+        bits.bits(value & 15, 4).bits(value > 15 ? 1 : 0, 1);
+        value >>= 4;
+    } while (value != 0);
+    return bits;
+}
+
+TEST(CompactSchema, ACopyOfANodeNotYetCompleteIsRefused)
+{
+    bit_builder bits;
+    varint(bits, 0);              // no strings
+    bits.bits(12, 4);             // the root: an optional
+    bits.bits(8, 4);              // its element: a copy of node 0 (0 bits), still open
+    const bitrep::status st = parse_compact(bits.result());
+    EXPECT_EQ(st, bitrep::error::corrupt);
+    EXPECT_TRUE(contains(st.message(), "not a complete value")) << st.message();
+}
+
+TEST(CompactSchema, ACopyOfAnEnumeratorIsRefused)
+{
+    bit_builder bits;
+    varint(bits, 0);
+    varint(bits.bits(13, 4), 2);  // a struct (no name) of two fields
+    varint(bits, 0).bits(7, 4);   // field 0: an enum
+    varint(bits.bits(0, 1), 0);   // unsigned, one enumerator
+    varint(bits, 0);              // enumerator: value 0
+    varint(bits, 0).bits(8, 4);   // field 1: a copy of node 2, the enumerator
+    bits.bits(2, 2);
+    const bitrep::status st = parse_compact(bits.result());
+    EXPECT_EQ(st, bitrep::error::corrupt);
+    EXPECT_TRUE(contains(st.message(), "not a complete value")) << st.message();
+}
+
+TEST(CompactSchema, ACopyThatNestsPastTheDepthLimitIsRefused)
+{
+    // Field a: 20 optionals deep; field b: 15 optionals around a copy of a.
+    bitrep::schema_builder builder;
+    builder.begin_struct("Deep");
+    for (const int levels : {20, 15}) {
+        builder.field(levels == 20 ? "a" : "b", levels == 20 ? 0 : 1);
+        for (int i = 0; i < levels; ++i)
+            builder.begin_optional();
+        if (levels == 15) {
+            for (int i = 0; i < 20; ++i)
+                builder.begin_optional();
+            builder.boolean();
+            for (int i = 0; i < 20; ++i)
+                builder.end();
+        } else {
+            builder.boolean();
+        }
+        for (int i = 0; i < levels; ++i)
+            builder.end();
+    }
+    builder.end();
+    const std::vector<std::uint8_t> encoded = encoded_as(builder.take(), schema_encoding::compact);
+    const bitrep::status st = parse_compact(encoded);
+    EXPECT_EQ(st, bitrep::error::corrupt);
+    EXPECT_TRUE(contains(st.message(), "deeper")) << st.message();
+}
+
+TEST(CompactSchema, CopiesPastTheNodeLimitAreRefused)
+{
+    // A struct of 4,000 fields, then 16 copies of it: 68,000 nodes.
+    bitrep::schema_builder builder;
+    builder.begin_struct("Wide");
+    for (int copy = 0; copy < 17; ++copy) {
+        builder.field("f", static_cast<std::size_t>(copy));
+        builder.begin_struct("Part");
+        for (int i = 0; i < 4000; ++i) {
+            builder.field("", static_cast<std::size_t>(i));
+            builder.boolean();
+        }
+        builder.end();
+    }
+    builder.end();
+    const std::vector<std::uint8_t> encoded = encoded_as(builder.take(), schema_encoding::compact);
+    const bitrep::status st = parse_compact(encoded);
+    EXPECT_EQ(st, bitrep::error::corrupt);
+    EXPECT_TRUE(contains(st.message(), "65536")) << st.message();
+}
+
+TEST(CompactSchema, ANumberLongerThanSixtyFourBitsIsRefused)
+{
+    bit_builder bits;
+    for (int group = 0; group < 17; ++group)
+        bits.bits(15, 4).bits(1, 1);
+    bits.bits(0, 8);
+    const bitrep::status st = parse_compact(bits.result());
+    EXPECT_EQ(st, bitrep::error::corrupt);
+    EXPECT_TRUE(contains(st.message(), "64 bits")) << st.message();
+}
+
+TEST(CompactSchema, AStringTableLongerThanTheSchemaIsRefusedBeforeItIsAllocated)
+{
+    bit_builder bits;
+    varint(bits, 100000).bits(0, 64);
+    const bitrep::status st = parse_compact(bits.result());
+    EXPECT_EQ(st, bitrep::error::corrupt);
+    EXPECT_TRUE(contains(st.message(), "strings")) << st.message();
+}
+
+TEST(CompactSchema, ANameIndexPastTheStringTableIsRefused)
+{
+    // Two strings: an index takes 2 bits, and 3 is past them.
+    for (const std::uint64_t name : {2, 3}) {
+        bit_builder bits;
+        varint(bits, 2).bits(1, 8).text("A").bits(1, 8).text("B");
+        bits.bits(13, 4).bits(name, 2); // a struct named by string `name`, with no fields
+        varint(bits, 0);
+        bitrep::schema parsed;
+        const bitrep::status st = bitrep::parse_schema(bits.result(), parsed);
+        EXPECT_EQ(st.ok(), name == 2) << st.message();
+        EXPECT_EQ(parsed.nodes.empty() ? "" : parsed.nodes[0].type_name, name == 2 ? "B" : "");
+    }
+}
+
+TEST(CompactSchema, ANamesInlineSchemaIsReadOnlyAsOne)
+{
+    // The same tree in the other encoding is not mistaken for it: a load
+    // takes the encoding from the file's format.
+    const auto inline_bytes = encoded_as(bitrep::schema_of<SaveGame>().tree, schema_encoding::names_inline);
+    bitrep::schema parsed;
+    EXPECT_FALSE(bitrep::parse_schema(inline_bytes, parsed, schema_encoding::compact));
+    EXPECT_TRUE(bitrep::parse_schema(inline_bytes, parsed, schema_encoding::names_inline));
 }
 
 // ---- loading after the game changed ------------------------------------------
@@ -848,13 +1087,10 @@ bool migrate(std::uint32_t from, After& after)
 std::vector<std::uint8_t> saved_as_version(const After& value, std::uint32_t version)
 {
     std::vector<std::uint8_t> file = bitrep::save_to_bytes(value);
-    for (std::size_t i = 0; i < 4; ++i)
-        file[8 + i] = static_cast<std::uint8_t>(version >> (8 * i));
-    boost::crc_32_type crc;
-    crc.process_bytes(file.data(), 32);
-    crc.process_bytes(file.data() + 36, file.size() - 36);
-    for (std::size_t i = 0; i < 4; ++i)
-        file[32 + i] = static_cast<std::uint8_t>(crc.checksum() >> (8 * i));
+    bitrep::save_header header;
+    EXPECT_TRUE(bitrep::read_save_header(file, header));
+    header.save_version = version;
+    bitrep::detail::seal_save(file, header); // both CRCs cover the version
     return file;
 }
 } // namespace migration

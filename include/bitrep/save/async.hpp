@@ -63,7 +63,7 @@ public:
     save_handle save(path_view path, const T& value, const save_options& options = {})
     {
         std::vector<std::uint8_t> bytes = take_buffer();
-        if (status encoded = detail::encode_save(value, static_cast<const detail::no_metadata*>(nullptr), options, bytes);
+        if (status encoded = detail::encode_save(value, static_cast<const detail::no_metadata*>(nullptr), bytes);
             !encoded)
             return finished(encoded);
         return enqueue(path, std::move(bytes), options);
@@ -73,7 +73,7 @@ public:
     save_handle save(path_view path, const T& value, const Meta& metadata, const save_options& options = {})
     {
         std::vector<std::uint8_t> bytes = take_buffer();
-        if (status encoded = detail::encode_save(value, &metadata, options, bytes); !encoded)
+        if (status encoded = detail::encode_save(value, &metadata, bytes); !encoded)
             return finished(encoded);
         return enqueue(path, std::move(bytes), options);
     }

@@ -71,12 +71,12 @@ constexpr std::uint32_t save_version_of() noexcept
 
 /// A save file's header, as read by read_save_header. Format 1 (36 bytes)
 /// holds the value; format 2 (64 bytes) adds a metadata section and a
-/// compressed payload. Writers use format 1 unless a save has either, so a
-/// plain save stays readable by every bitrep that reads saves.
+/// compressed payload; format 3, what every save is written in, is format
+/// 2 with its schemas in the compact encoding. All three are read.
 struct save_header {
     static constexpr std::size_t size = 36;          ///< format 1's header
     static constexpr std::size_t extended_size = 64; ///< format 2's
-    static constexpr std::uint16_t current_format = 2;
+    static constexpr std::uint16_t current_format = 3;
     static constexpr std::uint16_t zstd_payload = 1; ///< flags: the payload is a zstd frame
 
     std::uint16_t format = 1;
@@ -103,6 +103,10 @@ struct save_header {
     std::uint64_t schema_offset() const noexcept { return header_bytes() + metadata_bytes(); }
     std::uint64_t payload_offset() const noexcept { return schema_offset() + schema_bytes; }
     std::uint64_t stored_bytes() const noexcept { return format >= 2 ? stored_payload_bytes : payload_bytes(); }
+    bitrep::schema_encoding schema_encoding() const noexcept
+    {
+        return format >= 3 ? bitrep::schema_encoding::compact : bitrep::schema_encoding::names_inline;
+    }
     std::size_t file_bytes() const noexcept { return static_cast<std::size_t>(payload_offset() + stored_bytes()); }
 };
 
@@ -256,17 +260,16 @@ struct no_metadata {};
 
 /// Encodes value (and metadata, when given) as a save file into out,
 /// uncompressed and not yet sealed (finish_save does both, so that a saver
-/// leaves the CRC and compression to its thread): format 1 when the save
-/// has neither metadata nor compression, else format 2.
+/// leaves the CRC and compression to its thread), in the current format.
 template <class T, class Meta>
-status encode_save(const T& value, const Meta* metadata, const save_options& options, std::vector<std::uint8_t>& out)
+status encode_save(const T& value, const Meta* metadata, std::vector<std::uint8_t>& out)
 {
     out.clear();
     const program_schema& schema = schema_of<T>();
     if (!schema.built)
         return schema.built;
     save_header header;
-    header.format = (metadata != nullptr || options.compression != save_compression::none) ? 2 : 1;
+    header.format = save_header::current_format;
     header.save_version = save_version_of<T>();
     header.fingerprint = schema.fingerprint;
     header.schema_bytes = static_cast<std::uint32_t>(schema.encoded.size());
@@ -320,7 +323,7 @@ status write_save_file(path_view path, std::vector<std::uint8_t>& bytes, const s
 template <class T>
 status save_to_bytes(const T& value, std::vector<std::uint8_t>& out, const save_options& options = {})
 {
-    status st = detail::encode_save(value, static_cast<const detail::no_metadata*>(nullptr), options, out);
+    status st = detail::encode_save(value, static_cast<const detail::no_metadata*>(nullptr), out);
     if (st)
         st = detail::finish_save(out, options);
     if (!st)
@@ -335,7 +338,7 @@ template <class T, class Meta>
 status save_to_bytes(const T& value, const Meta& metadata, std::vector<std::uint8_t>& out,
                      const save_options& options = {})
 {
-    status st = detail::encode_save(value, &metadata, options, out);
+    status st = detail::encode_save(value, &metadata, out);
     if (st)
         st = detail::finish_save(out, options);
     if (!st)
@@ -421,13 +424,15 @@ status decode_section(std::span<const std::uint8_t> file_schema, std::span<const
     failure_record failure;
     save_read_stream stream(payload, failure);
     load_info::route path = load_info::route::fast;
-    if (std::equal(file_schema.begin(), file_schema.end(), mine.encoded.begin(), mine.encoded.end())) {
+    const schema_encoding encoding = info.header.schema_encoding();
+    if (encoding == schema_encoding::compact &&
+        std::equal(file_schema.begin(), file_schema.end(), mine.encoded.begin(), mine.encoded.end())) {
         if (!bitrep::serialize(stream, target)) [[unlikely]]
             return payload_status(stream.failure_status(root), payload_offset);
     } else {
         path = load_info::route::schema;
         schema theirs;
-        if (status parsed = parse_schema(file_schema, theirs); !parsed)
+        if (status parsed = parse_schema(file_schema, theirs, encoding); !parsed)
             return payload_status(parsed, schema_offset);
         load_plan plan(theirs);
         plan.budget = walk_budget::for_payload(payload_bits);
@@ -453,13 +458,14 @@ status decode_section(std::span<const std::uint8_t> file_schema, std::span<const
 /// bound when the schema is T's (the fast path), else the schema's (0 when
 /// it does not parse: the load refuses it anyway).
 template <class T>
-std::uint64_t payload_bound(std::span<const std::uint8_t> file_schema)
+std::uint64_t payload_bound(std::span<const std::uint8_t> file_schema, schema_encoding encoding)
 {
     const program_schema& mine = schema_of<T>();
-    if (std::equal(file_schema.begin(), file_schema.end(), mine.encoded.begin(), mine.encoded.end()))
+    if (encoding == schema_encoding::compact &&
+        std::equal(file_schema.begin(), file_schema.end(), mine.encoded.begin(), mine.encoded.end()))
         return max_bits<T>;
     schema theirs;
-    return parse_schema(file_schema, theirs) ? max_payload_bits(theirs) : 0;
+    return parse_schema(file_schema, theirs, encoding) ? max_payload_bits(theirs) : 0;
 }
 
 /// A checked file's payload, inflated into `inflated` when compressed.
@@ -499,7 +505,7 @@ status decode_save(std::span<const std::uint8_t> file, T& target, load_info& inf
     const auto payload_at = static_cast<std::size_t>(header.payload_offset());
     const std::span<const std::uint8_t> file_schema = file.subspan(schema_at, header.schema_bytes);
     std::span<const std::uint8_t> payload;
-    if (status inflated_ok = inflate_payload(file, header, header.compressed() ? payload_bound<T>(file_schema) : 0,
+    if (status inflated_ok = inflate_payload(file, header, header.compressed() ? payload_bound<T>(file_schema, header.schema_encoding()) : 0,
                                              options.max_file_bytes, inflated, payload);
         !inflated_ok)
         return inflated_ok;
@@ -595,7 +601,7 @@ template <class T>
 status save(path_view path, const T& value, const save_options& options = {})
 {
     std::vector<std::uint8_t> bytes;
-    if (status encoded = detail::encode_save(value, static_cast<const detail::no_metadata*>(nullptr), options, bytes);
+    if (status encoded = detail::encode_save(value, static_cast<const detail::no_metadata*>(nullptr), bytes);
         !encoded)
         return encoded;
     return detail::write_save_file(path, bytes, options);
@@ -606,7 +612,7 @@ template <class T, class Meta>
 status save(path_view path, const T& value, const Meta& metadata, const save_options& options = {})
 {
     std::vector<std::uint8_t> bytes;
-    if (status encoded = detail::encode_save(value, &metadata, options, bytes); !encoded)
+    if (status encoded = detail::encode_save(value, &metadata, bytes); !encoded)
         return encoded;
     return detail::write_save_file(path, bytes, options);
 }

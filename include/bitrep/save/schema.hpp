@@ -38,13 +38,21 @@ node_role role_in(const schema& tree, const schema_node& node) noexcept;
 void derive_node(schema_node& node) noexcept;
 } // namespace detail
 
+/// How a save file's schema section is encoded (docs/save-format.md,
+/// section 2): formats 1 and 2 write every name where it is used and every
+/// number at a fixed width; format 3 writes each name once, in a string
+/// table, numbers as varints, and a repeated subtree as a reference.
+enum class schema_encoding : std::uint8_t { names_inline, compact };
+
 /// Writes a schema's encoding (what a save file carries) into `out`.
-status encode_schema(const schema& tree, std::vector<std::uint8_t>& out);
+status encode_schema(const schema& tree, std::vector<std::uint8_t>& out,
+                     schema_encoding encoding = schema_encoding::compact);
 
 /// Reads a schema encoding. Refuses (corrupt, truncated, ...) anything
 /// malformed, deeper than 32 levels, with more than 4096 fields or
 /// enumerators in one node or 65536 nodes in all, or with bits left over.
-status parse_schema(std::span<const std::uint8_t> encoded, schema& out);
+status parse_schema(std::span<const std::uint8_t> encoded, schema& out,
+                    schema_encoding encoding = schema_encoding::compact);
 
 /// An upper bound, in bits, of the payload a value of the schema's root can
 /// take: generous for each kind (64 bits for any count, index or integer,

@@ -26,6 +26,7 @@
 #include <bitrep/codecs/ranged.hpp>
 #include <bitrep/codecs/scalars.hpp>
 #include <bitrep/codecs/variant.hpp>
+#include <bitrep/save/schema_encoding.hpp>
 #include <bitrep/save/schema_node.hpp>
 #include <bitrep/save/schema_reader.hpp>
 #include <bitrep/status.hpp>
@@ -58,8 +59,8 @@ struct kind_base {
     static constexpr node_role child_role = node_role::value;
     static constexpr std::uint32_t loads_from = kind_bit(K);
 
-    template <class Stream>
-    static bool serialize_node(Stream&, schema_node&, std::size_t)
+    template <class Stream, class Code>
+    static bool serialize_node(Stream&, Code&, schema_node&, std::size_t)
     {
         return true;
     }
@@ -79,25 +80,19 @@ bool refuse_node(Stream& stream, std::size_t start, std::string_view why)
     return stream.fail(error::corrupt, start, why);
 }
 
-template <class Stream>
-bool serialize_schema_text(Stream& stream, std::string& text)
+template <class Stream, class Code>
+bool serialize_schema_u32(Stream& stream, Code& code, std::uint64_t& value)
 {
-    return stream.serialize_string(text, schema_limits::max_name + 1);
-}
-
-template <class Stream>
-bool serialize_schema_u32(Stream& stream, std::uint64_t& value)
-{
-    return stream.serialize_ranged_offset(value, 0xFFFFFFFFu);
+    return code.count(stream, value, 0xFFFFFFFFu);
 }
 
 /// The child count of a node that has at least one (an enum's enumerators,
 /// a variant's alternatives): the count minus 1, in [0, max_children - 1].
-template <class Stream>
-bool serialize_child_count_from_one(Stream& stream, schema_node& node)
+template <class Stream, class Code>
+bool serialize_child_count_from_one(Stream& stream, Code& code, schema_node& node)
 {
     std::uint64_t count = node.children - 1;
-    if (!stream.serialize_ranged_offset(count, schema_limits::max_children - 1))
+    if (!code.count(stream, count, schema_limits::max_children - 1))
         return false;
     node.children = static_cast<std::uint32_t>(count + 1);
     return true;
@@ -153,8 +148,8 @@ struct integer_kind : kind_base<schema_kind::integer>, walks_as_integer<integer_
     static constexpr std::uint32_t loads_from = integer_kinds;
 
     /// Width 8 << w bits for w in [0, 3].
-    template <class Stream>
-    static bool serialize_node(Stream& stream, schema_node& node, std::size_t)
+    template <class Stream, class Code>
+    static bool serialize_node(Stream& stream, Code&, schema_node& node, std::size_t)
     {
         std::uint64_t log_bytes = node.bits == 64 ? 3 : node.bits == 32 ? 2 : node.bits == 16 ? 1 : 0;
         if (!stream.serialize_bool(node.is_signed) || !stream.serialize_ranged_offset(log_bytes, 3))
@@ -181,11 +176,10 @@ struct ranged_kind : kind_base<schema_kind::ranged>, walks_as_integer<ranged_kin
     static constexpr std::string_view name = "ranged integer";
     static constexpr std::uint32_t loads_from = integer_kinds;
 
-    template <class Stream>
-    static bool serialize_node(Stream& stream, schema_node& node, std::size_t start)
+    template <class Stream, class Code>
+    static bool serialize_node(Stream& stream, Code& code, schema_node& node, std::size_t start)
     {
-        if (!stream.serialize_bool(node.is_signed) || !stream.serialize_bits(node.min, 64) ||
-            !stream.serialize_bits(node.max, 64))
+        if (!stream.serialize_bool(node.is_signed) || !code.bounds(stream, node.min, node.max, node.is_signed))
             return false;
         if (node.is_signed ? static_cast<std::int64_t>(node.min) > static_cast<std::int64_t>(node.max)
                            : node.min > node.max) [[unlikely]]
@@ -236,8 +230,8 @@ struct quantized_kind : kind_base<schema_kind::quantized>, walks_as_real<quantiz
     static constexpr std::string_view name = "quantized float";
     static constexpr std::uint32_t loads_from = integer_kinds | real_kinds;
 
-    template <class Stream>
-    static bool serialize_node(Stream& stream, schema_node& node, std::size_t start)
+    template <class Stream, class Code>
+    static bool serialize_node(Stream& stream, Code&, schema_node& node, std::size_t start)
     {
         if (!stream.serialize_float(node.real_min) || !stream.serialize_float(node.real_max) ||
             !stream.serialize_float(node.resolution))
@@ -276,8 +270,8 @@ struct quantized_kind : kind_base<schema_kind::quantized>, walks_as_real<quantiz
 struct quat_kind : kind_base<schema_kind::quat> {
     static constexpr std::string_view name = "quaternion";
 
-    template <class Stream>
-    static bool serialize_node(Stream& stream, schema_node& node, std::size_t)
+    template <class Stream, class Code>
+    static bool serialize_node(Stream& stream, Code&, schema_node& node, std::size_t)
     {
         std::uint64_t extra = node.bits - 3;
         if (!stream.serialize_ranged_offset(extra, 24 - 3))
@@ -312,11 +306,11 @@ struct enumeration_kind : kind_base<schema_kind::enumeration> {
     static constexpr node_role child_role = node_role::enumerator;
 
     /// At least one enumerator, as C++ requires of a described enum.
-    template <class Stream>
-    static bool serialize_node(Stream& stream, schema_node& node, std::size_t)
+    template <class Stream, class Code>
+    static bool serialize_node(Stream& stream, Code& code, schema_node& node, std::size_t)
     {
-        return serialize_schema_text(stream, node.type_name) && stream.serialize_bool(node.is_signed) &&
-               serialize_child_count_from_one(stream, node);
+        return code.text(stream, node.type_name) && stream.serialize_bool(node.is_signed) &&
+               serialize_child_count_from_one(stream, code, node);
     }
     static std::uint64_t fewest_bits(const schema& tree, std::uint32_t index, const std::vector<std::uint64_t>&)
     {
@@ -343,8 +337,8 @@ struct enumeration_kind : kind_base<schema_kind::enumeration> {
 /// enumeration's node encoding); never a value of its own.
 struct enumerator_kind : kind_base<schema_kind::enumerator> {
     static constexpr std::string_view name = "enumerator";
-    template <class Stream>
-    static bool serialize_node(Stream& stream, schema_node&, std::size_t start)
+    template <class Stream, class Code>
+    static bool serialize_node(Stream& stream, Code&, schema_node&, std::size_t start)
     {
         return refuse_node(stream, start, "schema: enumerator outside an enum");
     }
@@ -359,11 +353,11 @@ struct enumerator_kind : kind_base<schema_kind::enumerator> {
 struct string_kind : kind_base<schema_kind::string> {
     static constexpr std::string_view name = "string";
 
-    template <class Stream>
-    static bool serialize_node(Stream& stream, schema_node& node, std::size_t)
+    template <class Stream, class Code>
+    static bool serialize_node(Stream& stream, Code& code, schema_node& node, std::size_t)
     {
         node.children = 0;
-        return serialize_schema_u32(stream, node.max);
+        return serialize_schema_u32(stream, code, node.max);
     }
     /// Its length.
     static std::uint64_t fewest_bits(const schema& tree, std::uint32_t index, const std::vector<std::uint64_t>&)
@@ -391,11 +385,11 @@ template <schema_kind K>
 struct list_kind : kind_base<K> {
     static constexpr std::uint32_t loads_from = list_kinds;
 
-    template <class Stream>
-    static bool serialize_node(Stream& stream, schema_node& node, std::size_t)
+    template <class Stream, class Code>
+    static bool serialize_node(Stream& stream, Code& code, schema_node& node, std::size_t)
     {
         node.children = 1;
-        return serialize_schema_u32(stream, node.max);
+        return serialize_schema_u32(stream, code, node.max);
     }
     static bool same_encoding(const schema_node& a, const schema_node& b) noexcept { return a.max == b.max; }
 
@@ -454,8 +448,8 @@ struct array_kind : list_kind<schema_kind::array> {
 struct optional_kind : kind_base<schema_kind::optional> {
     static constexpr std::string_view name = "optional";
 
-    template <class Stream>
-    static bool serialize_node(Stream&, schema_node& node, std::size_t)
+    template <class Stream, class Code>
+    static bool serialize_node(Stream&, Code&, schema_node& node, std::size_t)
     {
         node.children = 1;
         return true;
@@ -489,12 +483,12 @@ struct structure_kind : kind_base<schema_kind::structure> {
                (!a.type_name.starts_with(duration_name_prefix) && !b.type_name.starts_with(duration_name_prefix));
     }
 
-    template <class Stream>
-    static bool serialize_node(Stream& stream, schema_node& node, std::size_t)
+    template <class Stream, class Code>
+    static bool serialize_node(Stream& stream, Code& code, schema_node& node, std::size_t)
     {
         std::uint64_t count = node.children;
-        if (!serialize_schema_text(stream, node.type_name) ||
-            !stream.serialize_ranged_offset(count, schema_limits::max_children))
+        if (!code.text(stream, node.type_name) ||
+            !code.count(stream, count, schema_limits::max_children))
             return false;
         node.children = static_cast<std::uint32_t>(count);
         return true;
@@ -530,10 +524,10 @@ struct structure_kind : kind_base<schema_kind::structure> {
 struct opaque_kind : kind_base<schema_kind::opaque> {
     static constexpr std::string_view name = "hook-serialized type";
 
-    template <class Stream>
-    static bool serialize_node(Stream& stream, schema_node& node, std::size_t)
+    template <class Stream, class Code>
+    static bool serialize_node(Stream& stream, Code& code, schema_node& node, std::size_t)
     {
-        return serialize_schema_text(stream, node.type_name);
+        return code.text(stream, node.type_name);
     }
     static std::uint64_t fewest_bits(const schema&, std::uint32_t, const std::vector<std::uint64_t>&) { return 0; }
     /// A type name decides whose bits they are (a struct's does not change
@@ -560,10 +554,10 @@ struct variant_kind : kind_base<schema_kind::variant> {
     static constexpr node_role child_role = node_role::field;
 
     /// At least one alternative, as C++ requires of a std::variant.
-    template <class Stream>
-    static bool serialize_node(Stream& stream, schema_node& node, std::size_t)
+    template <class Stream, class Code>
+    static bool serialize_node(Stream& stream, Code& code, schema_node& node, std::size_t)
     {
-        return serialize_child_count_from_one(stream, node);
+        return serialize_child_count_from_one(stream, code, node);
     }
     /// Its index, and its smallest alternative.
     static std::uint64_t fewest_bits(const schema& tree, std::uint32_t index, const std::vector<std::uint64_t>& min_bits)
