@@ -13,13 +13,14 @@
 
 namespace hostile_saves {
 
-/// A save file (format 2 and compressed when `zstd`, else format 1) whose
-/// header says `payload_bits` and whose CRCs match.
+/// A save file in the current format (its payload compressed when `zstd`)
+/// around `schema` (in the format's compact encoding), whose header says
+/// `payload_bits` and whose CRCs match.
 inline std::vector<std::uint8_t> save_around(std::span<const std::uint8_t> schema, std::span<const std::uint8_t> stored,
                                              std::uint64_t payload_bits, std::uint32_t version, bool zstd)
 {
     bitrep::save_header header;
-    header.format = zstd ? 2 : 1;
+    header.format = bitrep::save_header::current_format;
     header.flags = zstd ? bitrep::save_header::zstd_payload : 0;
     header.save_version = version;
     header.fingerprint = bitrep::schema_fingerprint(schema);

@@ -2,7 +2,8 @@
 // written by bitrep::save. Its JSON is checked value by value against what
 // was saved and its header against read_save_header; every bad file gives
 // exit code 1, one line on stderr naming the file and the error, and no
-// output; hostile files never crash it.
+// output; hostile files never crash it. With --salvage, a damaged file
+// gives what could be read, where and why reading stopped, and exit code 3.
 #include <bitrep/bitrep.hpp>
 
 #include <gtest/gtest.h>
@@ -253,12 +254,13 @@ protected:
     }
 
     // A file around a hand-built schema, as a forger could write it: header
-    // and CRC are valid, so only the schema and the payload are hostile.
+    // and CRC are valid, so only the schema and the payload are hostile. It
+    // is format 1 (the schema's names inline), as bitrep wrote until format 3.
     fs::path forged(const std::string& name, const bitrep::schema& tree, std::uint64_t payload_bits,
                     bytes payload = {}) const
     {
         bytes schema_section;
-        EXPECT_TRUE(bitrep::encode_schema(tree, schema_section));
+        EXPECT_TRUE(bitrep::encode_schema(tree, schema_section, bitrep::schema_encoding::names_inline));
         payload.resize((payload_bits + 7) / 8);
         bytes file(bitrep::save_header::size);
         file.insert(file.end(), schema_section.begin(), schema_section.end());
@@ -273,8 +275,24 @@ protected:
         return written(name, file);
     }
 
-    // Replaces the CRC so that a deliberately damaged file gets past it.
-    static void reseal(bytes& file) { bitrep::detail::store_le<std::uint32_t>(file.data() + 32, bitrep::detail::save_crc(file)); }
+    // Replaces the CRCs so that a deliberately damaged file gets past them
+    // (from format 2 on, the info CRC of the header and metadata first).
+    static void reseal(bytes& file)
+    {
+        bitrep::save_header header;
+        if (bitrep::detail::parse_save_header(file, file.size(), header) && header.format >= 2)
+            bitrep::detail::store_le<std::uint32_t>(
+                file.data() + 60, bitrep::detail::save_info_crc(file, static_cast<std::size_t>(header.metadata_bytes())));
+        bitrep::detail::store_le<std::uint32_t>(file.data() + 32, bitrep::detail::save_crc(file));
+    }
+
+    // --salvage's exit code and JSON (discarded when it printed none).
+    std::pair<int, json> salvaged(const fs::path& file) const
+    {
+        const run_result result = run({"--salvage", file.string()});
+        EXPECT_EQ(result.err, "");
+        return {result.exit_code, json::parse(result.out, nullptr, false)};
+    }
 
 };
 
@@ -353,7 +371,7 @@ TEST_F(Inspect, HeaderFieldsAreWhatReadSaveHeaderReads)
     const json doc = inspect(file);
     EXPECT_EQ(doc["file"], file.string());
     const json& h = doc["header"];
-    EXPECT_EQ(h["format"], 1);
+    EXPECT_EQ(h["format"], 3);
     EXPECT_EQ(h["save_version"], 4);
     EXPECT_EQ(h["save_version"], header.save_version);
     EXPECT_EQ(h["fingerprint"], fingerprint);
@@ -425,7 +443,7 @@ TEST_F(Inspect, AVariantIsAnObjectOfItsAlternativeByNameOrIndex)
     EXPECT_EQ(schema["alternatives"][2]["position"], 2);
 }
 
-TEST_F(Inspect, AFormat2SaveShowsItsMetadataAndItsValueCompressedOrNot)
+TEST_F(Inspect, ASaveWithMetadataShowsItsMetadataAndItsValueCompressedOrNot)
 {
     const Loot loot{Sword{40}, Team::green, ranged<int, 0, 99>(7)};
     const Sword banner{12}; // any saved struct serves as metadata
@@ -434,7 +452,7 @@ TEST_F(Inspect, AFormat2SaveShowsItsMetadataAndItsValueCompressedOrNot)
     const fs::path file = path("slot.sav");
     ASSERT_TRUE(bitrep::save(file, loot, banner, options));
     const json doc = inspect(file);
-    EXPECT_EQ(doc["header"]["format"], 2);
+    EXPECT_EQ(doc["header"]["format"], 3);
     EXPECT_EQ(doc["metadata"]["value"], json::parse(R"({"damage": 12})"));
     EXPECT_EQ(doc["metadata"]["schema"]["type"], "Sword");
     EXPECT_EQ(doc["complete"], true);
@@ -571,7 +589,7 @@ TEST_F(Inspect, AFlippedPayloadBitIsCorrupt)
 TEST_F(Inspect, ANewerFileFormatIsRefused)
 {
     bytes content = read_all(saved("hero.sav", sample_hero()));
-    content[4] = 2;
+    content[4] = 4;
     reseal(content);
     expect_refused(written("newer.sav", content), "newer_version");
 }
@@ -579,7 +597,7 @@ TEST_F(Inspect, ANewerFileFormatIsRefused)
 TEST_F(Inspect, AMalformedSchemaIsRefused)
 {
     bytes content = read_all(saved("hero.sav", sample_hero()));
-    content[bitrep::save_header::size] = 0xFF; // the root's kind: no such kind
+    content[bitrep::save_header::extended_size] = 0xFF; // the string table's count: more strings than bytes
     reseal(content);
     expect_refused(written("schema.sav", content), "at schema");
 }
@@ -663,7 +681,7 @@ TEST_F(Inspect, DamagedSchemasAndPayloadsNeverCrashTheTool)
 {
     const bytes original = read_all(saved("hero.sav", sample_hero()));
     std::mt19937 random(20240611);
-    std::uniform_int_distribution<std::size_t> byte_at(bitrep::save_header::size, original.size() - 1);
+    std::uniform_int_distribution<std::size_t> byte_at(bitrep::save_header::extended_size, original.size() - 1);
     std::uniform_int_distribution<int> bit(0, 7);
     std::uniform_int_distribution<int> flips(1, 3);
     int refused = 0;
@@ -687,6 +705,133 @@ TEST_F(Inspect, DamagedSchemasAndPayloadsNeverCrashTheTool)
         }
     }
     EXPECT_GT(refused, 0);
+}
+
+// ---- --salvage ----------------------------------------------------------------
+
+TEST_F(Inspect, SalvageOfAnIntactFileIsTheUsualOutputAndExitsZero)
+{
+    const fs::path file = saved("hero.sav", sample_hero());
+    const auto [code, doc] = salvaged(file);
+    EXPECT_EQ(code, 0);
+    EXPECT_EQ(doc, inspect(file));
+}
+
+TEST_F(Inspect, SalvageOfATruncatedFilePrintsEveryValueBeforeTheCutAndWhereItStopped)
+{
+    bytes content = read_all(saved("hero.sav", sample_hero()));
+    bitrep::save_header header;
+    ASSERT_TRUE(bitrep::read_save_header(content, header));
+    const std::uint64_t age_at = header.payload_offset() * 8 + header.payload_bits - 128; // age, then debt: 64 bits each
+    content.resize(content.size() - 10); // debt and the last bits of age
+    const auto [code, doc] = salvaged(written("cut.sav", content));
+    EXPECT_EQ(code, 3);
+    ASSERT_FALSE(doc.is_discarded());
+    EXPECT_EQ(doc["header"]["file_bytes"], content.size() + 10);
+    EXPECT_EQ(doc["schema"]["type"], "Hero");
+    EXPECT_EQ(doc["complete"], false);
+    const json& value = doc["value"];
+    EXPECT_EQ(value["health"], -42);
+    EXPECT_EQ(value["name"], "Ayla");
+    EXPECT_EQ(value["items"][1]["label"], "lantern");
+    EXPECT_EQ(value["speed"], 1.5);
+    EXPECT_FALSE(value.contains("age"));
+    EXPECT_FALSE(value.contains("debt"));
+    const json& stopped = doc["stopped"];
+    EXPECT_EQ(stopped["section"], "value");
+    EXPECT_EQ(stopped["field"], "Hero.age");
+    EXPECT_EQ(stopped["error"], "truncated");
+    EXPECT_GE(stopped["bit"].get<std::uint64_t>(), age_at);
+    EXPECT_LE(stopped["bit"].get<std::uint64_t>(), content.size() * 8);
+    ASSERT_TRUE(doc.contains("damage"));
+    EXPECT_TRUE(contains(doc["damage"][0]["reason"].get<std::string>(), "the file is")) << doc["damage"];
+}
+
+TEST_F(Inspect, SalvageOfAFlippedPayloadBitReadsOnAndSaysTheCrcDoesNotMatch)
+{
+    bytes content = read_all(saved("hero.sav", sample_hero()));
+    const auto name_at = std::search(content.begin(), content.end(), std::begin("Ayla"), std::end("Ayla") - 1);
+    ASSERT_NE(name_at, content.end());
+    *name_at ^= 0x02; // 'A' (0x41) becomes 'C'
+    const auto [code, doc] = salvaged(written("flipped.sav", content));
+    EXPECT_EQ(code, 3);
+    EXPECT_EQ(doc["complete"], true);
+    EXPECT_EQ(doc["value"]["name"], "Cyla");
+    EXPECT_FALSE(doc.contains("stopped"));
+    ASSERT_EQ(doc["damage"].size(), 1u) << doc["damage"];
+    EXPECT_EQ(doc["damage"][0]["section"], "file");
+    EXPECT_TRUE(contains(doc["damage"][0]["reason"].get<std::string>(), "CRC-32 mismatch"));
+}
+
+TEST_F(Inspect, SalvageStopsAtAValueOutsideItsBoundsAndNamesIt)
+{
+    bytes content = read_all(saved("tiny.sav", Tiny{2}));
+    content.back() = 0xFF; // n is 2 bits in [0, 2]: 3 is out of range
+    const auto [code, doc] = salvaged(written("range.sav", content));
+    EXPECT_EQ(code, 3);
+    EXPECT_EQ(doc["complete"], false);
+    EXPECT_EQ(doc["stopped"]["field"], "Tiny.n");
+    EXPECT_EQ(doc["stopped"]["error"], "out_of_range");
+    EXPECT_EQ(doc["stopped"]["bit"], (content.size() - 1) * 8);
+}
+
+TEST_F(Inspect, SalvageOfADamagedSchemaPrintsTheHeaderAndStopsAtTheSchema)
+{
+    bytes content = read_all(saved("hero.sav", sample_hero()));
+    content[bitrep::save_header::extended_size] = 0xFF;
+    const auto [code, doc] = salvaged(written("schema.sav", content));
+    EXPECT_EQ(code, 3);
+    EXPECT_EQ(doc["header"]["format"], 3);
+    EXPECT_FALSE(doc.contains("schema"));
+    EXPECT_FALSE(doc.contains("value"));
+    EXPECT_EQ(doc["stopped"]["section"], "schema");
+    EXPECT_EQ(doc["stopped"]["error"], "corrupt");
+    EXPECT_GE(doc["stopped"]["bit"].get<std::uint64_t>(), bitrep::save_header::extended_size * 8);
+}
+
+TEST_F(Inspect, SalvageMarksDamagedMetadataAndStillReadsTheValue)
+{
+    const fs::path file = path("slot.sav");
+    ASSERT_TRUE(bitrep::save(file, Tiny{1}, Sword{12}));
+    bytes content = read_all(file);
+    bitrep::save_header header;
+    ASSERT_TRUE(bitrep::read_save_header(content, header));
+    content[bitrep::save_header::extended_size + header.metadata_schema_bytes] = 0xFF; // damage 127 > 100
+    const auto [code, doc] = salvaged(written("meta.sav", content));
+    EXPECT_EQ(code, 3);
+    EXPECT_EQ(doc["metadata"]["stopped"]["field"], "Sword.damage");
+    EXPECT_EQ(doc["metadata"]["stopped"]["error"], "out_of_range");
+    EXPECT_EQ(doc["complete"], true);
+    EXPECT_EQ(doc["value"], json::parse(R"({"n": 1})"));
+}
+
+TEST_F(Inspect, SalvageOfAFileWithoutAReadableHeaderIsRefusedAsWithoutIt)
+{
+    const std::string text = "{\"health\": 100}\n";
+    const fs::path file = written("text.sav", bytes(text.begin(), text.end()));
+    const run_result result = run({"--salvage", file.string()});
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_EQ(result.out, "");
+    EXPECT_TRUE(contains(result.err, "not_a_save")) << result.err;
+}
+
+TEST_F(Inspect, SalvageNeverCrashesOnDamagedFiles)
+{
+    const bytes original = read_all(saved("hero.sav", sample_hero()));
+    std::mt19937 random(20261128);
+    std::uniform_int_distribution<std::size_t> byte_at(0, original.size() - 1);
+    for (int round = 0; round < 60; ++round) {
+        bytes content = original;
+        if (round % 3 == 0)
+            content.resize(byte_at(random));
+        else
+            content[byte_at(random)] ^= static_cast<std::uint8_t>(1u << (round % 8));
+        const run_result result = run({"--salvage", written("damaged.sav", content).string()});
+        ASSERT_TRUE(result.exit_code == 1 || result.exit_code == 3) << "round " << round << ": " << result.err;
+        if (result.exit_code == 3) {
+            EXPECT_FALSE(json::parse(result.out, nullptr, false).is_discarded()) << "round " << round;
+        }
+    }
 }
 
 } // namespace

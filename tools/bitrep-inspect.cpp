@@ -4,6 +4,8 @@
 // checked, the schema is parsed and the payload is walked by that schema,
 // with the same bounded readers the schema-driven load uses, so a hostile
 // file is refused with one line on stderr rather than crashing the tool.
+// With --salvage, a damaged file is not refused: what can be read up to the
+// damage is printed, with where and why reading stopped (exit code 3).
 #include <bitrep/save/file_io.hpp>
 #include <bitrep/save/save.hpp>
 #include <bitrep/save/schema.hpp>
@@ -309,18 +311,40 @@ private:
     bool stopped_at_hook_ = false;
 };
 
+/// How the file is read: refusing any damage, or (--salvage) reading up
+/// to it and saying where it is.
+struct reading {
+    bool schema_only = false;
+    bool salvage = false;
+    bitrep::schema_encoding encoding = bitrep::schema_encoding::compact; ///< the file format's
+    json damage = json::array(); ///< --salvage: what is wrong besides where reading stopped
+};
+
+/// Where and why reading stopped, for --salvage.
+json stop_json(std::string_view section, const status& why)
+{
+    json out = {{"section", section}, {"bit", why.bit_offset()}};
+    if (!why.field_path().empty())
+        out["field"] = why.field_path();
+    out["error"] = std::string(bitrep::to_string(why.code()));
+    out["reason"] = why.detail();
+    return out;
+}
+
 /// One section of a save, its schema and (unless schema_only) its value,
 /// into `out` ("schema", "value", "complete"). Offsets are in bits from
-/// the file's start, for messages.
+/// the file's start, for messages. When the payload is damaged, `out`
+/// holds the value as far as it was read ("complete" false) and the
+/// failure is returned.
 status section_json(std::span<const std::uint8_t> schema_bytes, std::span<const std::uint8_t> payload,
-                    std::uint64_t payload_bits, std::size_t schema_offset, std::size_t payload_offset, bool schema_only,
-                    json& out)
+                    std::uint64_t payload_bits, std::size_t schema_offset, std::size_t payload_offset,
+                    const reading& how, json& out)
 {
     schema tree;
-    if (status parsed = bitrep::parse_schema(schema_bytes, tree); !parsed)
+    if (status parsed = bitrep::parse_schema(schema_bytes, tree, how.encoding); !parsed)
         return bitrep::detail::payload_status(parsed, schema_offset);
     out["schema"] = schema_json(tree, 0);
-    if (schema_only)
+    if (how.schema_only)
         return {};
     const schema_node& root = tree.nodes[0];
     const std::string_view root_name = root.type_name.empty() ? std::string_view("payload") : root.type_name;
@@ -330,34 +354,64 @@ status section_json(std::span<const std::uint8_t> schema_bytes, std::span<const 
     // bit, plus room for zero-bit values (empty structs, one-value ranges).
     bitrep::detail::walk_budget budget = bitrep::detail::walk_budget::for_payload(payload_bits);
     json_builder builder(tree);
-    bool complete = bitrep::detail::walk_value(stream, tree, 0, builder, budget);
-    if (!complete) {
-        // Only a hook's bits stop an intact payload; its length is private
-        // to the hook, so nothing after it can be located.
-        if (!builder.stopped_at_hook())
-            return bitrep::detail::payload_status(stream.failure_status(root_name), payload_offset);
-    } else if (stream.bit_position() != payload_bits) {
-        return status(bitrep::error::corrupt, payload_offset + stream.bit_position(), root_name,
-                      "the payload's length differs from the value's");
-    }
+    const bool complete = bitrep::detail::walk_value(stream, tree, 0, builder, budget);
     out["complete"] = complete;
     out["value"] = builder.take();
+    // Only a hook's bits stop an intact payload; its length is private to
+    // the hook, so nothing after it can be located.
+    if (!complete && !builder.stopped_at_hook())
+        return bitrep::detail::payload_status(stream.failure_status(root_name), payload_offset);
+    if (complete && stream.bit_position() != payload_bits)
+        return status(bitrep::error::corrupt, payload_offset + stream.bit_position(), root_name,
+                      "the payload's length differs from the value's");
     return {};
 }
 
-/// Reads and checks `path` and fills `document`; any failure is the file's.
-status inspect(const std::string& path, bool schema_only, json& document)
+/// The bytes of [offset, offset + size) that the file holds: all of them
+/// unless it is cut short (--salvage reads a file whose lengths are wrong).
+std::span<const std::uint8_t> held(std::span<const std::uint8_t> file, std::uint64_t offset, std::uint64_t size)
 {
-    std::vector<std::uint8_t> bytes;
-    if (status read = bitrep::detail::read_file(path, bytes, max_file_bytes); !read)
-        return read;
-    const std::span<const std::uint8_t> file(bytes);
-    bitrep::save_header header;
-    if (status checked = bitrep::read_save_header(file, header); !checked)
-        return checked;
+    if (offset >= file.size())
+        return {};
+    return file.subspan(static_cast<std::size_t>(offset),
+                        static_cast<std::size_t>(std::min<std::uint64_t>(size, file.size() - offset)));
+}
 
-    document["file"] = path;
-    document["header"] = {
+/// --salvage: a header whose fields agree with each other is used even
+/// when the file's length or CRCs do not agree with it; what is wrong goes
+/// into how.damage. Refuses only a header that cannot be read at all.
+status salvage_header(std::span<const std::uint8_t> file, bitrep::save_header& header, reading& how)
+{
+    const status checked = bitrep::read_save_header(file, header);
+    if (checked)
+        return {};
+    const status fields = bitrep::detail::parse_save_header(file, file.size(), header);
+    if (!fields) {
+        // The lengths against the file's: do the fields agree with a file
+        // of the length they give?
+        bitrep::save_header claimed;
+        if (header.header_bytes() > file.size() ||
+            !bitrep::detail::parse_save_header(file, header.file_bytes(), claimed))
+            return fields;
+        how.damage.push_back(stop_json("header", fields));
+        how.damage.back()["reason"] = "the file is " + std::to_string(file.size()) + " bytes, its header gives " +
+                                      std::to_string(header.file_bytes()) + " (so its CRCs cannot be checked)";
+        return {};
+    }
+    if (header.format >= 2 && file.size() >= bitrep::save_header::extended_size + header.metadata_bytes() &&
+        bitrep::detail::save_info_crc(file, static_cast<std::size_t>(header.metadata_bytes())) != header.info_crc)
+        how.damage.push_back(stop_json("header", status(bitrep::error::corrupt, 60 * 8, "header",
+                                                        "CRC-32 of the header and metadata mismatch")));
+    if (bitrep::detail::save_crc(file) != header.crc)
+        how.damage.push_back(stop_json(
+            "file", status(bitrep::error::corrupt, 32 * 8, "header",
+                           "CRC-32 mismatch: some byte differs from what was written, so values read may be wrong")));
+    return {};
+}
+
+json header_json(const bitrep::save_header& header)
+{
+    json out = {
         {"format", header.format},
         {"save_version", header.save_version},
         {"fingerprint", hex(header.fingerprint, 16)},
@@ -367,50 +421,89 @@ status inspect(const std::string& path, bool schema_only, json& document)
         {"file_bytes", header.file_bytes()},
     };
     if (header.format >= 2) {
-        json& h = document["header"];
-        h["compression"] = header.compressed() ? "zstd" : "none";
-        h["stored_payload_bytes"] = header.stored_payload_bytes;
-        h["metadata_schema_bytes"] = header.metadata_schema_bytes;
-        h["metadata_bits"] = header.metadata_bits;
-        h["info_crc32"] = hex(header.info_crc, 8);
+        out["compression"] = header.compressed() ? "zstd" : "none";
+        out["stored_payload_bytes"] = header.stored_payload_bytes;
+        out["metadata_schema_bytes"] = header.metadata_schema_bytes;
+        out["metadata_bits"] = header.metadata_bits;
+        out["info_crc32"] = hex(header.info_crc, 8);
     }
-    if (header.has_metadata()) {
-        const std::size_t schema_at = bitrep::save_header::extended_size;
-        const std::size_t payload_at = schema_at + header.metadata_schema_bytes;
-        json metadata;
-        if (status read = section_json(
-                file.subspan(schema_at, header.metadata_schema_bytes),
-                file.subspan(payload_at, static_cast<std::size_t>(header.metadata_bytes()) - header.metadata_schema_bytes),
-                header.metadata_bits, schema_at * 8, payload_at * 8, schema_only, metadata);
-            !read)
+    return out;
+}
+
+/// The metadata section into document["metadata"]; --salvage marks where
+/// it stopped there and goes on to the value, which does not depend on it.
+status metadata_json(std::span<const std::uint8_t> file, const bitrep::save_header& header, const reading& how,
+                     json& document)
+{
+    const std::size_t schema_at = bitrep::save_header::extended_size;
+    const std::size_t payload_at = schema_at + header.metadata_schema_bytes;
+    json metadata = json::object();
+    const status read = section_json(held(file, schema_at, header.metadata_schema_bytes),
+                                     held(file, payload_at, header.metadata_bytes() - header.metadata_schema_bytes),
+                                     header.metadata_bits, schema_at * 8, payload_at * 8, how, metadata);
+    if (!read && !how.salvage)
+        return read;
+    if (!read)
+        metadata["stopped"] = stop_json(metadata.contains("schema") ? "value" : "schema", read);
+    document["metadata"] = std::move(metadata);
+    return {};
+}
+
+/// Reads `path` and fills `document`. Any failure is the file's: without
+/// --salvage the file is refused; with it, a failure after the header is
+/// marked in the document (document["stopped"]) and returned.
+status inspect(const std::string& path, reading& how, json& document)
+{
+    std::vector<std::uint8_t> bytes;
+    if (status read = bitrep::detail::read_file(path, bytes, max_file_bytes); !read)
+        return read;
+    const std::span<const std::uint8_t> file(bytes);
+    bitrep::save_header header;
+    if (status checked = how.salvage ? salvage_header(file, header, how) : bitrep::read_save_header(file, header);
+        !checked)
+        return checked;
+    how.encoding = header.schema_encoding();
+    document["file"] = path;
+    document["header"] = header_json(header);
+    if (header.has_metadata())
+        if (status read = metadata_json(file, header, how, document); !read)
             return read;
-        document["metadata"] = std::move(metadata);
-    }
-    const auto schema_at = static_cast<std::size_t>(header.schema_offset());
-    const auto payload_at = static_cast<std::size_t>(header.payload_offset());
-    std::span<const std::uint8_t> payload = file.subspan(payload_at);
+    const std::uint64_t schema_at = header.schema_offset();
+    const std::uint64_t payload_at = header.payload_offset();
+    const std::span<const std::uint8_t> schema_bytes = held(file, schema_at, header.schema_bytes);
+    std::span<const std::uint8_t> payload = held(file, payload_at, header.stored_bytes());
     std::vector<std::uint8_t> inflated;
-    if (!schema_only) {
+    status inflated_ok;
+    if (!how.schema_only && header.compressed()) {
         // As the loader: inflated only up to what the file's schema allows.
         schema tree;
-        const std::uint64_t bound = header.compressed() && bitrep::parse_schema(file.subspan(schema_at, header.schema_bytes), tree)
-                                        ? bitrep::max_payload_bits(tree)
-                                        : 0;
-        if (status inflated_ok = bitrep::detail::inflate_payload(file, header, bound, max_file_bytes, inflated, payload);
-            !inflated_ok)
+        const std::uint64_t bound =
+            bitrep::parse_schema(schema_bytes, tree, how.encoding) ? bitrep::max_payload_bits(tree) : 0;
+        inflated_ok = payload.size() < header.stored_bytes()
+                          ? status(bitrep::error::truncated, file.size() * 8, "payload",
+                                   "the file ends inside the compressed payload")
+                          : bitrep::detail::inflate_payload(file, header, bound, max_file_bytes, inflated, payload);
+        if (!inflated_ok && !how.salvage)
             return inflated_ok;
     }
+    reading section = how;
+    section.schema_only = how.schema_only || !inflated_ok; // --salvage: the schema, at least
     json value;
-    if (status read = section_json(file.subspan(schema_at, header.schema_bytes), payload, header.payload_bits,
-                                   schema_at * 8, payload_at * 8, schema_only, value);
-        !read)
-        return read;
-    document["schema"] = std::move(value["schema"]);
-    if (!schema_only) {
+    status read = section_json(schema_bytes, payload, header.payload_bits, static_cast<std::size_t>(schema_at) * 8,
+                               static_cast<std::size_t>(payload_at) * 8, section, value);
+    if (value.contains("schema"))
+        document["schema"] = std::move(value["schema"]);
+    if (value.contains("value")) {
         document["complete"] = value["complete"];
         document["value"] = std::move(value["value"]);
     }
-    return {};
+    if (read && !inflated_ok) {
+        read = inflated_ok;
+        document["stopped"] = stop_json("payload", read);
+    } else if (!read) {
+        document["stopped"] = stop_json(value.contains("schema") ? "value" : "schema", read);
+    }
+    return read;
 }
 
 // The one stderr line must stay one line whatever the file's name holds.
@@ -437,10 +530,13 @@ int main(int argc, char** argv)
     CLI::App app{"Prints a bitrep save file's header, schema and values as JSON, without the program that wrote it.",
                  "bitrep-inspect"};
     std::string path;
-    bool schema_only = false;
+    reading how;
     bool compact = false;
     app.add_option("FILE", path, "The save file")->required();
-    app.add_flag("--schema-only", schema_only, "Print the header and schema, not the values");
+    app.add_flag("--schema-only", how.schema_only, "Print the header and schema, not the values");
+    app.add_flag("--salvage", how.salvage,
+                 "For a damaged file: print everything up to the damage, mark where and why reading stopped "
+                 "(\"stopped\", \"damage\"), and exit with 3");
     app.add_flag("--compact", compact, "Print the JSON on one line");
     app.set_version_flag("--version", std::string("bitrep-inspect " BITREP_VERSION " (save file format ") +
                                           std::to_string(bitrep::save_header::current_format) + ")");
@@ -453,10 +549,15 @@ int main(int argc, char** argv)
     }
 
     std::string text;
+    bool damaged = false;
     try {
         json document = json::object();
-        if (status result = inspect(path, schema_only, document); !result)
+        const status result = inspect(path, how, document);
+        damaged = !result || !how.damage.empty();
+        if (!result && (!how.salvage || !document.contains("header")))
             return fail(path, result.message());
+        if (!how.damage.empty())
+            document["damage"] = std::move(how.damage);
         // Strings were checked as UTF-8 when read; replacing what is not
         // keeps a forged name from making the writer throw.
         text = document.dump(compact ? -1 : 2, ' ', false, json::error_handler_t::replace);
@@ -467,5 +568,5 @@ int main(int argc, char** argv)
     }
     if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
         return fail(path, "cannot write to standard output: " + std::generic_category().message(errno));
-    return 0;
+    return damaged ? 3 : 0;
 }
