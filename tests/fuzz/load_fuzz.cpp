@@ -3,7 +3,8 @@
 // lengths and CRC around the fuzzer's bytes, which then reach the schema
 // parser, the schema/program matching and both payload paths. The first byte
 // picks the schema: the program's own (the fast path), an older version's
-// (the schema path with real conversions), or the fuzzer's bytes.
+// (the schema path with real conversions), or the fuzzer's bytes (in the
+// compact encoding of format 3, or the names-inline one of format 1).
 #include <bitrep/bitrep.hpp>
 
 #include <algorithm>
@@ -85,26 +86,28 @@ struct SaveV2 {
 BOOST_DESCRIBE_STRUCT(SaveV2, (), (inventory, level, hero, x, facing, pet, stats, gold, ping, migrated, equipped,
                                     cooldown, stash, tags))
 
-// A file the header checks accept: the right magic, lengths and CRC
-// (written with the library's own little-endian and CRC helpers).
+// A file the header checks accept: the right magic, lengths and CRCs
+// (written with the library's own header and CRC helpers), in the current
+// format (the schema compact-encoded) or format 1 (the names inline).
 std::vector<std::uint8_t> file_around(std::span<const std::uint8_t> schema, std::span<const std::uint8_t> payload,
-                                      std::uint32_t save_version)
+                                      std::uint32_t save_version,
+                                      std::uint16_t format = bitrep::save_header::current_format)
 {
-    using bitrep::detail::store_le;
-    std::vector<std::uint8_t> file(bitrep::save_header::size);
-    std::copy(std::begin(bitrep::detail::save_magic), std::end(bitrep::detail::save_magic), file.begin());
-    store_le<std::uint16_t>(file.data() + 4, 1); // format 1: no metadata, not compressed
-    store_le<std::uint32_t>(file.data() + 8, save_version);
-    store_le<std::uint64_t>(file.data() + 12, bitrep::schema_fingerprint(schema));
-    store_le<std::uint32_t>(file.data() + 20, static_cast<std::uint32_t>(schema.size()));
-    store_le<std::uint64_t>(file.data() + 24, payload.size() * 8);
+    bitrep::save_header header;
+    header.format = format;
+    header.save_version = save_version;
+    header.fingerprint = bitrep::schema_fingerprint(schema);
+    header.schema_bytes = static_cast<std::uint32_t>(schema.size());
+    header.payload_bits = payload.size() * 8;
+    header.stored_payload_bytes = format >= 2 ? payload.size() : 0;
+    std::vector<std::uint8_t> file(header.header_bytes());
     file.insert(file.end(), schema.begin(), schema.end());
     file.insert(file.end(), payload.begin(), payload.end());
-    store_le<std::uint32_t>(file.data() + bitrep::detail::crc_offset, bitrep::detail::save_crc(file));
+    bitrep::detail::seal_save(file, header);
     return file;
 }
 
-/// A save slot's metadata, for the format-2 files.
+/// A save slot's metadata, for the files with a metadata section.
 struct Slot {
     bitrep::bounded_string<12> name;
     bitrep::ranged_duration<std::chrono::seconds, 0, 100000> played;
@@ -112,17 +115,18 @@ struct Slot {
 };
 BOOST_DESCRIBE_STRUCT(Slot, (), (name, played, thumbnail))
 
-/// Format 2 around the fuzzer's bytes: `metadata` as a Slot's payload (its
-/// schema the program's), then SaveV2's schema and `payload`; compressed
-/// with zstd when asked (and bitrep has it), one byte of the frame then
-/// flipped at `damage` (resealed, so that it reaches the decompressor).
-std::vector<std::uint8_t> format2_around(std::span<const std::uint8_t> metadata, std::span<const std::uint8_t> payload,
+/// A file with a metadata section around the fuzzer's bytes: `metadata` as
+/// a Slot's payload (its schema the program's), then SaveV2's schema and
+/// `payload`; compressed with zstd when asked (and bitrep has it), one byte
+/// of the frame then flipped at `damage` (resealed, so that it reaches the
+/// decompressor).
+std::vector<std::uint8_t> metadata_file_around(std::span<const std::uint8_t> metadata, std::span<const std::uint8_t> payload,
                                          bool compress, std::size_t damage)
 {
     const auto& meta_schema = bitrep::schema_of<Slot>().encoded;
     const auto& schema = bitrep::schema_of<SaveV2>().encoded;
     bitrep::save_header header;
-    header.format = 2;
+    header.format = bitrep::save_header::current_format;
     header.save_version = 2;
     header.fingerprint = bitrep::schema_fingerprint(schema);
     header.schema_bytes = static_cast<std::uint32_t>(schema.size());
@@ -162,7 +166,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 4: {
         const std::size_t metadata_size = data[1] < input.size() ? data[1] % 48 : 0;
         const std::size_t damage = data[0] / 5 == 0 ? 0 : std::size_t{data[0]} << 3 | data[1];
-        file = fuzz::format2_around(input.first(metadata_size), input.subspan(metadata_size), data[0] % 5 == 4, damage);
+        file = fuzz::metadata_file_around(input.first(metadata_size), input.subspan(metadata_size), data[0] % 5 == 4, damage);
         // The save menu's read: all or nothing as a load.
         fuzz::Slot slot;
         slot.name = "before";
@@ -176,7 +180,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     default: {
         const std::size_t schema_size = data[1] < input.size() ? data[1] : input.size();
-        file = fuzz::file_around(input.first(schema_size), input.subspan(schema_size), 1);
+        file = fuzz::file_around(input.first(schema_size), input.subspan(schema_size), 1,
+                                 data[0] / 5 % 2 == 0 ? bitrep::save_header::current_format : 1);
     }
     }
 
@@ -397,8 +402,9 @@ void check_loads(std::span<const std::uint8_t> file, bitrep::load_info::route pa
 
 /// Seeds for each mode of the harness (its first byte): the payloads of
 /// real saves of the program's type (0) and of the older version (1), a
-/// small earlier shape's schema and payload (2), and format 2 with a save
-/// slot's metadata, plain (3) and compressed (4). Each loads.
+/// small earlier shape's schema and payload (2, and 7 for format 1's
+/// encoding of it), and a save slot's metadata, plain (3) and compressed
+/// (4). Each loads.
 void bitrep_fuzz_seeds(std::vector<std::vector<std::uint8_t>>& seeds)
 {
     using fuzz::bytes;
@@ -406,17 +412,23 @@ void bitrep_fuzz_seeds(std::vector<std::vector<std::uint8_t>>& seeds)
     const bytes& schema_v1 = bitrep::schema_of<fuzz::SaveV1>().encoded;
     const bytes& schema_v2 = bitrep::schema_of<fuzz::SaveV2>().encoded;
     const auto schema_mode = [&](auto value) {
-        const bytes& schema = bitrep::schema_of<decltype(value)>().encoded;
-        if (schema.size() > 255)
-            fuzz::seed_failure("an earlier shape's schema is longer than the harness takes");
         bytes payload = fuzz::payload_of(value);
         while (payload.empty() && value.medals.size() < 7) {
             value.medals.push_back(value.medals.size() % 2 == 0);
             payload = fuzz::payload_of(value);
         }
-        fuzz::check_loads(fuzz::file_around(schema, payload, 1), route::schema,
-                          "an earlier shape's save does not load");
-        seeds.push_back(fuzz::harness_input(2, static_cast<std::uint8_t>(schema.size()), {schema, payload}));
+        for (const std::uint16_t format : {bitrep::save_header::current_format, std::uint16_t{1}}) {
+            bytes schema;
+            if (!bitrep::encode_schema(bitrep::schema_of<decltype(value)>().tree, schema,
+                                       format == 1 ? bitrep::schema_encoding::names_inline
+                                                   : bitrep::schema_encoding::compact) ||
+                schema.size() > 255)
+                fuzz::seed_failure("an earlier shape's schema is longer than the harness takes");
+            fuzz::check_loads(fuzz::file_around(schema, payload, 1, format), route::schema,
+                              "an earlier shape's save does not load");
+            seeds.push_back(fuzz::harness_input(format == 1 ? 7 : 2, static_cast<std::uint8_t>(schema.size()),
+                                                {schema, payload}));
+        }
     };
     for (int i = 0; i < 16; ++i) {
         const bytes v2 = fuzz::whole_bytes([&](int pad) { return fuzz::save_v2(i, pad); }, i, 9);
@@ -435,8 +447,8 @@ void bitrep_fuzz_seeds(std::vector<std::vector<std::uint8_t>>& seeds)
         schema_mode(second);
         schema_mode(third);
     }
-    // Format 2: the same saves after a slot's metadata; compressed, with a
-    // hero and stats zstd shrinks (else the file stays uncompressed).
+    // The same saves after a slot's metadata; compressed, with a hero and
+    // stats zstd shrinks (else the file stays uncompressed).
     for (int i = 0; i < 6; ++i) {
         const bytes payload = fuzz::whole_bytes(
             [&](int pad) {
@@ -448,12 +460,12 @@ void bitrep_fuzz_seeds(std::vector<std::vector<std::uint8_t>>& seeds)
             2 * i, 9);
         const bytes metadata = fuzz::slot_metadata(i);
         for (const bool compress : {false, true}) {
-            const bytes file = fuzz::format2_around(metadata, payload, compress, 0);
+            const bytes file = fuzz::metadata_file_around(metadata, payload, compress, 0);
             bitrep::save_header header;
             if (!bitrep::read_save_header(file, header) ||
                 header.compressed() != (compress && bitrep::detail::zstd_available()))
-                fuzz::seed_failure("a format-2 save is not compressed as asked");
-            fuzz::check_loads(file, route::fast, "a format-2 save does not load");
+                fuzz::seed_failure("a save with metadata is not compressed as asked");
+            fuzz::check_loads(file, route::fast, "a save with metadata does not load");
             seeds.push_back(fuzz::harness_input(compress ? 4 : 3, static_cast<std::uint8_t>(metadata.size()),
                                                 {metadata, payload}));
         }
