@@ -14,6 +14,8 @@
 //                                                   next version of Entity
 //   BM_bitrep_save_disk / BM_cereal_save_disk       both durable (fsync)
 //   BM_bitrep_[loader_]load_disk / BM_cereal_load_disk
+//   BM_schema_bytes / BM_trial_save_file            the schema a save carries,
+//                                                   format 3 against format 2
 //
 // Durability differs in kind, not only in cost: bitrep::save writes a
 // temporary file, fsyncs it, renames it over the target and fsyncs the
@@ -62,6 +64,7 @@
 #include <vector>
 
 #include "allocation_counter.hpp"
+#include "trial_game.hpp"
 
 namespace {
 
@@ -861,6 +864,72 @@ void BM_bitrep_save_zstd_disk(benchmark::State& state)
     report(state, static_cast<std::size_t>(std::filesystem::file_size(shared->bitrep_file)));
 }
 BENCHMARK(BM_bitrep_save_zstd_disk)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// ------------------------------------------------ schema size (issue 34)
+
+/// The schema a save of `value` carries: format 3's compact encoding
+/// (schema_bytes) against the names-inline one formats 1 and 2 wrote
+/// (schema_bytes_before), for issue 34's trial game (bench/trial_game.hpp,
+/// its world and its slot) and for types the encoding was not tuned on
+/// (this file's World, its next version and SlotInfo). Timed: encoding the
+/// schema, which a program does once per saved type.
+template <class T>
+void BM_schema_bytes(benchmark::State& state, const T& value)
+{
+    const bitrep::schema& tree = bitrep::schema_of<T>().tree;
+    std::vector<std::uint8_t> before;
+    std::vector<std::uint8_t> after;
+    std::vector<std::uint8_t> file;
+    bitrep::save_header header;
+    bool ok = bitrep::encode_schema(tree, before, bitrep::schema_encoding::names_inline).ok() &&
+              bitrep::save_to_bytes(value, file).ok() && bitrep::read_save_header(file, header).ok();
+    for (auto _ : state) {
+        ok &= bitrep::encode_schema(tree, after).ok();
+        benchmark::DoNotOptimize(after.data());
+    }
+    if (!ok)
+        state.SkipWithError("encode_schema or save_to_bytes failed");
+    state.counters["schema_bytes_before"] = static_cast<double>(before.size());
+    state.counters["schema_bytes"] = static_cast<double>(after.size());
+    state.counters["percent"] = 100.0 * static_cast<double>(after.size()) / static_cast<double>(before.size());
+    state.counters["payload_bytes"] = static_cast<double>(header.payload_bytes());
+}
+BENCHMARK_CAPTURE(BM_schema_bytes, trial_world, trial::sample_world());
+BENCHMARK_CAPTURE(BM_schema_bytes, trial_slot, trial::sample_slot());
+BENCHMARK_CAPTURE(BM_schema_bytes, world, World{});
+BENCHMARK_CAPTURE(BM_schema_bytes, next_version_world, next_version::World{});
+BENCHMARK_CAPTURE(BM_schema_bytes, slot_info, sample_slot());
+
+/// The trial's whole save file (the world with its slot as metadata), as
+/// format 2 wrote it (file_bytes_before: the same header, payload and
+/// metadata payload, its schemas inline) and as format 3 does.
+void BM_trial_save_file(benchmark::State& state)
+{
+    const trial::World world = trial::sample_world();
+    const trial::Slot slot = trial::sample_slot();
+    std::vector<std::uint8_t> file;
+    bool ok = true;
+    for (auto _ : state) {
+        ok &= bitrep::save_to_bytes(world, slot, file).ok();
+        benchmark::DoNotOptimize(file.data());
+    }
+    std::vector<std::uint8_t> world_schema;
+    std::vector<std::uint8_t> slot_schema;
+    ok &= bitrep::encode_schema(bitrep::schema_of<trial::World>().tree, world_schema,
+                                bitrep::schema_encoding::names_inline)
+              .ok() &&
+          bitrep::encode_schema(bitrep::schema_of<trial::Slot>().tree, slot_schema,
+                                bitrep::schema_encoding::names_inline)
+              .ok();
+    if (!ok)
+        state.SkipWithError("save_to_bytes failed");
+    const std::size_t compact_schemas =
+        bitrep::schema_of<trial::World>().encoded.size() + bitrep::schema_of<trial::Slot>().encoded.size();
+    state.counters["file_bytes"] = static_cast<double>(file.size());
+    state.counters["file_bytes_before"] =
+        static_cast<double>(file.size() - compact_schemas + world_schema.size() + slot_schema.size());
+}
+BENCHMARK(BM_trial_save_file);
 
 } // namespace
 

@@ -172,3 +172,28 @@ TEST(OldSaves, AFormatTwoSaveLoadsItsValueAndItsMetadata)
     ASSERT_TRUE(read) << read.message();
     EXPECT_EQ(slot, keepsake::sample_slot());
 }
+
+TEST(OldSaves, TheNamesInlineEncodingIsByteForByteWhatFormatOneWrote)
+{
+    bitrep::save_header header;
+    ASSERT_TRUE(bitrep::read_save_header(copy_of(format_1_save), header));
+    const auto schema_at = static_cast<std::ptrdiff_t>(header.schema_offset());
+    const bytes written(std::begin(format_1_save) + schema_at,
+                        std::begin(format_1_save) + schema_at + static_cast<std::ptrdiff_t>(header.schema_bytes));
+    bytes encoded;
+    ASSERT_TRUE(bitrep::encode_schema(bitrep::schema_of<keepsake::Keepsake>().tree, encoded,
+                                      bitrep::schema_encoding::names_inline));
+    EXPECT_EQ(encoded, written);
+}
+
+TEST(OldSaves, ASaveWrittenTodayIsFormatThreeAndLoadsBack)
+{
+    bytes file;
+    ASSERT_TRUE(bitrep::save_to_bytes(keepsake::sample(), keepsake::sample_slot(), file));
+    keepsake::Keepsake loaded;
+    bitrep::load_info info;
+    ASSERT_TRUE(bitrep::load_from_bytes(file, loaded, info));
+    EXPECT_EQ(info.header.format, 3u);
+    EXPECT_EQ(info.path, bitrep::load_info::route::fast);
+    EXPECT_EQ(loaded, keepsake::sample());
+}

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -216,21 +217,6 @@ bitrep::status parse_compact(const std::vector<std::uint8_t>& encoded)
     return st;
 }
 
-std::size_t occurrences(const std::vector<std::uint8_t>& encoded, std::string_view text)
-{
-    std::size_t count = 0;
-    for (auto at = encoded.begin(); (at = std::search(at, encoded.end(), text.begin(), text.end())) != encoded.end(); ++at)
-        ++count;
-    return count;
-}
-
-struct Ledger {
-    ranged<int, 0, 5> count = 0;
-    Item item;
-    Kind kind = Kind::sword;
-};
-BOOST_DESCRIBE_STRUCT(Ledger, (), (count, item, kind))
-
 struct Point {
     quantized<-500.f, 500.f, 0.01f> x, y, z;
 };
@@ -264,15 +250,34 @@ TEST(CompactSchema, AProgramsSchemaIsCompactEncoded)
     EXPECT_EQ(bitrep::schema_of<Rich>().encoded, encoded_as(bitrep::schema_of<Rich>().tree, schema_encoding::compact));
 }
 
+// Two structs of one field each, the second's field named `second_name`.
+bitrep::schema two_fields(std::string_view second_name)
+{
+    bitrep::schema_builder builder;
+    builder.begin_struct("T");
+    builder.field("first", 0);
+    builder.begin_struct("S");
+    builder.field("a_long_field_name", 0);
+    builder.ranged(false, 0, 5);
+    builder.end();
+    builder.field("second", 1);
+    builder.begin_struct("U");
+    builder.field(second_name, 0);
+    builder.ranged(false, 0, 9);
+    builder.end();
+    builder.end();
+    return builder.take();
+}
+
 TEST(CompactSchema, EachNameIsWrittenOnce)
 {
-    const bitrep::schema& tree = bitrep::schema_of<Ledger>().tree;
-    // "count" and "kind" name a field of Ledger and one of Item; "Kind" is
-    // the type of both kind fields.
-    EXPECT_EQ(occurrences(encoded_as(tree, schema_encoding::names_inline), "count"), 2u);
-    EXPECT_EQ(occurrences(encoded_as(tree, schema_encoding::compact), "count"), 1u);
-    EXPECT_EQ(occurrences(encoded_as(tree, schema_encoding::compact), "kind"), 1u);
-    EXPECT_EQ(occurrences(encoded_as(tree, schema_encoding::compact), "sword"), 1u);
+    const bitrep::schema same = two_fields("a_long_field_name");
+    const bitrep::schema other = two_fields("b_long_field_name");
+    EXPECT_EQ(encoded_as(same, schema_encoding::names_inline).size(),
+              encoded_as(other, schema_encoding::names_inline).size());
+    // The second name costs its 17 characters (5 bits each, and its end)
+    // only when it is another name.
+    EXPECT_GE(encoded_as(other, schema_encoding::compact).size(), encoded_as(same, schema_encoding::compact).size() + 11);
 }
 
 TEST(CompactSchema, ARepeatedStructIsWrittenOnceAndReadBackInFull)
@@ -281,8 +286,9 @@ TEST(CompactSchema, ARepeatedStructIsWrittenOnceAndReadBackInFull)
     const std::size_t two = encoded_as(bitrep::schema_of<TwoPoints>().tree, schema_encoding::compact).size();
     const std::size_t inline_one = encoded_as(bitrep::schema_of<OnePoint>().tree, schema_encoding::names_inline).size();
     const std::size_t inline_two = encoded_as(bitrep::schema_of<TwoPoints>().tree, schema_encoding::names_inline).size();
-    // The name "heading" in the string table (its length and 7 bytes), then
-    // its index, its position, a kind and the index of the node it copies.
+    // The name "heading" in the string table (7 name symbols and its end),
+    // then its index, its position, a kind and the index of the node it
+    // copies.
     EXPECT_LE(two - one, 8u + 3u);
     EXPECT_GT(inline_two - inline_one, 3 * 12u); // three quantized floats again
     bitrep::schema parsed;
@@ -303,12 +309,13 @@ TEST(CompactSchema, TheKeepsakesSchemaIsAtMostHalfItsInlineEncoding)
 }
 
 // Forged schemas: bit_builder writes the compact encoding's fields as
-// docs/save-format.md gives them (varints of 4 bits and a more-bit).
+// docs/save-format.md gives them (varints in groups of 2 bits and a
+// more-bit).
 bit_builder& varint(bit_builder& bits, std::uint64_t value)
 {
     do {
-        bits.bits(value & 15, 4).bits(value > 15 ? 1 : 0, 1);
-        value >>= 4;
+        bits.bits(value & 3, 2).bits(value > 3 ? 1 : 0, 1);
+        value >>= 2;
     } while (value != 0);
     return bits;
 }
@@ -391,8 +398,8 @@ TEST(CompactSchema, CopiesPastTheNodeLimitAreRefused)
 TEST(CompactSchema, ANumberLongerThanSixtyFourBitsIsRefused)
 {
     bit_builder bits;
-    for (int group = 0; group < 17; ++group)
-        bits.bits(15, 4).bits(1, 1);
+    for (int group = 0; group < 33; ++group)
+        bits.bits(3, 2).bits(1, 1);
     bits.bits(0, 8);
     const bitrep::status st = parse_compact(bits.result());
     EXPECT_EQ(st, bitrep::error::corrupt);
@@ -408,12 +415,47 @@ TEST(CompactSchema, AStringTableLongerThanTheSchemaIsRefusedBeforeItIsAllocated)
     EXPECT_TRUE(contains(st.message(), "strings")) << st.message();
 }
 
+// A string of the table: bytes shared with the one before, then the rest
+// in name symbols (5-bit codes) and the end symbol.
+bit_builder& table_string(bit_builder& bits, std::uint64_t shared, std::string_view rest)
+{
+    varint(bits, shared);
+    for (const char c : rest) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte >= 'a' && byte <= 'z')
+            bits.bits(byte - 'a', 5);
+        else if (byte == '_')
+            bits.bits(26, 5);
+        else if (byte >= 'A' && byte <= 'Z')
+            bits.bits(27, 5).bits(byte - 'A', 5);
+        else if (byte >= '0' && byte <= '9')
+            bits.bits(28, 5).bits(byte - '0', 4);
+        else if (byte == ':')
+            bits.bits(29, 5);
+        else
+            bits.bits(30, 5).bits(byte, 8);
+    }
+    return bits.bits(31, 5);
+}
+
+TEST(CompactSchema, TheStringTableSharesEachStringsStartWithTheOneBefore)
+{
+    bit_builder bits;
+    table_string(table_string(varint(bits, 2), 0, "game::Item"), 6, "Player"); // "game::Player"
+    bits.bits(13, 4).bits(2, 2);  // a struct named by string 2
+    varint(bits, 0);              // with no fields
+    bitrep::schema parsed;
+    const bitrep::status st = bitrep::parse_schema(bits.result(), parsed);
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_EQ(parsed.nodes[0].type_name, "game::Player");
+}
+
 TEST(CompactSchema, ANameIndexPastTheStringTableIsRefused)
 {
     // Two strings: an index takes 2 bits, and 3 is past them.
     for (const std::uint64_t name : {2, 3}) {
         bit_builder bits;
-        varint(bits, 2).bits(1, 8).text("A").bits(1, 8).text("B");
+        table_string(table_string(varint(bits, 2), 0, "A"), 0, "B");
         bits.bits(13, 4).bits(name, 2); // a struct named by string `name`, with no fields
         varint(bits, 0);
         bitrep::schema parsed;
@@ -421,6 +463,60 @@ TEST(CompactSchema, ANameIndexPastTheStringTableIsRefused)
         EXPECT_EQ(st.ok(), name == 2) << st.message();
         EXPECT_EQ(parsed.nodes.empty() ? "" : parsed.nodes[0].type_name, name == 2 ? "B" : "");
     }
+}
+
+TEST(CompactSchema, AStringTableOutOfOrderOrSharingMoreThanThePreviousIsRefused)
+{
+    for (const auto& [shared, second] : {std::pair<std::uint64_t, std::string_view>{0, "A"}, {0, "0"}, {2, "x"}}) {
+        bit_builder bits;
+        table_string(table_string(varint(bits, 2), 0, "B"), shared, second);
+        bits.bits(13, 4).bits(1, 2);
+        varint(bits, 0);
+        EXPECT_EQ(parse_compact(bits.result()), bitrep::error::corrupt) << second;
+    }
+}
+
+TEST(CompactSchema, NamesOfEveryCharacterClassComeBackAsWritten)
+{
+    bitrep::schema_builder builder;
+    builder.begin_struct("std::chrono::duration<1/1000>");
+    for (const char* name : {"snake_case", "CamelCase42", "naïve", "with space", "a"}) {
+        builder.field(name, 0);
+        builder.boolean();
+    }
+    builder.end();
+    const bitrep::schema tree = builder.take();
+    bitrep::schema parsed;
+    ASSERT_TRUE(bitrep::parse_schema(encoded_as(tree, schema_encoding::compact), parsed));
+    EXPECT_TRUE(parsed == tree);
+    bit_builder bits; // the same by hand: "Ab9:" as four symbols, then a struct named by it
+    varint(varint(bits, 1), 0).bits(27, 5).bits(0, 5).bits(1, 5).bits(28, 5).bits(9, 4).bits(29, 5).bits(31, 5);
+    bits.bits(13, 4).bits(1, 1);
+    varint(bits, 0);
+    ASSERT_TRUE(bitrep::parse_schema(bits.result(), parsed));
+    EXPECT_EQ(parsed.nodes[0].type_name, "Ab9:");
+}
+
+TEST(CompactSchema, ACharacterCodeOutOfRangeIsRefused)
+{
+    for (const auto& [code, bits_after, value] : {std::tuple{27, 5, 26}, std::tuple{28, 4, 10}}) {
+        bit_builder bits;
+        varint(varint(bits, 1), 0).bits(static_cast<std::uint64_t>(code), 5);
+        bits.bits(static_cast<std::uint64_t>(value), bits_after).bits(31, 5).bits(13, 4).bits(1, 1);
+        varint(bits, 0);
+        const bitrep::status st = parse_compact(bits.result());
+        EXPECT_EQ(st, bitrep::error::corrupt) << code;
+        EXPECT_TRUE(contains(st.message(), "character code out of range")) << st.message();
+    }
+}
+
+TEST(CompactSchema, AStringThatIsNotUtf8IsRefused)
+{
+    bit_builder bits;
+    table_string(varint(bits, 1), 0, "\xC3\x28");
+    bits.bits(13, 4).bits(1, 1);
+    varint(bits, 0);
+    EXPECT_EQ(parse_compact(bits.result()), bitrep::error::corrupt);
 }
 
 TEST(CompactSchema, ANamesInlineSchemaIsReadOnlyAsOne)

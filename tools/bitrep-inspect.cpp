@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -351,8 +352,10 @@ status section_json(std::span<const std::uint8_t> schema_bytes, std::span<const 
     bitrep::failure_record failure;
     bitrep::detail::save_read_stream stream(payload, failure);
     // The same allowance as the schema-driven load: one value per payload
-    // bit, plus room for zero-bit values (empty structs, one-value ranges).
-    bitrep::detail::walk_budget budget = bitrep::detail::walk_budget::for_payload(payload_bits);
+    // bit, plus room for zero-bit values (empty structs, one-value ranges);
+    // the bits the file holds, should a salvaged header claim more.
+    bitrep::detail::walk_budget budget =
+        bitrep::detail::walk_budget::for_payload(std::min<std::uint64_t>(payload_bits, payload.size() * 8));
     json_builder builder(tree);
     const bool complete = bitrep::detail::walk_value(stream, tree, 0, builder, budget);
     out["complete"] = complete;

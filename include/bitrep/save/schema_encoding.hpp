@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -18,6 +19,7 @@
 
 #include <bitrep/save/schema_node.hpp>
 #include <bitrep/status.hpp>
+#include <bitrep/wire/utf8.hpp>
 
 namespace bitrep::detail {
 
@@ -56,11 +58,14 @@ struct inline_schema_code {
 };
 
 /// A number in groups of `varint_group_bits` bits, least significant group
-/// first, each followed by a bit that says whether another follows. Four
-/// measured best of 3, 4, 5 and 7 on the schemas of bench/save_bench.cpp
-/// (docs/benchmarks.md): most counts and bounds are under 16, a few in the
-/// thousands. Readers refuse a number past 64 bits.
-inline constexpr int varint_group_bits = 4;
+/// first, each followed by a bit that says whether another follows. Most
+/// numbers in a schema are 0 (a position one past the one before) or small,
+/// a few in the thousands or millions: with 1, 2, 3, 4, 5 and 7 bits a
+/// group, the trial game's schema (bench/trial_game.hpp) took 460, 461,
+/// 472, 485, 505 and 539 bytes, save_bench's World 190, 192, 197, 204, 211
+/// and 226; 2 keeps a large bound at half the bits 1 takes. Readers refuse
+/// a number past 64 bits.
+inline constexpr int varint_group_bits = 2;
 
 template <class Stream>
 bool serialize_varint(Stream& stream, std::uint64_t& value)
@@ -101,27 +106,87 @@ bool serialize_signed_varint(Stream& stream, std::uint64_t& pattern)
     return true;
 }
 
+/// A character of a name in the string table, or its end: names are
+/// mostly lower-case identifiers, so a character is a 5-bit code, and
+/// only what is not a lower-case letter costs more (docs/save-format.md,
+/// section 2.3):
+///   0-25  a-z          27  A-Z, then 5 bits (0-25)   29  ':'
+///   26    '_'          28  0-9, then 4 bits (0-9)    30  any byte, then 8 bits
+///   31    the end of the name
+/// Against 8 bits a byte, this took the trial game's schema from 576 to
+/// 461 bytes, and save_bench's World from 243 to 192.
+inline constexpr unsigned name_end = 256; ///< the symbol that ends a name (code 31)
+
+template <class Stream>
+bool serialize_name_symbol(Stream& stream, unsigned& symbol)
+{
+    const std::size_t start = stream.position();
+    std::uint64_t code = 30;
+    std::uint64_t extra = symbol;
+    if constexpr (!Stream::is_reading) {
+        if (symbol == name_end)
+            code = 31;
+        else if (symbol >= 'a' && symbol <= 'z')
+            code = symbol - 'a';
+        else if (symbol == '_')
+            code = 26;
+        else if (symbol >= 'A' && symbol <= 'Z') {
+            code = 27;
+            extra = symbol - 'A';
+        } else if (symbol >= '0' && symbol <= '9') {
+            code = 28;
+            extra = symbol - '0';
+        } else if (symbol == ':')
+            code = 29;
+    }
+    if (!stream.serialize_bits(code, 5))
+        return false;
+    const int extra_bits = code == 27 ? 5 : code == 28 ? 4 : code == 30 ? 8 : 0;
+    if (extra_bits != 0 && !stream.serialize_bits(extra, extra_bits))
+        return false;
+    if constexpr (Stream::is_reading) {
+        if ((code == 27 && extra > 25) || (code == 28 && extra > 9)) [[unlikely]]
+            return stream.fail(error::corrupt, start, "schema: a name's character code out of range");
+        symbol = code < 26    ? static_cast<unsigned>('a' + code)
+                 : code == 26 ? '_'
+                 : code == 27 ? static_cast<unsigned>('A' + extra)
+                 : code == 28 ? static_cast<unsigned>('0' + extra)
+                 : code == 29 ? ':'
+                 : code == 30 ? static_cast<unsigned>(extra)
+                              : name_end;
+    }
+    return true;
+}
+
 /// Format 3. A schema's strings (names, type names, enumerators' names),
-/// each once, in the order of first use; index 0 is the empty string and
-/// is not written.
+/// each once, in byte order, each written as how many leading bytes it
+/// shares with the one before and the rest, in name symbols (so
+/// `game::Player` after `game::Item` costs `Player` and its end); index 0
+/// is the empty string and is not written.
 class compact_schema_code {
 public:
     /// The writer's table: every text of `tree`.
     explicit compact_schema_code(const schema& tree)
     {
-        strings_.emplace_back();
-        index_.emplace(std::string(), 0);
+        std::set<std::string> texts;
         for (const schema_node& node : tree.nodes) {
-            add(node.name);
-            add(node.type_name);
+            texts.insert(node.name);
+            texts.insert(node.type_name);
         }
+        texts.erase(std::string());
+        strings_.emplace_back();
+        strings_.insert(strings_.end(), texts.begin(), texts.end());
+        for (std::size_t i = 0; i < strings_.size(); ++i)
+            index_.emplace(strings_[i], i);
     }
     /// The reader's table, filled by serialize_table.
     compact_schema_code() { strings_.emplace_back(); }
 
-    /// The table: its count, then each string as the standard's string of
-    /// buffer size 256 (at most 255 bytes). A forged count costs the reader
-    /// nothing before its strings are there: each takes at least 8 bits.
+    /// The table: its count, then each string. A reader refuses a count
+    /// past what the bytes left could hold (each string takes at least 13
+    /// bits: its varint, a character and its end) before allocating for
+    /// it, and strings out of order (so that one table has one encoding),
+    /// longer than 255 bytes or not UTF-8.
     template <class Stream>
     bool serialize_table(Stream& stream)
     {
@@ -129,12 +194,12 @@ public:
         if (!serialize_varint(stream, count))
             return false;
         if constexpr (Stream::is_reading) {
-            if (count > 2 * schema_limits::max_nodes || count * 8 > stream.bits_remaining()) [[unlikely]]
+            if (count > 2 * schema_limits::max_nodes || count * 13 > stream.bits_remaining()) [[unlikely]]
                 return stream.fail(error::corrupt, stream.position(), "schema: more strings than the schema holds");
             strings_.resize(static_cast<std::size_t>(count) + 1);
         }
         for (std::size_t i = 1; i < strings_.size(); ++i)
-            if (!serialize_schema_text(stream, strings_[i]))
+            if (!serialize_string(stream, strings_[i - 1], strings_[i]))
                 return false;
         return true;
     }
@@ -183,6 +248,44 @@ public:
     }
 
 private:
+    template <class Stream>
+    static bool serialize_string(Stream& stream, const std::string& previous, std::string& text)
+    {
+        const std::size_t start = stream.position();
+        std::uint64_t shared = 0;
+        if constexpr (!Stream::is_reading)
+            while (shared < previous.size() && shared < text.size() && previous[shared] == text[shared])
+                ++shared;
+        if (!serialize_varint(stream, shared))
+            return false;
+        if constexpr (Stream::is_reading) {
+            if (shared > previous.size()) [[unlikely]]
+                return stream.fail(error::corrupt, start, "schema: a string shares more than the one before holds");
+            text.assign(previous, 0, static_cast<std::size_t>(shared));
+        }
+        for (std::size_t i = static_cast<std::size_t>(shared);; ++i) {
+            unsigned symbol = name_end;
+            if constexpr (!Stream::is_reading)
+                symbol = i < text.size() ? static_cast<unsigned char>(text[i]) : name_end;
+            if (!serialize_name_symbol(stream, symbol))
+                return false;
+            if (symbol == name_end)
+                break;
+            if constexpr (Stream::is_reading) {
+                if (text.size() == schema_limits::max_name) [[unlikely]]
+                    return stream.fail(error::corrupt, start, "schema: a string longer than 255 bytes");
+                text.push_back(static_cast<char>(symbol));
+            }
+        }
+        if constexpr (Stream::is_reading) {
+            if (!(previous < text)) [[unlikely]]
+                return stream.fail(error::corrupt, start, "schema: the string table is not in byte order");
+            if (!is_valid_utf8(reinterpret_cast<const unsigned char*>(text.data()), text.size())) [[unlikely]]
+                return stream.fail(error::bad_utf8, start, "schema: a string is not well-formed UTF-8");
+        }
+        return true;
+    }
+
     /// As the inline code's fixed widths do: a writer refuses a number past
     /// its limit, and a reader refuses to have read one.
     template <class Stream>
@@ -192,12 +295,6 @@ private:
             return true;
         return Stream::is_reading ? stream.fail(error::corrupt, start, "schema: a number above its limit")
                                   : stream.fail(error::value_out_of_range, start, "schema: a number above its limit");
-    }
-
-    void add(const std::string& text)
-    {
-        if (index_.emplace(text, strings_.size()).second)
-            strings_.push_back(text);
     }
 
     std::vector<std::string> strings_;
