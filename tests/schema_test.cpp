@@ -217,6 +217,14 @@ bitrep::status parse_compact(const std::vector<std::uint8_t>& encoded)
     return st;
 }
 
+/// `tree`, compact-encoded, is refused (corrupt) for the reason `why` names.
+void expect_compact_refused(const bitrep::schema& tree, std::string_view why)
+{
+    const bitrep::status st = parse_compact(encoded_as(tree, schema_encoding::compact));
+    EXPECT_EQ(st, bitrep::error::corrupt);
+    EXPECT_TRUE(contains(st.message(), why)) << st.message();
+}
+
 struct Point {
     quantized<-500.f, 500.f, 0.01f> x, y, z;
 };
@@ -368,10 +376,7 @@ TEST(CompactSchema, ACopyThatNestsPastTheDepthLimitIsRefused)
             builder.end();
     }
     builder.end();
-    const std::vector<std::uint8_t> encoded = encoded_as(builder.take(), schema_encoding::compact);
-    const bitrep::status st = parse_compact(encoded);
-    EXPECT_EQ(st, bitrep::error::corrupt);
-    EXPECT_TRUE(contains(st.message(), "deeper")) << st.message();
+    expect_compact_refused(builder.take(), "deeper");
 }
 
 TEST(CompactSchema, CopiesPastTheNodeLimitAreRefused)
@@ -389,10 +394,7 @@ TEST(CompactSchema, CopiesPastTheNodeLimitAreRefused)
         builder.end();
     }
     builder.end();
-    const std::vector<std::uint8_t> encoded = encoded_as(builder.take(), schema_encoding::compact);
-    const bitrep::status st = parse_compact(encoded);
-    EXPECT_EQ(st, bitrep::error::corrupt);
-    EXPECT_TRUE(contains(st.message(), "65536")) << st.message();
+    expect_compact_refused(builder.take(), "65536");
 }
 
 TEST(CompactSchema, ANumberLongerThanSixtyFourBitsIsRefused)
