@@ -32,9 +32,11 @@ enum class schema_kind : std::uint8_t {
     opaque,      ///< a serialization hook's own bits
     variant,     ///< the alternative's index, then its value (children: the alternatives, named)
 };
-/// 16 fills the 4 bits a node's kind takes in the schema encoding: another
-/// kind would change the encoding of every save, so it needs a new file
-/// format (save_header::current_format) that still reads the old one.
+/// 16 fills the 4 bits a node's kind takes in the schema encoding (the
+/// compact encoding marks a copy of a subtree with the enumerator's, which
+/// is never written as a kind): another kind would change the encoding of
+/// every save, so it needs a new file format (save_header::current_format)
+/// that still reads the old one.
 inline constexpr std::uint64_t schema_kind_count = 16;
 
 /// One node of a schema tree. A schema is its nodes in depth-first order,
