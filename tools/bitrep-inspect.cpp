@@ -403,11 +403,11 @@ status salvage_header(std::span<const std::uint8_t> file, bitrep::save_header& h
     }
     if (header.format >= 2 && file.size() >= bitrep::save_header::extended_size + header.metadata_bytes() &&
         bitrep::detail::save_info_crc(file, static_cast<std::size_t>(header.metadata_bytes())) != header.info_crc)
-        how.damage.push_back(stop_json("header", status(bitrep::error::corrupt, 60 * 8, "header",
-                                                        "CRC-32 of the header and metadata mismatch")));
+        how.damage.push_back(stop_json("header", status(bitrep::error::corrupt, bitrep::detail::info_crc_offset * 8,
+                                                        "header", "CRC-32 of the header and metadata mismatch")));
     if (bitrep::detail::save_crc(file) != header.crc)
         how.damage.push_back(stop_json(
-            "file", status(bitrep::error::corrupt, 32 * 8, "header",
+            "file", status(bitrep::error::corrupt, bitrep::detail::crc_offset * 8, "header",
                            "CRC-32 mismatch: some byte differs from what was written, so values read may be wrong")));
     return {};
 }
