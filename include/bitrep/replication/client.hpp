@@ -339,7 +339,6 @@ private:
     /// oldest go unsent when the window does not fit a packet (they were
     /// in earlier ones).
     void write_inputs(replication::message_write_stream& stream)
-        requires has_inputs
     {
         std::size_t room = 8 * (packet_.size() - guard_.prefix() - guard_.suffix()) - stream.bit_position();
         if constexpr (has_messages)
