@@ -283,7 +283,9 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, E& o
 
 /// A file's flags (a struct of bools) into a flag enum, matched by name: a
 /// flag the file lacks is clear, and a set flag the program no longer has
-/// is refused (clear, it is nothing lost).
+/// is refused (clear, it is nothing lost). A file's field that is no bool
+/// and no flag (a struct that became a flag enum) is skipped by its kind,
+/// as a struct's dropped field is, and bind() listed it as dropped.
 template <class E>
     requires reflect::flag_enum<E>
 bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, E& out)
@@ -292,12 +294,15 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, E& o
     std::uint64_t word = 0;
     for (std::uint32_t c = f + 1; c < file.nodes[f].end; c = file.nodes[c].end) {
         const std::size_t start = stream.position();
+        const std::int32_t flag = plan.target[c];
         bool set = false;
-        if (!read_as(stream, plan, c, set)) [[unlikely]] {
+        const bool ok = flag < 0 && file.nodes[c].kind != schema_kind::boolean
+                            ? skip_value(stream, file, c, plan.budget)
+                            : read_as(stream, plan, c, set);
+        if (!ok) [[unlikely]] {
             enter_schema_field(stream.failure(), file.nodes[c]);
             return false;
         }
-        const std::int32_t flag = plan.target[c];
         if (set && flag < 0) [[unlikely]] {
             value_does_not_fit(stream, start, "the file's flag is not in the program's flag enum");
             enter_schema_field(stream.failure(), file.nodes[c]);
