@@ -38,6 +38,7 @@ enum class error : std::uint8_t {
     options_mismatch,   ///< the two ends' replication_options disagree (e.g. check_value)
     would_block,        ///< (send) a bounded queue is full; try again once the peer has acknowledged
     duplicate_key,      ///< a map's or set's key given twice (read)
+    durability_unknown, ///< (save) the new file is in place, but the directory's fsync failed: a power cut may undo it
 };
 
 constexpr std::string_view to_string(error code) noexcept
@@ -66,6 +67,7 @@ constexpr std::string_view to_string(error code) noexcept
     case error::options_mismatch: return "options_mismatch";
     case error::would_block: return "would_block";
     case error::duplicate_key: return "duplicate_key";
+    case error::durability_unknown: return "durability_unknown";
     }
     return "unknown";
 }
@@ -132,7 +134,8 @@ public:
         // A file that cannot be opened, written or recognised has no bit at
         // which things went wrong; everything else does.
         const bool whole_file = code_ == error::not_found || code_ == error::io_error ||
-                                code_ == error::not_a_save || code_ == error::newer_version;
+                                code_ == error::not_a_save || code_ == error::newer_version ||
+                                code_ == error::durability_unknown;
         if (!whole_file)
             text.append(path_length_ != 0 ? ", bit " : " bit ").append(std::to_string(bit_offset_));
         if (detail_length_ != 0)

@@ -37,7 +37,8 @@ enum class save_compression : std::uint8_t {
 };
 
 struct save_options {
-    /// Keep the previous save as `<path>.bak` (replaced atomically too).
+    /// Keep the previous save as `<path>.bak` (replaced atomically too): a
+    /// hard link, or a copy on a file system without hard links.
     bool keep_backup = false;
     save_compression compression = save_compression::none;
     /// zstd's level: 1 (fastest) to 19 (smallest); 3 is zstd's default.
@@ -589,7 +590,9 @@ private:
 
 /// Saves value to `path` atomically and durably: afterwards the file holds
 /// either the previous save or this one, whatever happens (crash, power
-/// loss, a full disk); on failure the previous save is intact.
+/// loss, a full disk); on failure the previous save is intact, except for
+/// durability_unknown: this save is in place, but the directory's fsync
+/// failed, so a power cut may still bring the previous one back.
 /// (bitrep::save_async, save/async.hpp, does the file work on another thread.)
 template <class T>
 status save(path_view path, const T& value, const save_options& options = {})
