@@ -82,6 +82,10 @@ constexpr std::string_view to_string(error code) noexcept
 class [[nodiscard]] status {
 public:
     static constexpr std::size_t max_path_length = 119;
+    /// The bit offset of a failure no bit of the input is to blame for (a
+    /// schema that does not match the program's, a refusal load_options
+    /// asked for): message() leaves it out.
+    static constexpr std::size_t no_bit = static_cast<std::size_t>(-1);
     static constexpr std::size_t max_detail_length = 96;
 
     status() noexcept {} // user-provided: a const status needs no initialiser for its text buffers
@@ -136,7 +140,7 @@ public:
         const bool whole_file = code_ == error::not_found || code_ == error::io_error ||
                                 code_ == error::not_a_save || code_ == error::newer_version ||
                                 code_ == error::durability_unknown;
-        if (!whole_file)
+        if (!whole_file && bit_offset_ != no_bit)
             text.append(path_length_ != 0 ? ", bit " : " bit ").append(std::to_string(bit_offset_));
         if (detail_length_ != 0)
             text.append(": ").append(detail());

@@ -10,6 +10,7 @@
 // not a name comparison.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bitset>
 #include <chrono>
@@ -67,6 +68,24 @@ struct is_std_optional<std::optional<T>> : std::true_type {};
                                                             std::string_view why)
 {
     return stream.fail(error::out_of_range, start, why);
+}
+
+/// Refuses a file's value whose enumerator, flag or alternative `name` the
+/// program's `what` does not have, saying how a renamed one is kept. The
+/// text is composed on the stack: a read path does not allocate to fail.
+[[gnu::cold, gnu::noinline]] inline bool name_not_in_program(save_read_stream& stream, std::size_t start,
+                                                             std::string_view name, std::string_view what)
+{
+    std::array<char, status::max_detail_length + 1> text;
+    std::size_t length = 0;
+    for (const std::string_view piece :
+         {std::string_view("no `"), name, std::string_view("` in the program's "), what,
+          std::string_view(": if renamed, list the old name in bitrep_renames")}) {
+        const std::size_t taken = std::min(piece.size(), text.size() - length);
+        std::copy_n(piece.data(), taken, text.data() + length);
+        length += taken;
+    }
+    return stream.fail(error::out_of_range, start, std::string_view(text.data(), length));
 }
 
 template <class Int>
@@ -276,7 +295,7 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, E& o
         return false;
     const std::int32_t mine = plan.target[f + 1 + index];
     if (mine < 0) [[unlikely]]
-        return value_does_not_fit(stream, start, "the file's enumerator is not in the program's enum");
+        return name_not_in_program(stream, start, plan.file.nodes[f + 1 + index].name, "enum");
     out = reflect::enumerators<E>::values[static_cast<std::size_t>(mine)];
     return true;
 }
@@ -304,7 +323,7 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, E& o
             return false;
         }
         if (set && flag < 0) [[unlikely]] {
-            value_does_not_fit(stream, start, "the file's flag is not in the program's flag enum");
+            name_not_in_program(stream, start, file.nodes[c].name, "flag enum");
             enter_schema_field(stream.failure(), file.nodes[c]);
             return false;
         }
@@ -501,8 +520,15 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std:
     if (!read_alternative(stream, plan.file, f, alternative, plan.budget))
         return false;
     const std::int32_t mine = plan.target[alternative];
-    if (mine < 0) [[unlikely]]
-        return value_does_not_fit(stream, start, "the file's alternative is not in the program's variant");
+    if (mine < 0) [[unlikely]] {
+        const schema_node& missing = plan.file.nodes[alternative];
+        if (missing.name.empty())
+            value_does_not_fit(stream, start, "the file's alternative is not in the program's variant");
+        else
+            name_not_in_program(stream, start, missing.name, "variant");
+        enter_schema_alternative(stream.failure(), missing);
+        return false;
+    }
     const bool ok = with_index<sizeof...(Ts)>(static_cast<std::size_t>(mine), [&](auto i) {
         return read_as(stream, plan, alternative, hold_alternative<decltype(i)::value>(out));
     });
