@@ -112,6 +112,14 @@ TEST(FlagsSave, ASetFlagTheProgramNoLongerHasIsRefusedAndChangesNothing)
     EXPECT_EQ(loaded.level, 1);
 }
 
+enum class LampState : std::uint8_t { lit = 1, locked = 2 };
+BOOST_DESCRIBE_ENUM(LampState, lit, locked)
+constexpr bool bitrep_flags(LampState) { return true; }
+constexpr LampState operator|(LampState a, LampState b)
+{
+    return static_cast<LampState>(static_cast<int>(a) | static_cast<int>(b));
+}
+
 namespace {
 
 /// A struct of switches, before it became a flag enum: a number sits
@@ -127,14 +135,6 @@ struct Lamp {
     Switches state;
 };
 BOOST_DESCRIBE_STRUCT(Lamp, (), (state))
-
-enum class LampState : std::uint8_t { lit = 1, locked = 2 };
-BOOST_DESCRIBE_ENUM(LampState, lit, locked)
-constexpr bool bitrep_flags(LampState) { return true; }
-constexpr LampState operator|(LampState a, LampState b)
-{
-    return static_cast<LampState>(static_cast<int>(a) | static_cast<int>(b));
-}
 
 struct LampV2 {
     static constexpr std::string_view bitrep_name = "Lamp";
@@ -170,11 +170,12 @@ TEST(FlagsSave, ADroppedNumberBetweenFlagsIsRefusedWithRefuseDroppedFields)
     EXPECT_EQ(loaded.state, LampState::locked);
 }
 
-namespace {
 enum class AccessV3 : std::uint8_t { read = 1, modify = 2, execute = 4 };
 BOOST_DESCRIBE_ENUM(AccessV3, read, modify, execute)
 constexpr bool bitrep_flags(AccessV3) { return true; }
 constexpr auto bitrep_renames(AccessV3) { return std::array{bitrep::renamed{.from = "write", .to = "modify"}}; }
+
+namespace {
 
 struct DoorV3 {
     static constexpr std::string_view bitrep_name = "Door";
