@@ -244,7 +244,7 @@ TEST(DurationSave, AFloatCountIntoAnIntegerOneOrANumberIntoADurationIsAMismatch)
     bitrep::load_info info;
     const bitrep::status st = bitrep::load_from_bytes(bitrep::save_to_bytes(floats), ms, info);
     EXPECT_EQ(st.code(), bitrep::error::schema_mismatch) << st.message();
-    EXPECT_TRUE(oracle::contains(st.message(), "AbilityMs.cooldown.count, bit 0: file has float")) << st.message();
+    EXPECT_TRUE(oracle::contains(st.message(), "AbilityMs.cooldown.count: file has float")) << st.message();
     // A number is not a duration, nor a duration a number: which unit a
     // bare count meant is not in the file.
     saves::AbilityNumber number;
@@ -253,6 +253,19 @@ TEST(DurationSave, AFloatCountIntoAnIntegerOneOrANumberIntoADurationIsAMismatch)
     EXPECT_EQ(bitrep::load_from_bytes(bitrep::save_to_bytes(ms), number, info).code(), bitrep::error::schema_mismatch);
     EXPECT_EQ(number.cooldown, 3);
     EXPECT_EQ(ms.cooldown, 5ms);
+}
+
+TEST(DurationSave, ANumberIntoADurationNamesTheDurationAndItsUnitNotAStruct)
+{
+    saves::AbilityNumber number;
+    number.cooldown = 3;
+    saves::AbilityMs ms;
+    const bitrep::status into = bitrep::load_from_bytes(bitrep::save_to_bytes(number), ms);
+    EXPECT_EQ(into.message(),
+              "schema_mismatch at saves::AbilityMs.cooldown: file has integer, program has duration in 1/1000 s");
+    const bitrep::status out_of = bitrep::load_from_bytes(bitrep::save_to_bytes(ms), number);
+    EXPECT_EQ(out_of.message(),
+              "schema_mismatch at saves::AbilityNumber.cooldown: file has duration in 1/1000 s, program has integer");
 }
 
 TEST(DurationSave, AForeignPeriodIsRefusedWithoutOverflow)

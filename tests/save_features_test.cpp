@@ -428,6 +428,32 @@ TEST_F(SaveFiles, AFailedEncodeOrWriteIsTheHandlesStatusAndThePreviousSaveStays)
     EXPECT_FALSE(bitrep::save_handle{}.wait());
 }
 
+TEST_F(SaveFiles, ARelativePathIsResolvedWhenTheSaveIsAskedNotWhenItIsWritten)
+{
+    const fs::path asked_in = path("asked_in");
+    const fs::path moved_to = path("moved_to");
+    fs::create_directories(asked_in);
+    fs::create_directories(moved_to);
+    const fs::path original = fs::current_path();
+    bitrep::saver saver;
+    for (int round = 0; round < 3; ++round) {
+        // A large save first keeps the worker busy while the relative one
+        // is asked and the program changes directory.
+        bitrep::save_handle busy = saver.save(path("busy.sav"), make_world(150000, round));
+        fs::current_path(asked_in);
+        bitrep::save_handle relative = saver.save("relative.sav", make_world(10, round));
+        fs::current_path(moved_to);
+        const bitrep::status st = relative.wait();
+        fs::current_path(original);
+        ASSERT_TRUE(busy.wait());
+        ASSERT_TRUE(st) << st.message();
+        World loaded;
+        ASSERT_TRUE(bitrep::load(asked_in / "relative.sav", loaded)) << "round " << round;
+        EXPECT_EQ(loaded.turn, round);
+        EXPECT_FALSE(fs::exists(moved_to / "relative.sav")) << "round " << round;
+    }
+}
+
 TEST_F(SaveFiles, ASaverFinishesEverySaveBeforeItGoes)
 {
     std::vector<bitrep::save_handle> handles;
