@@ -43,6 +43,12 @@ nonce_bytes nonce_for(replication::direction way, std::uint64_t number) noexcept
     return nonce;
 }
 
+void write_u64(std::span<std::uint8_t> packet, std::size_t at, std::uint64_t value) noexcept
+{
+    for (std::size_t i = 0; i < 8; ++i)
+        packet[at + i] = static_cast<std::uint8_t>(value >> (8 * i));
+}
+
 /// Protocol id, kind, and the packet's cleartext salt and number.
 std::array<unsigned char, 5 + replication::aead_prefix_bytes>
 associated_data(std::uint32_t protocol_id, replication::packet_kind kind, std::span<const std::uint8_t> prefix) noexcept
@@ -65,12 +71,6 @@ std::uint64_t read_u64(std::span<const std::uint8_t> packet, std::size_t at) noe
     for (std::size_t i = 0; i < 8; ++i)
         value |= std::uint64_t{packet[at + i]} << (8 * i);
     return value;
-}
-
-void write_u64(std::span<std::uint8_t> packet, std::size_t at, std::uint64_t value) noexcept
-{
-    for (std::size_t i = 0; i < 8; ++i)
-        packet[at + i] = static_cast<std::uint8_t>(value >> (8 * i));
 }
 
 } // namespace

@@ -228,7 +228,7 @@ public:
         std::uint64_t number = 0;
         if (status numbered = aead_number(packet, number); !numbered)
             return numbered;
-        static_cast<void>(aead_salt(packet, salt)); // as long as the number
+        static_cast<void>(aead_salt(packet, salt)); // the same length check as aead_number
         if (!window_.fresh(number))
             return status(error::stale, 0, "packet", "a packet number seen before, or older than the replay window");
         if (peer_known_ && salt != peer_salt_)
