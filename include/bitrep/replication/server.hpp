@@ -344,16 +344,12 @@ public:
         connection* c = find(id);
         if (c == nullptr) [[unlikely]]
             return status(error::unknown_client, 0, "client", "no such client");
-        ++receiving_;
+        // Left by return or by a handler's exception alike, so that a throwing
+        // handler cannot keep removed connections alive.
+        const receive_scope scope(*this);
         status result = apply_client_packet(*c, id, bytes);
         c->guard.clear_body();
         (result ? c->stats.acks_received : c->stats.acks_refused) += 1;
-        if (--receiving_ == 0 && removals_pending_) [[unlikely]] {
-            removals_pending_ = false;
-            for (auto& removed : connections_)
-                if (removed != nullptr && removed->removed)
-                    removed.reset();
-        }
         return result;
     }
 
@@ -845,6 +841,27 @@ private:
 
     /// The client's connection; none once removed (even while a receive()
     /// still holds it).
+    /// A receive() under way: the outermost one frees the connections its
+    /// handlers removed when it ends.
+    class receive_scope {
+    public:
+        explicit receive_scope(replication_server& server) noexcept : server_(server) { ++server_.receiving_; }
+        receive_scope(const receive_scope&) = delete;
+        receive_scope& operator=(const receive_scope&) = delete;
+        ~receive_scope()
+        {
+            if (--server_.receiving_ != 0 || !server_.removals_pending_) [[likely]]
+                return;
+            server_.removals_pending_ = false;
+            for (auto& removed : server_.connections_)
+                if (removed != nullptr && removed->removed)
+                    removed.reset();
+        }
+
+    private:
+        replication_server& server_;
+    };
+
     connection* find(client_id id) const noexcept
     {
         connection* c = id < connections_.size() ? connections_[id].get() : nullptr;
