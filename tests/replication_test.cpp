@@ -1862,7 +1862,7 @@ struct reporting_link {
     client_id id = server.add_client();
     std::vector<report> reports;
 
-    reporting_link()
+    explicit reporting_link(const replication_options& options = {}) : server(options), client(options)
     {
         server.on_invalid_value([this](entity_key key, const status& why) {
             reports.push_back({key, std::string(why.field_path()), why.code()});
@@ -1915,6 +1915,42 @@ TEST(InvalidValues, AnEntityThatCannotBeEncodedIsLeftOutReportedOnceAndTheRestRe
     EXPECT_EQ(link.reports[1].key, (entity_key{1, 2}));
     EXPECT_EQ(link.client.state().cubes[2].x.quantum(), Coordinate{5.0f}.quantum());
     EXPECT_EQ(link.client.state().cubes[1].x.quantum(), Coordinate{2.5f}.quantum());
+}
+
+TEST(InvalidValues, AQuantizedValueOutsideItsRangeIsReportedAndTheClientKeepsWhatItHad)
+{
+    for (const replication_encoding encoding : {replication_encoding::coded, replication_encoding::bit_packed}) {
+        SCOPED_TRACE(encoding == replication_encoding::coded ? "coded" : "bit_packed");
+        reporting_link link(encoded(encoding));
+        World world{};
+        world.cubes.emplace(4, Cube{});
+        world.cubes[4].x = 256.0f; // the top of [-256, 256]
+        for (std::uint32_t t = 1; t <= 3; ++t) {
+            world.tick = t;
+            link.exchange(world); // acknowledged: later packets are deltas
+        }
+        // 5000 would be sent as the top quantum, the client's own: were it
+        // not refused, the client would keep 256 and nobody would know.
+        world.cubes[4].x = 5000.0f;
+        world.cubes[4].y = 7.0f;
+        for (std::uint32_t t = 4; t <= 6; ++t) {
+            world.tick = t;
+            link.exchange(world);
+        }
+        ASSERT_EQ(link.reports.size(), 1u);
+        EXPECT_EQ(link.reports[0].key, (entity_key{1, 4}));
+        EXPECT_EQ(link.reports[0].path, "World.cubes[4].x");
+        EXPECT_EQ(link.reports[0].code, error::value_out_of_range);
+        EXPECT_EQ(link.client.state().tick, 6u);
+        EXPECT_EQ(link.client.state().cubes[4].y.value(), 0.0f); // the entity stays as the client had it
+        world.cubes[4].x = -std::numeric_limits<float>::infinity();
+        link.exchange(world);
+        EXPECT_EQ(link.reports.size(), 1u); // still the same broken value: reported once
+        world.cubes[4].x = 255.0f;
+        link.exchange(world);
+        EXPECT_EQ(link.client.state().cubes[4].x.quantum(), Coordinate{255.0f}.quantum());
+        EXPECT_EQ(link.client.state().cubes[4].y.quantum(), Coordinate{7.0f}.quantum());
+    }
 }
 
 TEST(InvalidValues, AnEntityBrokenWhileInFlightStaysAtTheVersionLastSent)
