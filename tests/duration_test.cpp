@@ -75,10 +75,21 @@ TEST(Duration, ACountOutsideItsRangeIsRefusedOnWriteNamingTheField)
     bytes out;
     const bitrep::status st = bitrep::to_bytes(a, out);
     EXPECT_STATUS(st, bitrep::error::value_out_of_range, "Ability.cooldown", 0);
-    // A quantized count clamps, as a quantized float does.
+    // A quantized count is refused as a quantized float is.
     a.cooldown = 0ms;
     a.cast_time = 12s;
-    EXPECT_EQ(oracle::round_trip(a).cast_time, 10s);
+    EXPECT_STATUS(bitrep::to_bytes(a, out), bitrep::error::value_out_of_range, "Ability.cast_time", 16);
+    a.cast_time = seconds_f(std::numeric_limits<float>::quiet_NaN());
+    EXPECT_EQ(bitrep::to_bytes(a, out).code(), bitrep::error::value_out_of_range);
+}
+
+TEST(Duration, AClampedQuantizedCountClampsToItsRange)
+{
+    using clamped_seconds = bitrep::clamped<bitrep::quantized_duration<seconds_f, 0, 10, 0.01>>;
+    static_assert(std::is_same_v<clamped_seconds::count_type, bitrep::clamped<bitrep::quantized<0, 10, 0.01>>>);
+    EXPECT_EQ(oracle::round_trip(clamped_seconds(12s)), 10s);
+    EXPECT_EQ(bitrep::to_bytes(clamped_seconds(12s)),
+              bitrep::to_bytes(bitrep::quantized_duration<seconds_f, 0, 10, 0.01>(10s)));
 }
 
 TEST(Duration, EveryTruncationIsRefusedAndChangesNothing)

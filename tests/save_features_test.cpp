@@ -22,6 +22,7 @@
 #include <fstream>
 #include <random>
 #include <span>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -405,6 +406,24 @@ TEST_F(SaveFiles, SavesOfOnePathEndWithTheLastAsked)
     ASSERT_TRUE(bitrep::load(file, loaded));
     EXPECT_EQ(loaded.turn, 12);
     EXPECT_TRUE(whole(loaded));
+}
+
+TEST_F(SaveFiles, AQuantizedValueOutsideItsRangeIsRefusedAndThePreviousSaveStays)
+{
+    const fs::path file = path("outside.sav");
+    ASSERT_TRUE(bitrep::save(file, make_world(10, 1)));
+    const bytes before = read_all(file);
+    World bad = make_world(10, 2);
+    bad.units[4].x = 5000.0f; // outside [-1000, 1000]: it would load as 1000
+    const bitrep::status why = bitrep::save(file, bad);
+    EXPECT_EQ(why.code(), bitrep::error::value_out_of_range) << why.message();
+    EXPECT_EQ(why.field_path(), "World.units[4].x") << why.message();
+    const bitrep::status async_why = bitrep::save_async(file, bad).wait();
+    EXPECT_EQ(async_why.code(), bitrep::error::value_out_of_range) << async_why.message();
+    EXPECT_EQ(async_why.field_path(), "World.units[4].x") << async_why.message();
+    bad.units[4].x = -std::numeric_limits<float>::infinity();
+    EXPECT_EQ(bitrep::save(file, bad).code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(read_all(file), before);
 }
 
 TEST_F(SaveFiles, AFailedEncodeOrWriteIsTheHandlesStatusAndThePreviousSaveStays)

@@ -497,6 +497,20 @@ TEST(SchemaLoad, AQuantizedValueOutsideTheNarrowedRangeIsRefused)
     EXPECT_TRUE(contains(st.message(), "After.x")) << st.message();
 }
 
+TEST(SchemaLoad, AQuantizedValueWithinHalfAStepOfTheNarrowedRangeLoadsAsTheEdgeAndSavesAgain)
+{
+    shapes::Before before;
+    before.x = 50.04f; // [-50, 50] at 0.1 takes it as 50, the quantum a save of it sends
+    shapes::After after;
+    ASSERT_TRUE(carry_over(before, after));
+    EXPECT_EQ(after.x.value(), 50.0f);
+    std::vector<std::uint8_t> saved;
+    EXPECT_TRUE(bitrep::save_to_bytes(after, saved));
+    before.x = -50.04f;
+    ASSERT_TRUE(carry_over(before, after));
+    EXPECT_EQ(after.x.value(), -50.0f);
+}
+
 namespace containers {
 struct Thing {
     ranged<int, 0, 100> hp = 0;

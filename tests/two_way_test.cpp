@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -285,6 +286,44 @@ TEST(TwoWay, SendInputRefusesAnOldTickAndAValueOutsideItsAnnotation)
     bad.move_x.get() = 5;
     EXPECT_STATUS(client.send_input(11, bad), bitrep::error::value_out_of_range, "PlayerInput.move_x", 0);
     EXPECT_EQ(client.inputs_waiting(), 1u);
+}
+
+namespace aiming {
+struct Aim {
+    bitrep::quantized<-3.1416f, 3.1416f, 0.001f> yaw;
+    bitrep::quantized<0.f, 1.f, 0.01f> throttle;
+};
+BOOST_DESCRIBE_STRUCT(Aim, (), (yaw, throttle))
+struct Shout {
+    bitrep::quantized<0.f, 100.f, 0.5f> volume;
+};
+BOOST_DESCRIBE_STRUCT(Shout, (), (volume))
+using Client = bitrep::replication_client<World, Aim, bitrep::message_set<Shout>>;
+using Server = bitrep::replication_server<World, Aim, bitrep::message_set<Shout>>;
+} // namespace aiming
+
+TEST(TwoWay, QuantizedInputsAndMessagesOutsideTheirRangeAreRefusedNamingTheField)
+{
+    aiming::Client client;
+    aiming::Aim aim;
+    aim.throttle = 1.5f;
+    EXPECT_STATUS(client.send_input(1, aim), bitrep::error::value_out_of_range, "aiming::Aim.throttle", 13);
+    aim.throttle = 1.0f;
+    aim.yaw = -std::numeric_limits<float>::infinity();
+    EXPECT_STATUS(client.send_input(1, aim), bitrep::error::value_out_of_range, "aiming::Aim.yaw", 0);
+    EXPECT_EQ(client.inputs_waiting(), 0u);
+    aiming::Shout shout;
+    shout.volume = 120.0f;
+    EXPECT_STATUS(client.send(shout, bitrep::channel::reliable), bitrep::error::value_out_of_range,
+                  "aiming::Shout.volume", 0);
+    EXPECT_STATUS(client.send(shout, bitrep::channel::unreliable), bitrep::error::value_out_of_range,
+                  "aiming::Shout.volume", 0);
+    EXPECT_EQ(client.messages().send_refused, 2u);
+
+    aiming::Server server;
+    const bitrep::client_id id = server.add_client();
+    EXPECT_STATUS(server.send(id, shout, bitrep::channel::reliable), bitrep::error::value_out_of_range,
+                  "aiming::Shout.volume", 0);
 }
 
 TEST(TwoWay, AMalformedMessageRefusesThePacketWholeAndNamesTheMessageField)

@@ -229,8 +229,9 @@ public:
     }
 
     /// Called when a value of the State cannot be encoded (outside its
-    /// annotation: a NaN in a quantized field, 101 in ranged<int, 0, 100>, a
-    /// vector over its bound, a quaternion that is not unit length), with
+    /// annotation: 5000 or NaN in quantized<-1024.f, 1024.f, 0.01f>, 101 in
+    /// ranged<int, 0, 100>, a vector over its bound, a quaternion that is
+    /// not unit length), with
     /// the status naming it, e.g. `World.cubes[12].hp`. That entity, or that
     /// top-level field (key.id == entity_key::whole_field), stays as the
     /// client last had it, and everything else goes out as usual. Reported

@@ -256,21 +256,23 @@ bool accept_real(save_read_stream&, std::size_t, double value, Real& out)
     out = static_cast<Real>(value);
     return true;
 }
-template <float_constant Min, float_constant Max, float_constant Resolution>
-bool accept_real(save_read_stream& stream, std::size_t start, double value, quantized<Min, Max, Resolution>& out)
+template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
+bool accept_real(save_read_stream& stream, std::size_t start, double value,
+                 quantized<Min, Max, Resolution, Policy>& out)
 {
-    using type = quantized<Min, Max, Resolution>;
-    // Within half a step of the range: saving it again quantizes it to the
-    // edge, as any value of the program's own would be.
+    using type = quantized<Min, Max, Resolution, Policy>;
+    // Within half a step of the range: it loads as the edge, the quantum a
+    // save of it would have sent, so that the loaded value can be saved again.
     const double slack = 0.5 * static_cast<double>(type::resolution);
     if (!(value >= type::min - slack && value <= type::max + slack)) [[unlikely]]
         return value_does_not_fit(stream, start, "the file's value is outside the program's range");
-    out = static_cast<float>(value);
+    out = std::clamp(static_cast<float>(value), type::min, type::max);
     return true;
 }
 
-template <float_constant Min, float_constant Max, float_constant Resolution>
-bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, quantized<Min, Max, Resolution>& out)
+template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f,
+                quantized<Min, Max, Resolution, Policy>& out)
 {
     const std::size_t start = stream.position();
     double value = 0.0;
