@@ -24,7 +24,7 @@ cd "$(dirname "$0")"
 
 packages=(cmake make g++ clang libclang-rt-14-dev libboost1.81-dev libgtest-dev libbenchmark-dev
           nlohmann-json3-dev libcli11-dev libcereal-dev libode-dev libglm-dev
-          libzstd-dev libsodium-dev clang-tidy-14)
+          libzstd-dev libsodium-dev clang-tidy-14 python3 pkg-config)
 jobs=$(nproc)
 
 install_missing() {
@@ -96,6 +96,11 @@ case "${1:-}" in
       || { cat build/consumer.configure.log; exit 1; }
     cmake --build build/consumer -j "$jobs"
     ./build/consumer/consumer
+    # The same program built without CMake, from the installed bitrep.pc.
+    # shellcheck disable=SC2046 # pkg-config's flags are meant to split
+    g++ -std=c++20 tests/consumer/main.cpp $(PKG_CONFIG_PATH="$PWD/build/stage/lib/pkgconfig" pkg-config --cflags --libs bitrep) \
+      -o build/consumer/consumer_pkg_config
+    ./build/consumer/consumer_pkg_config
     run_tidy
     ;;
   tidy)

@@ -63,7 +63,7 @@ void BM_aead_seal(benchmark::State& state)
     std::uint64_t number = 0;
     bool ok = true;
     for (auto _ : state) {
-        ok &= rep::aead_seal(key, rep::direction::server_to_client, protocol, rep::packet_kind::state, number++, packet)
+        ok &= rep::aead_seal(key, rep::direction::server_to_client, 1, protocol, rep::packet_kind::state, number++, packet)
                   .ok();
         benchmark::DoNotOptimize(packet.data());
     }
@@ -83,10 +83,10 @@ void open_sealed(benchmark::State& state, bool forged)
     }
     const bitrep::packet_key key = bitrep::packet_key::random();
     std::vector<std::uint8_t> packet = packet_of(state);
-    bool ok = rep::aead_seal(key, rep::direction::server_to_client, protocol, rep::packet_kind::state, 7, packet).ok();
+    bool ok = rep::aead_seal(key, rep::direction::server_to_client, 1, protocol, rep::packet_kind::state, 7, packet).ok();
     if (forged)
         packet[20] ^= 1;
-    std::vector<std::uint8_t> body(packet.size() - rep::aead_number_bytes - rep::aead_tag_bytes);
+    std::vector<std::uint8_t> body(packet.size() - rep::aead_overhead_bytes);
     for (auto _ : state) {
         ok &= rep::aead_open(key, rep::direction::server_to_client, protocol, rep::packet_kind::state, packet, body)
                   .ok() != forged;

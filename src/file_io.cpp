@@ -91,6 +91,18 @@ status failure(error code, const std::filesystem::path& file, std::string_view s
     return failure(code, std::string_view(file.native()), step, detail);
 }
 
+// "the new file is in place; ..." and the system's reason, composed on the
+// stack like failure()'s path.
+status durability_unknown(const std::filesystem::path& file, std::string_view step, int system_error) noexcept
+{
+    constexpr std::string_view written = "written, durability unknown: ";
+    std::array<char, status::max_detail_length> text;
+    const std::string_view why = reason(system_error).substr(0, text.size() - written.size());
+    std::copy(written.begin(), written.end(), text.begin());
+    std::copy(why.begin(), why.end(), text.begin() + static_cast<std::ptrdiff_t>(written.size()));
+    return failure(error::durability_unknown, file, step, std::string_view(text.data(), written.size() + why.size()));
+}
+
 // The path the headers pass as text, as the file system's type: copying it
 // may allocate, so a failure is reported, never thrown.
 template <class Use>
@@ -182,13 +194,70 @@ void name_temporaries(write_names& names, const std::string& target)
     names.backup_temporary = target + ".bak" + suffix;
 }
 
-// Gives `path` the previous contents' twin at `<path>.bak` without a moment
-// where `path` is missing: a hard link shares the old inode, and rename
-// replaces the old backup atomically. Returns 0 or the failing step's errno.
-int keep_previous_as_backup(const std::string& target, const write_names& names, std::string_view& step) noexcept
+// File systems without hard links (FAT, exFAT, some network and FUSE ones)
+// refuse link() with one of these, rather than with a reason a copy would
+// meet too.
+bool no_hard_links(int system_error) noexcept
 {
+    return system_error == EPERM || system_error == EOPNOTSUPP || system_error == ENOSYS || system_error == EMLINK;
+}
+
+// Copies `from`, when it exists (`copied`), to the new file `to`, synced:
+// the backup where hard links are missing. Returns 0 or errno.
+int copy_file_synced(const std::string& from, const std::string& to, bool& copied) noexcept
+{
+    int opened;
+    do
+        opened = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+    while (opened < 0 && errno == EINTR);
+    if (opened < 0)
+        return errno == ENOENT ? 0 : errno; // ENOENT: the first save, nothing to keep
+    descriptor source(opened);
+    descriptor copy(::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+    if (copy.get() < 0)
+        return errno;
+    std::array<std::uint8_t, 64 * 1024> buffer;
+    for (;;) {
+        const ssize_t got = ::read(source.get(), buffer.data(), buffer.size());
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return errno;
+        if (got == 0)
+            break;
+        if (const int failed = write_all(copy.get(), std::span(buffer.data(), static_cast<std::size_t>(got))))
+            return failed;
+    }
+    if (const int failed = sync_descriptor(copy.get()))
+        return failed;
+    if (::close(copy.release()) != 0)
+        return errno;
+    copied = true;
+    return 0;
+}
+
+// Gives `path` the previous contents' twin at `<path>.bak` without a moment
+// where `path` is missing: a hard link shares the old inode (a copy where
+// the file system has no hard links), and rename replaces the old backup
+// atomically. Returns 0 or the failing step's errno.
+int keep_previous_as_backup(const std::string& target, const write_names& names, const file_system_calls& calls,
+                            write_outcome& outcome, std::string_view& step) noexcept
+{
+    const auto link = calls.link != nullptr ? calls.link : &::link;
     for (int attempt = 0; attempt < 2; ++attempt) {
-        if (::link(target.c_str(), names.backup_temporary.c_str()) == 0) {
+        bool linked = link(target.c_str(), names.backup_temporary.c_str()) == 0;
+        if (!linked && no_hard_links(errno)) {
+            bool copied = false;
+            if (const int failed = copy_file_synced(target, names.backup_temporary, copied)) {
+                ::unlink(names.backup_temporary.c_str());
+                step = "backup copy (no hard links)";
+                return failed;
+            }
+            if (!copied)
+                return 0; // the first save: there is nothing to keep
+            linked = outcome.backup_copied = true;
+        }
+        if (linked) {
             if (::rename(names.backup_temporary.c_str(), names.backup.c_str()) == 0)
                 return 0;
             const int saved = errno;
@@ -244,7 +313,7 @@ void remove_stale_temporaries(const std::filesystem::path& target) noexcept
 
 
 status write_file_atomically_at(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
-                                bool keep_backup) noexcept
+                                bool keep_backup, write_outcome& outcome, const file_system_calls& calls) noexcept
 {
     // Nothing below the allocations may throw, and the allocations happen
     // before any file exists: std::bad_alloc is turned into a status here
@@ -290,7 +359,7 @@ status write_file_atomically_at(const std::filesystem::path& path, std::span<con
 
     if (keep_backup) {
         std::string_view step;
-        if (const int failed = keep_previous_as_backup(path.native(), names, step))
+        if (const int failed = keep_previous_as_backup(path.native(), names, calls, outcome, step))
             return abandon(step, failed);
     }
 
@@ -299,14 +368,16 @@ status write_file_atomically_at(const std::filesystem::path& path, std::span<con
 
     // From here `path` already holds the new contents. The rename itself is
     // a change to the directory and is durable only once the directory is
-    // synced; a failure is still reported, since the caller cannot assume
-    // the save survives a power cut.
+    // synced: a failure now is no failed save (the previous one is gone),
+    // but the caller cannot assume this one survives a power cut.
     const int directory_fd = ::open(names.directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (directory_fd < 0)
-        return io_failure(path, "open directory", errno);
+        return durability_unknown(path, "open directory", errno);
     descriptor directory(directory_fd);
-    if (const int failed = sync_descriptor(directory.get()))
-        return io_failure(path, "fsync directory", failed);
+    const int synced = calls.sync_directory != nullptr ? (calls.sync_directory(directory.get()) == 0 ? 0 : errno)
+                                                       : sync_descriptor(directory.get());
+    if (synced != 0)
+        return durability_unknown(path, "fsync directory", synced);
     remove_stale_temporaries(path);
     return {};
 }
@@ -431,9 +502,15 @@ status read_file_head(path_view path, std::size_t length, std::vector<std::uint8
                      [&](const std::filesystem::path& p) { return read_file_head_at(p, length, out, file_size); });
 }
 
-status write_file_atomically(path_view path, std::span<const std::uint8_t> bytes, bool keep_backup) noexcept
+status write_file_atomically(path_view path, std::span<const std::uint8_t> bytes, bool keep_backup,
+                             write_outcome* outcome, const file_system_calls& calls) noexcept
 {
-    return with_path(path.text(), [&](const std::filesystem::path& p) { return write_file_atomically_at(p, bytes, keep_backup); });
+    write_outcome ignored;
+    write_outcome& filled = outcome != nullptr ? *outcome : ignored;
+    filled = {};
+    return with_path(path.text(), [&](const std::filesystem::path& p) {
+        return write_file_atomically_at(p, bytes, keep_backup, filled, calls);
+    });
 }
 
 status read_file(path_view path, std::vector<std::uint8_t>& out, std::size_t max_bytes) noexcept

@@ -195,9 +195,13 @@ void message_endpoint::commit(std::uint64_t packet) noexcept
         entry.last_sent = packet;
     }
     // Acks later than the interval: back off until a message sent once is
-    // acknowledged and times the round trip again.
-    if (resent)
-        resend_interval_ = std::min(2 * resend_interval_, 64.0);
+    // acknowledged and times the round trip again. Doubling stops at 64
+    // packets, or at the configured interval when that is longer; it never
+    // shortens the interval in force.
+    if (resent) {
+        const double cap = std::max(64.0, static_cast<double>(limits_.resend_packets));
+        resend_interval_ = std::max(resend_interval_, std::min(2 * resend_interval_, cap));
+    }
     for (const std::size_t position : planned_unreliable_) {
         unreliable_[position].sent = true;
         stats_.unreliable_sent += 1;

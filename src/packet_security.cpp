@@ -43,22 +43,49 @@ nonce_bytes nonce_for(replication::direction way, std::uint64_t number) noexcept
     return nonce;
 }
 
-/// Protocol id, kind, and the packet's cleartext number.
-std::array<unsigned char, 13> associated_data(std::uint32_t protocol_id, replication::packet_kind kind,
-                                              std::span<const std::uint8_t> number) noexcept
+void write_u64(std::span<std::uint8_t> packet, std::size_t at, std::uint64_t value) noexcept
 {
-    std::array<unsigned char, 13> data{};
+    for (std::size_t i = 0; i < 8; ++i)
+        packet[at + i] = static_cast<std::uint8_t>(value >> (8 * i));
+}
+
+/// Protocol id, kind, and the packet's cleartext salt and number.
+std::array<unsigned char, 5 + replication::aead_prefix_bytes>
+associated_data(std::uint32_t protocol_id, replication::packet_kind kind, std::span<const std::uint8_t> prefix) noexcept
+{
+    std::array<unsigned char, 5 + replication::aead_prefix_bytes> data{};
     for (std::size_t i = 0; i < 4; ++i)
         data[i] = static_cast<unsigned char>(protocol_id >> (8 * i));
     data[4] = static_cast<unsigned char>(kind);
-    std::copy(number.begin(), number.end(), data.begin() + 5);
+    std::copy(prefix.begin(), prefix.end(), data.begin() + 5);
     return data;
 }
 #endif
 
-constexpr std::size_t overhead = replication::aead_number_bytes + replication::aead_tag_bytes;
+constexpr std::size_t overhead = replication::aead_overhead_bytes;
+
+/// The little-endian 64-bit value at `at` of a packet at least that long.
+std::uint64_t read_u64(std::span<const std::uint8_t> packet, std::size_t at) noexcept
+{
+    std::uint64_t value = 0;
+    for (std::size_t i = 0; i < 8; ++i)
+        value |= std::uint64_t{packet[at + i]} << (8 * i);
+    return value;
+}
 
 } // namespace
+
+void wipe_secret(std::span<std::uint8_t> secret) noexcept
+{
+#if BITREP_HAS_SODIUM
+    ::sodium_memzero(secret.data(), secret.size());
+#else
+    // Volatile stores: the compiler may not drop them as dead.
+    volatile std::uint8_t* bytes = secret.data();
+    for (std::size_t i = 0; i < secret.size(); ++i)
+        bytes[i] = 0;
+#endif
+}
 
 packet_key packet_key::random() noexcept
 {
@@ -81,31 +108,63 @@ bool aead_available() noexcept
 #endif
 }
 
+std::uint64_t random_salt() noexcept
+{
+    std::uint64_t salt = 0;
+#if BITREP_HAS_SODIUM
+    if (sodium_ready())
+        ::randombytes_buf(&salt, sizeof salt);
+#endif
+    return salt;
+}
+
+packet_key connection_key([[maybe_unused]] const packet_key& key, [[maybe_unused]] direction way,
+                          [[maybe_unused]] std::uint64_t salt) noexcept
+{
+    packet_key derived;
+#if BITREP_HAS_SODIUM
+    static_assert(crypto_kdf_CONTEXTBYTES == 8 && crypto_kdf_KEYBYTES == 32);
+    // The context names the direction, so that the two ends' keys differ
+    // even if both picked one salt.
+    const char* context = way == direction::server_to_client ? "bitrepSC" : "bitrepCS";
+    if (sodium_ready())
+        ::crypto_kdf_derive_from_key(derived.bytes.data(), derived.bytes.size(), salt, context, key.bytes.data());
+#endif
+    return derived;
+}
+
+status aead_salt(std::span<const std::uint8_t> packet, std::uint64_t& salt) noexcept
+{
+    if (packet.size() <= overhead)
+        return status(error::truncated, packet.size() * 8, "packet", "shorter than its salt, number, body and tag");
+    salt = read_u64(packet, 0);
+    return {};
+}
+
 status aead_number(std::span<const std::uint8_t> packet, std::uint64_t& number) noexcept
 {
     if (packet.size() <= overhead)
-        return status(error::truncated, packet.size() * 8, "packet", "shorter than its number, body and tag");
-    number = 0;
-    for (std::size_t i = 0; i < aead_number_bytes; ++i)
-        number |= std::uint64_t{packet[i]} << (8 * i);
+        return status(error::truncated, packet.size() * 8, "packet", "shorter than its salt, number, body and tag");
+    number = read_u64(packet, aead_salt_bytes);
     return {};
 }
 
 // Without libsodium only the length checks use the parameters.
 status aead_seal([[maybe_unused]] const packet_key& key, [[maybe_unused]] direction way,
-                 [[maybe_unused]] std::uint32_t protocol_id, [[maybe_unused]] packet_kind kind,
-                 [[maybe_unused]] std::uint64_t number, std::span<std::uint8_t> packet) noexcept
+                 [[maybe_unused]] std::uint64_t salt, [[maybe_unused]] std::uint32_t protocol_id,
+                 [[maybe_unused]] packet_kind kind, [[maybe_unused]] std::uint64_t number,
+                 std::span<std::uint8_t> packet) noexcept
 {
     if (packet.size() <= overhead)
         return status(error::buffer_too_small, packet.size() * 8, "packet", "no room for a body between number and tag");
 #if BITREP_HAS_SODIUM
     if (!sodium_ready())
         return status(error::io_error, 0, "packet", "libsodium could not initialise");
-    for (std::size_t i = 0; i < aead_number_bytes; ++i)
-        packet[i] = static_cast<std::uint8_t>(number >> (8 * i));
+    write_u64(packet, 0, salt);
+    write_u64(packet, aead_salt_bytes, number);
     const nonce_bytes nonce = nonce_for(way, number);
-    const auto data = associated_data(protocol_id, kind, packet.first(aead_number_bytes));
-    const std::span<std::uint8_t> body = packet.subspan(aead_number_bytes, packet.size() - overhead);
+    const auto data = associated_data(protocol_id, kind, packet.first(aead_prefix_bytes));
+    const std::span<std::uint8_t> body = packet.subspan(aead_prefix_bytes, packet.size() - overhead);
     unsigned long long tag_length = 0;
     ::crypto_aead_chacha20poly1305_ietf_encrypt_detached(body.data(), packet.data() + packet.size() - aead_tag_bytes,
                                                          &tag_length, body.data(), body.size(), data.data(),
@@ -129,8 +188,8 @@ status aead_open([[maybe_unused]] const packet_key& key, [[maybe_unused]] direct
     if (!sodium_ready())
         return status(error::io_error, 0, "packet", "libsodium could not initialise");
     const nonce_bytes nonce = nonce_for(way, number);
-    const auto data = associated_data(protocol_id, kind, packet.first(aead_number_bytes));
-    const std::span<const std::uint8_t> sealed = packet.subspan(aead_number_bytes, body.size());
+    const auto data = associated_data(protocol_id, kind, packet.first(aead_prefix_bytes));
+    const std::span<const std::uint8_t> sealed = packet.subspan(aead_prefix_bytes, body.size());
     const int refused = ::crypto_aead_chacha20poly1305_ietf_decrypt_detached(
         body.data(), nullptr, sealed.data(), sealed.size(), packet.data() + packet.size() - aead_tag_bytes,
         data.data(), data.size(), nonce.data(), key.bytes.data());

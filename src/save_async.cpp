@@ -5,8 +5,10 @@
 
 #include <condition_variable>
 #include <deque>
+#include <filesystem>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -161,8 +163,17 @@ std::size_t saver::pending() const { return worker_->pending(); }
 
 save_handle saver::enqueue(path_view path, std::vector<std::uint8_t> bytes, const save_options& options)
 {
+    // A relative path means relative to the working directory of the
+    // call: the worker may get to the job after the program has changed it.
+    std::filesystem::path target(path.text());
+    if (target.is_relative() && !target.empty()) {
+        std::error_code failed;
+        target = std::filesystem::absolute(target, failed);
+        if (failed)
+            return finished(status(error::io_error, 0, path.text(), "the working directory cannot be found"));
+    }
     auto job = std::make_shared<detail::save_job>();
-    job->path = std::string(path.text());
+    job->path = target.native();
     job->bytes = std::move(bytes);
     job->options = options;
     worker_->push(job);

@@ -135,14 +135,31 @@ std::string schema_path(const schema& file, std::uint32_t node, std::string_view
 
 namespace {
 
+/// A node as a mismatch names it: its kind, a struct with its type name, a
+/// duration with its unit ("duration in 1/1000 s"), since a bare "struct"
+/// says nothing of a cooldown.
+std::string shown(const schema_node& node)
+{
+    if (node.kind != schema_kind::structure || node.type_name.empty())
+        return std::string(to_string(node.kind));
+    duration_period period;
+    if (!parse_duration_period(node.type_name, period))
+        return std::string(to_string(node.kind)).append(" ").append(node.type_name);
+    std::string text = "duration in " + std::to_string(period.num);
+    if (period.den != 1)
+        text.append("/").append(std::to_string(period.den));
+    return text.append(" s");
+}
+
 /// Records a schema_mismatch whose detail names both sides, e.g. "file has
-/// string, program has ranged integer" (a status keeps its own copy).
-[[gnu::cold]] void record_mismatch(failure_record& failure, std::string_view what,
-                                                         std::string_view file, std::string_view program)
+/// string, program has ranged integer" (a status keeps its own copy). No bit
+/// of the payload is to blame: the schemas disagree.
+[[gnu::cold]] void record_mismatch(failure_record& failure, std::string_view what, std::string_view file,
+                                   std::string_view program)
 {
     std::string detail(what);
     detail.append("file has ").append(file).append(", program has ").append(program);
-    failure.record(error::schema_mismatch, 0, detail);
+    failure.record(error::schema_mismatch, status::no_bit, detail);
 }
 
 /// Whether a value of the file's kind can be carried into the program's
@@ -161,6 +178,18 @@ bool same_node(const schema_node& a, const schema_node& b) noexcept
     if (a.kind != b.kind || a.children != b.children || a.name != b.name || a.position != b.position)
         return false;
     return with_kind(a.kind, [&](auto entry) { return entry.same_encoding(a, b); });
+}
+
+/// Whether the program's node goes by `name` in a file: its name, or one it
+/// had before (bitrep_renames).
+bool known_as(const schema_node& program_node, std::string_view name) noexcept
+{
+    if (program_node.name == name)
+        return true;
+    for (const std::string& former : program_node.former_names)
+        if (former == name)
+            return true;
+    return false;
 }
 
 bool same_subtree(const schema& file, std::uint32_t f, const schema& program, std::uint32_t p) noexcept
@@ -191,14 +220,14 @@ bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t
     if (file_node.kind == schema_kind::optional)
         return bind(plan, f + 1, program, p, failure);
     if (!convertible(file_node.kind, program_node.kind)) {
-        record_mismatch(failure, "", to_string(file_node.kind), to_string(program_node.kind));
+        record_mismatch(failure, "", shown(file_node), shown(program_node));
         return false;
     }
     switch (program_node.kind) {
     case schema_kind::enumeration:
         for (std::uint32_t e = f + 1; e < file_node.end; ++e)
             for (std::uint32_t q = p + 1; q < program_node.end; ++q)
-                if (program.nodes[q].name == file.nodes[e].name)
+                if (known_as(program.nodes[q], file.nodes[e].name))
                     plan.target[e] = static_cast<std::int32_t>(q - p - 1);
         return true;
     case schema_kind::vector:
@@ -215,9 +244,6 @@ bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t
         duration_period period;
         if (parse_duration_period(file_node.type_name, period) !=
             program_node.type_name.starts_with(duration_name_prefix)) {
-            auto shown = [](const schema_node& node) {
-                return node.type_name.empty() ? std::string_view("struct") : std::string_view(node.type_name);
-            };
             record_mismatch(failure, "", shown(file_node), shown(program_node));
             return false;
         }
@@ -233,12 +259,14 @@ bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t
         // base class loses nothing.
         auto is_base = [](const schema_node& field) { return field.name.starts_with(':'); };
         auto same_field = [&](const schema_node& file_field, const schema_node& program_field) {
-            return !file_field.name.empty() && !program_field.name.empty() ? file_field.name == program_field.name
+            return !file_field.name.empty() && !program_field.name.empty() ? known_as(program_field, file_field.name)
                                                                            : file_field.position == program_field.position;
         };
         auto same_base_position = [&is_base](const schema_node& file_field, const schema_node& program_field) {
             return is_base(file_field) && is_base(program_field) && file_field.position == program_field.position;
         };
+        std::size_t previous = 0; // the program's index of the file's previous matched field
+        bool in_order = true;
         for (std::uint32_t c = f + 1; c < file_node.end; c = file.nodes[c].end) {
             const schema_node& file_field = file.nodes[c];
             std::size_t found = program_fields.size();
@@ -253,17 +281,21 @@ bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t
                 continue;
             }
             if (matched[found]) {
-                failure.record(error::corrupt, 0, "schema: two fields of one struct match the same field");
+                failure.record(error::corrupt, status::no_bit, "schema: two fields of one struct match the same field");
                 enter_schema_field(failure, file_field);
                 return false;
             }
             matched[found] = true;
+            in_order = in_order && found >= previous;
+            previous = found;
             plan.target[c] = static_cast<std::int32_t>(program.nodes[program_fields[found]].position);
             if (!bind(plan, c, program, program_fields[found], failure)) {
                 enter_schema_field(failure, file_field);
                 return false;
             }
         }
+        if (!in_order)
+            plan.reordered.push_back(f);
         const auto begin = static_cast<std::uint32_t>(plan.missing_fields.size());
         for (std::size_t i = 0; i < program_fields.size(); ++i)
             if (!matched[i])
@@ -290,7 +322,7 @@ bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t
                 ++unnamed;
             } else {
                 for (std::uint32_t q = p + 1; q < program_node.end; q = program.nodes[q].end) {
-                    if (program.nodes[q].name != file_alternative.name)
+                    if (!known_as(program.nodes[q], file_alternative.name))
                         continue;
                     if (found != schema_node::none) {
                         // Stable names cut to 255 bytes, or one bitrep_name

@@ -398,7 +398,7 @@ TEST(Quantized, EveryValueOfARangeFloatCannotResolveReencodesToItsOwnBytes)
     using far = bitrep::quantized<-100000.f, 100000.f, 0.01f>;
     ASSERT_FALSE(far::quantizer.exact);
     std::mt19937_64 rng(42);
-    std::uniform_real_distribution<float> any(-100100.0f, 100100.0f);
+    std::uniform_real_distribution<float> any(-100000.0f, 100000.0f);
     std::size_t unstable_standard_quanta = 0;
     for (int i = 0; i < 20000; ++i) {
         const float v = any(rng);
@@ -409,26 +409,82 @@ TEST(Quantized, EveryValueOfARangeFloatCannotResolveReencodesToItsOwnBytes)
     EXPECT_GT(unstable_standard_quanta, 0u) << "the range no longer exercises settling";
 }
 
-TEST(Quantized, ValuesAboveMaxClampToMax)
+TEST(Quantized, ValuesAboveMaxAreRefusedOnWrite)
 {
-    EXPECT_EQ(bitrep::to_bytes(position_t{100.001f}), bitrep::to_bytes(position_t{100.0f}));
-    EXPECT_EQ(bitrep::to_bytes(position_t{1e30f}), bitrep::to_bytes(position_t{100.0f}));
-    EXPECT_EQ(bits_of(round_trip(position_t{250.0f}).value()), bits_of(100.0f));
+    EXPECT_EQ(write_status(position_t{100.001f}).code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(write_status(position_t{250.0f}).code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(write_status(position_t{1e30f}).code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(write_status(position_t{std::nextafter(100.0f, 200.0f)}).message().find("outside its declared range") !=
+                  std::string::npos,
+              true);
 }
 
-TEST(Quantized, ValuesBelowMinClampToMin)
+TEST(Quantized, ValuesBelowMinAreRefusedOnWrite)
 {
-    EXPECT_EQ(bitrep::to_bytes(position_t{-100.5f}), (bytes{0, 0}));
-    EXPECT_EQ(bits_of(round_trip(position_t{-1e30f}).value()), bits_of(-100.0f));
+    EXPECT_EQ(write_status(position_t{-100.5f}).code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(write_status(position_t{-1e30f}).code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(write_status(speed_t{-0.001f}).code(), bitrep::error::value_out_of_range);
 }
 
-TEST(Quantized, InfinitiesClampToTheBounds)
+TEST(Quantized, InfinitiesAreRefusedOnWrite)
 {
     const float inf = std::numeric_limits<float>::infinity();
-    EXPECT_EQ(bitrep::to_bytes(position_t{inf}), bitrep::to_bytes(position_t{100.0f}));
-    EXPECT_EQ(bitrep::to_bytes(position_t{-inf}), bitrep::to_bytes(position_t{-100.0f}));
-    EXPECT_EQ(bits_of(round_trip(speed_t{inf}).value()), bits_of(10.0f));
-    EXPECT_EQ(bits_of(round_trip(speed_t{-inf}, speed_t{4.0f}).value()), bits_of(0.0f));
+    EXPECT_EQ(write_status(position_t{inf}).code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(write_status(position_t{-inf}).code(), bitrep::error::value_out_of_range);
+}
+
+TEST(Quantized, TheBoundsThemselvesAreWritten)
+{
+    EXPECT_EQ(bitrep::to_bytes(position_t{-100.0f}), (bytes{0, 0}));
+    EXPECT_EQ(bits_of(round_trip(position_t{100.0f}).value()), bits_of(100.0f));
+    EXPECT_TRUE(position_t{100.0f}.in_range());
+    EXPECT_FALSE(position_t{std::numeric_limits<float>::quiet_NaN()}.in_range());
+}
+
+TEST(Quantized, ATopThatDecodesAboveMaxIsSentAgain)
+{
+    // (7.68 - -20.46) + -20.46 rounds to 7.6800003, above 7.68: the top
+    // quantum decodes there, and a value a reader decoded must be writable.
+    using band = bitrep::quantized<-20.46f, 7.68f, 0.01f>;
+    ASSERT_GT(band::quantizer.delta + band::quantizer.min, band::max);
+    const band decoded = round_trip(band{7.68f});
+    EXPECT_GT(decoded.value(), band::max);
+    EXPECT_TRUE(write_status(decoded));
+    EXPECT_EQ(bitrep::to_bytes(decoded), bitrep::to_bytes(band{7.68f}));
+    EXPECT_EQ(write_status(band{std::nextafter(decoded.value(), 8.0f)}).code(), bitrep::error::value_out_of_range);
+}
+
+using clamped_position_t = bitrep::clamped<position_t>;
+
+TEST(Quantized, ClampedValuesAboveMaxClampToMax)
+{
+    static_assert(std::is_same_v<clamped_position_t,
+                                 bitrep::quantized<-100.f, 100.f, 0.01f, bitrep::range_policy::clamp>>);
+    EXPECT_EQ(bitrep::to_bytes(clamped_position_t{100.001f}), bitrep::to_bytes(position_t{100.0f}));
+    EXPECT_EQ(bitrep::to_bytes(clamped_position_t{1e30f}), bitrep::to_bytes(position_t{100.0f}));
+    EXPECT_EQ(bits_of(round_trip(clamped_position_t{250.0f}).value()), bits_of(100.0f));
+}
+
+TEST(Quantized, ClampedValuesBelowMinClampToMin)
+{
+    EXPECT_EQ(bitrep::to_bytes(clamped_position_t{-100.5f}), (bytes{0, 0}));
+    EXPECT_EQ(bits_of(round_trip(clamped_position_t{-1e30f}).value()), bits_of(-100.0f));
+}
+
+TEST(Quantized, ClampedInfinitiesClampToTheBounds)
+{
+    using clamped_speed_t = bitrep::clamped<speed_t>;
+    const float inf = std::numeric_limits<float>::infinity();
+    EXPECT_EQ(bitrep::to_bytes(clamped_position_t{inf}), bitrep::to_bytes(position_t{100.0f}));
+    EXPECT_EQ(bitrep::to_bytes(clamped_position_t{-inf}), bitrep::to_bytes(position_t{-100.0f}));
+    EXPECT_EQ(bits_of(round_trip(clamped_speed_t{inf}).value()), bits_of(10.0f));
+    EXPECT_EQ(bits_of(round_trip(clamped_speed_t{-inf}, clamped_speed_t{4.0f}).value()), bits_of(0.0f));
+}
+
+TEST(Quantized, ClampedStillRefusesNan)
+{
+    EXPECT_EQ(write_status(clamped_position_t{std::numeric_limits<float>::quiet_NaN()}).code(),
+              bitrep::error::value_out_of_range);
 }
 
 struct Body {
@@ -472,7 +528,7 @@ TEST(Quantized, BehavesLikeAFloatInMemory)
     const float plain = v;
     EXPECT_EQ(plain, 1.75f);
     EXPECT_TRUE(v == 1.75f);
-    v = 1000.0f; // memory keeps the value; only the wire clamps
+    v = 1000.0f; // memory keeps the value; only the writer refuses it
     EXPECT_EQ(v.value(), 1000.0f);
 }
 

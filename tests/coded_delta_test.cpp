@@ -178,6 +178,32 @@ TEST(CodedDelta, ValuesOutsideTheirRangeAreRefusedOnWrite)
     EXPECT_NE(st.message().find("World.#0[0].#5"), std::string::npos) << st.message(); // bodies[0].health
 }
 
+TEST(CodedDelta, QuantizedValuesOutsideTheirRangeAreRefusedOnWrite)
+{
+    bitrep::delta_coder<World> coder;
+    World base;
+    base.bodies.emplace(0).x = 100.0f; // the top quantum, which 5000 would also be sent as
+    const float outside[] = {5000.0f, -100.5f, std::numeric_limits<float>::infinity(),
+                             std::numeric_limits<float>::quiet_NaN()};
+    for (float value : outside) {
+        World current = base;
+        current.bodies[0].x = value;
+        std::vector<std::uint8_t> out(1024);
+        std::size_t bytes = 0;
+        const bitrep::status st = coder.write(out, bytes, base, base, current);
+        EXPECT_EQ(st.code(), bitrep::error::value_out_of_range) << value;
+        EXPECT_NE(st.message().find("World.#0[0].#0"), std::string::npos) << st.message(); // bodies[0].x
+    }
+    // delta_small's coded residual too.
+    World current = base;
+    current.bodies[0].z = 50.5f;
+    std::vector<std::uint8_t> out(1024);
+    std::size_t bytes = 0;
+    const bitrep::status st = coder.write(out, bytes, base, base, current);
+    EXPECT_EQ(st.code(), bitrep::error::value_out_of_range) << st.message();
+    EXPECT_NE(st.message().find("World.#0[0].#2"), std::string::npos) << st.message(); // bodies[0].z
+}
+
 TEST(CodedDelta, ATooSmallBufferIsReported)
 {
     bitrep::delta_coder<World> coder;

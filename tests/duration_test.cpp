@@ -75,10 +75,21 @@ TEST(Duration, ACountOutsideItsRangeIsRefusedOnWriteNamingTheField)
     bytes out;
     const bitrep::status st = bitrep::to_bytes(a, out);
     EXPECT_STATUS(st, bitrep::error::value_out_of_range, "Ability.cooldown", 0);
-    // A quantized count clamps, as a quantized float does.
+    // A quantized count is refused as a quantized float is.
     a.cooldown = 0ms;
     a.cast_time = 12s;
-    EXPECT_EQ(oracle::round_trip(a).cast_time, 10s);
+    EXPECT_STATUS(bitrep::to_bytes(a, out), bitrep::error::value_out_of_range, "Ability.cast_time", 16);
+    a.cast_time = seconds_f(std::numeric_limits<float>::quiet_NaN());
+    EXPECT_EQ(bitrep::to_bytes(a, out).code(), bitrep::error::value_out_of_range);
+}
+
+TEST(Duration, AClampedQuantizedCountClampsToItsRange)
+{
+    using clamped_seconds = bitrep::clamped<bitrep::quantized_duration<seconds_f, 0, 10, 0.01>>;
+    static_assert(std::is_same_v<clamped_seconds::count_type, bitrep::clamped<bitrep::quantized<0, 10, 0.01>>>);
+    EXPECT_EQ(oracle::round_trip(clamped_seconds(12s)), 10s);
+    EXPECT_EQ(bitrep::to_bytes(clamped_seconds(12s)),
+              bitrep::to_bytes(bitrep::quantized_duration<seconds_f, 0, 10, 0.01>(10s)));
 }
 
 TEST(Duration, EveryTruncationIsRefusedAndChangesNothing)
@@ -244,7 +255,7 @@ TEST(DurationSave, AFloatCountIntoAnIntegerOneOrANumberIntoADurationIsAMismatch)
     bitrep::load_info info;
     const bitrep::status st = bitrep::load_from_bytes(bitrep::save_to_bytes(floats), ms, info);
     EXPECT_EQ(st.code(), bitrep::error::schema_mismatch) << st.message();
-    EXPECT_TRUE(oracle::contains(st.message(), "AbilityMs.cooldown.count, bit 0: file has float")) << st.message();
+    EXPECT_TRUE(oracle::contains(st.message(), "AbilityMs.cooldown.count: file has float")) << st.message();
     // A number is not a duration, nor a duration a number: which unit a
     // bare count meant is not in the file.
     saves::AbilityNumber number;
@@ -253,6 +264,19 @@ TEST(DurationSave, AFloatCountIntoAnIntegerOneOrANumberIntoADurationIsAMismatch)
     EXPECT_EQ(bitrep::load_from_bytes(bitrep::save_to_bytes(ms), number, info).code(), bitrep::error::schema_mismatch);
     EXPECT_EQ(number.cooldown, 3);
     EXPECT_EQ(ms.cooldown, 5ms);
+}
+
+TEST(DurationSave, ANumberIntoADurationNamesTheDurationAndItsUnitNotAStruct)
+{
+    saves::AbilityNumber number;
+    number.cooldown = 3;
+    saves::AbilityMs ms;
+    const bitrep::status into = bitrep::load_from_bytes(bitrep::save_to_bytes(number), ms);
+    EXPECT_EQ(into.message(),
+              "schema_mismatch at saves::AbilityMs.cooldown: file has integer, program has duration in 1/1000 s");
+    const bitrep::status out_of = bitrep::load_from_bytes(bitrep::save_to_bytes(ms), number);
+    EXPECT_EQ(out_of.message(),
+              "schema_mismatch at saves::AbilityNumber.cooldown: file has duration in 1/1000 s, program has integer");
 }
 
 TEST(DurationSave, AForeignPeriodIsRefusedWithoutOverflow)

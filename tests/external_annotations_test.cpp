@@ -71,8 +71,8 @@ InsideUnit inside(const Unit& u)
 
 Unit random_unit(std::mt19937& rng)
 {
-    std::uniform_real_distribution<float> coordinate(-600.f, 600.f); // some clamp
-    std::uniform_real_distribution<float> up(-1.f, 70.f);
+    std::uniform_real_distribution<float> coordinate(-512.f, 512.f);
+    std::uniform_real_distribution<float> up(0.f, 64.f);
     std::uniform_int_distribution<int> hp(0, 100);
     Unit u;
     u.at = {coordinate(rng), coordinate(rng), up(rng)};
@@ -172,6 +172,17 @@ TEST(ExternalAnnotations, AnOutOfRangeValueIsRefusedOnWriteNamingTheField)
     EXPECT_STATUS(st, bitrep::error::value_out_of_range, "Stats.hp", 0u);
 }
 
+TEST(ExternalAnnotations, AQuantizedValueOutsideItsAnnotationIsRefusedNamingTheField)
+{
+    Transform t;
+    t.y = 600.0f; // pos is [-512, 512]
+    bytes out;
+    EXPECT_STATUS(bitrep::to_bytes(t, out), bitrep::error::value_out_of_range, "Transform.#1", 17u);
+    t.y = 0.0f;
+    t.z = -1.0f; // height is [0, 64]
+    EXPECT_EQ(bitrep::to_bytes(t, out).code(), bitrep::error::value_out_of_range);
+}
+
 TEST(ExternalAnnotations, AnOutOfRangeOffsetIsRefusedOnReadAndTheTargetKept)
 {
     // hp's 7-bit offset 127 is above its span of 100; then alive, team.
@@ -225,7 +236,9 @@ TEST(ExternalAnnotations, CodedDeltasUseTheAnnotationsModels)
     std::mt19937 rng(15);
     bitrep::delta_coder<Unit> plain_writer, plain_reader;
     bitrep::delta_coder<InsideUnit> inside_writer;
-    Unit older = random_unit(rng), base = older;
+    Unit older = random_unit(rng);
+    older.at.x = -300.0f; // x walks up by 306 in all, and must stay in [-512, 512]
+    Unit base = older;
     for (int i = 0; i < 50; ++i) {
         Unit current = base;
         current.at.x += 0.25f * static_cast<float>(i);

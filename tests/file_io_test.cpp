@@ -252,6 +252,65 @@ TEST_F(WriteFileAtomically, AVeryLongPathKeepsItsEndAndTheStepInTheMessage)
     EXPECT_TRUE(contains(st.message(), "ddd/slot1.sav (create): ")) << st.message();
 }
 
+// File systems without hard links and directories that cannot be synced
+// are simulated through file_system_calls: the machine's own file system
+// has both.
+int link_refused(const char*, const char*)
+{
+    errno = EPERM; // what FAT and exFAT answer
+    return -1;
+}
+int directory_sync_fails(int)
+{
+    errno = EIO;
+    return -1;
+}
+
+TEST_F(WriteFileAtomically, KeepBackupCopiesThePreviousSaveWhereTheFileSystemHasNoHardLinks)
+{
+    const bitrep::detail::file_system_calls no_links{.link = &link_refused};
+    const bytes previous = pattern(200'000, 3); // more than one copy buffer
+    ASSERT_TRUE(write_file_atomically(file, previous, false));
+    bitrep::detail::write_outcome outcome;
+    const bitrep::status st = write_file_atomically(file, bytes_of("current save"), true, &outcome, no_links);
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_TRUE(outcome.backup_copied);
+    EXPECT_EQ(read_all(file), bytes_of("current save"));
+    EXPECT_EQ(read_all(fs::path(file) += ".bak"), previous);
+    EXPECT_EQ(entries(directory), (std::vector<std::string>{"slot1.sav", "slot1.sav.bak"}));
+}
+
+TEST_F(WriteFileAtomically, KeepBackupWithHardLinksSaysNothingWasCopied)
+{
+    ASSERT_TRUE(write_file_atomically(file, bytes_of("previous"), false));
+    bitrep::detail::write_outcome outcome{.backup_copied = true};
+    ASSERT_TRUE(write_file_atomically(file, bytes_of("current"), true, &outcome));
+    EXPECT_FALSE(outcome.backup_copied);
+    EXPECT_EQ(read_all(fs::path(file) += ".bak"), bytes_of("previous"));
+}
+
+TEST_F(WriteFileAtomically, KeepBackupWithoutHardLinksOnTheFirstSaveCreatesNoBak)
+{
+    const bitrep::detail::file_system_calls no_links{.link = &link_refused};
+    bitrep::detail::write_outcome outcome;
+    ASSERT_TRUE(write_file_atomically(file, bytes_of("first"), true, &outcome, no_links));
+    EXPECT_FALSE(outcome.backup_copied);
+    EXPECT_EQ(entries(directory), std::vector<std::string>{"slot1.sav"});
+}
+
+TEST_F(WriteFileAtomically, AFailedDirectoryFsyncSaysTheFileIsWrittenAndItsDurabilityUnknown)
+{
+    const bitrep::detail::file_system_calls failing{.sync_directory = &directory_sync_fails};
+    ASSERT_TRUE(write_file_atomically(file, bytes_of("previous"), false));
+    const bitrep::status st = write_file_atomically(file, bytes_of("current"), false, nullptr, failing);
+    EXPECT_EQ(st.code(), error::durability_unknown);
+    EXPECT_TRUE(contains(st.message(), "slot1.sav (fsync directory): written, durability unknown: Input/output error"))
+        << st.message();
+    EXPECT_FALSE(contains(st.message(), "bit ")) << st.message();
+    EXPECT_EQ(read_all(file), bytes_of("current"));
+    EXPECT_EQ(entries(directory), std::vector<std::string>{"slot1.sav"});
+}
+
 // A file-size limit makes the kernel accept part of the data and then refuse
 // the rest with EFBIG: the classic half-written save. It runs in a child
 // because the limit and the ignored SIGXFSZ are process-wide.

@@ -110,10 +110,28 @@ TEST(Glm, AValueTheAnnotationsRefuseIsRefusedNamingTheComponent)
     s = sample();
     s.facing = glm::quat(0.0f, 0.0f, 0.0f, 0.0f); // not a rotation
     EXPECT_EQ(bitrep::to_bytes(s, out).code(), bitrep::error::value_out_of_range);
-    // Far outside clamps, as quantized floats do.
+    // Outside the range, as a quantized float is: refused, not clamped.
     s = sample();
-    s.position = glm::vec3(5000.0f, 0.0f, 0.0f);
-    EXPECT_FLOAT_EQ(oracle::round_trip(s).position->x, 1024.0f);
+    s.position = glm::vec3(0.0f, 0.0f, 5000.0f);
+    EXPECT_STATUS(bitrep::to_bytes(s, out), bitrep::error::value_out_of_range, "Ship.position[2]", 36);
+    s.position = glm::vec3(-1024.5f, 0.0f, 0.0f);
+    EXPECT_STATUS(bitrep::to_bytes(s, out), bitrep::error::value_out_of_range, "Ship.position[0]", 0);
+    Ship moved = sample();
+    moved.position->z = 5000.0f;
+    bytes delta(64);
+    bitrep::write_stream stream(delta);
+    EXPECT_FALSE(bitrep::write_delta(stream, sample(), moved));
+    EXPECT_EQ(stream.failure_status("Ship").code(), bitrep::error::value_out_of_range);
+}
+
+TEST(Glm, ClampedComponentsClampFarOutsideValues)
+{
+    using clamped_position3 = bitrep::each_component<glm::vec3, bitrep::clamped<bitrep::quantized<-1024.f, 1024.f, 0.01f>>>;
+    const clamped_position3 far = glm::vec3(5000.0f, -1e30f, 1.0f);
+    const clamped_position3 back = oracle::round_trip(far);
+    EXPECT_FLOAT_EQ(back->x, 1024.0f);
+    EXPECT_FLOAT_EQ(back->y, -1024.0f);
+    EXPECT_EQ(bitrep::to_bytes(far), bitrep::to_bytes(position3(glm::vec3(1024.0f, -1024.0f, 1.0f))));
 }
 
 TEST(Glm, DeltasAreThoseOfTheKinds)

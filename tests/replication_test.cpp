@@ -33,6 +33,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -1862,7 +1863,7 @@ struct reporting_link {
     client_id id = server.add_client();
     std::vector<report> reports;
 
-    reporting_link()
+    explicit reporting_link(const replication_options& options = {}) : server(options), client(options)
     {
         server.on_invalid_value([this](entity_key key, const status& why) {
             reports.push_back({key, std::string(why.field_path()), why.code()});
@@ -1878,6 +1879,24 @@ struct reporting_link {
         ASSERT_TRUE(applied) << applied.message();
         ASSERT_TRUE(server.receive(id, client.ack()));
     }
+
+    /// exchange() once a tick from `first` to `last`, the world's tick set.
+    void exchange_ticks(World& world, std::uint32_t first, std::uint32_t last)
+    {
+        for (std::uint32_t t = first; t <= last; ++t) {
+            world.tick = t;
+            exchange(world);
+        }
+    }
+
+    /// The one report so far names `key` at `path`, value_out_of_range.
+    void expect_one_report(entity_key key, std::string_view path) const
+    {
+        ASSERT_EQ(reports.size(), 1u);
+        EXPECT_EQ(reports[0].key, key);
+        EXPECT_EQ(reports[0].path, path);
+        EXPECT_EQ(reports[0].code, error::value_out_of_range);
+    }
 };
 } // namespace
 
@@ -1889,14 +1908,8 @@ TEST(InvalidValues, AnEntityThatCannotBeEncodedIsLeftOutReportedOnceAndTheRestRe
     world.cubes[1].x = 1.5f;
     world.cubes.emplace(2, Cube{});
     world.cubes[2].x = std::numeric_limits<float>::quiet_NaN();
-    for (std::uint32_t t = 1; t <= 5; ++t) {
-        world.tick = t;
-        link.exchange(world);
-    }
-    ASSERT_EQ(link.reports.size(), 1u);
-    EXPECT_EQ(link.reports[0].key, (entity_key{1, 2}));
-    EXPECT_EQ(link.reports[0].path, "World.cubes[2].x");
-    EXPECT_EQ(link.reports[0].code, error::value_out_of_range);
+    link.exchange_ticks(world, 1, 5);
+    link.expect_one_report(entity_key{1, 2}, "World.cubes[2].x");
     EXPECT_EQ(link.client.state().tick, 5u);
     ASSERT_TRUE(link.client.state().cubes.slots()[1].has_value());
     EXPECT_EQ(link.client.state().cubes[1].x.quantum(), Coordinate{1.5f}.quantum());
@@ -1915,6 +1928,33 @@ TEST(InvalidValues, AnEntityThatCannotBeEncodedIsLeftOutReportedOnceAndTheRestRe
     EXPECT_EQ(link.reports[1].key, (entity_key{1, 2}));
     EXPECT_EQ(link.client.state().cubes[2].x.quantum(), Coordinate{5.0f}.quantum());
     EXPECT_EQ(link.client.state().cubes[1].x.quantum(), Coordinate{2.5f}.quantum());
+}
+
+TEST(InvalidValues, AQuantizedValueOutsideItsRangeIsReportedAndTheClientKeepsWhatItHad)
+{
+    for (const replication_encoding encoding : {replication_encoding::coded, replication_encoding::bit_packed}) {
+        SCOPED_TRACE(encoding == replication_encoding::coded ? "coded" : "bit_packed");
+        reporting_link link(encoded(encoding));
+        World world{};
+        world.cubes.emplace(4, Cube{});
+        world.cubes[4].x = 256.0f; // the top of [-256, 256]
+        link.exchange_ticks(world, 1, 3); // acknowledged: later packets are deltas
+        // 5000 would be sent as the top quantum, the client's own: were it
+        // not refused, the client would keep 256 and nobody would know.
+        world.cubes[4].x = 5000.0f;
+        world.cubes[4].y = 7.0f;
+        link.exchange_ticks(world, 4, 6);
+        link.expect_one_report(entity_key{1, 4}, "World.cubes[4].x");
+        EXPECT_EQ(link.client.state().tick, 6u);
+        EXPECT_EQ(link.client.state().cubes[4].y.value(), 0.0f); // the entity stays as the client had it
+        world.cubes[4].x = -std::numeric_limits<float>::infinity();
+        link.exchange(world);
+        EXPECT_EQ(link.reports.size(), 1u); // still the same broken value: reported once
+        world.cubes[4].x = 255.0f;
+        link.exchange(world);
+        EXPECT_EQ(link.client.state().cubes[4].x.quantum(), Coordinate{255.0f}.quantum());
+        EXPECT_EQ(link.client.state().cubes[4].y.quantum(), Coordinate{7.0f}.quantum());
+    }
 }
 
 TEST(InvalidValues, AnEntityBrokenWhileInFlightStaysAtTheVersionLastSent)

@@ -2,8 +2,9 @@
 // they reach the readers behind it (the replication fuzzers and
 // allocation_bound_test): on the CRC path with a right CRC over them (their
 // first 4 bytes replaced); on the AEAD path as a body, sealed with the
-// connection's key under `number`, as a hostile peer holding its own key
-// (or a bug on the other end) would send it.
+// connection's key under the sender's `salt` and `number`, as a hostile
+// peer holding its own key (or a bug on the other end) would send it. And
+// the way back: an honest packet's body.
 #pragma once
 
 #include <bitrep/replication.hpp>
@@ -13,9 +14,16 @@
 #include <span>
 #include <vector>
 
+/// Which way a packet of `kind` goes.
+inline bitrep::replication::direction way_of(bitrep::replication::packet_kind kind)
+{
+    namespace rep = bitrep::replication;
+    return kind == rep::packet_kind::state ? rep::direction::server_to_client : rep::direction::client_to_server;
+}
+
 inline bitrep::status resealed(bitrep::packet_security security, const bitrep::packet_key& key,
                                std::span<const std::uint8_t> input, std::uint32_t protocol,
-                               bitrep::replication::packet_kind kind, std::uint64_t number,
+                               bitrep::replication::packet_kind kind, std::uint64_t salt, std::uint64_t number,
                                std::vector<std::uint8_t>& packet)
 {
     namespace rep = bitrep::replication;
@@ -25,11 +33,24 @@ inline bitrep::status resealed(bitrep::packet_security security, const bitrep::p
         rep::seal(protocol, kind, packet);
         return {};
     }
-    packet.assign(rep::aead_number_bytes + input.size() + rep::aead_tag_bytes, 0);
-    std::ranges::copy(input, packet.begin() + rep::aead_number_bytes);
+    packet.assign(rep::aead_overhead_bytes + input.size(), 0);
+    std::ranges::copy(input, packet.begin() + rep::aead_prefix_bytes);
     if (input.empty())
         return {}; // no body to seal: refused as it is
-    const rep::direction way =
-        kind == rep::packet_kind::state ? rep::direction::server_to_client : rep::direction::client_to_server;
-    return rep::aead_seal(key, way, protocol, kind, number, packet);
+    const rep::direction way = way_of(kind);
+    return rep::aead_seal(rep::connection_key(key, way, salt), way, salt, protocol, kind, number, packet);
+}
+
+/// The body of an honest AEAD `packet`, opened under the key its sender's
+/// salt derives from the long-term `key`.
+inline bitrep::status unsealed(const bitrep::packet_key& key, std::span<const std::uint8_t> packet,
+                               std::uint32_t protocol, bitrep::replication::packet_kind kind,
+                               std::vector<std::uint8_t>& body)
+{
+    namespace rep = bitrep::replication;
+    std::uint64_t salt = 0;
+    if (bitrep::status st = rep::aead_salt(packet, salt); !st)
+        return st;
+    body.assign(packet.size() - rep::aead_overhead_bytes, 0);
+    return rep::aead_open(rep::connection_key(key, way_of(kind), salt), way_of(kind), protocol, kind, packet, body);
 }

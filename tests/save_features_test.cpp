@@ -22,6 +22,7 @@
 #include <fstream>
 #include <random>
 #include <span>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -407,6 +408,24 @@ TEST_F(SaveFiles, SavesOfOnePathEndWithTheLastAsked)
     EXPECT_TRUE(whole(loaded));
 }
 
+TEST_F(SaveFiles, AQuantizedValueOutsideItsRangeIsRefusedAndThePreviousSaveStays)
+{
+    const fs::path file = path("outside.sav");
+    ASSERT_TRUE(bitrep::save(file, make_world(10, 1)));
+    const bytes before = read_all(file);
+    World bad = make_world(10, 2);
+    bad.units[4].x = 5000.0f; // outside [-1000, 1000]: it would load as 1000
+    const bitrep::status why = bitrep::save(file, bad);
+    EXPECT_EQ(why.code(), bitrep::error::value_out_of_range) << why.message();
+    EXPECT_EQ(why.field_path(), "World.units[4].x") << why.message();
+    const bitrep::status async_why = bitrep::save_async(file, bad).wait();
+    EXPECT_EQ(async_why.code(), bitrep::error::value_out_of_range) << async_why.message();
+    EXPECT_EQ(async_why.field_path(), "World.units[4].x") << async_why.message();
+    bad.units[4].x = -std::numeric_limits<float>::infinity();
+    EXPECT_EQ(bitrep::save(file, bad).code(), bitrep::error::value_out_of_range);
+    EXPECT_EQ(read_all(file), before);
+}
+
 TEST_F(SaveFiles, AFailedEncodeOrWriteIsTheHandlesStatusAndThePreviousSaveStays)
 {
     const fs::path file = path("keep.sav");
@@ -426,6 +445,32 @@ TEST_F(SaveFiles, AFailedEncodeOrWriteIsTheHandlesStatusAndThePreviousSaveStays)
     EXPECT_FALSE(bitrep::save_handle{}.valid());
     EXPECT_FALSE(bitrep::save_handle{}.done());
     EXPECT_FALSE(bitrep::save_handle{}.wait());
+}
+
+TEST_F(SaveFiles, ARelativePathIsResolvedWhenTheSaveIsAskedNotWhenItIsWritten)
+{
+    const fs::path asked_in = path("asked_in");
+    const fs::path moved_to = path("moved_to");
+    fs::create_directories(asked_in);
+    fs::create_directories(moved_to);
+    const fs::path original = fs::current_path();
+    bitrep::saver saver;
+    for (int round = 0; round < 3; ++round) {
+        // A large save first keeps the worker busy while the relative one
+        // is asked and the program changes directory.
+        bitrep::save_handle busy = saver.save(path("busy.sav"), make_world(150000, round));
+        fs::current_path(asked_in);
+        bitrep::save_handle relative = saver.save("relative.sav", make_world(10, round));
+        fs::current_path(moved_to);
+        const bitrep::status st = relative.wait();
+        fs::current_path(original);
+        ASSERT_TRUE(busy.wait());
+        ASSERT_TRUE(st) << st.message();
+        World loaded;
+        ASSERT_TRUE(bitrep::load(asked_in / "relative.sav", loaded)) << "round " << round;
+        EXPECT_EQ(loaded.turn, round);
+        EXPECT_FALSE(fs::exists(moved_to / "relative.sav")) << "round " << round;
+    }
 }
 
 TEST_F(SaveFiles, ASaverFinishesEverySaveBeforeItGoes)

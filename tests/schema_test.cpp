@@ -834,6 +834,20 @@ TEST(SchemaLoad, AQuantizedValueOutsideTheNarrowedRangeIsRefused)
     EXPECT_TRUE(contains(st.message(), "After.x")) << st.message();
 }
 
+TEST(SchemaLoad, AQuantizedValueWithinHalfAStepOfTheNarrowedRangeLoadsAsTheEdgeAndSavesAgain)
+{
+    shapes::Before before;
+    before.x = 50.04f; // [-50, 50] at 0.1 takes it as 50, the quantum a save of it sends
+    shapes::After after;
+    ASSERT_TRUE(carry_over(before, after));
+    EXPECT_EQ(after.x.value(), 50.0f);
+    std::vector<std::uint8_t> saved;
+    EXPECT_TRUE(bitrep::save_to_bytes(after, saved));
+    before.x = -50.04f;
+    ASSERT_TRUE(carry_over(before, after));
+    EXPECT_EQ(after.x.value(), -50.0f);
+}
+
 namespace containers {
 struct Thing {
     ranged<int, 0, 100> hp = 0;
@@ -1377,4 +1391,244 @@ TEST(Loader, FieldsASaveDoesNotCarryKeepTheDestinationsValues)
     ASSERT_TRUE(loader.load_from_bytes(bitrep::save_to_bytes(unsaved::V1{5, 98}), loaded));
     EXPECT_EQ(loaded.a, 5);
     EXPECT_EQ(loaded.net, 31);
+}
+
+// ---- renames (bitrep_renames) --------------------------------------------
+
+namespace renames_v1 {
+enum class Gem { ruby, azure, jade };
+BOOST_DESCRIBE_ENUM(Gem, ruby, azure, jade)
+
+struct Purse {
+    static constexpr std::string_view bitrep_name = "Purse";
+    ranged<int, 0, 999> gold = 0;
+    Gem gem = Gem::ruby;
+};
+BOOST_DESCRIBE_STRUCT(Purse, (), (gold, gem))
+} // namespace renames_v1
+
+namespace renames_v2 {
+enum class Gem { ruby, jade, sapphire };
+BOOST_DESCRIBE_ENUM(Gem, ruby, jade, sapphire)
+constexpr auto bitrep_renames(Gem) { return std::array{bitrep::renamed{.from = "azure", .to = "sapphire"}}; }
+
+struct Purse {
+    static constexpr std::string_view bitrep_name = "Purse";
+    static constexpr bitrep::renamed bitrep_renames[] = {{.from = "gold", .to = "coins"}};
+    ranged<int, 0, 9999> coins = 0; // renamed, and its range widened
+    Gem gem = Gem::ruby;
+};
+BOOST_DESCRIBE_STRUCT(Purse, (), (coins, gem))
+
+/// The same rename without bitrep_renames: the old behaviour, for contrast.
+struct PurseWithoutRenames {
+    static constexpr std::string_view bitrep_name = "Purse";
+    ranged<int, 0, 9999> coins = 0;
+};
+BOOST_DESCRIBE_STRUCT(PurseWithoutRenames, (), (coins))
+} // namespace renames_v2
+
+TEST(SchemaRenames, ARenamedFieldLoadsItsValueFromTheOldNameAndIsNotDropped)
+{
+    renames_v2::Purse loaded;
+    bitrep::load_info info;
+    const bitrep::status st = bitrep::load_from_bytes(
+        bitrep::save_to_bytes(renames_v1::Purse{500, renames_v1::Gem::jade}), loaded, info);
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_EQ(info.path, bitrep::load_info::route::schema);
+    EXPECT_EQ(loaded.coins, 500);
+    EXPECT_EQ(loaded.gem, renames_v2::Gem::jade);
+    EXPECT_TRUE(info.dropped_fields.empty());
+}
+
+TEST(SchemaRenames, WithoutBitrepRenamesTheOldFieldIsDroppedAndListed)
+{
+    renames_v2::PurseWithoutRenames loaded;
+    bitrep::load_info info;
+    ASSERT_TRUE(bitrep::load_from_bytes(bitrep::save_to_bytes(renames_v1::Purse{500, renames_v1::Gem::jade}), loaded,
+                                        info));
+    EXPECT_EQ(loaded.coins, 0);
+    EXPECT_EQ(info.dropped_fields, (std::vector<std::string>{"renames_v2::PurseWithoutRenames.gold",
+                                                             "renames_v2::PurseWithoutRenames.gem"}));
+}
+
+TEST(SchemaRenames, ARenamedEnumeratorLoadsFromItsOldName)
+{
+    renames_v2::Purse loaded;
+    const bitrep::status st =
+        bitrep::load_from_bytes(bitrep::save_to_bytes(renames_v1::Purse{1, renames_v1::Gem::azure}), loaded);
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_EQ(loaded.gem, renames_v2::Gem::sapphire);
+}
+
+TEST(SchemaRenames, TheProgramsSchemaKeepsFormerNamesOutOfTheFile)
+{
+    const bitrep::program_schema& mine = bitrep::schema_of<renames_v2::Purse>();
+    EXPECT_EQ(mine.tree.nodes[1].name, "coins");
+    EXPECT_EQ(mine.tree.nodes[1].former_names, std::vector<std::string>{"gold"});
+    bitrep::schema parsed;
+    ASSERT_TRUE(bitrep::parse_schema(mine.encoded, parsed));
+    EXPECT_TRUE(parsed.nodes[1].former_names.empty());
+    EXPECT_EQ(parsed.nodes[1].name, "coins");
+}
+
+namespace renames_v3 {
+enum class Gem { ruby, jade };
+BOOST_DESCRIBE_ENUM(Gem, ruby, jade)
+
+struct Purse {
+    static constexpr std::string_view bitrep_name = "Purse";
+    ranged<int, 0, 999> gold = 0;
+    Gem gem = Gem::ruby;
+};
+BOOST_DESCRIBE_STRUCT(Purse, (), (gold, gem))
+} // namespace renames_v3
+
+TEST(SchemaRenames, AnEnumeratorTheProgramLacksIsRefusedNamingItAndTheFix)
+{
+    renames_v3::Purse loaded{7, renames_v3::Gem::jade};
+    const bitrep::status st =
+        bitrep::load_from_bytes(bitrep::save_to_bytes(renames_v1::Purse{1, renames_v1::Gem::azure}), loaded);
+    EXPECT_EQ(st.code(), bitrep::error::out_of_range);
+    EXPECT_EQ(st.field_path(), "renames_v3::Purse.gem");
+    EXPECT_EQ(st.detail(), "no `azure` in the program's enum: if renamed, list the old name in bitrep_renames");
+    EXPECT_EQ(loaded.gold, 7);
+}
+
+// ---- reordered fields and layouts changed without a new save_version --------
+
+namespace order_v1 {
+struct Stats {
+    static constexpr std::string_view bitrep_name = "Stats";
+    ranged<int, 0, 100> hp = 0;
+    ranged<int, 0, 100> mana = 0;
+};
+BOOST_DESCRIBE_STRUCT(Stats, (), (hp, mana))
+struct Hero {
+    static constexpr std::string_view bitrep_name = "Hero";
+    Stats stats;
+};
+BOOST_DESCRIBE_STRUCT(Hero, (), (stats))
+
+/// Undescribed aggregates: their fields are positions in the file.
+struct Body {
+    ranged<int, 0, 100> hp = 0;
+    ranged<int, 0, 100> mana = 0;
+};
+} // namespace order_v1
+
+namespace order_v2 {
+struct Stats {
+    static constexpr std::string_view bitrep_name = "Stats";
+    ranged<int, 0, 100> mana = 0;
+    ranged<int, 0, 100> hp = 0;
+};
+BOOST_DESCRIBE_STRUCT(Stats, (), (mana, hp))
+struct Hero {
+    static constexpr std::string_view bitrep_name = "Hero";
+    Stats stats;
+};
+BOOST_DESCRIBE_STRUCT(Hero, (), (stats))
+
+/// hp and mana swapped, and a field added: the same save_version.
+struct Body {
+    ranged<int, 0, 100> mana = 0;
+    ranged<int, 0, 100> hp = 0;
+    ranged<int, 0, 10> level = 1;
+};
+/// The same change with a new save_version.
+struct BodyVersioned {
+    static constexpr std::uint32_t save_version = 2;
+    ranged<int, 0, 100> mana = 0;
+    ranged<int, 0, 100> hp = 0;
+    ranged<int, 0, 10> level = 1;
+};
+} // namespace order_v2
+
+TEST(LayoutChanges, ADescribedStructWhoseFieldsWereReorderedLoadsByNameAndSaysSo)
+{
+    order_v2::Hero loaded;
+    bitrep::load_info info;
+    ASSERT_TRUE(bitrep::load_from_bytes(bitrep::save_to_bytes(order_v1::Hero{{80, 20}}), loaded, info));
+    EXPECT_EQ(loaded.stats.hp, 80);
+    EXPECT_EQ(loaded.stats.mana, 20);
+    EXPECT_EQ(info.reordered_structs, std::vector<std::string>{"order_v2::Hero.stats"});
+    EXPECT_TRUE(info.unversioned_layout_change);
+}
+
+TEST(LayoutChanges, ReorderedFieldsAreRefusedWhenTheCallerAsksAndChangeNothing)
+{
+    order_v2::Hero loaded{{7, 9}};
+    bitrep::load_options options;
+    options.refuse_reordered_fields = true;
+    const bitrep::status st = bitrep::load_from_bytes(bitrep::save_to_bytes(order_v1::Hero{{80, 20}}), loaded, options);
+    EXPECT_EQ(st, bitrep::error::schema_mismatch);
+    EXPECT_EQ(st.field_path(), "order_v2::Hero.stats");
+    EXPECT_EQ(st.message(), "schema_mismatch at order_v2::Hero.stats: the file holds these fields in another order "
+                            "(refuse_reordered_fields)");
+    EXPECT_EQ(loaded.stats.mana, 7);
+    EXPECT_EQ(loaded.stats.hp, 9);
+}
+
+TEST(LayoutChanges, AFileInTheProgramsOwnOrderReportsNoReorderAndNoLayoutChange)
+{
+    order_v1::Hero loaded;
+    bitrep::load_info info;
+    bitrep::load_options options;
+    options.refuse_reordered_fields = true;
+    options.refuse_unversioned_layout_change = true;
+    ASSERT_TRUE(bitrep::load_from_bytes(bitrep::save_to_bytes(order_v1::Hero{{80, 20}}), loaded, info, options));
+    EXPECT_TRUE(info.reordered_structs.empty());
+    EXPECT_FALSE(info.unversioned_layout_change);
+}
+
+TEST(LayoutChanges, AnAggregateChangedWithoutANewSaveVersionIsReportedAndRefusedOnRequest)
+{
+    order_v2::Body loaded{1, 2, 3};
+    bitrep::load_info info;
+    const std::vector<std::uint8_t> file = bitrep::save_to_bytes(order_v1::Body{80, 20});
+    ASSERT_TRUE(bitrep::load_from_bytes(file, loaded, info));
+    // Matched by position: the swap is invisible, the changed layout is not.
+    EXPECT_TRUE(info.unversioned_layout_change);
+    EXPECT_TRUE(info.reordered_structs.empty());
+    order_v2::Body kept{1, 2, 3};
+    bitrep::load_options options;
+    options.refuse_unversioned_layout_change = true;
+    const bitrep::status st = bitrep::load_from_bytes(file, kept, info, options);
+    EXPECT_EQ(st, bitrep::error::schema_mismatch);
+    EXPECT_TRUE(contains(st.message(), "refuse_unversioned_layout_change")) << st.message();
+    EXPECT_FALSE(contains(st.message(), "bit ")) << st.message();
+    EXPECT_EQ(kept.mana, 1);
+}
+
+TEST(LayoutChanges, ANewSaveVersionMarksTheChangeAsIntended)
+{
+    order_v2::BodyVersioned loaded;
+    bitrep::load_info info;
+    bitrep::load_options options;
+    options.refuse_unversioned_layout_change = true;
+    ASSERT_TRUE(bitrep::load_from_bytes(bitrep::save_to_bytes(order_v1::Body{80, 20}), loaded, info, options));
+    EXPECT_FALSE(info.unversioned_layout_change);
+    EXPECT_EQ(info.path, bitrep::load_info::route::schema);
+}
+
+// ---- messages of refusals that no bit is to blame for --------------------
+
+TEST(SchemaMessages, ARefusedDroppedFieldNamesNoBit)
+{
+    v2::Hero loaded;
+    bitrep::load_options options;
+    options.refuse_dropped_fields = true;
+    const bitrep::status st = bitrep::load_from_bytes(bitrep::save_to_bytes(old_hero()), loaded, options);
+    EXPECT_EQ(st.message(),
+              "schema_mismatch at v2::Hero.removed: the file holds a field the program does not load "
+              "(refuse_dropped_fields)");
+}
+
+TEST(SchemaMessages, AKindMismatchNamesNoBit)
+{
+    v3::HeroNameIsNumber loaded;
+    const bitrep::status st = bitrep::load_from_bytes(bitrep::save_to_bytes(old_hero()), loaded);
+    EXPECT_EQ(st, bitrep::error::schema_mismatch);
+    EXPECT_FALSE(contains(st.message(), "bit ")) << st.message();
 }

@@ -13,8 +13,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <new>
 #include <numeric>
 #include <span>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -37,16 +40,16 @@ bytes body_of(std::size_t size, std::uint8_t seed)
 /// A sealed packet holding `body`.
 bytes sealed(const packet_key& key, direction way, packet_kind kind, std::uint64_t number, const bytes& body)
 {
-    bytes packet(rep::aead_number_bytes + body.size() + rep::aead_tag_bytes);
-    std::copy(body.begin(), body.end(), packet.begin() + rep::aead_number_bytes);
-    EXPECT_TRUE(rep::aead_seal(key, way, protocol, kind, number, packet));
+    bytes packet(rep::aead_overhead_bytes + body.size());
+    std::copy(body.begin(), body.end(), packet.begin() + rep::aead_prefix_bytes);
+    EXPECT_TRUE(rep::aead_seal(key, way, 0x5A17, protocol, kind, number, packet));
     return packet;
 }
 
 bitrep::status open(const packet_key& key, direction way, packet_kind kind, const bytes& packet, bytes& body,
                     std::uint32_t id = protocol)
 {
-    body.assign(packet.size() > 24 ? packet.size() - 24 : 0, 0xEE);
+    body.assign(packet.size() > rep::aead_overhead_bytes ? packet.size() - rep::aead_overhead_bytes : 0, 0xEE);
     return rep::aead_open(key, way, id, kind, packet, body);
 }
 
@@ -69,13 +72,17 @@ TEST_F(Aead, ASealedPacketOpensToItsBodyAndHidesIt)
 {
     const bytes body = body_of(300, 7);
     const bytes packet = sealed(key, direction::server_to_client, packet_kind::state, 41, body);
-    EXPECT_EQ(packet.size(), body.size() + 24);
-    // The number is in clear, little-endian; the body is not.
+    EXPECT_EQ(packet.size(), body.size() + 32);
+    // The salt and the number are in clear, little-endian; the body is not.
+    std::uint64_t salt = 0;
     std::uint64_t number = 0;
+    ASSERT_TRUE(rep::aead_salt(packet, salt));
     ASSERT_TRUE(rep::aead_number(packet, number));
+    EXPECT_EQ(salt, 0x5A17u);
     EXPECT_EQ(number, 41u);
-    EXPECT_EQ(packet[0], 41);
-    EXPECT_FALSE(std::equal(body.begin(), body.end(), packet.begin() + 8));
+    EXPECT_EQ(packet[0], 0x17);
+    EXPECT_EQ(packet[8], 41);
+    EXPECT_FALSE(std::equal(body.begin(), body.end(), packet.begin() + 16));
     bytes opened;
     ASSERT_TRUE(open(key, direction::server_to_client, packet_kind::state, packet, opened));
     EXPECT_EQ(opened, body);
@@ -233,14 +240,14 @@ bytes forged_ack(bitrep::packet_security security, std::uint16_t sequence)
     if (security == bitrep::packet_security::crc)
         rep::seal(protocol, packet_kind::ack, packet);
     else
-        EXPECT_TRUE(rep::aead_seal(packet_key::random(), direction::client_to_server, protocol, packet_kind::ack, 1000,
-                                   packet));
+        EXPECT_TRUE(rep::aead_seal(packet_key::random(), direction::client_to_server, 1, protocol, packet_kind::ack,
+                                   1000, packet));
     return packet;
 }
 
 } // namespace
 
-TEST_F(Aead, AServerAndClientWithOneKeyReplicateAndEachPacketCosts20BytesMore)
+TEST_F(Aead, AServerAndClientWithOneKeyReplicateAndEachPacketCosts28BytesMore)
 {
     bitrep::replication_server<Field> crc_server(on(bitrep::packet_security::crc));
     bitrep::replication_client<Field> crc_client(on(bitrep::packet_security::crc));
@@ -254,12 +261,12 @@ TEST_F(Aead, AServerAndClientWithOneKeyReplicateAndEachPacketCosts20BytesMore)
         const std::size_t crc_size = crc_packet.size();
         ASSERT_TRUE(crc_client.receive(crc_packet));
         const auto packet = server.replicate(id, world);
-        EXPECT_EQ(packet.size(), crc_size + 20) << tick;
+        EXPECT_EQ(packet.size(), crc_size + 28) << tick;
         const bitrep::status st = client.receive(packet);
         ASSERT_TRUE(st) << st.message();
         EXPECT_EQ(client.state().tick, tick);
         const auto ack = client.packet();
-        EXPECT_EQ(ack.size(), crc_client.packet().size() + 20);
+        EXPECT_EQ(ack.size(), crc_client.packet().size() + 28);
         ASSERT_TRUE(server.receive(id, ack));
         ASSERT_TRUE(crc_server.receive(crc_id, crc_client.packet()));
     }
@@ -317,4 +324,194 @@ TEST_F(Aead, AForgedAckCanNoLongerMoveAClientsBaseline)
             EXPECT_EQ(client.state().tick, 3u);
         }
     }
+}
+
+// ------------------------------------------------ one nonce, one packet
+
+// A server cannot be copied at all; a copied guard or client seals nothing
+// (NoTwoPacketsShareANonceAcrossCopiesMovesAndReconnections).
+static_assert(!std::is_copy_constructible_v<bitrep::replication_server<Field>> &&
+                  !std::is_copy_assignable_v<bitrep::replication_server<Field>>,
+              "a copied server would seal under its original's next nonces");
+static_assert(std::is_nothrow_move_constructible_v<rep::packet_guard>);
+
+namespace {
+
+/// Which nonce (direction, then the sender's salt and number) and key a
+/// sealed packet used: one per packet, ever, under one long-term key.
+using nonce_record = std::tuple<direction, std::uint64_t, std::uint64_t>;
+
+void record(std::vector<nonce_record>& seen, direction way, std::span<const std::uint8_t> packet)
+{
+    std::uint64_t salt = 0;
+    std::uint64_t number = 0;
+    ASSERT_TRUE(rep::aead_salt(packet, salt));
+    ASSERT_TRUE(rep::aead_number(packet, number));
+    seen.emplace_back(way, salt, number);
+}
+
+bool all_distinct(std::vector<nonce_record> seen)
+{
+    std::sort(seen.begin(), seen.end());
+    return std::adjacent_find(seen.begin(), seen.end()) == seen.end();
+}
+
+} // namespace
+
+TEST_F(Aead, NoTwoPacketsShareANonceAcrossCopiesMovesAndReconnections)
+{
+    using client_type = bitrep::replication_client<Field>;
+    std::vector<nonce_record> seen;
+    bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
+    client_type first(on(bitrep::packet_security::aead), key);
+    auto id = server.add_client(key);
+    for (std::uint32_t tick = 1; tick <= 3; ++tick) {
+        const auto packet = server.replicate(id, field_at(tick));
+        record(seen, direction::server_to_client, packet);
+        ASSERT_TRUE(first.receive(packet));
+        record(seen, direction::client_to_server, first.packet());
+    }
+    // Copied: the copy applies what the original does, and seals nothing.
+    client_type copy(first);
+    EXPECT_TRUE(copy.packet().empty());
+    const auto next = server.replicate(id, field_at(4));
+    record(seen, direction::server_to_client, next);
+    ASSERT_TRUE(copy.receive(next));
+    EXPECT_EQ(copy.state().tick, 4u);
+    EXPECT_TRUE(copy.packet().empty());
+    // Moved: the new owner goes on numbering, the old one seals nothing.
+    client_type moved(std::move(first));
+    EXPECT_TRUE(first.packet().empty()); // NOLINT(bugprone-use-after-move): a moved-from client must not seal
+    for (int i = 0; i < 3; ++i)
+        record(seen, direction::client_to_server, moved.packet());
+    // Reconnected under the same key, on both ends: new salts.
+    server.remove_client(id);
+    id = server.add_client(key);
+    client_type again(on(bitrep::packet_security::aead), key);
+    for (std::uint32_t tick = 5; tick <= 7; ++tick) {
+        const auto packet = server.replicate(id, field_at(tick));
+        record(seen, direction::server_to_client, packet);
+        ASSERT_TRUE(again.receive(packet));
+        record(seen, direction::client_to_server, again.packet());
+    }
+    // A guard copied and moved by assignment, too.
+    rep::packet_guard guard(bitrep::packet_security::aead, key, direction::client_to_server);
+    rep::packet_guard other_guard;
+    bytes packet = body_of(40, 1);
+    ASSERT_TRUE(guard.seal(protocol, packet_kind::ack, packet));
+    record(seen, direction::client_to_server, packet);
+    other_guard = guard;
+    EXPECT_EQ(other_guard.seal(protocol, packet_kind::ack, packet).code(), bitrep::error::options_mismatch);
+    other_guard = std::move(guard);
+    EXPECT_EQ(guard.seal(protocol, packet_kind::ack, packet).code(), // NOLINT(bugprone-use-after-move)
+              bitrep::error::options_mismatch);
+    ASSERT_TRUE(other_guard.seal(protocol, packet_kind::ack, packet));
+    record(seen, direction::client_to_server, packet);
+    EXPECT_EQ(seen.size(), 18u);
+    EXPECT_TRUE(all_distinct(seen));
+}
+
+TEST_F(Aead, AnEarlierConnectionsPacketsAreRefusedByTheNextUnderTheSameKey)
+{
+    bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
+    std::vector<bytes> old_states;
+    std::vector<bytes> old_acks;
+    {
+        bitrep::replication_client<Field> old_client(on(bitrep::packet_security::aead), key);
+        const auto old_id = server.add_client(key);
+        for (std::uint32_t tick = 1; tick <= 6; ++tick) {
+            const auto packet = server.replicate(old_id, field_at(tick));
+            old_states.emplace_back(packet.begin(), packet.end());
+            ASSERT_TRUE(old_client.receive(packet));
+            const auto ack = old_client.packet();
+            old_acks.emplace_back(ack.begin(), ack.end());
+            ASSERT_TRUE(server.receive(old_id, ack));
+        }
+        server.remove_client(old_id);
+    }
+    // The same key again: a reconnection. Its first packets go through.
+    bitrep::replication_client<Field> client(on(bitrep::packet_security::aead), key);
+    const auto id = server.add_client(key);
+    ASSERT_TRUE(client.receive(server.replicate(id, field_at(10))));
+    ASSERT_TRUE(server.receive(id, client.packet()));
+    // The old connection's packets, numbered past what the new one has
+    // seen, are refused on both sides and change nothing.
+    for (std::size_t i = 2; i < old_states.size(); ++i) {
+        const bitrep::status st = client.receive(old_states[i]);
+        EXPECT_EQ(st.code(), bitrep::error::corrupt) << i;
+        EXPECT_TRUE(oracle::contains(st.message(), "another connection")) << st.message();
+        EXPECT_EQ(server.receive(id, old_acks[i]).code(), bitrep::error::corrupt) << i;
+    }
+    EXPECT_EQ(client.state().tick, 10u);
+    EXPECT_EQ(client.statistics().refused, 4u);
+    EXPECT_EQ(server.statistics(id)->acks_refused, 4u);
+    // And the connection goes on.
+    ASSERT_TRUE(client.receive(server.replicate(id, field_at(11))));
+    ASSERT_TRUE(server.receive(id, client.packet()));
+    EXPECT_EQ(client.state().tick, 11u);
+}
+
+TEST_F(Aead, AnEndWithoutAKeyRefusesToSealOrOpen)
+{
+    // No key, or the all-zero one, which every keyless connection would share.
+    bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
+    const auto keyless = server.add_client();
+    std::span<const std::uint8_t> packet;
+    const bitrep::status replicated = server.replicate(keyless, field_at(1), packet);
+    EXPECT_EQ(replicated.code(), bitrep::error::options_mismatch);
+    EXPECT_TRUE(oracle::contains(replicated.message(), "packet_key")) << replicated.message();
+    EXPECT_TRUE(packet.empty());
+    EXPECT_EQ(server.statistics(keyless)->packets_sent, 0u);
+    bitrep::replication_client<Field> client(on(bitrep::packet_security::aead), packet_key{});
+    EXPECT_TRUE(client.packet().empty());
+    // A packet of a keyed connection is not opened either.
+    const auto keyed = server.add_client(key);
+    EXPECT_EQ(client.receive(server.replicate(keyed, field_at(2))).code(), bitrep::error::options_mismatch);
+    bitrep::replication_client<Field> keyed_client(on(bitrep::packet_security::aead), key);
+    EXPECT_EQ(server.receive(keyless, keyed_client.packet()).code(), bitrep::error::options_mismatch);
+    // On the CRC path no key is needed.
+    bitrep::replication_server<Field> crc_server(on(bitrep::packet_security::crc));
+    bitrep::replication_client<Field> crc_client(on(bitrep::packet_security::crc));
+    EXPECT_TRUE(crc_client.receive(crc_server.replicate(crc_server.add_client(), field_at(3))));
+}
+
+// ------------------------------------------------ wiping secrets
+
+TEST(Secrets, ADestroyedKeyLeavesZerosWhereItWas)
+{
+    alignas(packet_key) std::array<std::uint8_t, sizeof(packet_key)> storage{};
+    auto* key = new (storage.data()) packet_key{};
+    key->bytes.fill(0xA5);
+    key->~packet_key();
+    EXPECT_TRUE(std::all_of(storage.begin(), storage.end(), [](std::uint8_t b) { return b == 0; }));
+}
+
+TEST_F(Aead, ADestroyedGuardLeavesNoKeyWhereItWas)
+{
+    // The long-term key and the keys derived from it, none found afterwards.
+    alignas(rep::packet_guard) std::array<std::uint8_t, sizeof(rep::packet_guard)> storage{};
+    auto* guard = new (storage.data()) rep::packet_guard(bitrep::packet_security::aead, key, direction::server_to_client);
+    const packet_key sealing = rep::connection_key(key, direction::server_to_client, guard->salt());
+    const auto holds = [&](const packet_key& k) {
+        return std::search(storage.begin(), storage.end(), k.bytes.begin(), k.bytes.end()) != storage.end();
+    };
+    ASSERT_TRUE(holds(key) && holds(sealing)) << "the test looks for the keys where the guard keeps them";
+    guard->~packet_guard();
+    EXPECT_FALSE(holds(key));
+    EXPECT_FALSE(holds(sealing));
+}
+
+TEST_F(Aead, AnOpenedBodyIsZeroedOnceCleared)
+{
+    rep::packet_guard sender(bitrep::packet_security::aead, key, direction::server_to_client);
+    rep::packet_guard receiver(bitrep::packet_security::aead, key, direction::client_to_server);
+    bytes packet(rep::aead_overhead_bytes + 50, 0);
+    std::fill(packet.begin() + rep::aead_prefix_bytes, packet.end() - rep::aead_tag_bytes, std::uint8_t{0x3C});
+    ASSERT_TRUE(sender.seal(protocol, packet_kind::state, packet));
+    std::span<const std::uint8_t> body;
+    ASSERT_TRUE(receiver.open(protocol, packet_kind::state, packet, body));
+    ASSERT_EQ(body.size(), 50u);
+    EXPECT_TRUE(std::all_of(body.begin(), body.end(), [](std::uint8_t b) { return b == 0x3C; }));
+    receiver.clear_body();
+    EXPECT_TRUE(std::all_of(body.begin(), body.end(), [](std::uint8_t b) { return b == 0; }));
 }

@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <limits>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -285,6 +288,44 @@ TEST(TwoWay, SendInputRefusesAnOldTickAndAValueOutsideItsAnnotation)
     EXPECT_EQ(client.inputs_waiting(), 1u);
 }
 
+namespace aiming {
+struct Aim {
+    bitrep::quantized<-3.1416f, 3.1416f, 0.001f> yaw;
+    bitrep::quantized<0.f, 1.f, 0.01f> throttle;
+};
+BOOST_DESCRIBE_STRUCT(Aim, (), (yaw, throttle))
+struct Shout {
+    bitrep::quantized<0.f, 100.f, 0.5f> volume;
+};
+BOOST_DESCRIBE_STRUCT(Shout, (), (volume))
+using Client = bitrep::replication_client<World, Aim, bitrep::message_set<Shout>>;
+using Server = bitrep::replication_server<World, Aim, bitrep::message_set<Shout>>;
+} // namespace aiming
+
+TEST(TwoWay, QuantizedInputsAndMessagesOutsideTheirRangeAreRefusedNamingTheField)
+{
+    aiming::Client client;
+    aiming::Aim aim;
+    aim.throttle = 1.5f;
+    EXPECT_STATUS(client.send_input(1, aim), bitrep::error::value_out_of_range, "aiming::Aim.throttle", 13);
+    aim.throttle = 1.0f;
+    aim.yaw = -std::numeric_limits<float>::infinity();
+    EXPECT_STATUS(client.send_input(1, aim), bitrep::error::value_out_of_range, "aiming::Aim.yaw", 0);
+    EXPECT_EQ(client.inputs_waiting(), 0u);
+    aiming::Shout shout;
+    shout.volume = 120.0f;
+    EXPECT_STATUS(client.send(shout, bitrep::channel::reliable), bitrep::error::value_out_of_range,
+                  "aiming::Shout.volume", 0);
+    EXPECT_STATUS(client.send(shout, bitrep::channel::unreliable), bitrep::error::value_out_of_range,
+                  "aiming::Shout.volume", 0);
+    EXPECT_EQ(client.messages().send_refused, 2u);
+
+    aiming::Server server;
+    const bitrep::client_id id = server.add_client();
+    EXPECT_STATUS(server.send(id, shout, bitrep::channel::reliable), bitrep::error::value_out_of_range,
+                  "aiming::Shout.volume", 0);
+}
+
 TEST(TwoWay, AMalformedMessageRefusesThePacketWholeAndNamesTheMessageField)
 {
     Server server;
@@ -535,4 +576,118 @@ TEST(MessageChannel, EveryMessageArrivesOnceInOrderAcrossTheIdWrapWhateverTheQue
     for (std::uint32_t i = 0; i < 70000; ++i)
         ASSERT_EQ(at_b[i], i & 0xFFFFFFu) << "message " << i;
     EXPECT_TRUE(at_a.empty());
+}
+
+namespace {
+
+/// The packets (of 0 .. packets - 1) that carry one reliable message the
+/// peer never acknowledges.
+std::vector<std::uint64_t> sends_of_an_unacknowledged_message(std::uint32_t resend_packets, std::uint64_t packets)
+{
+    bitrep::replication::message_limits limits;
+    limits.body_bytes = 4;
+    limits.resend_packets = resend_packets;
+    bitrep::replication::message_endpoint a(limits);
+    bitrep::replication::message_write_stream w(a.slot(bitrep::channel::reliable));
+    std::uint32_t v = 7;
+    EXPECT_TRUE(w.serialize_bits(v, 24));
+    w.flush();
+    a.queue(bitrep::channel::reliable, 0, 24);
+    std::vector<std::uint64_t> sends{0}; // the first send, then each copy
+    for (std::uint64_t packet = 0; packet < packets; ++packet) {
+        const std::uint64_t resent = a.statistics().reliable_resent;
+        static_cast<void>(a.plan_reliable(packet, 1024, 1024));
+        static_cast<void>(a.plan_unreliable(0));
+        a.commit(packet);
+        if (a.statistics().reliable_resent != resent)
+            sends.push_back(packet);
+    }
+    return sends;
+}
+
+} // namespace
+
+TEST(MessageChannel, ResendBackOffNeverShortensTheIntervalInForce)
+{
+    // An interval above the 64-packet cap of the back-off stays as it is.
+    EXPECT_EQ(sends_of_an_unacknowledged_message(100, 450), (std::vector<std::uint64_t>{0, 100, 200, 300, 400}));
+    // Below it, the interval doubles while the message goes unacknowledged,
+    // up to 64 packets.
+    EXPECT_EQ(sends_of_an_unacknowledged_message(6, 300),
+              (std::vector<std::uint64_t>{0, 6, 18, 42, 90, 154, 218, 282}));
+}
+
+// ---------------------------------------------------------------- handlers and callbacks
+
+TEST(TwoWay, AHandlerMayRemoveItsOwnClientDuringReceive)
+{
+    // A player kicked from the chat handler: the connection outlives the
+    // receive() that is still reading it (ASan: no use after free).
+    linked link({}, 2);
+    bool kicked = false;
+    link.server.on_message<Chat>([&](bitrep::client_id from, const Chat&) {
+        link.server.remove_client(from);
+        kicked = true;
+        EXPECT_FALSE(link.server.has_client(from)) << "gone for every call at once";
+        EXPECT_EQ(link.server.send(from, Chat{}, bitrep::channel::reliable).code(), bitrep::error::unknown_client);
+    });
+    link.server.on_input([&](bitrep::client_id from, std::uint32_t, const PlayerInput&) {
+        link.server.remove_client(from); // the input handler runs first
+    });
+    ASSERT_TRUE(link.client.receive(link.server.replicate(link.id, link.driver.world)));
+    PlayerInput input;
+    input.sequence = 1;
+    ASSERT_TRUE(link.client.send_input(1, input));
+    Chat chat;
+    chat.serial = 1;
+    chat.text = "line 1";
+    ASSERT_TRUE(link.client.send(chat, bitrep::channel::reliable));
+    ASSERT_TRUE(link.server.receive(link.id, link.client.packet()));
+    EXPECT_TRUE(kicked) << "the handlers of a removed client's packet still run";
+    EXPECT_FALSE(link.server.has_client(link.id));
+    EXPECT_EQ(link.server.receive(link.id, link.client.packet()).code(), bitrep::error::unknown_client);
+    EXPECT_EQ(link.server.statistics(link.id), nullptr);
+}
+
+TEST(TwoWay, AnOnChangeCallbackThatThrowsLosesNoInputAckAndNoMessage)
+{
+    linked link({}, 3);
+    link.client.on_change([](const bitrep::state_change&, const World&, const World&) {
+        throw std::runtime_error("the game's callback failed");
+    });
+    PlayerInput input;
+    input.sequence = 1;
+    ASSERT_TRUE(link.client.send_input(1, input));
+    ASSERT_TRUE(link.server.receive(link.id, link.client.packet()));
+    ASSERT_EQ(link.client.inputs_waiting(), 1u);
+    Chat chat;
+    chat.serial = 5;
+    ASSERT_TRUE(link.server.send(link.id, chat, bitrep::channel::unreliable));
+    const auto packet = link.server.replicate(link.id, link.driver.world);
+    EXPECT_THROW(static_cast<void>(link.client.receive(packet)), std::runtime_error);
+    // The packet is applied and counted, its input ack taken, its message delivered.
+    EXPECT_EQ(link.client.statistics().applied, 1u);
+    EXPECT_TRUE(link.client.has_state());
+    EXPECT_EQ(link.client.inputs_waiting(), 0u);
+    EXPECT_EQ(link.chats_at_client, (std::vector<std::uint32_t>{5}));
+}
+
+TEST(TwoWay, ReplicatedEqualComparesWhatTheClientReceivesAndNothingElse)
+{
+    linked link({}, 4);
+    for (std::uint32_t t = 0; t < 5; ++t) {
+        link.driver.step(true);
+        ASSERT_TRUE(link.client.receive(link.server.replicate(link.id, link.driver.world)));
+        ASSERT_TRUE(link.server.receive(link.id, link.client.packet()));
+    }
+    const std::optional<World> sent = link.server.sent_state(link.id, link.client.sequence());
+    ASSERT_TRUE(sent.has_value());
+    // The server's save_only seed is in sent_state, never on the client.
+    EXPECT_NE(bitrep::to_bytes(*sent), bitrep::to_bytes(link.client.state()));
+    EXPECT_TRUE(bitrep::replicated_equal(link.client.state(), *sent));
+    World moved = *sent;
+    moved.seed = 0x1234u;
+    EXPECT_TRUE(bitrep::replicated_equal(link.client.state(), moved));
+    moved.tick = moved.tick + 1;
+    EXPECT_FALSE(bitrep::replicated_equal(link.client.state(), moved));
 }

@@ -365,7 +365,7 @@ void print(const settings& s, const results& r, bitrep::replication_encoding enc
     row("clients", count(s.clients) + " (" + count(r.joined) + " joined)");
     row("packets", s.security == "crc" || !bitrep::replication::aead_available()
                        ? std::string("CRC-32 only (--security crc)")
-                       : std::string("sealed: ChaCha20-Poly1305, a key per client, replays refused (+20 bytes each)"));
+                       : std::string("sealed: ChaCha20-Poly1305, a key per client, replays refused (+28 bytes each)"));
     row("loss rate", percent(link.loss) + " (and " + fixed(link.latency, 0) + " ms latency, 0-" + fixed(link.jitter, 0) +
                          " ms jitter, " + percent(link.duplicate) + " duplicated, " + percent(link.reorder) +
                          " held back " + fixed(link.reorder_delay, 0) + " ms, " + percent(link.corrupt) + " corrupted)");

@@ -181,15 +181,16 @@ struct numeric_index<ranged<Int, Min, Max>> {
         v = static_cast<Int>(static_cast<std::uint64_t>(Min) + index);
     }
 };
-template <float_constant Min, float_constant Max, float_constant Resolution>
-struct numeric_index<quantized<Min, Max, Resolution>> {
-    using type = quantized<Min, Max, Resolution>;
+template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
+struct numeric_index<quantized<Min, Max, Resolution, Policy>> {
+    using type = quantized<Min, Max, Resolution, Policy>;
     static constexpr std::uint64_t span = type::quantizer.max_integer;
+    /// False for a value the codec refuses (the writer then refuses it as
+    /// the codec does; a baseline's index is that of what it decoded).
     static bool get(const type& v, std::uint64_t& index) noexcept
     {
-        const float x = v.value();
         index = v.quantum();
-        return x == x;
+        return v.encodable();
     }
     static void set(type& v, std::uint64_t index) noexcept
     {
@@ -229,8 +230,8 @@ BITREP_ALWAYS_INLINE bool delta_changed_leaf(Stream& stream, const T& older, con
         index::get(base, b);
         index::get(older, o);
         if constexpr (!Stream::is_reading) {
-            if (!index::get(value, i)) [[unlikely]]
-                return stream.fail(error::value_out_of_range, stream.position(), "NaN cannot be quantized");
+            if (!index::get(value, i)) [[unlikely]] // only a quantized value it cannot send
+                return refuse_quantized(stream, static_cast<float>(value));
         }
         if (!stream.serialize_index_delta(i, b, o, index::span))
             return false;
@@ -675,16 +676,17 @@ struct delta_codec<T> : detail::delta_as_whole<T> {
 };
 
 /// Quantized floats compare their quanta: a drift below one quantum is not
-/// resent, and the receiver's value is what the sender compares against.
-template <float_constant Min, float_constant Max, float_constant Resolution>
-struct delta_codec<quantized<Min, Max, Resolution>> : detail::delta_as_whole<quantized<Min, Max, Resolution>> {
-    using type = quantized<Min, Max, Resolution>;
+/// resent, and the receiver's value is what the sender compares against. A
+/// value the codec refuses is a change, so that the writer refuses it (5000
+/// and the 1024 a client holds share the top quantum of [-1024, 1024]).
+template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
+struct delta_codec<quantized<Min, Max, Resolution, Policy>>
+    : detail::delta_as_whole<quantized<Min, Max, Resolution, Policy>> {
+    using type = quantized<Min, Max, Resolution, Policy>;
     template <scope>
     static bool same(const type& a, const type& b) noexcept
     {
-        const float x = a.value();
-        const float y = b.value();
-        return x == x && y == y && a.quantum() == b.quantum(); // NaN is a change, which the writer refuses
+        return a.encodable() && b.encodable() && a.quantum() == b.quantum();
     }
 };
 

@@ -25,10 +25,11 @@ struct std::formatter<bitrep::ranged<Int, Min, Max>, CharT> : std::formatter<Int
     }
 };
 
-template <bitrep::float_constant Min, bitrep::float_constant Max, bitrep::float_constant Resolution, class CharT>
-struct std::formatter<bitrep::quantized<Min, Max, Resolution>, CharT> : std::formatter<float, CharT> {
+template <bitrep::float_constant Min, bitrep::float_constant Max, bitrep::float_constant Resolution,
+          bitrep::range_policy Policy, class CharT>
+struct std::formatter<bitrep::quantized<Min, Max, Resolution, Policy>, CharT> : std::formatter<float, CharT> {
     template <class Context>
-    auto format(const bitrep::quantized<Min, Max, Resolution>& value, Context& context) const
+    auto format(const bitrep::quantized<Min, Max, Resolution, Policy>& value, Context& context) const
     {
         return std::formatter<float, CharT>::format(value.get(), context);
     }

@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -459,3 +460,81 @@ constexpr std::string_view stable_name() noexcept
 }
 
 } // namespace bitrep::reflect
+
+namespace bitrep {
+
+/// An earlier name, so that saves written before a rename load: the file's
+/// `from` is the program's `to`. A struct lists its renamed fields inside
+/// itself, `static constexpr bitrep::renamed bitrep_renames[] = {{.from =
+/// "gold", .to = "coins"}};`; an enum its renamed enumerators (or flags)
+/// next to its description, `constexpr auto bitrep_renames(Color) { return
+/// std::array{bitrep::renamed{.from = "azure", .to = "blue"}}; }` (found by
+/// argument-dependent lookup). An entry whose `to` is the type's own stable
+/// name is the type's earlier name, by which a variant's alternative is
+/// matched.
+struct renamed {
+    std::string_view from;
+    std::string_view to;
+};
+
+namespace reflect {
+namespace detail {
+template <class E>
+inline constexpr auto enum_renames = bitrep_renames(E{});
+} // namespace detail
+
+/// T's bitrep_renames (none when it gives none).
+template <class T>
+constexpr std::span<const renamed> renames() noexcept
+{
+    if constexpr (requires { std::span<const renamed>(T::bitrep_renames); })
+        return std::span<const renamed>(T::bitrep_renames);
+    else if constexpr (std::is_enum_v<T> && requires { std::span<const renamed>(bitrep_renames(T{})); })
+        return std::span<const renamed>(detail::enum_renames<T>);
+    else
+        return {};
+}
+
+/// Whether a rename's `to` names the type of stable name `self`: all of it,
+/// or its last part (`Elixir` for `game::Elixir`).
+constexpr bool names_type(std::string_view to, std::string_view self) noexcept
+{
+    return to == self || (self.size() > to.size() + 2 && self.ends_with(to) &&
+                          self.substr(self.size() - to.size() - 2, 2) == "::");
+}
+
+/// Whether every rename's `to` is one of `names` (T's fields or
+/// enumerators) or the type's own name `self`, and no `from` is one of
+/// `names`: a file's field of a name the program still has is that field.
+constexpr bool renames_fit(std::span<const renamed> list, std::span<const std::string_view> names,
+                           std::string_view self) noexcept
+{
+    for (const renamed& entry : list) {
+        bool to_known = names_type(entry.to, self);
+        for (const std::string_view name : names) {
+            if (name == entry.from)
+                return false;
+            to_known = to_known || name == entry.to;
+        }
+        if (!to_known || entry.from.empty())
+            return false;
+    }
+    return true;
+}
+
+/// renames_fit for a described class's fields.
+template <class T>
+constexpr bool renames_fit_fields() noexcept
+{
+    if constexpr (renames<T>().empty()) {
+        return true;
+    } else {
+        constexpr auto names = []<std::size_t... I>(std::index_sequence<I...>) {
+            return std::array<std::string_view, sizeof...(I)>{field_id_at<T, I>().name...};
+        }(std::make_index_sequence<field_count<T>>{});
+        return renames_fit(renames<T>(), names, stable_name<T>());
+    }
+}
+
+} // namespace reflect
+} // namespace bitrep

@@ -38,6 +38,7 @@ enum class error : std::uint8_t {
     options_mismatch,   ///< the two ends' replication_options disagree (e.g. check_value)
     would_block,        ///< (send) a bounded queue is full; try again once the peer has acknowledged
     duplicate_key,      ///< a map's or set's key given twice (read)
+    durability_unknown, ///< (save) the new file is in place, but the directory's fsync failed: a power cut may undo it
 };
 
 constexpr std::string_view to_string(error code) noexcept
@@ -66,6 +67,7 @@ constexpr std::string_view to_string(error code) noexcept
     case error::options_mismatch: return "options_mismatch";
     case error::would_block: return "would_block";
     case error::duplicate_key: return "duplicate_key";
+    case error::durability_unknown: return "durability_unknown";
     }
     return "unknown";
 }
@@ -80,6 +82,10 @@ constexpr std::string_view to_string(error code) noexcept
 class [[nodiscard]] status {
 public:
     static constexpr std::size_t max_path_length = 119;
+    /// The bit offset of a failure no bit of the input is to blame for (a
+    /// schema that does not match the program's, a refusal load_options
+    /// asked for): message() leaves it out.
+    static constexpr std::size_t no_bit = static_cast<std::size_t>(-1);
     static constexpr std::size_t max_detail_length = 96;
 
     status() noexcept {} // user-provided: a const status needs no initialiser for its text buffers
@@ -132,8 +138,9 @@ public:
         // A file that cannot be opened, written or recognised has no bit at
         // which things went wrong; everything else does.
         const bool whole_file = code_ == error::not_found || code_ == error::io_error ||
-                                code_ == error::not_a_save || code_ == error::newer_version;
-        if (!whole_file)
+                                code_ == error::not_a_save || code_ == error::newer_version ||
+                                code_ == error::durability_unknown;
+        if (!whole_file && bit_offset_ != no_bit)
             text.append(path_length_ != 0 ? ", bit " : " bit ").append(std::to_string(bit_offset_));
         if (detail_length_ != 0)
             text.append(": ").append(detail());

@@ -16,7 +16,7 @@ int main()
     Ping received{};
     const bitrep::status st = bitrep::from_bytes(bytes, received);
     const bool same = st && received.health == 42 && received.alive && bytes.size() == 1;
-    std::printf("consumer: find_package(bitrep) %s (%zu byte, %s)\n", same ? "works" : "FAILED", bytes.size(),
+    std::printf("consumer: the installed bitrep %s (%zu byte, %s)\n", same ? "works" : "FAILED", bytes.size(),
                 st.message().c_str());
     return same ? 0 : 1;
 }

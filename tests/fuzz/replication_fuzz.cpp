@@ -109,19 +109,24 @@ bitrep::packet_key key()
     return k;
 }
 
+/// Each end's connection salt: fixed too, so that a replay of the honest
+/// traffic gives the same bytes.
+constexpr std::uint64_t server_salt = 0x5E;
+constexpr std::uint64_t client_salt = 0xC1;
+
 // Honest traffic: the server sends packets 0 .. sent - 1 and the client
 // applies them all, but only the acks of 0 .. acked - 1 reach the server, so
 // forged acks can name packets that are sent and not acknowledged.
 constexpr std::uint32_t sent = 5;
 constexpr std::uint32_t acked = 2;
 
-/// Everything prepared once, copied per input.
+/// Everything prepared once.
 struct prepared {
     bitrep::packet_security security;
     std::vector<World> worlds;       ///< the world at ticks 0 .. sent
     std::vector<bytes> acks;         ///< the client's ack after each packet
-    client_type client;              ///< after packets 0 .. sent - 1
-    bytes client_state;              ///< to_bytes(client.state())
+    std::vector<bytes> states;       ///< the server's packets 0 .. sent - 1
+    bytes client_state;              ///< to_bytes(honest_client(p).state())
     bytes next_packet;               ///< packet `sent`, from a server given only the honest acks
     World next_state;                ///< the state packet `sent` brings the client to
 };
@@ -150,26 +155,48 @@ void replay(server_type& server, bitrep::client_id id, const prepared& p)
     });
 }
 
-prepared prepare(bitrep::packet_security security)
+/// A client that checks its change notifications.
+client_type new_client(bitrep::packet_security security)
 {
-    prepared p{security, {}, {}, client_type(options(security), key()), {}, {}, {}};
-    for (std::uint32_t t = 0; t <= sent; ++t)
-        p.worlds.push_back(world_at(t));
-    p.client.on_change([](const bitrep::state_change& change, const World&, const World&) {
+    client_type client(options(security), key(), client_salt);
+    client.on_change([](const bitrep::state_change& change, const World&, const World&) {
         if (change.field >= bitrep::reflect::field_count<World> ||
             (change.what != bitrep::state_change::kind::field && change.id >= 64))
             fail("change notification names no field or slot");
     });
+    return client;
+}
 
-    server_type server(options(security));
-    const bitrep::client_id id = server.add_client(key());
-    replay(server, id, p.worlds, [&](std::uint32_t, std::span<const std::uint8_t> packet) {
-        if (const bitrep::status st = p.client.receive(packet); !st)
+/// The client after the honest traffic (packets 0 .. sent - 1 applied, each
+/// acknowledged). A client cannot be copied, as two copies would seal under
+/// one nonce: each input that needs one replays the traffic into a new one.
+client_type honest_client(const prepared& p)
+{
+    client_type client = new_client(p.security);
+    for (const bytes& packet : p.states) {
+        if (const bitrep::status st = client.receive(packet); !st)
             fail("honest packet refused", st);
-        const std::span<const std::uint8_t> ack = p.client.ack();
+        static_cast<void>(client.ack());
+    }
+    return client;
+}
+
+prepared prepare(bitrep::packet_security security)
+{
+    prepared p{security, {}, {}, {}, {}, {}, {}};
+    for (std::uint32_t t = 0; t <= sent; ++t)
+        p.worlds.push_back(world_at(t));
+    client_type client = new_client(security);
+    server_type server(options(security));
+    const bitrep::client_id id = server.add_client(key(), server_salt);
+    replay(server, id, p.worlds, [&](std::uint32_t, std::span<const std::uint8_t> packet) {
+        p.states.emplace_back(packet.begin(), packet.end());
+        if (const bitrep::status st = client.receive(packet); !st)
+            fail("honest packet refused", st);
+        const std::span<const std::uint8_t> ack = client.ack();
         return std::span<const std::uint8_t>(p.acks.emplace_back(ack.begin(), ack.end()));
     });
-    p.client_state = bitrep::to_bytes(p.client.state());
+    p.client_state = bitrep::to_bytes(client.state());
 
     std::span<const std::uint8_t> packet;
     if (const bitrep::status st = server.replicate(id, p.worlds[sent], packet); !st)
@@ -179,7 +206,7 @@ prepared prepare(bitrep::packet_security security)
 
     // The replay each input starts from must be the run above.
     server_type again(options(security));
-    const bitrep::client_id same_id = again.add_client(key());
+    const bitrep::client_id same_id = again.add_client(key(), server_salt);
     replay(again, same_id, p);
     if (!again.replicate(same_id, p.worlds[sent], packet) || !std::ranges::equal(packet, p.next_packet))
         fail("the server's replay differs from the honest run");
@@ -193,7 +220,9 @@ prepared prepare(bitrep::packet_security security)
 bytes sealed(const prepared& p, std::span<const std::uint8_t> input, bitrep::replication::packet_kind kind)
 {
     bytes packet;
-    if (const bitrep::status st = resealed(p.security, key(), input, options(p.security).protocol_id, kind, sent + 1, packet);
+    const std::uint64_t salt = kind == bitrep::replication::packet_kind::state ? server_salt : client_salt;
+    if (const bitrep::status st =
+            resealed(p.security, key(), input, options(p.security).protocol_id, kind, salt, sent + 1, packet);
         !st)
         fail("sealing failed", st);
     return packet;
@@ -238,7 +267,7 @@ bool forge_packet(client_type& client, std::span<const std::uint8_t> packet, con
 
 void fuzz_client(const prepared& p, std::span<const std::uint8_t> input)
 {
-    client_type client = p.client;
+    client_type client = honest_client(p);
     bool accepted = forge_packet(client, input, p.client_state);
     const bytes resealed = sealed(p, input, bitrep::replication::packet_kind::state);
     accepted = forge_packet(client, resealed, accepted ? bitrep::to_bytes(client.state()) : p.client_state) || accepted;
@@ -278,7 +307,7 @@ const prepared& prepared_for(bitrep::packet_security security)
 struct idle_server {
     server_type server;
     bitrep::client_id id;
-    explicit idle_server(const prepared& p) : server(options(p.security)), id(server.add_client(key()))
+    explicit idle_server(const prepared& p) : server(options(p.security)), id(server.add_client(key(), server_salt))
     {
         replay(server, id, p);
     }
@@ -308,7 +337,7 @@ void fuzz_server(const prepared& p, std::span<const std::uint8_t> input)
 
     // A server cannot be copied: replay the honest traffic into a fresh one.
     server_type server(options(p.security));
-    const bitrep::client_id id = server.add_client(key());
+    const bitrep::client_id id = server.add_client(key(), server_salt);
     replay(server, id, p);
     bool accepted = static_cast<bool>(server.receive(id, input));
     accepted = static_cast<bool>(server.receive(id, resealed)) || accepted;
@@ -325,7 +354,7 @@ void fuzz_server(const prepared& p, std::span<const std::uint8_t> input)
     // them all: whichever baseline the server now picks, the client holds it.
     // And the connection recovers: the client's ack is taken and the packet
     // after applies too.
-    client_type client = p.client;
+    client_type client = honest_client(p);
     applies(client, server, id, packet, sent);
     if (const bitrep::status st = server.receive(id, client.ack()); !st)
         fail("after a forged ack the honest ack is refused", st);
@@ -359,7 +388,7 @@ std::vector<bytes> next_packets(const prepared& p, std::uint32_t acks, const bit
                                 std::initializer_list<std::uint32_t> ticks)
 {
     server_type server(o);
-    const bitrep::client_id id = server.add_client(key());
+    const bitrep::client_id id = server.add_client(key(), server_salt);
     std::span<const std::uint8_t> packet;
     for (std::uint32_t t = 0; t < sent; ++t)
         if (!server.replicate(id, p.worlds[t], packet) || (t < acks && !server.receive(id, p.acks[t])))
@@ -381,12 +410,10 @@ std::span<const std::uint8_t> body_of(const bytes& crc_packet)
 }
 
 /// The decrypted body of an honest AEAD packet.
-bytes opened(const bytes& packet, bitrep::replication::direction way, bitrep::replication::packet_kind kind)
+bytes opened(const bytes& packet, bitrep::replication::packet_kind kind)
 {
-    namespace rep = bitrep::replication;
-    bytes body(packet.size() - rep::aead_number_bytes - rep::aead_tag_bytes);
-    if (const bitrep::status st =
-            rep::aead_open(key(), way, options(bitrep::packet_security::aead).protocol_id, kind, packet, body);
+    bytes body;
+    if (const bitrep::status st = unsealed(key(), packet, options(bitrep::packet_security::aead).protocol_id, kind, body);
         !st)
         fail("an honest AEAD packet does not open", st);
     return body;
@@ -424,8 +451,8 @@ void bitrep_fuzz_seeds(std::vector<std::vector<std::uint8_t>>& seeds)
         paths.push_back(bitrep::packet_security::aead);
         // The body the AEAD path seals is the CRC path's after its CRC.
         const fuzz::prepared& aead = fuzz::prepared_for(bitrep::packet_security::aead);
-        const bytes state = fuzz::opened(aead.next_packet, rep::direction::server_to_client, rep::packet_kind::state);
-        const bytes ack = fuzz::opened(aead.acks.back(), rep::direction::client_to_server, rep::packet_kind::ack);
+        const bytes state = fuzz::opened(aead.next_packet, rep::packet_kind::state);
+        const bytes ack = fuzz::opened(aead.acks.back(), rep::packet_kind::ack);
         if (!std::ranges::equal(state, fuzz::body_of(crc.next_packet)) ||
             !std::ranges::equal(ack, fuzz::body_of(crc.acks.back())))
             fuzz::fail("the AEAD path's bodies are not the CRC path's");
@@ -443,14 +470,14 @@ void bitrep_fuzz_seeds(std::vector<std::vector<std::uint8_t>>& seeds)
             return input;
         };
         for (const bytes& packet : states) {
-            fuzz::client_type client = p.client;
+            fuzz::client_type client = fuzz::honest_client(p);
             const bytes sealed = fuzz::sealed(p, add_seed(packet), rep::packet_kind::state);
             if (!fuzz::forge_packet(client, sealed, p.client_state))
                 fuzz::fail("a seed state packet is refused");
         }
         for (const bytes& ack : acks) {
             fuzz::server_type server(fuzz::options(security));
-            const bitrep::client_id id = server.add_client(fuzz::key());
+            const bitrep::client_id id = server.add_client(fuzz::key(), fuzz::server_salt);
             fuzz::replay(server, id, p);
             const bytes sealed = fuzz::sealed(p, add_seed(ack), rep::packet_kind::ack);
             if (const bitrep::status st = server.receive(id, sealed); !st)

@@ -86,10 +86,18 @@ using ranged_duration = annotated_duration<Duration, ranged<typename Duration::r
 /// A duration whose floating count is in [Min, Max] at Resolution, sent as
 /// quantized<Min, Max, Resolution> (in the duration's own units): a
 /// `quantized_duration<std::chrono::duration<float>, 0, 10, 0.01>` (seconds,
-/// to the hundredth) costs 10 bits. Counts outside clamp, as a quantized
-/// float's do.
+/// to the hundredth) costs 10 bits. A count outside the range, or not
+/// finite, is refused on write like a quantized float's;
+/// `bitrep::clamped<quantized_duration<...>>` clamps it instead.
 template <class Duration, float_constant Min, float_constant Max, float_constant Resolution>
     requires std::floating_point<typename Duration::rep>
 using quantized_duration = annotated_duration<Duration, quantized<Min, Max, Resolution>>;
+
+namespace detail {
+template <class Duration, float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
+struct clamped_of<annotated_duration<Duration, quantized<Min, Max, Resolution, Policy>>> {
+    using type = annotated_duration<Duration, quantized<Min, Max, Resolution, range_policy::clamp>>;
+};
+} // namespace detail
 
 } // namespace bitrep

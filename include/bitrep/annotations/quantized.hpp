@@ -6,6 +6,7 @@
 #include <compare>
 #include <cstdint>
 #include <iosfwd>
+#include <limits>
 #include <type_traits>
 
 #include <bitrep/wire/quantize.hpp>
@@ -27,13 +28,71 @@ struct float_constant {
     constexpr float value() const noexcept { return std::bit_cast<float>(pattern); }
 };
 
-/// A float in [Min, Max] at Resolution. Values outside the range clamp on
-/// write (as the standard specifies); NaN is refused with value_out_of_range.
-/// A round trip yields the nearest quantum, bit-exactly on every compiler.
-template <float_constant Min, float_constant Max, float_constant Resolution>
+namespace detail {
+// The checks of an annotation's numbers. On failure each calls a function
+// that is not constexpr, named for the mistake: clang 14 then says "in call
+// to 'quantized_steps_within_cap(2.000000e+33, 4.294967e+09)'", the numbers
+// its static_assert would not show (GCC shows them in "the comparison reduces
+// to"; a static_assert message cannot be formatted before C++26).
+inline bool quantized_has_more_steps_than_the_cap_of_2_to_the_32_minus_256(float, float) noexcept { return false; }
+inline bool quantized_resolution_is_finer_than_float32_can_hold_over_the_range(float, float) noexcept { return false; }
+constexpr bool quantized_steps_within_cap(float steps, float cap) noexcept
+{
+    return steps <= cap || quantized_has_more_steps_than_the_cap_of_2_to_the_32_minus_256(steps, cap);
+}
+constexpr bool quantized_float32_holds_resolution(float spacing, float resolution) noexcept
+{
+    return spacing <= resolution ||
+           quantized_resolution_is_finer_than_float32_can_hold_over_the_range(spacing, resolution);
+}
+
+/// The distance from a finite positive float to the next one up: the
+/// coarsest spacing of float32 over a range whose largest magnitude it is.
+constexpr float float_spacing(float magnitude) noexcept
+{
+    return std::bit_cast<float>(std::bit_cast<std::uint32_t>(magnitude) + 1u) - magnitude;
+}
+} // namespace detail
+
+#if defined(__clang__)
+#define BITREP_QUANTIZED_REQUIRE(check, number, limit, message) static_assert(detail::check(number, limit), message)
+#else
+#define BITREP_QUANTIZED_REQUIRE(check, number, limit, message) static_assert((number) <= (limit), message)
+#endif
+
+/// What writing a quantized value outside [Min, Max] does: `refuse` (the
+/// default) fails with value_out_of_range naming the field, as a ranged
+/// integer's writer does, so that no value is saved or sent as another;
+/// `clamp` sends the nearest bound, as serialize 1.0's compressed_float does
+/// (spelled clamped<quantized<...>>). Both refuse NaN; the wire is the same.
+enum class range_policy : std::uint8_t { refuse, clamp };
+
+/// A float in [Min, Max] at Resolution. Writing a value outside the range, or
+/// one that is not finite, fails with value_out_of_range (see range_policy
+/// for clamping instead). A round trip yields the nearest quantum,
+/// bit-exactly on every compiler.
+template <float_constant Min, float_constant Max, float_constant Resolution,
+          range_policy Policy = range_policy::refuse>
 class quantized {
-    static_assert(Min.value() < Max.value(), "quantized: Min must be below Max");
+    static_assert(Min.value() < Max.value(), "quantized: Min must be below Max"); // also refuses NaN
+    static_assert(Min.value() >= -std::numeric_limits<float>::max() &&
+                      Max.value() <= std::numeric_limits<float>::max(),
+                  "quantized: Min and Max must be finite");
     static_assert(Resolution.value() > 0.0f, "quantized: Resolution must be positive");
+    // serialize 1.0 caps a quantizer at 2^32 - 256 steps and clamps above
+    // it: quantized<-1e30f, 1e30f, 1e-3f> would cost 32 bits for a real step
+    // of 4.7e20. And where float32's own spacing is coarser than Resolution,
+    // the values between cannot exist. Both are mistakes in the annotation.
+    static constexpr float steps_asked = (Max.value() - Min.value()) / Resolution.value();
+    static constexpr float float32_spacing =
+        detail::float_spacing(-Min.value() > Max.value() ? -Min.value() : Max.value());
+    BITREP_QUANTIZED_REQUIRE(quantized_steps_within_cap, steps_asked, detail::max_quanta,
+                             "quantized: (Max - Min) / Resolution (the first number) is more steps than serialize "
+                             "1.0's cap of 2^32 - 256 (the second): make Resolution coarser or the range narrower");
+    BITREP_QUANTIZED_REQUIRE(quantized_float32_holds_resolution, float32_spacing, Resolution.value(),
+                             "quantized: float32 cannot hold Resolution (the second number) over the range: its "
+                             "values there are the first number apart. Make Resolution coarser, or the range "
+                             "nearer zero (store an offset from a local origin)");
 
 public:
     using value_type = float;
@@ -42,6 +101,11 @@ public:
     static constexpr float resolution = Resolution.value();
     static constexpr detail::quantizer quantizer = detail::quantizer::from_resolution(min, max, resolution);
     static constexpr int bits = quantizer.bits;
+    static constexpr range_policy policy = Policy;
+    /// The largest value a receiver decodes: Max, or a float32 above it when
+    /// (Max - Min) + Min rounds up, which must count as in range so that a
+    /// decoded value can always be sent again.
+    static constexpr float top = quantizer.delta + quantizer.min > max ? quantizer.delta + quantizer.min : max;
 
     constexpr quantized() noexcept = default;
     constexpr quantized(float value) noexcept : value_(value) {}
@@ -57,7 +121,15 @@ public:
     constexpr float& get() noexcept { return value_; }
     constexpr const float& get() const noexcept { return value_; }
 
-    /// The quantum this value is sent as, and the float a receiver rebuilds.
+    /// Whether the value is in [Min, Max] (false for NaN and infinities).
+    constexpr bool in_range() const noexcept { return min <= value_ && value_ <= top; }
+    /// Whether writing it succeeds: in range, or under range_policy::clamp
+    /// anything but NaN. Every writer asks this one question (the codec,
+    /// deltas, the coded residuals).
+    constexpr bool encodable() const noexcept { return Policy == range_policy::clamp ? value_ == value_ : in_range(); }
+
+    /// The quantum this value is sent as, and the float a receiver rebuilds
+    /// (outside the range: the nearest bound's, which only clamped<> sends).
     std::uint32_t quantum() const noexcept { return quantizer.stable_quantize(value_); }
     float quantized_value() const noexcept { return quantizer.dequantize(quantum()); }
 
@@ -93,5 +165,28 @@ public:
 private:
     float value_ = (min <= 0.0f && 0.0f <= max) ? 0.0f : min;
 };
+
+#undef BITREP_QUANTIZED_REQUIRE
+
+namespace detail {
+template <class Quantized>
+struct clamped_of {
+    static_assert(sizeof(Quantized) == 0,
+                  "bitrep::clamped<T>: T must be a quantized<Min, Max, Resolution> or a quantized_duration");
+};
+template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
+struct clamped_of<quantized<Min, Max, Resolution, Policy>> {
+    using type = quantized<Min, Max, Resolution, range_policy::clamp>;
+};
+} // namespace detail
+
+/// A quantized float whose writer clamps values outside [Min, Max] to the
+/// nearest bound, as serialize 1.0 does, instead of refusing them:
+/// `bitrep::clamped<bitrep::quantized<0.f, 1.f, 0.01f>>` for a value where
+/// the edge is as good as anything past it (a volume, a blend weight). NaN
+/// is still refused. The same bits and schema as the quantized it names, so
+/// a save written with either loads into the other.
+template <class Quantized>
+using clamped = typename detail::clamped_of<Quantized>::type;
 
 } // namespace bitrep

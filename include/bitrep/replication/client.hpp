@@ -26,6 +26,19 @@
 
 namespace bitrep {
 
+/// Whether two states are equal in the replication scope: every field a
+/// client receives, compared as the wire carries it (a quantized value by
+/// its quantum), and nothing else (save_only fields, fields of other
+/// scopes). The check that a client holds what the server sent:
+/// `replicated_equal(client.state(), *server.sent_state(id,
+/// client.sequence()))`, where comparing bytes would fail on the server's
+/// save_only values.
+template <class State>
+bool replicated_equal(const State& a, const State& b)
+{
+    return delta_codec<State>::template same<scope::replication>(a, b);
+}
+
 /// One change a packet brought, for change notifications.
 struct state_change {
     enum class kind : std::uint8_t {
@@ -62,15 +75,25 @@ public:
     /// packet reports everything that differs from a default State.
     using change_function = std::function<void(const state_change&, const State& before, const State& after)>;
 
-    /// `key`: the connection's packet key, when options.security is aead
-    /// (the same the server was given for this client).
+    /// `key`: the connection's packet key, required when options.security
+    /// is aead (the same the server was given for this client; without one
+    /// every packet is refused, options_mismatch). A copy applies packets
+    /// as its original does, and on the AEAD path sends none: it would seal
+    /// them under its original's nonces (docs/security.md).
     explicit replication_client(replication_options options = {}, const packet_key& key = {})
+        : replication_client(options, key, replication::random_salt())
+    {
+    }
+    /// The same with this end's connection salt chosen, for runs that must
+    /// repeat byte for byte (tests, fuzzers): a salt must never serve one
+    /// key twice.
+    replication_client(replication_options options, const packet_key& key, std::uint64_t salt)
         : options_(options), inputs_(replication::make_part<inputs_type>(options)),
           messages_(replication::make_part<port_holder>(options, message_other_bits(options))),
           packet_(std::max(options.max_packet_bytes, replication::ack_bytes + replication::suffix_bytes(options.security) +
                                                          replication::prefix_bytes(options.security) -
                                                          replication::crc_bytes)),
-          guard_(options.security, key, replication::direction::client_to_server)
+          guard_(options.security, key, replication::direction::client_to_server, salt)
     {
         replication::require_reflected_state<State>();
         options_.window = replication::ring_size(options_.window);
@@ -83,7 +106,9 @@ public:
     /// state is unchanged, and the status says what and where.
     status receive(std::span<const std::uint8_t> bytes)
     {
-        status result = apply(bytes);
+        const State* before = nullptr;
+        status result = apply(bytes, before);
+        guard_.clear_body();
         if (result)
             stats_.applied += 1;
         else if (result == error::stale)
@@ -92,6 +117,10 @@ public:
             stats_.no_baseline += 1;
         else
             stats_.refused += 1;
+        // Last, so that a callback that throws leaves nothing of the packet
+        // undone but the notifications after it.
+        if (result && on_change_)
+            notify(*before, state());
         return result;
     }
 
@@ -108,6 +137,8 @@ public:
     /// section 4.
     std::span<const std::uint8_t> packet()
     {
+        if (packet_.empty()) [[unlikely]]
+            return {}; // moved from: its buffers and its key went with the move
         failure_record failure;
         const std::size_t prefix = guard_.prefix();
         replication::message_write_stream stream(
@@ -182,6 +213,10 @@ public:
         return messages_.endpoint().statistics();
     }
 
+    /// `f` is called last in receive(), after the packet's messages went to
+    /// their handlers. One that throws leaves the packet applied and to be
+    /// acknowledged, its inputs acknowledged and its messages delivered;
+    /// only the changes after the throwing call go unreported.
     void on_change(change_function f) { on_change_ = std::move(f); }
 
     const client_statistics& statistics() const noexcept { return stats_; }
@@ -215,8 +250,12 @@ private:
         boxed_state view;
     };
 
-    status apply(std::span<const std::uint8_t> packet)
+    /// Applies a packet; `before` receives the state it replaced (valid
+    /// until the next packet).
+    status apply(std::span<const std::uint8_t> packet, const State*& before)
     {
+        if (ring_.empty()) [[unlikely]]
+            return status(error::options_mismatch, 0, "client", "moved from: the client that took it receives now");
         // The packet's body: after the CRC, or decrypted once authentic.
         std::span<const std::uint8_t> bytes;
         if (status opened = guard_.open(options_.protocol_id, replication::packet_kind::state, packet, bytes); !opened)
@@ -306,12 +345,10 @@ private:
         slot.sequence = header.sequence;
         slot.valid = true;
         // When the new state took the current one's slot, the old one is in scratch_ now.
-        const State& before = current_ == no_state ? default_ : (current_ == index ? *scratch_ : *ring_[current_].view);
+        before = current_ == no_state ? &default_ : (current_ == index ? scratch_.get() : ring_[current_].view.get());
         current_ = index;
         acks_.applied(header.sequence);
         far_behind_ = 0;
-        if (on_change_)
-            notify(before, *ring_[current_].view);
         if constexpr (has_inputs) {
             inputs_.acknowledged(input_ack);
         }

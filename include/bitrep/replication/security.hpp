@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include <bitrep/replication/packet.hpp>
@@ -14,14 +15,30 @@
 
 namespace bitrep {
 
-/// A connection's 32-byte key, established by the game's login. Never give
-/// one key to two connections: packet numbers start again at 0 with each.
+/// Overwrites `secret` with zeros in a way the compiler may not drop
+/// (sodium_memzero where libsodium is built in), so that a key or a
+/// decrypted body does not outlive its owner in freed memory.
+void wipe_secret(std::span<std::uint8_t> secret) noexcept;
+
+/// A connection's 32-byte key, established by the game's login. One key may
+/// serve several connections one after another (a reconnection): each
+/// connection seals under keys derived from it (docs/security.md, section 1).
 struct packet_key {
     std::array<std::uint8_t, 32> bytes{};
+
+    ~packet_key() { wipe_secret(bytes); }
 
     /// A key from libsodium's CSPRNG (all zeros, and false from
     /// aead_available(), in a bitrep built without libsodium).
     static packet_key random() noexcept;
+    /// Whether any byte is set: the all-zero key is no key.
+    bool present() const noexcept
+    {
+        for (std::uint8_t b : bytes)
+            if (b != 0)
+                return true;
+        return false;
+    }
     friend bool operator==(const packet_key&, const packet_key&) = default;
 };
 
@@ -31,28 +48,44 @@ namespace replication {
 /// back at its sender does not open.
 enum class direction : std::uint32_t { server_to_client = 1, client_to_server = 2 };
 
-constexpr std::size_t aead_number_bytes = 8; ///< the cleartext packet number, first
-constexpr std::size_t aead_tag_bytes = 16;   ///< the Poly1305 tag, last
+constexpr std::size_t aead_salt_bytes = 8;   ///< the sender's connection salt, first, in clear
+constexpr std::size_t aead_number_bytes = 8; ///< the cleartext packet number, after the salt
+constexpr std::size_t aead_prefix_bytes = aead_salt_bytes + aead_number_bytes;
+constexpr std::size_t aead_tag_bytes = 16; ///< the Poly1305 tag, last
+constexpr std::size_t aead_overhead_bytes = aead_prefix_bytes + aead_tag_bytes;
 
 /// Whether this bitrep was built with libsodium.
 bool aead_available() noexcept;
 
-/// Seals `packet` in place: its first 8 bytes receive `number`, the bytes
-/// between them and the last 16 are encrypted, and the last 16 receive the
-/// tag. The associated data is the protocol id, the kind and the number.
-/// Fails (io_error) without libsodium, or when the packet has no body.
-status aead_seal(const packet_key& key, direction way, std::uint32_t protocol_id, packet_kind kind,
-                 std::uint64_t number, std::span<std::uint8_t> packet) noexcept;
+/// A fresh connection salt from libsodium's CSPRNG (0 without libsodium).
+std::uint64_t random_salt() noexcept;
 
-/// The packet number of a sealed packet, unauthenticated: for the replay
-/// check before any decryption. Fails (truncated) when the packet is too
-/// short to hold a number, a tag and a body.
+/// The key one end's packets of one connection are sealed under: derived
+/// from the long-term `key` by libsodium's KDF (BLAKE2b) with the direction
+/// as context and the sender's `salt` as subkey id. A new salt per
+/// connection gives each connection keys of its own, so that its packet
+/// numbers starting again at 0 never repeat a nonce under one key.
+packet_key connection_key(const packet_key& key, direction way, std::uint64_t salt) noexcept;
+
+/// Seals `packet` in place under `sealing_key` (a connection_key): its
+/// first 8 bytes receive `salt`, the next 8 `number`, the bytes between
+/// them and the last 16 are encrypted, and the last 16 receive the tag. The
+/// associated data is the protocol id, the kind and the number. Fails
+/// (io_error) without libsodium, or when the packet has no body.
+status aead_seal(const packet_key& sealing_key, direction way, std::uint64_t salt, std::uint32_t protocol_id,
+                 packet_kind kind, std::uint64_t number, std::span<std::uint8_t> packet) noexcept;
+
+/// The salt and the packet number of a sealed packet, unauthenticated: for
+/// choosing the key and the replay check before any decryption. Fail
+/// (truncated) when the packet is too short to hold them, a tag and a body.
+status aead_salt(std::span<const std::uint8_t> packet, std::uint64_t& salt) noexcept;
 status aead_number(std::span<const std::uint8_t> packet, std::uint64_t& number) noexcept;
 
-/// Authenticates and decrypts `packet` into `body` (packet.size() - 24
-/// bytes). On any failure (corrupt) `body` is left zeroed: nothing of an
+/// Authenticates and decrypts `packet` into `body` (packet.size() - 32
+/// bytes) under `sealing_key`, the connection_key of its sender's salt. On
+/// any failure (corrupt) `body` is left zeroed: nothing of an
 /// unauthenticated packet is ever handed on.
-status aead_open(const packet_key& key, direction way, std::uint32_t protocol_id, packet_kind kind,
+status aead_open(const packet_key& sealing_key, direction way, std::uint32_t protocol_id, packet_kind kind,
                  std::span<const std::uint8_t> packet, std::span<std::uint8_t> body) noexcept;
 
 /// The receiver's record of packet numbers: the highest accepted and a bit
@@ -100,7 +133,7 @@ private:
 /// the packet number) and after it (the tag).
 constexpr std::size_t prefix_bytes(packet_security security) noexcept
 {
-    return security == packet_security::aead ? aead_number_bytes : crc_bytes;
+    return security == packet_security::aead ? aead_prefix_bytes : crc_bytes;
 }
 constexpr std::size_t suffix_bytes(packet_security security) noexcept
 {
@@ -109,17 +142,48 @@ constexpr std::size_t suffix_bytes(packet_security security) noexcept
 
 /// One end of one connection: seals what it sends and opens what it
 /// receives, on the connection's path (docs/security.md, section 1).
+/// Two guards holding one key and one next packet number would seal two
+/// packets under one nonce, so only one ever seals: a copy opens what its
+/// original opens and seals nothing, and a moved-from guard does neither.
 class packet_guard {
 public:
     packet_guard() = default;
+    /// On the AEAD path: seals under a key of this connection's own, from
+    /// `key` and a fresh random salt; opens the peer's packets under the
+    /// salt of the first one that authenticates, and refuses any other
+    /// salt after it (an earlier connection's packets under the same key).
     packet_guard(packet_security security, const packet_key& key, direction sends) noexcept
-        : security_(security), key_(key), sends_(sends)
+        : packet_guard(security, key, sends, random_salt())
     {
     }
+    /// The same with a chosen salt, which must never have served `key` in
+    /// this direction before (tests and tools).
+    packet_guard(packet_security security, const packet_key& key, direction sends, std::uint64_t salt) noexcept
+        : security_(security), key_(key), sends_(sends), salt_(salt), sealing_key_(connection_key(key, sends, salt)),
+          keyed_(key.present())
+    {
+    }
+    packet_guard(const packet_guard& other) { copy(other); }
+    packet_guard& operator=(const packet_guard& other)
+    {
+        if (this != &other)
+            copy(other);
+        return *this;
+    }
+    packet_guard(packet_guard&& other) noexcept { take(other); }
+    packet_guard& operator=(packet_guard&& other) noexcept
+    {
+        if (this != &other)
+            take(other);
+        return *this;
+    }
+    ~packet_guard() { clear_body(); }
 
     packet_security security() const noexcept { return security_; }
     std::size_t prefix() const noexcept { return prefix_bytes(security_); }
     std::size_t suffix() const noexcept { return suffix_bytes(security_); }
+    /// This end's connection salt, sent in clear in each of its AEAD packets.
+    std::uint64_t salt() const noexcept { return salt_; }
 
     /// Seals `packet` (prefix, body, suffix) of `kind`; each AEAD packet
     /// takes the next number, and none is ever used twice.
@@ -129,9 +193,15 @@ public:
             replication::seal(protocol_id, kind, packet);
             return {};
         }
+        if (!keyed_) [[unlikely]]
+            return no_key();
+        if (!seals_) [[unlikely]]
+            return status(error::options_mismatch, 0, "packet",
+                          "a copy seals nothing: it would repeat its original's nonces (move the client instead)");
         if (next_ == ~std::uint64_t{0}) [[unlikely]]
             return status(error::io_error, 0, "packet", "packet numbers used up: the connection needs a new key");
-        if (status sealed = aead_seal(key_, sends_, protocol_id, kind, next_, packet); !sealed) [[unlikely]]
+        if (status sealed = aead_seal(sealing_key_, sends_, salt_, protocol_id, kind, next_, packet); !sealed)
+            [[unlikely]]
             return sealed;
         ++next_;
         return {};
@@ -139,9 +209,10 @@ public:
 
     /// Checks a received packet and gives its body: on the CRC path the
     /// bytes after the CRC; on the AEAD path the decrypted body (in this
-    /// guard, valid until the next open), once the number is fresh (else
-    /// stale, before any decryption) and the packet authenticates (else
-    /// corrupt). Only an authentic packet moves the replay window.
+    /// guard, valid until the next open or clear_body), once the number is
+    /// fresh (else stale, before any decryption) and the packet
+    /// authenticates under the peer's salt (else corrupt). Only an
+    /// authentic packet moves the replay window.
     status open(std::uint32_t protocol_id, packet_kind kind, std::span<const std::uint8_t> packet,
                 std::span<const std::uint8_t>& body)
     {
@@ -151,26 +222,97 @@ public:
             body = packet.subspan(crc_bytes);
             return {};
         }
+        if (!keyed_) [[unlikely]]
+            return no_key();
+        std::uint64_t salt = 0;
         std::uint64_t number = 0;
         if (status numbered = aead_number(packet, number); !numbered)
             return numbered;
+        static_cast<void>(aead_salt(packet, salt)); // the same length check as aead_number
         if (!window_.fresh(number))
             return status(error::stale, 0, "packet", "a packet number seen before, or older than the replay window");
-        body_.resize(packet.size() - aead_number_bytes - aead_tag_bytes);
+        if (peer_known_ && salt != peer_salt_)
+            return status(error::corrupt, 0, "packet",
+                          "sealed for another connection under this key (an earlier one, or a replay of it)");
         const direction receives =
             sends_ == direction::server_to_client ? direction::client_to_server : direction::server_to_client;
-        if (status opened = aead_open(key_, receives, protocol_id, kind, packet, body_); !opened)
+        const packet_key candidate = peer_known_ ? packet_key{} : connection_key(key_, receives, salt);
+        clear_body();
+        body_.resize(packet.size() - aead_overhead_bytes);
+        const packet_key& opening = peer_known_ ? opening_key_ : candidate;
+        if (status opened = aead_open(opening, receives, protocol_id, kind, packet, body_); !opened)
             return opened;
+        if (!peer_known_) {
+            peer_known_ = true;
+            peer_salt_ = salt;
+            opening_key_ = candidate;
+        }
         window_.accept(number);
         body = body_;
         return {};
     }
 
+    /// Zeroes the decrypted body of the last open, once it has been read.
+    void clear_body() noexcept { wipe_secret(body_); }
+
 private:
+    static status no_key() noexcept
+    {
+        return status(error::options_mismatch, 0, "packet",
+                      "no packet key: security aead needs the connection's packet_key (add_client(key), "
+                      "replication_client(options, key)); the all-zero key is none, and a moved-from end has none");
+    }
+
+    /// `other`'s connection, but not its sealing: see the class comment.
+    void copy(const packet_guard& other)
+    {
+        assign(other);
+        body_ = other.body_;
+        seals_ = false;
+        wipe_secret(sealing_key_.bytes);
+    }
+
+    /// Takes `other`'s connection and leaves it keyless, so that only one
+    /// guard can go on numbering its packets.
+    void take(packet_guard& other) noexcept
+    {
+        assign(other);
+        body_ = std::move(other.body_);
+        other.clear_body();
+        wipe_secret(other.key_.bytes);
+        wipe_secret(other.sealing_key_.bytes);
+        wipe_secret(other.opening_key_.bytes);
+        other.keyed_ = false;
+    }
+
+    void assign(const packet_guard& other) noexcept
+    {
+        clear_body();
+        security_ = other.security_;
+        key_ = other.key_;
+        sends_ = other.sends_;
+        salt_ = other.salt_;
+        sealing_key_ = other.sealing_key_;
+        keyed_ = other.keyed_;
+        seals_ = other.seals_;
+        next_ = other.next_;
+        peer_known_ = other.peer_known_;
+        peer_salt_ = other.peer_salt_;
+        opening_key_ = other.opening_key_;
+        window_ = other.window_;
+    }
+
     packet_security security_ = packet_security::crc;
     packet_key key_{};
     direction sends_ = direction::server_to_client;
+    std::uint64_t salt_ = 0;
+    packet_key sealing_key_{};
+    bool keyed_ = false; ///< holds a key (not all zero, not moved from)
+    bool seals_ = true;  ///< not a copy
     std::uint64_t next_ = 0;
+    bool peer_known_ = false; ///< a packet authenticated under peer_salt_
+    std::uint64_t peer_salt_ = 0;
+    packet_key opening_key_{};
     replay_window window_;
     std::vector<std::uint8_t> body_;
 };

@@ -109,13 +109,22 @@ public:
 
     const replication_options& options() const noexcept { return options_; }
 
-    /// A new connection. `key`: its packet key, when options().security
-    /// is aead (the client must be given the same one, and no other
-    /// connection ever): docs/security.md.
+    /// A new connection. `key`: its packet key, required when
+    /// options().security is aead (the client must be given the same one;
+    /// a reconnection may use it again, as each connection derives keys of
+    /// its own: docs/security.md). Without a key every packet of the
+    /// connection is refused (options_mismatch) on the AEAD path.
     client_id add_client(const packet_key& key = {})
     {
+        return add_client(key, replication::random_salt());
+    }
+    /// add_client(key) with this end's connection salt chosen, for runs
+    /// that must repeat byte for byte (tests, fuzzers): a salt must never
+    /// serve one key twice.
+    client_id add_client(const packet_key& key, std::uint64_t salt)
+    {
         auto c = std::make_unique<connection>(options_);
-        c->guard = replication::packet_guard(options_.security, key, replication::direction::server_to_client);
+        c->guard = replication::packet_guard(options_.security, key, replication::direction::server_to_client, salt);
         c->ring.resize(options_.window);
         c->ring_refs.resize(options_.window);
         for (auto& refs : c->ring_refs)
@@ -149,11 +158,21 @@ public:
         return static_cast<client_id>(connections_.size() - 1);
     }
 
-    /// Forgets the client; its id is never given out again.
+    /// Forgets the client; its id is never given out again. Safe inside
+    /// receive()'s handlers (a player kicked from a chat handler): the
+    /// client is gone for every call at once, and its connection is freed
+    /// when the outermost receive() returns, as that receive still reads it.
     void remove_client(client_id id) noexcept
     {
-        if (id < connections_.size())
+        connection* c = find(id);
+        if (c == nullptr)
+            return;
+        if (receiving_ == 0) {
             connections_[id].reset();
+            return;
+        }
+        c->removed = true;
+        removals_pending_ = true;
     }
 
     bool has_client(client_id id) const noexcept { return find(id) != nullptr; }
@@ -210,8 +229,9 @@ public:
     }
 
     /// Called when a value of the State cannot be encoded (outside its
-    /// annotation: a NaN in a quantized field, 101 in ranged<int, 0, 100>, a
-    /// vector over its bound, a quaternion that is not unit length), with
+    /// annotation: 5000 or NaN in quantized<-1024.f, 1024.f, 0.01f>, 101 in
+    /// ranged<int, 0, 100>, a vector over its bound, a quaternion that is
+    /// not unit length), with
     /// the status naming it, e.g. `World.cubes[12].hp`. That entity, or that
     /// top-level field (key.id == entity_key::whole_field), stays as the
     /// client last had it, and everything else goes out as usual. Reported
@@ -325,7 +345,11 @@ public:
         connection* c = find(id);
         if (c == nullptr) [[unlikely]]
             return status(error::unknown_client, 0, "client", "no such client");
+        // Left by return or by a handler's exception alike, so that a throwing
+        // handler cannot keep removed connections alive.
+        const receive_scope scope(*this);
         status result = apply_client_packet(*c, id, bytes);
+        c->guard.clear_body();
         (result ? c->stats.acks_received : c->stats.acks_refused) += 1;
         return result;
     }
@@ -382,7 +406,7 @@ public:
     {
         status first;
         for (const auto& c : connections_) {
-            if (c == nullptr)
+            if (c == nullptr || c->removed)
                 continue;
             status result = c->port.send(message, ch);
             if (!result && first)
@@ -409,7 +433,11 @@ public:
 
     /// The state packet `sequence` brought the client to, while it is in the
     /// window and the world history still holds its values (for tests and
-    /// tools: what the client must hold after it).
+    /// tools: what the client must hold after it). It holds the client's
+    /// view of every replicated field (its conditions applied) and the
+    /// world's values of the rest (save_only fields), which the client never
+    /// receives: compare it with the client's state by replicated_equal(),
+    /// not by bytes.
     std::optional<State> sent_state(client_id id, std::uint16_t sequence) const
     {
         const connection* c = find(id);
@@ -690,6 +718,7 @@ private:
     /// only, or atomic), so replicate() for different clients may run on
     /// different threads (docs/replication.md, "Threads").
     struct connection {
+        bool removed = false; ///< by remove_client() during a receive(): freed when it returns
         /// The packets in the window, by sequence % window, and their views
         /// (refs and other fields) at the same index. A packet's view is
         /// built in next_refs and next_fields and swapped in only once the
@@ -811,7 +840,34 @@ private:
         }
     };
 
-    connection* find(client_id id) const noexcept { return id < connections_.size() ? connections_[id].get() : nullptr; }
+    /// The client's connection; none once removed (even while a receive()
+    /// still holds it).
+    /// A receive() under way: the outermost one frees the connections its
+    /// handlers removed when it ends.
+    class receive_scope {
+    public:
+        explicit receive_scope(replication_server& server) noexcept : server_(server) { ++server_.receiving_; }
+        receive_scope(const receive_scope&) = delete;
+        receive_scope& operator=(const receive_scope&) = delete;
+        ~receive_scope()
+        {
+            if (--server_.receiving_ != 0 || !server_.removals_pending_) [[likely]]
+                return;
+            server_.removals_pending_ = false;
+            for (auto& removed : server_.connections_)
+                if (removed != nullptr && removed->removed)
+                    removed.reset();
+        }
+
+    private:
+        replication_server& server_;
+    };
+
+    connection* find(client_id id) const noexcept
+    {
+        connection* c = id < connections_.size() ? connections_[id].get() : nullptr;
+        return c != nullptr && !c->removed ? c : nullptr;
+    }
 
     /// Whether packet `sequence` can be a baseline: acknowledged, and the
     /// client still holds its view (fewer than `window` packets since).
@@ -2319,6 +2375,8 @@ private:
 
     replication_options options_;
     std::vector<std::unique_ptr<connection>> connections_;
+    int receiving_ = 0;             ///< receive() calls under way (a handler may call it again)
+    bool removals_pending_ = false; ///< some connection is marked removed
     priority_function priority_;
     relevancy_function relevant_;
     /// Per top-level field: the typed callbacks of its entity array.

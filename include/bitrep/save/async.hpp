@@ -34,7 +34,9 @@ public:
     bool done() const noexcept;
     /// Blocks until the save has finished, and returns its status: ok once
     /// the file is durably in place, else what failed (the encode's
-    /// value_out_of_range, the write's io_error), the previous save intact.
+    /// value_out_of_range, the write's io_error), the previous save intact;
+    /// durability_unknown when the file is in place but the directory's
+    /// fsync failed.
     status wait() const;
     /// Blocks for at most `timeout`; true when the save has finished.
     bool wait_for(std::chrono::nanoseconds timeout) const;
@@ -59,6 +61,7 @@ public:
     saver(const saver&) = delete;
     saver& operator=(const saver&) = delete;
 
+    /// A relative `path` is relative to the working directory at this call.
     template <class T>
     save_handle save(path_view path, const T& value, const save_options& options = {})
     {

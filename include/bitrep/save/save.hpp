@@ -37,7 +37,8 @@ enum class save_compression : std::uint8_t {
 };
 
 struct save_options {
-    /// Keep the previous save as `<path>.bak` (replaced atomically too).
+    /// Keep the previous save as `<path>.bak` (replaced atomically too): a
+    /// hard link, or a copy on a file system without hard links.
     bool keep_backup = false;
     save_compression compression = save_compression::none;
     /// zstd's level: 1 (fastest) to 19 (smallest); 3 is zstd's default.
@@ -56,6 +57,18 @@ struct load_options {
     /// refused (schema_mismatch, naming the first such field) and the
     /// destination stays as it was.
     bool refuse_dropped_fields = false;
+    /// A file whose described struct lists its fields in another order than
+    /// the program's loads each value into its own field (matched by name)
+    /// and lists the struct in load_info::reordered_structs; with this set,
+    /// it is refused instead (schema_mismatch naming the first such struct).
+    bool refuse_reordered_fields = false;
+    /// A file whose layout differs from the program's although its
+    /// save_version is the program's (T changed without a new save_version:
+    /// where fields have no names, an undescribed aggregate's, they are
+    /// matched by position, so two swapped fields of one type would swap
+    /// their values) sets load_info::unversioned_layout_change; with this
+    /// set, it is refused instead (schema_mismatch).
+    bool refuse_unversioned_layout_change = false;
 };
 
 /// The save_version a type declares (`static constexpr std::uint32_t
@@ -380,7 +393,9 @@ bool run_migrate(T& value, std::uint32_t from_version)
 /// A payload failure's status, its bit counted from the file's start.
 inline status payload_status(const status& inner, std::size_t payload_offset_bits) noexcept
 {
-    return status(inner.code(), inner.bit_offset() + payload_offset_bits, inner.field_path(), inner.detail());
+    const std::size_t bit = inner.bit_offset() == status::no_bit ? status::no_bit
+                                                                  : inner.bit_offset() + payload_offset_bits;
+    return status(inner.code(), bit, inner.field_path(), inner.detail());
 }
 } // namespace detail
 
@@ -395,6 +410,21 @@ struct load_info {
     /// a vector or array as `[]`): data the file holds that this load left
     /// behind. Empty on the fast path, which loads everything.
     std::vector<std::string> dropped_fields;
+    /// The described structs whose fields the file holds in another order
+    /// than the program declares them, e.g. `Hero.stats`: each value went to
+    /// the field of its name, but the layout changed. An undescribed
+    /// aggregate's fields have no names in the file and are matched by
+    /// position, so its reordering cannot be seen; see
+    /// unversioned_layout_change.
+    std::vector<std::string> reordered_structs;
+    /// The file's layout (its schema, type names aside) differs from the
+    /// program's, but its save_version is the program's: T changed without
+    /// a new save_version. Harmless where fields are matched by name; where
+    /// they are matched by position (undescribed aggregates), a reorder of
+    /// same-typed fields cannot be told from no change at all, so describe
+    /// the types whose saves must survive edits, and raise save_version
+    /// with each change.
+    bool unversioned_layout_change = false;
 };
 
 namespace detail {
@@ -411,13 +441,38 @@ status check_save(std::span<const std::uint8_t> file, load_info& info)
     return schema_of<T>().built;
 }
 
+/// What a schema-path load found that load_info reports and load_options
+/// may refuse: dropped fields, reordered structs, and (when `same_version`:
+/// the file's save_version is the program's) a changed layout.
+inline status note_layout_changes(const schema& theirs, const load_plan& plan, std::string_view root,
+                                  bool same_version, load_info& info, const load_options& options)
+{
+    for (const std::uint32_t node : plan.dropped)
+        info.dropped_fields.push_back(schema_path(theirs, node, root));
+    for (const std::uint32_t node : plan.reordered)
+        info.reordered_structs.push_back(schema_path(theirs, node, root));
+    info.unversioned_layout_change = same_version && plan.identical[0] == 0;
+    if (options.refuse_dropped_fields && !info.dropped_fields.empty())
+        return status(error::schema_mismatch, status::no_bit, info.dropped_fields.front(),
+                      "the file holds a field the program does not load (refuse_dropped_fields)");
+    if (options.refuse_reordered_fields && !info.reordered_structs.empty())
+        return status(error::schema_mismatch, status::no_bit, info.reordered_structs.front(),
+                      "the file holds these fields in another order (refuse_reordered_fields)");
+    if (options.refuse_unversioned_layout_change && info.unversioned_layout_change)
+        return status(error::schema_mismatch, status::no_bit, root,
+                      "the layout changed, save_version did not (refuse_unversioned_layout_change)");
+    return {};
+}
+
 /// Decodes one section of a checked file (the value, or the metadata)
-/// into `target` by the fast or the schema path, filling info.path and
-/// info.dropped_fields. Offsets are in bits from the file's start.
+/// into `target` by the fast or the schema path, filling info.path,
+/// info.dropped_fields and info.reordered_structs, and, for the value
+/// (`same_version` when its save_version is the program's),
+/// info.unversioned_layout_change. Offsets are in bits from the file's start.
 template <class T>
 status decode_section(std::span<const std::uint8_t> file_schema, std::span<const std::uint8_t> payload,
                       std::uint64_t payload_bits, std::size_t schema_offset, std::size_t payload_offset, T& target,
-                      load_info& info, const load_options& options)
+                      load_info& info, const load_options& options, bool same_version = false)
 {
     const program_schema& mine = schema_of<T>();
     constexpr std::string_view root = reflect::type_name<T>();
@@ -439,11 +494,8 @@ status decode_section(std::span<const std::uint8_t> file_schema, std::span<const
         failure_record mismatch;
         if (!bind(plan, 0, mine.tree, 0, mismatch))
             return mismatch.to_status(root);
-        for (const std::uint32_t node : plan.dropped)
-            info.dropped_fields.push_back(schema_path(theirs, node, root));
-        if (options.refuse_dropped_fields && !info.dropped_fields.empty())
-            return status(error::schema_mismatch, 0, info.dropped_fields.front(),
-                          "the file holds a field the program does not load (refuse_dropped_fields)");
+        if (status noted = note_layout_changes(theirs, plan, root, same_version, info, options); !noted)
+            return noted;
         if (!read_as(stream, plan, 0, target)) [[unlikely]]
             return payload_status(stream.failure_status(root), payload_offset);
     }
@@ -510,7 +562,7 @@ status decode_save(std::span<const std::uint8_t> file, T& target, load_info& inf
         !inflated_ok)
         return inflated_ok;
     if (status decoded = decode_section(file_schema, payload, header.payload_bits, schema_at * 8, payload_at * 8, target,
-                                        info, options);
+                                        info, options, header.save_version == save_version_of<T>());
         !decoded)
         return decoded;
     if (header.save_version < save_version_of<T>() && !run_migrate(target, header.save_version))
@@ -595,7 +647,9 @@ private:
 
 /// Saves value to `path` atomically and durably: afterwards the file holds
 /// either the previous save or this one, whatever happens (crash, power
-/// loss, a full disk); on failure the previous save is intact.
+/// loss, a full disk); on failure the previous save is intact, except for
+/// durability_unknown: this save is in place, but the directory's fsync
+/// failed, so a power cut may still bring the previous one back.
 /// (bitrep::save_async, save/async.hpp, does the file work on another thread.)
 template <class T>
 status save(path_view path, const T& value, const save_options& options = {})

@@ -136,10 +136,28 @@ public:
     /// The field just named is not carried by this schema's scope.
     void drop_field() { pending_name_.clear(); }
 
+    /// For the open struct or enumeration: its child named `to` (a field,
+    /// an enumerator) was named `from` before; or, when `to` is its own type
+    /// name, the type was, which matters where it is a variant's
+    /// alternative (bitrep_renames).
+    void renamed(std::string_view from, std::string_view to)
+    {
+        const std::uint32_t owner = open_.back();
+        schema_node& node = tree_.nodes[owner];
+        if (reflect::names_type(to, node.type_name)) {
+            if (node.parent != schema_node::none && tree_.nodes[node.parent].kind == schema_kind::variant)
+                node.former_names.push_back(clipped(from));
+            return;
+        }
+        renames_.push_back({owner, clipped(from), clipped(to)});
+    }
+
     void end()
     {
-        tree_.nodes[open_.back()].end = static_cast<std::uint32_t>(tree_.nodes.size());
+        const std::uint32_t closed = open_.back();
+        tree_.nodes[closed].end = static_cast<std::uint32_t>(tree_.nodes.size());
         open_.pop_back();
+        attach_renames(closed);
     }
 
     schema take() { return std::move(tree_); }
@@ -175,8 +193,28 @@ private:
         return node;
     }
 
+    /// Gives the children of a node just closed their earlier names.
+    void attach_renames(std::uint32_t owner)
+    {
+        std::erase_if(renames_, [&](const pending_rename& rename) {
+            if (rename.owner != owner)
+                return false;
+            for (std::uint32_t c = owner + 1; c < tree_.nodes[owner].end; c = tree_.nodes[c].end)
+                if (tree_.nodes[c].name == rename.to)
+                    tree_.nodes[c].former_names.push_back(rename.from);
+            return true;
+        });
+    }
+
+    struct pending_rename {
+        std::uint32_t owner;
+        std::string from;
+        std::string to;
+    };
+
     schema tree_;
     std::vector<std::uint32_t> open_;
+    std::vector<pending_rename> renames_;
     std::string pending_name_;
     std::uint32_t pending_position_ = 0;
 };

@@ -45,6 +45,10 @@ struct load_plan {
     /// The file's struct fields the program does not load (removed, or no
     /// longer saved): data the file holds that the load leaves behind.
     std::vector<std::uint32_t> dropped;
+    /// The file's struct nodes whose fields, matched by name, stand in
+    /// another order than the program's: each value reaches its own field,
+    /// but the layout changed (positional fields cannot be seen so).
+    std::vector<std::uint32_t> reordered;
     walk_budget budget;
 
     explicit load_plan(const schema& file_schema);

@@ -10,6 +10,7 @@
 // not a name comparison.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bitset>
 #include <chrono>
@@ -67,6 +68,24 @@ struct is_std_optional<std::optional<T>> : std::true_type {};
                                                             std::string_view why)
 {
     return stream.fail(error::out_of_range, start, why);
+}
+
+/// Refuses a file's value whose enumerator, flag or alternative `name` the
+/// program's `what` does not have, saying how a renamed one is kept. The
+/// text is composed on the stack: a read path does not allocate to fail.
+[[gnu::cold, gnu::noinline]] inline bool name_not_in_program(save_read_stream& stream, std::size_t start,
+                                                             std::string_view name, std::string_view what)
+{
+    std::array<char, status::max_detail_length + 1> text;
+    std::size_t length = 0;
+    for (const std::string_view piece :
+         {std::string_view("no `"), name, std::string_view("` in the program's "), what,
+          std::string_view(": if renamed, list the old name in bitrep_renames")}) {
+        const std::size_t taken = std::min(piece.size(), text.size() - length);
+        std::copy_n(piece.data(), taken, text.data() + length);
+        length += taken;
+    }
+    return stream.fail(error::out_of_range, start, std::string_view(text.data(), length));
 }
 
 template <class Int>
@@ -237,21 +256,23 @@ bool accept_real(save_read_stream&, std::size_t, double value, Real& out)
     out = static_cast<Real>(value);
     return true;
 }
-template <float_constant Min, float_constant Max, float_constant Resolution>
-bool accept_real(save_read_stream& stream, std::size_t start, double value, quantized<Min, Max, Resolution>& out)
+template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
+bool accept_real(save_read_stream& stream, std::size_t start, double value,
+                 quantized<Min, Max, Resolution, Policy>& out)
 {
-    using type = quantized<Min, Max, Resolution>;
-    // Within half a step of the range: saving it again quantizes it to the
-    // edge, as any value of the program's own would be.
+    using type = quantized<Min, Max, Resolution, Policy>;
+    // Within half a step of the range: it loads as the edge, the quantum a
+    // save of it would have sent, so that the loaded value can be saved again.
     const double slack = 0.5 * static_cast<double>(type::resolution);
     if (!(value >= type::min - slack && value <= type::max + slack)) [[unlikely]]
         return value_does_not_fit(stream, start, "the file's value is outside the program's range");
-    out = static_cast<float>(value);
+    out = std::clamp(static_cast<float>(value), type::min, type::max);
     return true;
 }
 
-template <float_constant Min, float_constant Max, float_constant Resolution>
-bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, quantized<Min, Max, Resolution>& out)
+template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
+bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f,
+                quantized<Min, Max, Resolution, Policy>& out)
 {
     const std::size_t start = stream.position();
     double value = 0.0;
@@ -276,14 +297,16 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, E& o
         return false;
     const std::int32_t mine = plan.target[f + 1 + index];
     if (mine < 0) [[unlikely]]
-        return value_does_not_fit(stream, start, "the file's enumerator is not in the program's enum");
+        return name_not_in_program(stream, start, plan.file.nodes[f + 1 + index].name, "enum");
     out = reflect::enumerators<E>::values[static_cast<std::size_t>(mine)];
     return true;
 }
 
 /// A file's flags (a struct of bools) into a flag enum, matched by name: a
 /// flag the file lacks is clear, and a set flag the program no longer has
-/// is refused (clear, it is nothing lost).
+/// is refused (clear, it is nothing lost). A file's field that is no bool
+/// and no flag (a struct that became a flag enum) is skipped by its kind,
+/// as a struct's dropped field is, and bind() listed it as dropped.
 template <class E>
     requires reflect::flag_enum<E>
 bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, E& out)
@@ -292,14 +315,17 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, E& o
     std::uint64_t word = 0;
     for (std::uint32_t c = f + 1; c < file.nodes[f].end; c = file.nodes[c].end) {
         const std::size_t start = stream.position();
+        const std::int32_t flag = plan.target[c];
         bool set = false;
-        if (!read_as(stream, plan, c, set)) [[unlikely]] {
+        const bool ok = flag < 0 && file.nodes[c].kind != schema_kind::boolean
+                            ? skip_value(stream, file, c, plan.budget)
+                            : read_as(stream, plan, c, set);
+        if (!ok) [[unlikely]] {
             enter_schema_field(stream.failure(), file.nodes[c]);
             return false;
         }
-        const std::int32_t flag = plan.target[c];
         if (set && flag < 0) [[unlikely]] {
-            value_does_not_fit(stream, start, "the file's flag is not in the program's flag enum");
+            name_not_in_program(stream, start, file.nodes[c].name, "flag enum");
             enter_schema_field(stream.failure(), file.nodes[c]);
             return false;
         }
@@ -496,8 +522,15 @@ bool read_value(save_read_stream& stream, load_plan& plan, std::uint32_t f, std:
     if (!read_alternative(stream, plan.file, f, alternative, plan.budget))
         return false;
     const std::int32_t mine = plan.target[alternative];
-    if (mine < 0) [[unlikely]]
-        return value_does_not_fit(stream, start, "the file's alternative is not in the program's variant");
+    if (mine < 0) [[unlikely]] {
+        const schema_node& missing = plan.file.nodes[alternative];
+        if (missing.name.empty())
+            value_does_not_fit(stream, start, "the file's alternative is not in the program's variant");
+        else
+            name_not_in_program(stream, start, missing.name, "variant");
+        enter_schema_alternative(stream.failure(), missing);
+        return false;
+    }
     const bool ok = with_index<sizeof...(Ts)>(static_cast<std::size_t>(mine), [&](auto i) {
         return read_as(stream, plan, alternative, hold_alternative<decltype(i)::value>(out));
     });

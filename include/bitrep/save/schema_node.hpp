@@ -61,6 +61,10 @@ struct schema_node {
     std::string name;                  ///< as a field: its name (empty for a position); enumerator: its name;
                                        ///< as an alternative: its type's stable name (empty for a kind that has none)
     std::string type_name;             ///< structure, enumeration, opaque
+    /// The program's schema only (never in a file): the earlier names of a
+    /// field, an enumerator, or a variant's alternative (bitrep_renames),
+    /// by which bind() matches a file's node of such a name.
+    std::vector<std::string> former_names;
 
     friend bool operator==(const schema_node&, const schema_node&) = default;
 };
