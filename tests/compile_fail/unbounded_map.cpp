@@ -1,4 +1,5 @@
 // expect: std::map has no bound
+// expect: positional_field<Thing, 0>
 #include <bitrep/bitrep.hpp>
 #include <map>
 // A std::map field: refused, pointing to bounded_map.

@@ -1,4 +1,5 @@
 // expect: std::vector has no bound
+// expect: positional_field<Inventory, 0>
 #include <bitrep/bitrep.hpp>
 #include <vector>
 struct Inventory { std::vector<int> items; };
