@@ -1,4 +1,4 @@
-// expect: this container has no bound
+// expect: std::vector, std::map, std::set and the other standard containers have no bound
 // expect: positional_field<Thing, 1>
 #include <bitrep/bitrep.hpp>
 #include <list>

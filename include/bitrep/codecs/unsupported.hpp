@@ -6,11 +6,8 @@
 // aggregate's field at position 2); a value that is no field has `no_field`.
 #pragma once
 
-#include <map>
-#include <set>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 // Appended to the refusals of classes and of anything else not recognised.
 #define BITREP_SUPPORTED_KINDS                                                                                       \
@@ -42,7 +39,7 @@ template <class T>
 concept smart_pointer = requires { typename T::element_type; } &&
                         (requires(const T& p) { p.operator->(); } || requires(const T& p) { p.lock(); });
 
-/// A container of any other kind: std::list, std::deque, std::unordered_map...
+/// std::vector, std::map, std::set, std::list, std::deque, std::unordered_map...
 template <class T>
 concept unbounded_container = requires(const T& c) {
     c.begin();
@@ -60,18 +57,12 @@ constexpr void refuse_type()
         static_assert(supported<Where, T>,
                       "bitrep: std::string has no bound, and an unbounded length on the read path is an allocation "
                       "bomb. Use bitrep::bounded_string<MaxLength> instead.");
-    } else if constexpr (instance_of<T, std::vector>) {
+    } else if constexpr (unbounded_container<T>) {
         static_assert(supported<Where, T>,
-                      "bitrep: std::vector has no bound, and an unbounded length on the read path is an allocation "
-                      "bomb. Use bitrep::bounded_vector<T, MaxSize> instead.");
-    } else if constexpr (instance_of<T, std::map>) {
-        static_assert(supported<Where, T>,
-                      "bitrep: std::map has no bound, and an unbounded count on the read path is an allocation bomb. "
-                      "Use bitrep::bounded_map<K, V, MaxSize> (over std::map or std::unordered_map) instead.");
-    } else if constexpr (instance_of<T, std::set>) {
-        static_assert(supported<Where, T>,
-                      "bitrep: std::set has no bound, and an unbounded count on the read path is an allocation bomb. "
-                      "Use bitrep::bounded_set<K, MaxSize> (over std::set or std::unordered_set) instead.");
+                      "bitrep: std::vector, std::map, std::set and the other standard containers have no bound, and "
+                      "an unbounded count on the read path is an allocation bomb. Use bitrep::bounded_vector<T, "
+                      "MaxSize> for a vector (or a list, a deque), bitrep::bounded_map<K, V, MaxSize> for a map, "
+                      "bitrep::bounded_set<K, MaxSize> for a set (each over the standard container you choose).");
     } else if constexpr (std::is_pointer_v<T> || smart_pointer<T>) {
         static_assert(supported<Where, T>,
                       "bitrep cannot serialize a pointer (raw or smart): an address means nothing in a save file or "
@@ -83,11 +74,6 @@ constexpr void refuse_type()
                       "bitrep: this enum is not described. Add BOOST_DESCRIBE_ENUM(YourEnum, enumerator1, "
                       "enumerator2, ...) after its declaration, at namespace scope (it comes with "
                       "<bitrep/bitrep.hpp>).");
-    } else if constexpr (unbounded_container<T>) {
-        static_assert(supported<Where, T>,
-                      "bitrep: this container has no bound, and an unbounded count on the read path is an "
-                      "allocation bomb. Use bitrep::bounded_vector<T, MaxSize>, bounded_map<K, V, MaxSize> or "
-                      "bounded_set<K, MaxSize> (each over the standard container of your choice) instead.");
     } else if constexpr (std::is_class_v<T>) {
         static_assert(supported<Where, T>,
                       "bitrep cannot serialize this class: it is not an aggregate (it has private members, "
