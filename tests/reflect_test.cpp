@@ -234,6 +234,21 @@ struct Rock : Body {
 };
 BOOST_DESCRIBE_STRUCT(Rock, (Body), (hardness))
 
+// Not an aggregate (private members): its members cannot be counted, so what
+// BOOST_DESCRIBE_CLASS leaves out is left out.
+class Wallet {
+public:
+    Wallet() = default;
+    Wallet(int coins, int cached_total) : coins_(coins), cached_total_(cached_total) {}
+    int coins() const { return coins_; }
+    int cached_total() const { return cached_total_; }
+
+private:
+    bitrep::ranged<int, 0, 9999> coins_ = 0;
+    int cached_total_ = 0;
+    BOOST_DESCRIBE_CLASS(Wallet, (), (), (), (coins_))
+};
+
 // A member that cannot be copied must not end the count of an aggregate's
 // fields: the fields after it would be left out without a word.
 struct Hull {
@@ -279,6 +294,17 @@ TEST(DescribedAggregates, DescribedBaseCountsAsAListedMember)
     ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(rock), loaded));
     EXPECT_EQ(loaded.mass, 3);
     EXPECT_EQ(loaded.hardness, 8);
+}
+
+TEST(DescribedClasses, MembersADescribedClassDoesNotListAreLeftOutWithoutAnError)
+{
+    EXPECT_EQ(bitrep::reflect::field_count<Wallet>, 1u);
+    const auto bytes = bitrep::to_bytes(Wallet(250, 17));
+    EXPECT_EQ(bitrep::to_bytes(Wallet(250, 0)), bytes);
+    Wallet loaded(0, 3);
+    ASSERT_TRUE(bitrep::from_bytes(bytes, loaded));
+    EXPECT_EQ(loaded.coins(), 250);
+    EXPECT_EQ(loaded.cached_total(), 3);
 }
 
 TEST(DescribedAggregates, DescriptionCheckCountsTheListedAgainstTheAggregatesFields)

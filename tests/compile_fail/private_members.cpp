@@ -1,5 +1,6 @@
 // expect: cannot serialize this class
 // expect: put BOOST_DESCRIBE_CLASS\(Type
+// expect: a member it does not list is left out of every save and packet
 // expect: bitrep serializes: bool, integers
 // expect: positional_field<Bank, 0>
 #include <bitrep/bitrep.hpp>

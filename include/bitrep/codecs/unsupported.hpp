@@ -79,7 +79,8 @@ constexpr void refuse_type()
                       "bitrep cannot serialize this class: it is not an aggregate (it has private members, "
                       "constructors or virtual functions) and has no description. If it has private members, put "
                       "BOOST_DESCRIBE_CLASS(Type, (bases), (public members), (protected members), (private "
-                      "members)) inside the class; or give it a serialize(Stream&) member or a "
+                      "members)) inside the class (a member it does not list is left out of every save and packet: "
+                      "that is how one is left out on purpose); or give it a serialize(Stream&) member or a "
                       "bitrep_serialize(Stream&, T&) function; or send it as another type with "
                       "bitrep::proxy_traits<T>." BITREP_SUPPORTED_KINDS);
     } else {
