@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -202,4 +203,122 @@ TEST(ArraysOfStringsInAggregates, DeltaAgainstABaselineRoundTrips)
     Everything decoded{};
     ASSERT_TRUE(bitrep::read_delta(reader, base, decoded));
     EXPECT_EQ(bitrep::to_bytes(decoded), bitrep::to_bytes(current));
+}
+
+namespace {
+// Descriptions of aggregates must list every member (or opt out). These are
+// the shapes that compile; tests/compile_fail/partial_description.cpp is the
+// one that must not.
+struct Enemy {
+    int hit_points = 0;
+};
+struct Shot {
+    bitrep::ranged<int, 0, 100> damage;
+    bitrep::transient<Enemy*> target; // listed, never serialized
+};
+BOOST_DESCRIBE_STRUCT(Shot, (), (damage, target))
+
+struct CachedPath {
+    bitrep::ranged<int, 0, 999> goal;
+    int cached_length = 0; // rebuilt after loading: deliberately not listed
+    static constexpr bool bitrep_partial_description = true;
+};
+BOOST_DESCRIBE_STRUCT(CachedPath, (), (goal))
+
+struct Body {
+    bitrep::ranged<int, 0, 9> mass;
+};
+BOOST_DESCRIBE_STRUCT(Body, (), (mass))
+struct Rock : Body {
+    bitrep::ranged<int, 0, 9> hardness;
+};
+BOOST_DESCRIBE_STRUCT(Rock, (Body), (hardness))
+
+// Not an aggregate (private members): its members cannot be counted, so what
+// BOOST_DESCRIBE_CLASS leaves out is left out.
+class Wallet {
+public:
+    Wallet() = default;
+    Wallet(int coins, int cached_total) : coins_(coins), cached_total_(cached_total) {}
+    int coins() const { return coins_; }
+    int cached_total() const { return cached_total_; }
+
+private:
+    bitrep::ranged<int, 0, 9999> coins_ = 0;
+    int cached_total_ = 0;
+    BOOST_DESCRIBE_CLASS(Wallet, (), (), (), (coins_))
+};
+
+// A member that cannot be copied must not end the count of an aggregate's
+// fields: the fields after it would be left out without a word.
+struct Hull {
+    std::uint8_t armour = 0;
+    std::unique_ptr<int> crew;
+    std::uint8_t fuel = 0;
+};
+} // namespace
+
+TEST(DescribedAggregates, TransientMemberListedInTheDescriptionIsNeverSerialized)
+{
+    Enemy enemy;
+    Shot shot;
+    shot.damage = 40;
+    shot.target = &enemy;
+    const auto bytes = bitrep::to_bytes(shot);
+    EXPECT_EQ(bitrep::to_bytes(Shot{.damage = 40, .target = nullptr}), bytes);
+    Shot loaded;
+    loaded.target = &enemy;
+    ASSERT_TRUE(bitrep::from_bytes(bytes, loaded));
+    EXPECT_EQ(loaded.damage, 40);
+    EXPECT_EQ(loaded.target.get(), &enemy); // reads leave a transient field untouched
+}
+
+TEST(DescribedAggregates, PartialDescriptionOptOutLeavesTheUnlistedMemberOut)
+{
+    EXPECT_EQ(bitrep::reflect::field_count<CachedPath>, 1u);
+    const auto bytes = bitrep::to_bytes(CachedPath{.goal = 12, .cached_length = 77});
+    EXPECT_EQ(bitrep::to_bytes(CachedPath{.goal = 12, .cached_length = 0}), bytes);
+    CachedPath loaded{.goal = 0, .cached_length = 5};
+    ASSERT_TRUE(bitrep::from_bytes(bytes, loaded));
+    EXPECT_EQ(loaded.goal, 12);
+    EXPECT_EQ(loaded.cached_length, 5);
+}
+
+TEST(DescribedAggregates, DescribedBaseCountsAsAListedMember)
+{
+    EXPECT_EQ(bitrep::reflect::field_count<Rock>, 2u);
+    Rock rock;
+    rock.mass = 3;
+    rock.hardness = 8;
+    Rock loaded;
+    ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(rock), loaded));
+    EXPECT_EQ(loaded.mass, 3);
+    EXPECT_EQ(loaded.hardness, 8);
+}
+
+TEST(DescribedClasses, MembersADescribedClassDoesNotListAreLeftOutWithoutAnError)
+{
+    EXPECT_EQ(bitrep::reflect::field_count<Wallet>, 1u);
+    const auto bytes = bitrep::to_bytes(Wallet(250, 17));
+    EXPECT_EQ(bitrep::to_bytes(Wallet(250, 0)), bytes);
+    Wallet loaded(0, 3);
+    ASSERT_TRUE(bitrep::from_bytes(bytes, loaded));
+    EXPECT_EQ(loaded.coins(), 250);
+    EXPECT_EQ(loaded.cached_total(), 3);
+}
+
+TEST(DescribedAggregates, DescriptionCheckCountsTheListedAgainstTheAggregatesFields)
+{
+    // Shot lists both members; a description of one of its two would not.
+    EXPECT_TRUE((bitrep::reflect::lists_every_member<Shot, 2, 2>));
+    EXPECT_FALSE((bitrep::reflect::lists_every_member<Shot, 1, 2>));
+    EXPECT_TRUE((bitrep::reflect::lists_every_member<CachedPath, 1, 2>)); // opted out
+}
+
+TEST(AggregateFieldCount, CountsEveryFieldAroundAMemberThatCannotBeCopied)
+{
+    EXPECT_EQ(bitrep::reflect::field_count<Hull>, 3u);
+    Hull hull;
+    hull.fuel = 9;
+    EXPECT_EQ(bitrep::reflect::field_at<2>(hull), 9);
 }

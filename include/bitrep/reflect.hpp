@@ -81,10 +81,25 @@ struct any_field {
     void* nowhere = nullptr;
 };
 
+/// Converts to a value of any field type, for aggregates that cannot be
+/// copied: a reference cannot initialize a std::unique_ptr member, so
+/// any_field would stop the count there and the fields from it on would be
+/// left out silently. (Not used for all: a value cannot initialize a
+/// reference member.)
+struct any_moved_field {
+    template <class U>
+    operator U() const noexcept
+    {
+        return static_cast<U&&>(*static_cast<U*>(nowhere));
+    }
+    void* nowhere = nullptr;
+};
+
 template <class T, std::size_t... I>
 constexpr bool initializable_from(std::index_sequence<I...>) noexcept
 {
-    return requires { T{(static_cast<void>(I), any_field{})...}; };
+    using any = std::conditional_t<std::is_copy_constructible_v<T>, any_field, any_moved_field>;
+    return requires { T{(static_cast<void>(I), any{})...}; };
 }
 
 template <class T, std::size_t N = 0>
@@ -142,6 +157,64 @@ BITREP_ALWAYS_INLINE constexpr auto& aggregate_get(T& object) noexcept
 }
 #endif
 
+} // namespace detail
+
+/// A struct opts out of the check that its description lists every member
+/// with `static constexpr bool bitrep_partial_description = true;`: its
+/// unlisted members are then, on purpose, never serialized.
+template <class T>
+concept partially_described = requires { requires T::bitrep_partial_description; };
+
+/// Whether a description listing Listed fields covers an aggregate of
+/// Members fields. The counts are template arguments so that the compiler's
+/// message shows them next to the type's name.
+template <class T, std::size_t Listed, std::size_t Members>
+inline constexpr bool lists_every_member = Listed >= Members || partially_described<T>;
+
+namespace detail {
+/// How many fields T has as an aggregate; for a class that is not one (its
+/// members cannot be counted), `Listed` itself.
+template <class T, std::size_t Listed>
+constexpr std::size_t members_to_list()
+{
+    if constexpr (std::is_aggregate_v<T> && !partially_described<T>)
+        return aggregate_size<T>;
+    else
+        return Listed;
+}
+
+/// Listed, once a description listing Listed fields is known to cover an
+/// aggregate of Members fields: a description that leaves members out would
+/// have them silently not saved or sent.
+template <class T, std::size_t Listed, std::size_t Members>
+constexpr std::size_t checked_listed_count() noexcept
+{
+    static_assert(lists_every_member<T, Listed, Members>,
+                  "bitrep: this BOOST_DESCRIBE_STRUCT lists fewer members than the struct has (the condition names "
+                  "the struct, the fields listed, the fields it has): an unlisted member would silently not be "
+                  "saved or sent. List every member. To leave a member out on purpose, list it all the same with "
+                  "the type bitrep::transient<T> (never serialized), or add `static constexpr bool "
+                  "bitrep_partial_description = true;` to the struct. (A class that is not an aggregate cannot be "
+                  "counted: a member BOOST_DESCRIBE_CLASS does not list is left out.)");
+    return Listed;
+}
+
+/// A described class's bases and members (a class template, so that an
+/// incomplete description is reported once).
+template <class T>
+struct description {
+    using bases = boost::mp11::mp_rename<boost::describe::describe_bases<T, all_members>, boost::mp11::mp_list>;
+    using members = boost::mp11::mp_rename<boost::describe::describe_members<T, all_members>, boost::mp11::mp_list>;
+    static constexpr std::size_t listed_count = boost::mp11::mp_size<bases>::value + boost::mp11::mp_size<members>::value;
+    static constexpr std::size_t listed =
+        checked_listed_count<T, listed_count, members_to_list<T, listed_count>()>();
+};
+
+template <class T>
+using bases_of = typename description<T>::bases;
+template <class T>
+using members_of = typename description<T>::members;
+
 // Field identities are static constants: visitors receive a reference that
 // costs nothing to pass. (Built on the stack per field, they cost GCC four
 // stores per field even though only the cold failure path reads them.)
@@ -154,18 +227,18 @@ inline constexpr field_id base_id{{}, 0, true};
 template <class T, class Visit>
 BITREP_ALWAYS_INLINE constexpr bool visit_described(T& object, Visit& visit)
 {
-    using bases = boost::describe::describe_bases<std::remove_const_t<T>, all_members>;
-    using members = boost::describe::describe_members<std::remove_const_t<T>, all_members>;
+    using bases = bases_of<std::remove_const_t<T>>;
+    using members = members_of<std::remove_const_t<T>>;
     bool ok = [&]<class... B>(boost::mp11::mp_list<B...>) BITREP_LAMBDA_ALWAYS_INLINE {
         return (visit(static_cast<std::conditional_t<std::is_const_v<T>, const typename B::type&, typename B::type&>>(object),
                       base_id) && ...);
-    }(boost::mp11::mp_rename<bases, boost::mp11::mp_list>{});
+    }(bases{});
     if (!ok)
         return false;
     return [&]<class... M, std::size_t... I>(boost::mp11::mp_list<M...>, std::index_sequence<I...>)
                BITREP_LAMBDA_ALWAYS_INLINE {
         return (visit(object.*M::pointer, member_id<M, I>) && ...);
-    }(boost::mp11::mp_rename<members, boost::mp11::mp_list>{}, std::make_index_sequence<boost::mp11::mp_size<members>::value>{});
+    }(members{}, std::make_index_sequence<boost::mp11::mp_size<members>::value>{});
 }
 } // namespace detail
 
@@ -189,15 +262,10 @@ BITREP_ALWAYS_INLINE constexpr bool for_each_field(T& object, Visit&& visit)
 
 namespace detail {
 template <class T>
-using bases_of = boost::mp11::mp_rename<boost::describe::describe_bases<T, all_members>, boost::mp11::mp_list>;
-template <class T>
-using members_of = boost::mp11::mp_rename<boost::describe::describe_members<T, all_members>, boost::mp11::mp_list>;
-
-template <class T>
 constexpr std::size_t count_fields()
 {
     if constexpr (described<T>)
-        return boost::mp11::mp_size<bases_of<T>>::value + boost::mp11::mp_size<members_of<T>>::value;
+        return description<T>::listed;
     else
         return aggregate_size<T>;
 }
@@ -240,6 +308,34 @@ constexpr const field_id& field_id_at() noexcept
         return detail::position_id<I>;
     }
 }
+
+/// Field I of T as bitrep's compile-time refusals name it: the compiler
+/// prints named_field<&Player::gold> for a described member, and
+/// positional_field<Player, 1> for an aggregate's field (or a described
+/// base) at position 1.
+template <auto MemberPointer>
+struct named_field {};
+template <class T, std::size_t Position>
+struct positional_field {};
+
+namespace detail {
+template <class T, std::size_t I>
+constexpr auto field_label_of() noexcept
+{
+    if constexpr (described<T>) {
+        constexpr std::size_t base_count = boost::mp11::mp_size<bases_of<T>>::value;
+        if constexpr (I >= base_count)
+            return named_field<boost::mp11::mp_at_c<members_of<T>, I - base_count>::pointer>{};
+        else
+            return positional_field<T, I>{};
+    } else {
+        return positional_field<T, I>{};
+    }
+}
+} // namespace detail
+
+template <class T, std::size_t I>
+using field_label = decltype(detail::field_label_of<T, I>());
 
 /// The type of field I (cv-qualifiers removed).
 template <class T, std::size_t I>

@@ -56,5 +56,5 @@ template <class Stream, class T>
 #include <bitrep/codecs/ranged.hpp>
 #include <bitrep/codecs/scalars.hpp>
 #include <bitrep/codecs/tuple.hpp>
-#include <bitrep/codecs/unbounded.hpp>
+#include <bitrep/codecs/unsupported.hpp>
 #include <bitrep/codecs/variant.hpp>

@@ -1,4 +1,5 @@
 // expect: std::string has no bound
+// expect: positional_field<Chat, 0>
 #include <bitrep/bitrep.hpp>
 #include <string>
 struct Chat { std::string text; };

@@ -1,4 +1,6 @@
-// expect: std::vector has no bound
+// expect: std::vector, std::map, std::set and the other standard containers have no bound
+// expect: positional_field<Inventory, 0>
+// expect: bitrep::bounded_vector<T, MaxSize> for a vector
 #include <bitrep/bitrep.hpp>
 #include <vector>
 struct Inventory { std::vector<int> items; };

@@ -1,4 +1,5 @@
 // expect: Add BOOST_DESCRIBE_ENUM
+// expect: positional_field<Paint, 0>
 #include <bitrep/bitrep.hpp>
 enum class Color { red, green };
 struct Paint { Color color; };

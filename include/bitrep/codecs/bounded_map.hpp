@@ -238,18 +238,4 @@ struct codec<T> {
     }
 };
 
-/// std::map and std::set have no bound: refused, as std::vector is.
-template <class K, class V, class Compare, class Allocator>
-struct codec<std::map<K, V, Compare, Allocator>> {
-    static_assert(detail::always_false<K>,
-                  "bitrep: std::map has no bound, and an unbounded count on the read path is an allocation bomb. "
-                  "Use bitrep::bounded_map<K, V, MaxSize> (over std::map or std::unordered_map) instead.");
-};
-template <class K, class Compare, class Allocator>
-struct codec<std::set<K, Compare, Allocator>> {
-    static_assert(detail::always_false<K>,
-                  "bitrep: std::set has no bound, and an unbounded count on the read path is an allocation bomb. "
-                  "Use bitrep::bounded_set<K, MaxSize> (over std::set or std::unordered_set) instead.");
-};
-
 } // namespace bitrep

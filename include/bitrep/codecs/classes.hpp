@@ -9,6 +9,7 @@
 #include <utility>
 
 #include <bitrep/codec.hpp>
+#include <bitrep/codecs/unsupported.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/serialize.hpp>
@@ -97,11 +98,37 @@ constexpr void refuse_class()
                   "members it adds. Give it its own hook, or describe it with "
                   "BOOST_DESCRIBE_STRUCT(Derived, (Base), (members...)) so the base goes through its hook and the "
                   "members after it.");
-    static_assert(route != class_route::unsupported,
-                  "bitrep cannot serialize this type: it is not an annotation (ranged, quantized, quat, "
-                  "bounded_string, bounded_vector), a bool, integer, float, double, described enum, std::array or "
-                  "std::optional, an aggregate (Boost.PFR), a BOOST_DESCRIBE_STRUCT/CLASS type, nor does it have a "
-                  "serialize(Stream&) member or bitrep_serialize(Stream&, T&) hook.");
+    if constexpr (route == class_route::unsupported)
+        refuse_type<no_field, T>();
+}
+
+/// Refuses field I of T, naming T and the field, when its type's codec
+/// refuses that type (declares `refused`).
+template <class T, std::size_t I>
+constexpr bool accept_field()
+{
+    using field = reflect::wire_type_at<T, I>;
+    if constexpr (requires { requires codec<field>::refused; })
+        refuse_type<reflect::field_label<T, I>, field>();
+    return true;
+}
+
+/// Checks every field of a reflected T once, when its codec is instantiated,
+/// so that the message that names the field comes before the field type's
+/// own. Always true: a refusal is its own static_assert.
+template <class T, std::size_t... I>
+constexpr bool accept_fields(std::index_sequence<I...>)
+{
+    return (accept_field<T, I>() && ...);
+}
+
+template <class T>
+constexpr bool accept_fields()
+{
+    if constexpr (route_for<T>() == class_route::reflected)
+        return accept_fields<T>(std::make_index_sequence<reflect::field_count<T>>{});
+    else
+        return true;
 }
 
 /// Takes the failure record, not the stream, so that the stream's address
@@ -124,6 +151,9 @@ struct codec {
     /// True when values are walked field by field (delta.hpp compares and
     /// sends them per field); a hook's encoding is one opaque value.
     static constexpr bool walks_fields = detail::route_for<T>() == detail::class_route::reflected;
+    /// True when T is refused: a field of type T names itself in the refusal.
+    static constexpr bool refused = detail::route_for<T>() == detail::class_route::unsupported;
+    static_assert(detail::accept_fields<T>());
 
     template <class Stream>
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, T& value)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <bitrep/codec.hpp>
+#include <bitrep/codecs/unsupported.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/wire/stream.hpp>
@@ -112,9 +113,8 @@ namespace detail {
 template <class E>
 constexpr void require_described_enum()
 {
-    static_assert(reflect::described_enum<E>,
-                  "bitrep: this enum is not described. Add BOOST_DESCRIBE_ENUM(YourEnum, enumerator1, enumerator2, "
-                  "...) after its declaration, at namespace scope (it comes with <bitrep/bitrep.hpp>).");
+    if constexpr (!reflect::described_enum<E>)
+        refuse_type<no_field, E>();
 }
 } // namespace detail
 
@@ -124,6 +124,9 @@ constexpr void require_described_enum()
 template <class T>
     requires(std::is_enum_v<T> && !reflect::flag_enum<T>)
 struct codec<T> {
+    /// True when T is refused: a field of type T names itself in the refusal.
+    static constexpr bool refused = !reflect::described_enum<T>;
+
     template <class Stream>
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, T& value)
     {
