@@ -123,7 +123,7 @@ Entity seed_entity(int i, bool full)
     Entity e{};
     e.x = full ? 100.0f : -12.34f * static_cast<float>(i);
     e.y = full ? -100.0f : 0.5f;
-    e.yaw = static_cast<float>(90 * i);
+    e.yaw = static_cast<float>(90 * (i % 5)); // within [0, 360]: a value past it is refused
     e.orientation = {0.0f, 0.6f, 0.0f, 0.8f};
     e.far = -99999.5f + static_cast<float>(i);
     e.fine = {0.5f, -0.5f, 0.5f, 0.5f};
