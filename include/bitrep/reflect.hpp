@@ -618,19 +618,48 @@ constexpr bool renames_fit(std::span<const renamed> list, std::span<const std::s
     return true;
 }
 
-/// renames_fit for a described class's fields.
-template <class T>
-constexpr bool renames_fit_fields() noexcept
+/// Which of a type's names its renames' `to` may give.
+enum class renames_target { fields, enumerators, flags };
+
+/// renames_fit for T's fields (a described class) or enumerators (an enum,
+/// or a flag enum).
+template <class T, renames_target Target>
+constexpr bool renames_fit_target() noexcept
 {
     if constexpr (renames<T>().empty()) {
         return true;
-    } else {
+    } else if constexpr (Target == renames_target::fields) {
         constexpr auto names = []<std::size_t... I>(std::index_sequence<I...>) {
             return std::array<std::string_view, sizeof...(I)>{field_id_at<T, I>().name...};
         }(std::make_index_sequence<field_count<T>>{});
         return renames_fit(renames<T>(), names, stable_name<T>());
+    } else {
+        return renames_fit(renames<T>(), enumerators<T>::names, stable_name<T>());
     }
 }
 
 } // namespace reflect
+
+namespace detail {
+/// Gives the node `schema` has open T's bitrep_renames, once they are known
+/// at compile time to name what T has (Target): every codec whose schema
+/// node has named children takes them from here.
+template <class T, reflect::renames_target Target, class Schema>
+void describe_renames(Schema& schema)
+{
+    constexpr bool fit = reflect::renames_fit_target<T, Target>();
+    // One message per target, as a static_assert's message is a literal.
+    if constexpr (Target == reflect::renames_target::fields)
+        static_assert(fit, "bitrep: in bitrep_renames, each .to must name a field of this described type (or the "
+                           "type's own bitrep_name), and no .from a field it still has");
+    else if constexpr (Target == reflect::renames_target::enumerators)
+        static_assert(fit, "bitrep: in bitrep_renames, each .to must name an enumerator (or the enum's own "
+                           "bitrep_name), and no .from an enumerator it still has");
+    else
+        static_assert(fit, "bitrep: in bitrep_renames, each .to must name a flag (or the enum's own bitrep_name), "
+                           "and no .from a flag it still has");
+    for (const renamed& rename : reflect::renames<T>())
+        schema.renamed(rename.from, rename.to);
+}
+} // namespace detail
 } // namespace bitrep
