@@ -12,6 +12,7 @@
 #include <bitrep/codecs/unsupported.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/reflect.hpp>
+#include <bitrep/renames.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/wire/stream.hpp>
 

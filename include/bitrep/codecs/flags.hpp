@@ -7,6 +7,7 @@
 #include <bitrep/codec.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/reflect.hpp>
+#include <bitrep/renames.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>
 

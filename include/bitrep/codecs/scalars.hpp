@@ -6,6 +6,7 @@
 #include <bitrep/codecs/unsupported.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/reflect.hpp>
+#include <bitrep/renames.hpp>
 #include <bitrep/wire/stream.hpp>
 
 #include <cstdint>
