@@ -219,7 +219,7 @@ int copy_file_synced(const std::string& from, const std::string& to, bool& copie
 // the file system has no hard links), and rename replaces the old backup
 // atomically. Returns 0 or the failing step's errno.
 int keep_previous_as_backup(const std::string& target, const write_names& names, const file_system_calls& calls,
-                            write_outcome& outcome, std::string_view& step) noexcept
+                            save_outcome& outcome, std::string_view& step) noexcept
 {
     const auto link = calls.link != nullptr ? calls.link : &::link;
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -291,7 +291,7 @@ void remove_stale_temporaries(const std::filesystem::path& target) noexcept
 
 
 status write_file_atomically_at(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
-                                bool keep_backup, write_outcome& outcome, const file_system_calls& calls) noexcept
+                                bool keep_backup, save_outcome& outcome, const file_system_calls& calls) noexcept
 {
     // Nothing below the allocations may throw, and the allocations happen
     // before any file exists: std::bad_alloc is turned into a status here
@@ -481,10 +481,10 @@ status read_file_head(path_view path, std::size_t length, std::vector<std::uint8
 }
 
 status write_file_atomically(path_view path, std::span<const std::uint8_t> bytes, bool keep_backup,
-                             write_outcome* outcome, const file_system_calls& calls) noexcept
+                             save_outcome* outcome, const file_system_calls& calls) noexcept
 {
-    write_outcome ignored;
-    write_outcome& filled = outcome != nullptr ? *outcome : ignored;
+    save_outcome ignored;
+    save_outcome& filled = outcome != nullptr ? *outcome : ignored;
     filled = {};
     return with_path(path.text(), [&](const std::filesystem::path& p) {
         return write_file_atomically_at(p, bytes, keep_backup, filled, calls);
