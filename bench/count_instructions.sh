@@ -43,7 +43,7 @@ for bench in "${benches[@]}"; do
           r = cost[list[i] " reflected"]; h = cost[list[i] " hand_written"]
           if (h > 0) printf "%-14s %-7s reflected %10.0f  hand-written %10.0f  ratio %.3f\n", bench, list[i], r, h, r / h
         }
-        # Issue 14: decoder<T> and from_bytes against the in-place
+        # decoder<T> and from_bytes against the in-place
         # hand-written decoder (no all-or-nothing copy).
         p = cost["decode in_place"]; d = cost["decode decoder"]; r = cost["decode reflected"]
         if (p > 0 && d > 0)

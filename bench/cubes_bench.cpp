@@ -442,7 +442,7 @@ struct hand_written {
 };
 
 /// The hand-written decoder reading straight into the caller's object, with
-/// no all-or-nothing copy (issue 14's baseline: the Cube is already plain
+/// no all-or-nothing copy (the baseline decoder<T> is held to: the Cube is already plain
 /// integers, floats and a bool, so it needs no other structs).
 struct hand_written_in_place {
     [[gnu::noinline]] static bitrep::status from_bytes(std::span<const std::uint8_t> bytes, Snapshot& out)

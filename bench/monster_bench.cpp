@@ -400,7 +400,7 @@ bitrep::status from_bytes(std::span<const std::uint8_t> bytes, Batch& out)
 // buffers and arrays with counts, read straight into the caller's object,
 // no copy. The same refusals as the hand-written side above (and bitrep)
 // make; a refused message leaves the target half written, which is the
-// guarantee bitrep keeps and this side does not (issue 14).
+// guarantee bitrep keeps and this side does not.
 namespace in_place {
 
 using bitrep::bit_reader;
@@ -726,7 +726,7 @@ struct hand_written {
     [[gnu::noinline]] static bitrep::status from_bytes(std::span<const std::uint8_t> bytes, Batch& out) { return hand::from_bytes(bytes, out); }
 };
 
-/// The in-place hand-written decoder: no all-or-nothing copy (issue 14's baseline).
+/// The in-place hand-written decoder: no all-or-nothing copy (the baseline decoder<T> is held to).
 struct hand_written_in_place {
     [[gnu::noinline]] static bitrep::status from_bytes(std::span<const std::uint8_t> bytes, in_place::Batch& out)
     {

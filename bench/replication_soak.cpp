@@ -1,5 +1,5 @@
-// replication_soak: the soak run of issue 14 (docs/benchmarks.md, "Soak run
-// (issue 14)"). One server and many clients of the benchmarks' world
+// replication_soak: the soak run (docs/benchmarks.md, "Soak run"). One
+// server and many clients of the benchmarks' world
 // (cube_world.hpp: 901 cubes, 90 moving a tick) in one process, each client
 // behind a link simulator each way (loss, and half the round trip of latency
 // each way), for thousands of 60 Hz ticks run as fast as the machine goes.

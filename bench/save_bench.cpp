@@ -691,7 +691,7 @@ void BM_cereal_load_disk(benchmark::State& state)
 }
 BENCHMARK(BM_cereal_load_disk)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// ------------------------------------------- issue 15: async, metadata, zstd
+// ------------------------------------------------- async, metadata, zstd
 
 /// The encode alone (to_bytes into a reused vector: no header, schema or
 /// CRC): what save_async's caller should pay at most.
@@ -865,11 +865,11 @@ void BM_bitrep_save_zstd_disk(benchmark::State& state)
 }
 BENCHMARK(BM_bitrep_save_zstd_disk)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// ------------------------------------------------ schema size (issue 34)
+// ---------------------------------------------------------- schema size
 
 /// The schema a save of `value` carries: format 3's compact encoding
 /// (schema_bytes) against the names-inline one formats 1 and 2 wrote
-/// (schema_bytes_before), for issue 34's trial game (bench/trial_game.hpp,
+/// (schema_bytes_before), for the trial game (bench/trial_game.hpp,
 /// its world and its slot) and for types the encoding was not tuned on
 /// (this file's World, its next version and SlotInfo). Timed: encoding the
 /// schema, which a program does once per saved type.

@@ -7,7 +7,7 @@ side's per-run median time per object, the median and spread of the per-run
 ratios, and the ratio of each side's fastest repetition (median over runs).
 Absolute times drift between runs on a shared host; within a run both sides
 share its conditions, which is why the ratios are taken per run. Decodes are
-also set against the in-place hand-written decoder (HandWrittenInPlace, issue 14).
+also set against the in-place hand-written decoder (HandWrittenInPlace).
 
     bench/time_ratios.py [--runs N] BUILD_DIR [BUILD_DIR ...]
 """

@@ -1,10 +1,9 @@
-// The state of a small game as a new user wrote it for issue 34's trial:
-// players with quantized positions, quaternions, ranged health, a
-// bounded_map inventory, a variant item, a chrono cooldown, flag enums, an
-// entity array of projectiles, save-only and net-only fields, described
-// structs with field names, and a save slot's metadata. The trial's save of
-// such a state was 1,620 bytes, 1,066 of them schema for 344 of payload;
-// sample_world() is a state of that size (save_bench's BM_schema_bytes).
+// The state of a small game as a new user would write it: players with
+// quantized positions, quaternions, ranged health, a bounded_map inventory,
+// a variant item, a chrono cooldown, flag enums, an entity array of
+// projectiles, save-only and net-only fields, described structs with field
+// names, and a save slot's metadata. It measures what the schema costs a
+// game whose payload is small (save_bench's BM_schema_bytes).
 #pragma once
 
 #include <bitrep/bitrep.hpp>

@@ -55,31 +55,14 @@ std::string_view reason(int code) noexcept
     return text != nullptr ? std::string_view(text) : std::string_view("unknown error");
 }
 
-// "<file> (<step>)", composed on the stack so that reporting a failure can
-// neither allocate nor throw. Only the last max_path_length + 1 characters
-// are kept: one more than a status holds, so that a cut-off path still gets
-// status's "..." marker while the step at the end always survives.
+// "<file> (<step>)". Only the last max_path_length + 1 characters are kept:
+// one more than a status holds, so that a cut-off path still gets status's
+// "..." marker while the step at the end always survives.
 status failure(error code, std::string_view name, std::string_view step, std::string_view detail) noexcept
 {
-    constexpr std::size_t capacity = status::max_path_length + 1;
-    std::array<char, capacity> text;
-    std::array<std::string_view, 4> pieces{name, " (", step, ")"};
-    if (step.empty())
-        pieces = {name, {}, {}, {}};
-
-    std::size_t total = 0;
-    for (std::string_view piece : pieces)
-        total += piece.size();
-    std::size_t skip = total > capacity ? total - capacity : 0;
-    std::size_t length = 0;
-    for (std::string_view piece : pieces) {
-        const std::size_t dropped = std::min(skip, piece.size());
-        piece.remove_prefix(dropped);
-        skip -= dropped;
-        std::copy(piece.begin(), piece.end(), text.begin() + static_cast<std::ptrdiff_t>(length));
-        length += piece.size();
-    }
-    return status(code, 0, std::string_view(text.data(), length), detail);
+    using text = detail::status_text<status::max_path_length + 1>;
+    const text path = step.empty() ? text({name}, text::keep::last) : text({name, " (", step, ")"}, text::keep::last);
+    return status(code, 0, path.view(), detail);
 }
 
 status io_failure(const std::filesystem::path& file, std::string_view step, int system_error) noexcept
@@ -91,16 +74,11 @@ status failure(error code, const std::filesystem::path& file, std::string_view s
     return failure(code, std::string_view(file.native()), step, detail);
 }
 
-// "the new file is in place; ..." and the system's reason, composed on the
-// stack like failure()'s path.
+// "written, durability unknown: " and the system's reason.
 status durability_unknown(const std::filesystem::path& file, std::string_view step, int system_error) noexcept
 {
-    constexpr std::string_view written = "written, durability unknown: ";
-    std::array<char, status::max_detail_length> text;
-    const std::string_view why = reason(system_error).substr(0, text.size() - written.size());
-    std::copy(written.begin(), written.end(), text.begin());
-    std::copy(why.begin(), why.end(), text.begin() + static_cast<std::ptrdiff_t>(written.size()));
-    return failure(error::durability_unknown, file, step, std::string_view(text.data(), written.size() + why.size()));
+    const detail::status_text<status::max_detail_length> text({"written, durability unknown: ", reason(system_error)});
+    return failure(error::durability_unknown, file, step, text.view());
 }
 
 // The path the headers pass as text, as the file system's type: copying it
@@ -241,7 +219,7 @@ int copy_file_synced(const std::string& from, const std::string& to, bool& copie
 // the file system has no hard links), and rename replaces the old backup
 // atomically. Returns 0 or the failing step's errno.
 int keep_previous_as_backup(const std::string& target, const write_names& names, const file_system_calls& calls,
-                            write_outcome& outcome, std::string_view& step) noexcept
+                            save_outcome& outcome, std::string_view& step) noexcept
 {
     const auto link = calls.link != nullptr ? calls.link : &::link;
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -313,7 +291,7 @@ void remove_stale_temporaries(const std::filesystem::path& target) noexcept
 
 
 status write_file_atomically_at(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
-                                bool keep_backup, write_outcome& outcome, const file_system_calls& calls) noexcept
+                                bool keep_backup, save_outcome& outcome, const file_system_calls& calls) noexcept
 {
     // Nothing below the allocations may throw, and the allocations happen
     // before any file exists: std::bad_alloc is turned into a status here
@@ -503,10 +481,10 @@ status read_file_head(path_view path, std::size_t length, std::vector<std::uint8
 }
 
 status write_file_atomically(path_view path, std::span<const std::uint8_t> bytes, bool keep_backup,
-                             write_outcome* outcome, const file_system_calls& calls) noexcept
+                             save_outcome* outcome, const file_system_calls& calls) noexcept
 {
-    write_outcome ignored;
-    write_outcome& filled = outcome != nullptr ? *outcome : ignored;
+    save_outcome ignored;
+    save_outcome& filled = outcome != nullptr ? *outcome : ignored;
     filled = {};
     return with_path(path.text(), [&](const std::filesystem::path& p) {
         return write_file_atomically_at(p, bytes, keep_backup, filled, calls);

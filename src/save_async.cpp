@@ -22,17 +22,19 @@ struct save_job {
     std::condition_variable finished_changed;
     bool finished = false;
     status result;
+    save_outcome outcome;
 
     // The worker's alone, once queued.
     std::string path;
     std::vector<std::uint8_t> bytes;
     save_options options;
 
-    void finish(const status& outcome)
+    void finish(const status& written, const save_outcome& did = {})
     {
         {
             std::lock_guard lock(mutex);
-            result = outcome;
+            result = written;
+            outcome = did;
             finished = true;
         }
         finished_changed.notify_all();
@@ -97,9 +99,10 @@ private:
                 job = std::move(queue_.front());
                 queue_.pop_front();
             }
-            const status outcome = write_save_file(job->path, job->bytes, job->options);
+            save_outcome did;
+            const status written = write_save_file(job->path, job->bytes, job->options, &did);
             std::vector<std::uint8_t> used = std::move(job->bytes); // not kept alive by the handle
-            job->finish(outcome);
+            job->finish(written, did);
             {
                 std::lock_guard lock(mutex_);
                 --pending_;
@@ -137,13 +140,29 @@ bool save_handle::done() const noexcept
     return job_->finished;
 }
 
+namespace {
+/// Blocks until `job` has finished, and returns what `read` reads of it.
+template <class Read>
+auto when_finished(detail::save_job& job, Read read)
+{
+    std::unique_lock lock(job.mutex);
+    job.finished_changed.wait(lock, [&job] { return job.finished; });
+    return read(job);
+}
+} // namespace
+
 status save_handle::wait() const
 {
     if (!job_)
         return status(error::io_error, 0, "save_handle", "no save: a default-made handle");
-    std::unique_lock lock(job_->mutex);
-    job_->finished_changed.wait(lock, [this] { return job_->finished; });
-    return job_->result;
+    return when_finished(*job_, [](const detail::save_job& job) { return job.result; });
+}
+
+save_outcome save_handle::outcome() const
+{
+    if (!job_)
+        return {};
+    return when_finished(*job_, [](const detail::save_job& job) { return job.outcome; });
 }
 
 bool save_handle::wait_for(std::chrono::nanoseconds timeout) const

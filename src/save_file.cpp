@@ -125,11 +125,12 @@ status finish_save(std::vector<std::uint8_t>& file, const save_options& options)
     return {};
 }
 
-status write_save_file(path_view path, std::vector<std::uint8_t>& bytes, const save_options& options) noexcept
+status write_save_file(path_view path, std::vector<std::uint8_t>& bytes, const save_options& options,
+                       save_outcome* outcome) noexcept
 {
     if (status finished = finish_save(bytes, options); !finished)
         return finished;
-    return write_file_atomically(path, bytes, options.keep_backup);
+    return write_file_atomically(path, bytes, options.keep_backup, outcome);
 }
 
 } // namespace bitrep::detail

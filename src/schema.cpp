@@ -77,36 +77,6 @@ constexpr schema_kind copy_marker = schema_kind::enumerator;
 /// encoding refers to copies.
 using copy_table = std::vector<std::uint32_t>;
 
-/// Writes node `index` and its subtree: the one description of the schema
-/// encoding for both codes (docs/save-format.md, section 2).
-template <class Stream, class Code>
-bool write_subtree(Stream& stream, Code& code, const schema& tree, const copy_table& copies, std::uint32_t index,
-                   node_role role, std::uint64_t expected)
-{
-    schema_node node = tree.nodes[index]; // the streams take the node by reference, for reading
-    const std::size_t start = stream.position();
-    if (!copies.empty() && copies[index] != index) {
-        node.kind = copy_marker;
-        std::uint64_t original = copies[index];
-        return serialize_node_head(stream, code, node, role, expected) &&
-               stream.serialize_ranged_offset(original, index - 1);
-    }
-    if (!serialize_node_head(stream, code, node, role, expected))
-        return false;
-    if (role == node_role::enumerator)
-        return true;
-    if (!with_kind(node.kind, [&](auto entry) { return entry.serialize_node(stream, code, node, start); }))
-        return false;
-    const node_role child_role = with_kind(node.kind, [](auto entry) { return decltype(entry)::child_role; });
-    std::uint64_t next = 0;
-    for (std::uint32_t child = index + 1; child < node.end; child = tree.nodes[child].end) {
-        if (!write_subtree(stream, code, tree, copies, child, child_role, next))
-            return false;
-        next = after(tree.nodes[child], child_role);
-    }
-    return true;
-}
-
 /// Appends a copy of the complete subtree at `original` as node `head`'s
 /// subtree (the copy takes head's name and position), refusing a copy that
 /// would break the limits a reader keeps.
@@ -140,31 +110,47 @@ bool append_copy(read_stream& stream, schema& tree, const schema_node& head, std
     return true;
 }
 
-/// Reads node and its subtree, appending them to `tree` in depth-first
-/// order.
-template <class Code>
-bool parse_subtree(read_stream& stream, Code& code, schema& tree, std::uint32_t parent, node_role role,
-                   std::uint64_t expected, std::size_t depth)
+/// Node `index` and its subtree, written from `tree` or read and appended
+/// to it in depth-first order (node `index` then being the next one, a
+/// child of `parent`): the one description of the schema encoding for both
+/// codes (docs/save-format.md, section 2). A node is its head; then, in the
+/// compact code, either a reference to the earlier subtree it repeats (the
+/// copy marker and that node's index) or its kind's body and its children,
+/// each in the role its kind gives them and expected to follow its previous
+/// sibling's position by one.
+template <class Stream, class Code, class Tree>
+bool serialize_subtree(Stream& stream, Code& code, Tree& tree, const copy_table& copies, std::uint32_t index,
+                       std::uint32_t parent, node_role role, std::uint64_t expected, std::size_t depth)
 {
-    if (depth > schema_limits::max_depth) [[unlikely]]
-        return stream.fail(error::corrupt, stream.position(), "schema: nested deeper than 32 levels");
-    if (tree.nodes.size() >= schema_limits::max_nodes) [[unlikely]]
-        return stream.fail(error::corrupt, stream.position(), "schema: more than 65536 nodes");
+    constexpr bool reading = Stream::is_reading;
+    if constexpr (reading) {
+        if (depth > schema_limits::max_depth) [[unlikely]]
+            return stream.fail(error::corrupt, stream.position(), "schema: nested deeper than 32 levels");
+        if (tree.nodes.size() >= schema_limits::max_nodes) [[unlikely]]
+            return stream.fail(error::corrupt, stream.position(), "schema: more than 65536 nodes");
+    }
     const std::size_t start = stream.position();
-    schema_node node;
-    node.parent = parent;
+    schema_node node; // the streams take the node by reference, for reading
+    if constexpr (reading)
+        node.parent = parent;
+    else
+        node = tree.nodes[index];
+    if (!reading && !copies.empty() && copies[index] != index)
+        node.kind = copy_marker;
     if (!serialize_node_head(stream, code, node, role, expected))
         return false;
-    const auto index = static_cast<std::uint32_t>(tree.nodes.size());
     if (role != node_role::enumerator && node.kind == copy_marker) {
-        if constexpr (std::is_same_v<Code, compact_schema_code>) {
-            std::uint64_t original = 0;
+        if constexpr (reading && !std::is_same_v<Code, compact_schema_code>) {
+            return stream.fail(error::corrupt, start, "schema: enumerator outside an enum");
+        } else {
+            std::uint64_t original = reading ? 0 : copies[index];
             if (index == 0) [[unlikely]]
                 return stream.fail(error::corrupt, start, "schema: the root is a copy");
-            return stream.serialize_ranged_offset(original, index - 1) &&
-                   append_copy(stream, tree, node, original, depth, start);
-        } else {
-            return stream.fail(error::corrupt, start, "schema: enumerator outside an enum");
+            if (!stream.serialize_ranged_offset(original, index - 1))
+                return false;
+            if constexpr (reading)
+                return append_copy(stream, tree, node, original, depth, start);
+            return true;
         }
     }
     if (role != node_role::enumerator &&
@@ -172,17 +158,27 @@ bool parse_subtree(read_stream& stream, Code& code, schema& tree, std::uint32_t 
         return false;
     const node_role child_role = with_kind(node.kind, [](auto entry) { return decltype(entry)::child_role; });
     const std::uint32_t children = node.children;
-    node.end = 0; // open until its children are read: no copy of it can be made
-    tree.nodes.push_back(std::move(node));
+    if constexpr (reading) {
+        node.end = 0; // open until its children are read: no copy of it can be made
+        tree.nodes.push_back(std::move(node));
+    }
     std::uint64_t next = 0;
-    for (std::uint32_t i = 0; i < children; ++i) {
-        const auto child = static_cast<std::uint32_t>(tree.nodes.size());
-        if (!parse_subtree(stream, code, tree, index, child_role, next, depth + 1))
+    for (std::uint32_t i = 0, child = index + 1; i < children; ++i, child = tree.nodes[child].end) {
+        if (!serialize_subtree(stream, code, tree, copies, child, index, child_role, next, depth + 1))
             return false;
         next = after(tree.nodes[child], child_role);
     }
-    tree.nodes[index].end = static_cast<std::uint32_t>(tree.nodes.size());
+    if constexpr (reading)
+        tree.nodes[index].end = static_cast<std::uint32_t>(tree.nodes.size());
     return true;
+}
+
+/// Writes node `index` and its subtree as a value (with a copy table only in
+/// the compact code).
+template <class Stream, class Code>
+bool write_subtree(Stream& stream, Code& code, const schema& tree, const copy_table& copies, std::uint32_t index)
+{
+    return serialize_subtree(stream, code, tree, copies, index, schema_node::none, node_role::value, 0, 0);
 }
 
 /// What makes two subtrees alike, given the shapes of the node's children
@@ -232,7 +228,7 @@ copy_table find_copies(const schema& tree, compact_schema_code& code)
         auto [bits, unmeasured] = bits_of_shape.emplace(shapes[i], 0);
         if (unmeasured) {
             measure_stream measure;
-            static_cast<void>(write_subtree(measure, code, tree, copies, first->second, node_role::value, 0));
+            static_cast<void>(write_subtree(measure, code, tree, copies, first->second));
             bits->second = measure.exact_bits();
         }
         const auto reference_bits = static_cast<std::size_t>(4 + bits_required_for_span(i - 1));
@@ -255,9 +251,9 @@ status encode_schema(const schema& tree, std::vector<std::uint8_t>& out, schema_
     const detail::copy_table copies = compact ? detail::find_copies(tree, code) : detail::copy_table();
     auto encode = [&](auto& stream) {
         if (!compact)
-            return detail::write_subtree(stream, names_inline, tree, copies, 0, detail::node_role::value, 0);
+            return detail::write_subtree(stream, names_inline, tree, copies, 0);
         return code.serialize_table(stream) &&
-               detail::write_subtree(stream, code, tree, copies, 0, detail::node_role::value, 0);
+               detail::write_subtree(stream, code, tree, copies, 0);
     };
     measure_stream measure;
     static_cast<void>(encode(measure));
@@ -314,7 +310,8 @@ status parse_schema(std::span<const std::uint8_t> encoded, schema& out, schema_e
     out.nodes.clear();
     read_stream stream(encoded);
     auto parse = [&](auto& code) {
-        return detail::parse_subtree(stream, code, out, schema_node::none, detail::node_role::value, 0, 0);
+        return detail::serialize_subtree(stream, code, out, detail::copy_table(), 0, schema_node::none,
+                                         detail::node_role::value, 0, 0);
     };
     detail::compact_schema_code compact;
     detail::inline_schema_code names_inline;

@@ -205,6 +205,142 @@ bool same_subtree(const schema& file, std::uint32_t f, const schema& program, st
 
 } // namespace
 
+namespace {
+
+/// Which of the program's fields (`fields`, in order) the file's field is:
+/// fields.size() when none. A described base is a field named ":" and its
+/// stable name. The name may change with the class's (without a
+/// bitrep_name), so a base no program field is named like is matched with
+/// the program's base at the same position among the bases: renaming or
+/// moving a base class loses nothing.
+std::size_t matching_field(const schema_node& file_field, const schema& program,
+                           const std::vector<std::uint32_t>& fields, const std::vector<bool>& matched) noexcept
+{
+    auto is_base = [](const schema_node& field) { return field.name.starts_with(':'); };
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        const schema_node& program_field = program.nodes[fields[i]];
+        if (!file_field.name.empty() && !program_field.name.empty() ? known_as(program_field, file_field.name)
+                                                                    : file_field.position == program_field.position)
+            return i;
+    }
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+        const schema_node& program_field = program.nodes[fields[i]];
+        if (!matched[i] && is_base(file_field) && is_base(program_field) &&
+            file_field.position == program_field.position)
+            return i;
+    }
+    return fields.size();
+}
+
+/// A struct's fields, each matched at most once: the file's fields the
+/// program lacks are dropped, the program's the file lacks are missing.
+bool bind_structure(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t p, failure_record& failure)
+{
+    const schema& file = plan.file;
+    const schema_node& file_node = file.nodes[f];
+    const schema_node& program_node = program.nodes[p];
+    // A duration (a struct named after its period) loads from a duration of
+    // any period, converted per value, and from nothing else; a struct from
+    // no duration.
+    duration_period period;
+    const bool program_duration = program_node.type_name.starts_with(duration_name_prefix);
+    if (parse_duration_period(file_node.type_name, period) != program_duration) {
+        record_mismatch(failure, "", shown(file_node), shown(program_node));
+        return false;
+    }
+    std::vector<std::uint32_t> program_fields; // in order
+    for (std::uint32_t q = p + 1; q < program_node.end; q = program.nodes[q].end)
+        program_fields.push_back(q);
+    std::vector<bool> matched(program_fields.size(), false);
+    std::size_t previous = 0; // the program's index of the file's previous matched field
+    bool in_order = true;
+    for (std::uint32_t c = f + 1; c < file_node.end; c = file.nodes[c].end) {
+        const schema_node& file_field = file.nodes[c];
+        const std::size_t found = matching_field(file_field, program, program_fields, matched);
+        if (found == program_fields.size()) {
+            plan.dropped.push_back(c);
+            continue;
+        }
+        if (matched[found]) {
+            failure.record(error::corrupt, status::no_bit, "schema: two fields of one struct match the same field");
+            enter_schema_field(failure, file_field);
+            return false;
+        }
+        matched[found] = true;
+        in_order = in_order && found >= previous;
+        previous = found;
+        plan.target[c] = static_cast<std::int32_t>(program.nodes[program_fields[found]].position);
+        if (!bind(plan, c, program, program_fields[found], failure)) {
+            enter_schema_field(failure, file_field);
+            return false;
+        }
+    }
+    if (!in_order)
+        plan.reordered.push_back(f);
+    const auto begin = static_cast<std::uint32_t>(plan.missing_fields.size());
+    for (std::size_t i = 0; i < program_fields.size(); ++i)
+        if (!matched[i])
+            plan.missing_fields.push_back(program.nodes[program_fields[i]].position);
+    plan.missing[f] = {begin, static_cast<std::uint32_t>(plan.missing_fields.size())};
+    return true;
+}
+
+/// The program's alternative (under `p`) named like the file's: none when
+/// it has none; false, with the failure recorded, when two are.
+bool named_alternative(const schema_node& file_alternative, const schema& program, std::uint32_t p,
+                       std::uint32_t& found, failure_record& failure)
+{
+    found = schema_node::none;
+    for (std::uint32_t q = p + 1; q < program.nodes[p].end; q = program.nodes[q].end) {
+        if (!known_as(program.nodes[q], file_alternative.name))
+            continue;
+        if (found != schema_node::none) {
+            // Stable names cut to 255 bytes, or one bitrep_name given
+            // twice: which alternative is meant is unknown.
+            record_mismatch(failure, "two of the program's alternatives have one name: ", file_alternative.name,
+                            file_alternative.name);
+            return false;
+        }
+        found = q;
+    }
+    return true;
+}
+
+/// Alternatives with names (classes, enums) match by name; those without
+/// match in their order among the unnamed ones. A file's alternative the
+/// program no longer has is refused per value, when a value holds it (the
+/// load never drops what a player saved).
+bool bind_variant(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t p, failure_record& failure)
+{
+    const schema& file = plan.file;
+    std::vector<std::uint32_t> program_unnamed;
+    for (std::uint32_t q = p + 1; q < program.nodes[p].end; q = program.nodes[q].end)
+        if (program.nodes[q].name.empty())
+            program_unnamed.push_back(q);
+    std::size_t unnamed = 0;
+    for (std::uint32_t c = f + 1; c < file.nodes[f].end; c = file.nodes[c].end) {
+        const schema_node& file_alternative = file.nodes[c];
+        std::uint32_t found = schema_node::none;
+        if (file_alternative.name.empty()) {
+            if (unnamed < program_unnamed.size())
+                found = program_unnamed[unnamed];
+            ++unnamed;
+        } else if (!named_alternative(file_alternative, program, p, found, failure)) {
+            return false;
+        }
+        if (found == schema_node::none)
+            continue;
+        plan.target[c] = static_cast<std::int32_t>(program.nodes[found].position);
+        if (!bind(plan, c, program, found, failure)) {
+            enter_schema_alternative(failure, file_alternative);
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
 bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t p, failure_record& failure)
 {
     const schema& file = plan.file;
@@ -237,113 +373,10 @@ bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t
             return false;
         }
         return true;
-    case schema_kind::structure: {
-        // A duration (a struct named after its period) loads from a
-        // duration of any period, converted per value, and from nothing
-        // else; a struct from no duration.
-        duration_period period;
-        if (parse_duration_period(file_node.type_name, period) !=
-            program_node.type_name.starts_with(duration_name_prefix)) {
-            record_mismatch(failure, "", shown(file_node), shown(program_node));
-            return false;
-        }
-        // Program fields in order, each matched at most once.
-        std::vector<std::uint32_t> program_fields;
-        for (std::uint32_t q = p + 1; q < program_node.end; q = program.nodes[q].end)
-            program_fields.push_back(q);
-        std::vector<bool> matched(program_fields.size(), false);
-        // A described base is a field named ":" and its stable name. The
-        // name may change with the class's (without a bitrep_name), so a
-        // base no program field is named like is matched with the program's
-        // base at the same position among the bases: renaming or moving a
-        // base class loses nothing.
-        auto is_base = [](const schema_node& field) { return field.name.starts_with(':'); };
-        auto same_field = [&](const schema_node& file_field, const schema_node& program_field) {
-            return !file_field.name.empty() && !program_field.name.empty() ? known_as(program_field, file_field.name)
-                                                                           : file_field.position == program_field.position;
-        };
-        auto same_base_position = [&is_base](const schema_node& file_field, const schema_node& program_field) {
-            return is_base(file_field) && is_base(program_field) && file_field.position == program_field.position;
-        };
-        std::size_t previous = 0; // the program's index of the file's previous matched field
-        bool in_order = true;
-        for (std::uint32_t c = f + 1; c < file_node.end; c = file.nodes[c].end) {
-            const schema_node& file_field = file.nodes[c];
-            std::size_t found = program_fields.size();
-            for (std::size_t i = 0; i < program_fields.size() && found == program_fields.size(); ++i)
-                if (same_field(file_field, program.nodes[program_fields[i]]))
-                    found = i;
-            for (std::size_t i = 0; i < program_fields.size() && found == program_fields.size(); ++i)
-                if (!matched[i] && same_base_position(file_field, program.nodes[program_fields[i]]))
-                    found = i;
-            if (found == program_fields.size()) {
-                plan.dropped.push_back(c);
-                continue;
-            }
-            if (matched[found]) {
-                failure.record(error::corrupt, status::no_bit, "schema: two fields of one struct match the same field");
-                enter_schema_field(failure, file_field);
-                return false;
-            }
-            matched[found] = true;
-            in_order = in_order && found >= previous;
-            previous = found;
-            plan.target[c] = static_cast<std::int32_t>(program.nodes[program_fields[found]].position);
-            if (!bind(plan, c, program, program_fields[found], failure)) {
-                enter_schema_field(failure, file_field);
-                return false;
-            }
-        }
-        if (!in_order)
-            plan.reordered.push_back(f);
-        const auto begin = static_cast<std::uint32_t>(plan.missing_fields.size());
-        for (std::size_t i = 0; i < program_fields.size(); ++i)
-            if (!matched[i])
-                plan.missing_fields.push_back(program.nodes[program_fields[i]].position);
-        plan.missing[f] = {begin, static_cast<std::uint32_t>(plan.missing_fields.size())};
-        return true;
-    }
-    case schema_kind::variant: {
-        // Alternatives with names (classes, enums) match by name; those
-        // without match in their order among the unnamed ones. A file's
-        // alternative the program no longer has is refused per value, when
-        // a value holds it (the load never drops what a player saved).
-        std::vector<std::uint32_t> program_unnamed;
-        for (std::uint32_t q = p + 1; q < program_node.end; q = program.nodes[q].end)
-            if (program.nodes[q].name.empty())
-                program_unnamed.push_back(q);
-        std::size_t unnamed = 0;
-        for (std::uint32_t c = f + 1; c < file_node.end; c = file.nodes[c].end) {
-            const schema_node& file_alternative = file.nodes[c];
-            std::uint32_t found = schema_node::none;
-            if (file_alternative.name.empty()) {
-                if (unnamed < program_unnamed.size())
-                    found = program_unnamed[unnamed];
-                ++unnamed;
-            } else {
-                for (std::uint32_t q = p + 1; q < program_node.end; q = program.nodes[q].end) {
-                    if (!known_as(program.nodes[q], file_alternative.name))
-                        continue;
-                    if (found != schema_node::none) {
-                        // Stable names cut to 255 bytes, or one bitrep_name
-                        // given twice: which alternative is meant is unknown.
-                        record_mismatch(failure, "two of the program's alternatives have one name: ",
-                                        file_alternative.name, file_alternative.name);
-                        return false;
-                    }
-                    found = q;
-                }
-            }
-            if (found == schema_node::none)
-                continue;
-            plan.target[c] = static_cast<std::int32_t>(program.nodes[found].position);
-            if (!bind(plan, c, program, found, failure)) {
-                enter_schema_alternative(failure, file_alternative);
-                return false;
-            }
-        }
-        return true;
-    }
+    case schema_kind::structure:
+        return bind_structure(plan, f, program, p, failure);
+    case schema_kind::variant:
+        return bind_variant(plan, f, program, p, failure);
     case schema_kind::opaque:
         // A hook's bits can only be read by the same hook: its type is known
         // by its stable name (bitrep_name, else the compiler's spelling).
@@ -357,6 +390,5 @@ bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t
         return true;
     }
 }
-
 
 } // namespace bitrep::detail

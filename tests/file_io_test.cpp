@@ -271,7 +271,7 @@ TEST_F(WriteFileAtomically, KeepBackupCopiesThePreviousSaveWhereTheFileSystemHas
     const bitrep::detail::file_system_calls no_links{.link = &link_refused};
     const bytes previous = pattern(200'000, 3); // more than one copy buffer
     ASSERT_TRUE(write_file_atomically(file, previous, false));
-    bitrep::detail::write_outcome outcome;
+    bitrep::save_outcome outcome;
     const bitrep::status st = write_file_atomically(file, bytes_of("current save"), true, &outcome, no_links);
     ASSERT_TRUE(st) << st.message();
     EXPECT_TRUE(outcome.backup_copied);
@@ -283,7 +283,7 @@ TEST_F(WriteFileAtomically, KeepBackupCopiesThePreviousSaveWhereTheFileSystemHas
 TEST_F(WriteFileAtomically, KeepBackupWithHardLinksSaysNothingWasCopied)
 {
     ASSERT_TRUE(write_file_atomically(file, bytes_of("previous"), false));
-    bitrep::detail::write_outcome outcome{.backup_copied = true};
+    bitrep::save_outcome outcome{.backup_copied = true};
     ASSERT_TRUE(write_file_atomically(file, bytes_of("current"), true, &outcome));
     EXPECT_FALSE(outcome.backup_copied);
     EXPECT_EQ(read_all(fs::path(file) += ".bak"), bytes_of("previous"));
@@ -292,7 +292,7 @@ TEST_F(WriteFileAtomically, KeepBackupWithHardLinksSaysNothingWasCopied)
 TEST_F(WriteFileAtomically, KeepBackupWithoutHardLinksOnTheFirstSaveCreatesNoBak)
 {
     const bitrep::detail::file_system_calls no_links{.link = &link_refused};
-    bitrep::detail::write_outcome outcome;
+    bitrep::save_outcome outcome;
     ASSERT_TRUE(write_file_atomically(file, bytes_of("first"), true, &outcome, no_links));
     EXPECT_FALSE(outcome.backup_copied);
     EXPECT_EQ(entries(directory), std::vector<std::string>{"slot1.sav"});

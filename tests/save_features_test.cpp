@@ -10,11 +10,14 @@
 
 #include "test_oracle.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -30,6 +33,24 @@
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+
+namespace {
+/// While set, every hard link in this program is refused as FAT and exFAT
+/// refuse one: bitrep's keep_backup then meets a file system without hard
+/// links through save and save_async, which take no file_system_calls.
+std::atomic<bool> refuse_links{false};
+} // namespace
+
+// Replaces the C library's link() in this test program (bitrep is linked in
+// statically), and does what it does unless refuse_links is set.
+extern "C" int link(const char* existing, const char* created) noexcept
+{
+    if (refuse_links) {
+        errno = EPERM;
+        return -1;
+    }
+    return ::linkat(AT_FDCWD, existing, AT_FDCWD, created, 0);
+}
 
 namespace {
 
@@ -387,6 +408,36 @@ TEST_F(SaveFiles, SaveAsyncWritesTheSameFileAsSave)
     EXPECT_TRUE(whole(loaded));
     EXPECT_EQ(loaded.units.size(), 10000u);
     EXPECT_TRUE(temporaries().empty());
+}
+
+TEST_F(SaveFiles, KeepBackupReportsACopyWhereTheFileSystemHasNoHardLinks)
+{
+    const fs::path file = path("slot.sav");
+    const fs::path backup = path("slot.sav.bak");
+    const bitrep::save_options keep{.keep_backup = true};
+    ASSERT_TRUE(bitrep::save(file, make_world(10, 1)));
+    const bytes first = read_all(file);
+
+    bitrep::save_outcome linked{.backup_copied = true};
+    ASSERT_TRUE(bitrep::save(file, make_world(10, 2), keep, &linked));
+    EXPECT_FALSE(linked.backup_copied);
+    EXPECT_EQ(read_all(backup), first);
+
+    const bytes second = read_all(file);
+    refuse_links = true;
+    bitrep::save_outcome copied;
+    const bitrep::status st = bitrep::save(file, make_world(10, 3), SlotInfo{}, keep, &copied);
+    const bytes third = read_all(file);
+    bitrep::save_handle handle = bitrep::save_async(file, make_world(10, 4), keep);
+    const bitrep::status async_st = handle.wait();
+    refuse_links = false;
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_TRUE(copied.backup_copied);
+    ASSERT_TRUE(async_st) << async_st.message();
+    EXPECT_TRUE(handle.outcome().backup_copied);
+    EXPECT_EQ(read_all(backup), third);
+    EXPECT_NE(third, second);
+    EXPECT_FALSE(bitrep::save_async(file, make_world(10, 5), keep).outcome().backup_copied);
 }
 
 TEST_F(SaveFiles, SavesOfOnePathEndWithTheLastAsked)

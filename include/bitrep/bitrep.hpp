@@ -6,6 +6,7 @@
 #include <bitrep/codec.hpp>
 #include <bitrep/instantiate.hpp>
 #include <bitrep/reflect.hpp>
+#include <bitrep/renames.hpp>
 #include <bitrep/save/save.hpp>
 #include <bitrep/save/schema.hpp>
 #include <bitrep/serialize.hpp>

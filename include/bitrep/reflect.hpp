@@ -1,6 +1,6 @@
-// Walking fields. This is the only header that touches Boost.PFR and
-// Boost.Describe: everything else sees fields as (reference, field_id) pairs
-// and enums as an index table.
+// Walking fields. This header and its part detail/description.hpp are the
+// only ones that touch Boost.PFR and Boost.Describe: everything else sees
+// fields as (reference, field_id) pairs and enums as an index table.
 #pragma once
 
 #include <array>
@@ -20,6 +20,7 @@
 #include <boost/pfr/tuple_size.hpp>
 #include <boost/version.hpp>
 
+#include <bitrep/detail/description.hpp>
 #include <bitrep/detail/inline.hpp>
 
 namespace bitrep::reflect {
@@ -42,7 +43,6 @@ template <class T>
 concept aggregate = std::is_class_v<T> && std::is_aggregate_v<T> && !described<T>;
 
 namespace detail {
-constexpr unsigned all_members = boost::describe::mod_any_access;
 
 // Aggregates: how many fields, and field I by reference.
 //
@@ -157,58 +157,13 @@ BITREP_ALWAYS_INLINE constexpr auto& aggregate_get(T& object) noexcept
 }
 #endif
 
-} // namespace detail
-
-/// A struct opts out of the check that its description lists every member
-/// with `static constexpr bool bitrep_partial_description = true;`: its
-/// unlisted members are then, on purpose, never serialized.
+/// How many fields an aggregate has, for the description's check.
 template <class T>
-concept partially_described = requires { requires T::bitrep_partial_description; };
+struct aggregate_size_of : std::integral_constant<std::size_t, aggregate_size<T>> {};
 
-/// Whether a description listing Listed fields covers an aggregate of
-/// Members fields. The counts are template arguments so that the compiler's
-/// message shows them next to the type's name.
-template <class T, std::size_t Listed, std::size_t Members>
-inline constexpr bool lists_every_member = Listed >= Members || partially_described<T>;
-
-namespace detail {
-/// How many fields T has as an aggregate; for a class that is not one (its
-/// members cannot be counted), `Listed` itself.
-template <class T, std::size_t Listed>
-constexpr std::size_t members_to_list()
-{
-    if constexpr (std::is_aggregate_v<T> && !partially_described<T>)
-        return aggregate_size<T>;
-    else
-        return Listed;
-}
-
-/// Listed, once a description listing Listed fields is known to cover an
-/// aggregate of Members fields: a description that leaves members out would
-/// have them silently not saved or sent.
-template <class T, std::size_t Listed, std::size_t Members>
-constexpr std::size_t checked_listed_count() noexcept
-{
-    static_assert(lists_every_member<T, Listed, Members>,
-                  "bitrep: this BOOST_DESCRIBE_STRUCT lists fewer members than the struct has (the condition names "
-                  "the struct, the fields listed, the fields it has): an unlisted member would silently not be "
-                  "saved or sent. List every member. To leave a member out on purpose, list it all the same with "
-                  "the type bitrep::transient<T> (never serialized), or add `static constexpr bool "
-                  "bitrep_partial_description = true;` to the struct. (A class that is not an aggregate cannot be "
-                  "counted: a member BOOST_DESCRIBE_CLASS does not list is left out.)");
-    return Listed;
-}
-
-/// A described class's bases and members (a class template, so that an
-/// incomplete description is reported once).
+/// A described class's bases and members, checked to list every member.
 template <class T>
-struct description {
-    using bases = boost::mp11::mp_rename<boost::describe::describe_bases<T, all_members>, boost::mp11::mp_list>;
-    using members = boost::mp11::mp_rename<boost::describe::describe_members<T, all_members>, boost::mp11::mp_list>;
-    static constexpr std::size_t listed_count = boost::mp11::mp_size<bases>::value + boost::mp11::mp_size<members>::value;
-    static constexpr std::size_t listed =
-        checked_listed_count<T, listed_count, members_to_list<T, listed_count>()>();
-};
+using description = checked_description<T, aggregate_size_of>;
 
 template <class T>
 using bases_of = typename description<T>::bases;
@@ -556,81 +511,3 @@ constexpr std::string_view stable_name() noexcept
 }
 
 } // namespace bitrep::reflect
-
-namespace bitrep {
-
-/// An earlier name, so that saves written before a rename load: the file's
-/// `from` is the program's `to`. A struct lists its renamed fields inside
-/// itself, `static constexpr bitrep::renamed bitrep_renames[] = {{.from =
-/// "gold", .to = "coins"}};`; an enum its renamed enumerators (or flags)
-/// next to its description, `constexpr auto bitrep_renames(Color) { return
-/// std::array{bitrep::renamed{.from = "azure", .to = "blue"}}; }` (found by
-/// argument-dependent lookup). An entry whose `to` is the type's own stable
-/// name is the type's earlier name, by which a variant's alternative is
-/// matched.
-struct renamed {
-    std::string_view from;
-    std::string_view to;
-};
-
-namespace reflect {
-namespace detail {
-template <class E>
-inline constexpr auto enum_renames = bitrep_renames(E{});
-} // namespace detail
-
-/// T's bitrep_renames (none when it gives none).
-template <class T>
-constexpr std::span<const renamed> renames() noexcept
-{
-    if constexpr (requires { std::span<const renamed>(T::bitrep_renames); })
-        return std::span<const renamed>(T::bitrep_renames);
-    else if constexpr (std::is_enum_v<T> && requires { std::span<const renamed>(bitrep_renames(T{})); })
-        return std::span<const renamed>(detail::enum_renames<T>);
-    else
-        return {};
-}
-
-/// Whether a rename's `to` names the type of stable name `self`: all of it,
-/// or its last part (`Elixir` for `game::Elixir`).
-constexpr bool names_type(std::string_view to, std::string_view self) noexcept
-{
-    return to == self || (self.size() > to.size() + 2 && self.ends_with(to) &&
-                          self.substr(self.size() - to.size() - 2, 2) == "::");
-}
-
-/// Whether every rename's `to` is one of `names` (T's fields or
-/// enumerators) or the type's own name `self`, and no `from` is one of
-/// `names`: a file's field of a name the program still has is that field.
-constexpr bool renames_fit(std::span<const renamed> list, std::span<const std::string_view> names,
-                           std::string_view self) noexcept
-{
-    for (const renamed& entry : list) {
-        bool to_known = names_type(entry.to, self);
-        for (const std::string_view name : names) {
-            if (name == entry.from)
-                return false;
-            to_known = to_known || name == entry.to;
-        }
-        if (!to_known || entry.from.empty())
-            return false;
-    }
-    return true;
-}
-
-/// renames_fit for a described class's fields.
-template <class T>
-constexpr bool renames_fit_fields() noexcept
-{
-    if constexpr (renames<T>().empty()) {
-        return true;
-    } else {
-        constexpr auto names = []<std::size_t... I>(std::index_sequence<I...>) {
-            return std::array<std::string_view, sizeof...(I)>{field_id_at<T, I>().name...};
-        }(std::make_index_sequence<field_count<T>>{});
-        return renames_fit(renames<T>(), names, stable_name<T>());
-    }
-}
-
-} // namespace reflect
-} // namespace bitrep

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -167,6 +168,43 @@ private:
     char path_[max_path_length];
     char detail_[max_detail_length];
 };
+
+namespace detail {
+/// Pieces joined on the stack, so that composing a status's path or detail
+/// can neither allocate nor throw. At most Capacity characters are kept: the
+/// first ones, or with keep::last the last ones (a file's path keeps its
+/// end, where the step that failed is named).
+template <std::size_t Capacity>
+class status_text {
+public:
+    enum class keep { first, last };
+
+    status_text(std::initializer_list<std::string_view> pieces, keep which = keep::first) noexcept
+    {
+        std::size_t skip = 0;
+        if (which == keep::last) {
+            std::size_t total = 0;
+            for (const std::string_view piece : pieces)
+                total += piece.size();
+            skip = total > Capacity ? total - Capacity : 0;
+        }
+        for (std::string_view piece : pieces) {
+            const std::size_t dropped = std::min(skip, piece.size());
+            piece.remove_prefix(dropped);
+            skip -= dropped;
+            const std::size_t taken = std::min(piece.size(), Capacity - length_);
+            std::copy_n(piece.data(), taken, text_.data() + length_);
+            length_ += taken;
+        }
+    }
+
+    std::string_view view() const noexcept { return std::string_view(text_.data(), length_); }
+
+private:
+    std::array<char, Capacity> text_; // only the first length_ are read
+    std::size_t length_ = 0;
+};
+} // namespace detail
 
 /// Thrown only by the convenience writer `to_bytes(const T&)`; every other
 /// entry point, and every read path, returns a status instead.

@@ -12,6 +12,7 @@
 #include <bitrep/codecs/unsupported.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/reflect.hpp>
+#include <bitrep/renames.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/wire/stream.hpp>
 
@@ -220,12 +221,8 @@ struct codec {
         if constexpr (route == detail::class_route::member_hook || route == detail::class_route::free_hook) {
             schema.opaque(reflect::stable_name<T>());
         } else if constexpr (route == detail::class_route::reflected) {
-            static_assert(reflect::renames_fit_fields<T>(),
-                          "bitrep: in bitrep_renames, each .to must name a field of this described type (or the "
-                          "type's own bitrep_name), and no .from a field it still has");
             schema.begin_struct(reflect::stable_name<T>());
-            for (const renamed& rename : reflect::renames<T>())
-                schema.renamed(rename.from, rename.to);
+            detail::describe_renames<T, reflect::renames_target::fields>(schema);
             [&schema]<std::size_t... I>(std::index_sequence<I...>) {
                 (describe_field<I>(schema), ...);
             }(std::make_index_sequence<reflect::field_count<T>>{});

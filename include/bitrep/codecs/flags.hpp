@@ -7,6 +7,7 @@
 #include <bitrep/codec.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/reflect.hpp>
+#include <bitrep/renames.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>
 
@@ -57,13 +58,8 @@ struct codec<T> {
     template <class Schema>
     static void describe(Schema& schema)
     {
-        static_assert(reflect::renames_fit(reflect::renames<T>(), reflect::enumerators<T>::names,
-                                           reflect::stable_name<T>()),
-                      "bitrep: in bitrep_renames, each .to must name a flag (or the enum's own bitrep_name), "
-                      "and no .from a flag it still has");
         schema.begin_struct(reflect::stable_name<T>());
-        for (const renamed& rename : reflect::renames<T>())
-            schema.renamed(rename.from, rename.to);
+        detail::describe_renames<T, reflect::renames_target::flags>(schema);
         for (std::size_t i = 0; i < flags::count; ++i) {
             schema.field(flags::table.names[i], i);
             schema.boolean();

@@ -6,6 +6,7 @@
 #include <bitrep/codecs/unsupported.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/reflect.hpp>
+#include <bitrep/renames.hpp>
 #include <bitrep/wire/stream.hpp>
 
 #include <cstdint>
@@ -168,12 +169,8 @@ struct codec<T> {
         if constexpr (reflect::described_enum<T>) {
             using table = reflect::enumerators<T>;
             using underlying = std::underlying_type_t<T>;
-            static_assert(reflect::renames_fit(reflect::renames<T>(), table::names, reflect::stable_name<T>()),
-                          "bitrep: in bitrep_renames, each .to must name an enumerator (or the enum's own "
-                          "bitrep_name), and no .from an enumerator it still has");
             schema.begin_enumeration(reflect::stable_name<T>(), std::is_signed_v<underlying>);
-            for (const renamed& rename : reflect::renames<T>())
-                schema.renamed(rename.from, rename.to);
+            detail::describe_renames<T, reflect::renames_target::enumerators>(schema);
             for (std::size_t i = 0; i < table::count; ++i)
                 schema.enumerator(table::names[i], static_cast<std::uint64_t>(static_cast<underlying>(table::values[i])));
             schema.end();

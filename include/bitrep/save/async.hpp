@@ -38,6 +38,9 @@ public:
     /// durability_unknown when the file is in place but the directory's
     /// fsync failed.
     status wait() const;
+    /// Blocks until the save has finished, and returns what it did beyond
+    /// writing the file (whether keep_backup had to copy).
+    save_outcome outcome() const;
     /// Blocks for at most `timeout`; true when the save has finished.
     bool wait_for(std::chrono::nanoseconds timeout) const;
 

@@ -10,7 +10,18 @@
 #include <bitrep/save/path_view.hpp>
 #include <bitrep/status.hpp>
 
-namespace bitrep::detail {
+namespace bitrep {
+
+/// What a successful save did beyond writing the file (bitrep::save's
+/// `outcome`, save_handle::outcome()).
+struct save_outcome {
+    /// keep_backup found no hard links on the file system (FAT, exFAT,
+    /// some network and FUSE file systems) and copied the previous save to
+    /// `<path>.bak` instead, which costs a read and a write of the file.
+    bool backup_copied = false;
+};
+
+namespace detail {
 
 /// The calls whose failures depend on the file system rather than on the
 /// program (a file system without hard links, a directory that cannot be
@@ -19,14 +30,6 @@ namespace bitrep::detail {
 struct file_system_calls {
     int (*link)(const char* existing, const char* created) = nullptr;
     int (*sync_directory)(int directory) = nullptr;
-};
-
-/// What a successful write did beyond writing.
-struct write_outcome {
-    /// keep_backup found no hard links on the file system (FAT, exFAT,
-    /// some network and FUSE file systems) and copied the previous save to
-    /// `<path>.bak` instead, which costs a read and a write of the file.
-    bool backup_copied = false;
 };
 
 /// Replaces the file at `path` with `bytes` so that, whatever happens (a
@@ -45,7 +48,7 @@ struct write_outcome {
 /// only the directory's fsync fails, `path` already holds the new contents
 /// but may not survive a power cut: durability_unknown says so.
 status write_file_atomically(path_view path, std::span<const std::uint8_t> bytes, bool keep_backup,
-                             write_outcome* outcome = nullptr, const file_system_calls& calls = {}) noexcept;
+                             save_outcome* outcome = nullptr, const file_system_calls& calls = {}) noexcept;
 
 /// Reads the whole regular file at `path` into `out` (replacing its
 /// contents). not_found when it does not exist, io_error when it is a
@@ -59,4 +62,5 @@ status read_file(path_view path, std::vector<std::uint8_t>& out, std::size_t max
 status read_file_head(path_view path, std::size_t length, std::vector<std::uint8_t>& out,
                       std::uint64_t& file_size) noexcept;
 
-} // namespace bitrep::detail
+} // namespace detail
+} // namespace bitrep

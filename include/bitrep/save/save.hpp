@@ -38,7 +38,9 @@ enum class save_compression : std::uint8_t {
 
 struct save_options {
     /// Keep the previous save as `<path>.bak` (replaced atomically too): a
-    /// hard link, or a copy on a file system without hard links.
+    /// hard link, or a copy on a file system without hard links, which reads
+    /// and writes the previous save once more; save_outcome::backup_copied
+    /// says when it did (save's `outcome`, save_handle::outcome()).
     bool keep_backup = false;
     save_compression compression = save_compression::none;
     /// zstd's level: 1 (fastest) to 19 (smallest); 3 is zstd's default.
@@ -326,7 +328,8 @@ status finish_save(std::vector<std::uint8_t>& file, const save_options& options)
 status decompress_payload(std::span<const std::uint8_t> stored, std::size_t expected_bytes,
                           std::vector<std::uint8_t>& out) noexcept;
 /// What every save to disk ends with: finish_save, then write durably.
-status write_save_file(path_view path, std::vector<std::uint8_t>& bytes, const save_options& options) noexcept;
+status write_save_file(path_view path, std::vector<std::uint8_t>& bytes, const save_options& options,
+                       save_outcome* outcome = nullptr) noexcept;
 } // namespace detail
 
 /// Writes the save file of value into out (replacing its contents; empty on
@@ -650,25 +653,28 @@ private:
 /// loss, a full disk); on failure the previous save is intact, except for
 /// durability_unknown: this save is in place, but the directory's fsync
 /// failed, so a power cut may still bring the previous one back.
-/// (bitrep::save_async, save/async.hpp, does the file work on another thread.)
+/// When `outcome` is given, the save fills it (whether keep_backup had to
+/// copy). (bitrep::save_async, save/async.hpp, does the file work on
+/// another thread.)
 template <class T>
-status save(path_view path, const T& value, const save_options& options = {})
+status save(path_view path, const T& value, const save_options& options = {}, save_outcome* outcome = nullptr)
 {
     std::vector<std::uint8_t> bytes;
     if (status encoded = detail::encode_save(value, static_cast<const detail::no_metadata*>(nullptr), bytes);
         !encoded)
         return encoded;
-    return detail::write_save_file(path, bytes, options);
+    return detail::write_save_file(path, bytes, options, outcome);
 }
 
 /// With a metadata section (see save_to_bytes), read by read_save_info.
 template <class T, class Meta>
-status save(path_view path, const T& value, const Meta& metadata, const save_options& options = {})
+status save(path_view path, const T& value, const Meta& metadata, const save_options& options = {},
+            save_outcome* outcome = nullptr)
 {
     std::vector<std::uint8_t> bytes;
     if (status encoded = detail::encode_save(value, &metadata, bytes); !encoded)
         return encoded;
-    return detail::write_save_file(path, bytes, options);
+    return detail::write_save_file(path, bytes, options, outcome);
 }
 
 namespace detail {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <bitrep/detail/checksums.hpp>
+#include <bitrep/renames.hpp>
 #include <bitrep/save/schema_node.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>

@@ -76,16 +76,9 @@ struct is_std_optional<std::optional<T>> : std::true_type {};
 [[gnu::cold, gnu::noinline]] inline bool name_not_in_program(save_read_stream& stream, std::size_t start,
                                                              std::string_view name, std::string_view what)
 {
-    std::array<char, status::max_detail_length + 1> text;
-    std::size_t length = 0;
-    for (const std::string_view piece :
-         {std::string_view("no `"), name, std::string_view("` in the program's "), what,
-          std::string_view(": if renamed, list the old name in bitrep_renames")}) {
-        const std::size_t taken = std::min(piece.size(), text.size() - length);
-        std::copy_n(piece.data(), taken, text.data() + length);
-        length += taken;
-    }
-    return stream.fail(error::out_of_range, start, std::string_view(text.data(), length));
+    const detail::status_text<status::max_detail_length + 1> text(
+        {"no `", name, "` in the program's ", what, ": if renamed, list the old name in bitrep_renames"});
+    return stream.fail(error::out_of_range, start, text.view());
 }
 
 template <class Int>
