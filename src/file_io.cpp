@@ -194,7 +194,7 @@ int copy_file_synced(const std::string& from, const std::string& to, bool& copie
     descriptor copy(::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
     if (copy.get() < 0)
         return errno;
-    std::array<std::uint8_t, 64 * 1024> buffer;
+    std::array<std::uint8_t, std::size_t{64} * 1024> buffer;
     for (;;) {
         const ssize_t got = ::read(source.get(), buffer.data(), buffer.size());
         if (got < 0 && errno == EINTR)

@@ -231,7 +231,7 @@ copy_table find_copies(const schema& tree, compact_schema_code& code)
             static_cast<void>(write_subtree(measure, code, tree, copies, first->second));
             bits->second = measure.exact_bits();
         }
-        const auto reference_bits = static_cast<std::size_t>(4 + bits_required_for_span(i - 1));
+        const std::size_t reference_bits = 4 + static_cast<std::size_t>(bits_required_for_span(i - 1));
         if (bits->second > reference_bits)
             copies[i] = first->second;
     }
