@@ -668,6 +668,28 @@ TEST(TwoWay, AKickedClientsRemainingInputsAndMessagesAreNotDelivered)
     EXPECT_FALSE(link.server.has_client(link.id));
 }
 
+TEST(TwoWay, AClientThatCannotSealSaysWhyAndSendsNoMessage)
+{
+    // An AEAD client without a key (or a copy, or without libsodium)
+    // cannot seal: its messages stay queued, none counted as sent.
+    bitrep::replication_options options;
+    options.security = bitrep::packet_security::aead;
+    Client client(options);
+    Chat chat;
+    chat.serial = 1;
+    ASSERT_TRUE(client.send(chat, bitrep::channel::unreliable));
+    ASSERT_TRUE(client.send(chat, bitrep::channel::reliable));
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        std::span<const std::uint8_t> packet;
+        EXPECT_EQ(client.packet(packet).code(), bitrep::error::options_mismatch);
+        EXPECT_TRUE(packet.empty());
+        EXPECT_TRUE(client.packet().empty());
+    }
+    EXPECT_EQ(client.messages().unreliable_sent, 0u);
+    EXPECT_EQ(client.messages().unreliable_expired, 0u);
+    EXPECT_EQ(client.messages().reliable_resent, 0u);
+}
+
 TEST(TwoWay, AnOnChangeCallbackThatThrowsLosesNoInputAckAndNoMessage)
 {
     linked link({}, 3);

@@ -134,11 +134,25 @@ public:
     /// call): the ack of the state packets applied, the inputs the server
     /// has not acknowledged, and messages (reliable ones first). Without
     /// inputs and messages it is the 11-byte ack of docs/replication.md
-    /// section 4.
+    /// section 4. Empty when no packet can be sealed: packet(out) says why.
     std::span<const std::uint8_t> packet()
     {
+        std::span<const std::uint8_t> out;
+        static_cast<void>(packet(out));
+        return out;
+    }
+
+    /// packet() that reports failure as a status: a copy of an AEAD client
+    /// (which must not seal), one without a key or without libsodium, or one
+    /// whose packet numbers are used up. When it fails `out` is empty and
+    /// nothing changes: no message counts as sent.
+    status packet(std::span<const std::uint8_t>& out)
+    {
+        out = {};
         if (packet_.empty()) [[unlikely]]
-            return {}; // moved from: its buffers and its key went with the move
+            return status(error::options_mismatch, 0, "client", "moved from: its buffers and its key went with the move");
+        if (status able = guard_.can_seal(); !able) [[unlikely]]
+            return able;
         failure_record failure;
         const std::size_t prefix = guard_.prefix();
         replication::message_write_stream stream(
@@ -155,16 +169,20 @@ public:
             // The plans are bounds of what they write, within the room.
             [[maybe_unused]] const bool written = channels.write(stream);
             assert(written);
-            channels.commit(packets_);
         }
         const std::size_t size = prefix + stream.flush() + guard_.suffix();
-        // Fails only when 2^64 packets used up the key's numbers: nothing
-        // is sent, as a packet that cannot be sealed must not be.
-        if (!guard_.seal(options_.protocol_id, replication::packet_kind::ack,
-                         std::span<std::uint8_t>(packet_.data(), size))) [[unlikely]]
-            return {};
+        const std::span<std::uint8_t> sealed(packet_.data(), size);
+        if (status result = guard_.seal(options_.protocol_id, replication::packet_kind::ack, sealed); !result)
+            [[unlikely]] {
+            if constexpr (has_messages)
+                messages_.endpoint().cancel();
+            return result;
+        }
+        if constexpr (has_messages)
+            messages_.endpoint().commit(packets_);
         ++packets_;
-        return std::span<const std::uint8_t>(packet_.data(), size);
+        out = sealed;
+        return {};
     }
 
     /// packet(), by its name from before the client sent anything but acks.

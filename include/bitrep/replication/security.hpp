@@ -185,6 +185,24 @@ public:
     /// This end's connection salt, sent in clear in each of its AEAD packets.
     std::uint64_t salt() const noexcept { return salt_; }
 
+    /// Why seal() would fail whatever the packet (ok when it would not), so
+    /// that a sender can refuse before it commits anything to a packet.
+    status can_seal() const noexcept
+    {
+        if (security_ == packet_security::crc)
+            return {};
+        if (!keyed_) [[unlikely]]
+            return no_key();
+        if (!seals_) [[unlikely]]
+            return status(error::options_mismatch, 0, "packet",
+                          "a copy seals nothing: it would repeat its original's nonces (move the client instead)");
+        if (next_ == ~std::uint64_t{0}) [[unlikely]]
+            return status(error::io_error, 0, "packet", "packet numbers used up: the connection needs a new key");
+        if (!aead_available()) [[unlikely]]
+            return status(error::io_error, 0, "packet", "this bitrep was built without libsodium (libsodium-dev)");
+        return {};
+    }
+
     /// Seals `packet` (prefix, body, suffix) of `kind`; each AEAD packet
     /// takes the next number, and none is ever used twice.
     status seal(std::uint32_t protocol_id, packet_kind kind, std::span<std::uint8_t> packet) noexcept
@@ -193,13 +211,8 @@ public:
             replication::seal(protocol_id, kind, packet);
             return {};
         }
-        if (!keyed_) [[unlikely]]
-            return no_key();
-        if (!seals_) [[unlikely]]
-            return status(error::options_mismatch, 0, "packet",
-                          "a copy seals nothing: it would repeat its original's nonces (move the client instead)");
-        if (next_ == ~std::uint64_t{0}) [[unlikely]]
-            return status(error::io_error, 0, "packet", "packet numbers used up: the connection needs a new key");
+        if (status able = can_seal(); !able) [[unlikely]]
+            return able;
         if (status sealed = aead_seal(sealing_key_, sends_, salt_, protocol_id, kind, next_, packet); !sealed)
             [[unlikely]]
             return sealed;
