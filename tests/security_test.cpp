@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "allocation_counter.hpp"
 #include "test_oracle.hpp"
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <new>
 #include <numeric>
 #include <span>
+#include <stdexcept>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -449,6 +451,46 @@ TEST_F(Aead, AnEarlierConnectionsPacketsAreRefusedByTheNextUnderTheSameKey)
     ASSERT_TRUE(client.receive(server.replicate(id, field_at(11))));
     ASSERT_TRUE(server.receive(id, client.packet()));
     EXPECT_EQ(client.state().tick, 11u);
+}
+
+TEST_F(Aead, ADecryptedBodyIsWipedHoweverItsReaderLeaves)
+{
+    rep::packet_guard sender(bitrep::packet_security::aead, key, direction::server_to_client, 1);
+    rep::packet_guard receiver(bitrep::packet_security::aead, key, direction::client_to_server, 2);
+    bytes packet(rep::aead_overhead_bytes + 64, 0);
+    std::fill(packet.begin() + rep::aead_prefix_bytes, packet.end() - rep::aead_tag_bytes, std::uint8_t{0xA5});
+    ASSERT_TRUE(sender.seal(protocol, packet_kind::state, packet));
+    std::span<const std::uint8_t> body;
+    ASSERT_TRUE(receiver.open(protocol, packet_kind::state, packet, body));
+    ASSERT_EQ(body.size(), 64u);
+    EXPECT_EQ(std::count(body.begin(), body.end(), std::uint8_t{0xA5}), 64);
+    try {
+        const rep::packet_guard::body_scope wiped(receiver);
+        throw std::runtime_error("a handler failed");
+    } catch (const std::runtime_error&) {
+    }
+    // The span still points into the receiver's buffer: nothing is left.
+    EXPECT_EQ(std::count(body.begin(), body.end(), std::uint8_t{0}), 64);
+}
+
+TEST_F(Aead, OpeningPacketsWithinTheReservedSizeAllocatesNothing)
+{
+    rep::packet_guard sender(bitrep::packet_security::aead, key, direction::server_to_client, 1);
+    rep::packet_guard receiver(bitrep::packet_security::aead, key, direction::client_to_server, 2);
+    receiver.reserve_body(1200);
+    std::vector<bytes> packets;
+    for (std::size_t size : {40u, 1200u, 300u}) {
+        packets.emplace_back(size, std::uint8_t{7});
+        ASSERT_TRUE(sender.seal(protocol, packet_kind::state, packets.back()));
+    }
+    const std::size_t allocations = allocation_counter::allocations_during([&] {
+        for (const bytes& packet : packets) {
+            std::span<const std::uint8_t> body;
+            EXPECT_TRUE(receiver.open(protocol, packet_kind::state, packet, body));
+            receiver.clear_body();
+        }
+    });
+    EXPECT_EQ(allocations, 0u);
 }
 
 TEST_F(Aead, AnEndWithoutAKeyRefusesToSealOrOpen)

@@ -81,7 +81,8 @@ public:
     /// as its original does, and on the AEAD path sends none: it would seal
     /// them under its original's nonces (docs/security.md).
     explicit replication_client(replication_options options = {}, const packet_key& key = {})
-        : replication_client(options, key, replication::random_salt())
+        : replication_client(options, key,
+                             options.security == packet_security::aead ? replication::random_salt() : 0)
     {
     }
     /// The same with this end's connection salt chosen, for runs that must
@@ -99,6 +100,8 @@ public:
         options_.window = replication::ring_size(options_.window);
         options_.protocol_id = replication::protocol_id_for<Input, Messages>(options_.protocol_id);
         ring_.resize(options_.window);
+        if (options_.security == packet_security::aead)
+            guard_.reserve_body(options_.max_packet_bytes);
     }
 
     /// Applies a packet from the server. All or nothing: on any error
@@ -107,8 +110,11 @@ public:
     status receive(std::span<const std::uint8_t> bytes)
     {
         const State* before = nullptr;
-        status result = apply(bytes, before);
-        guard_.clear_body();
+        status result;
+        {
+            const replication::packet_guard::body_scope wiped(guard_);
+            result = apply(bytes, before);
+        }
         if (result)
             stats_.applied += 1;
         else if (result == error::stale)

@@ -3,6 +3,7 @@
 // (src/packet_security.cpp) so that no user file includes libsodium.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -153,13 +154,14 @@ public:
     /// salt of the first one that authenticates, and refuses any other
     /// salt after it (an earlier connection's packets under the same key).
     packet_guard(packet_security security, const packet_key& key, direction sends) noexcept
-        : packet_guard(security, key, sends, random_salt())
+        : packet_guard(security, key, sends, security == packet_security::aead ? random_salt() : 0)
     {
     }
     /// The same with a chosen salt, which must never have served `key` in
     /// this direction before (tests and tools).
     packet_guard(packet_security security, const packet_key& key, direction sends, std::uint64_t salt) noexcept
-        : security_(security), key_(key), sends_(sends), salt_(salt), sealing_key_(connection_key(key, sends, salt)),
+        : security_(security), key_(key), sends_(sends), salt_(salt),
+          sealing_key_(security == packet_security::aead ? connection_key(key, sends, salt) : packet_key{}),
           keyed_(key.present())
     {
     }
@@ -178,6 +180,23 @@ public:
         return *this;
     }
     ~packet_guard() { clear_body(); }
+
+    /// Makes room for the bodies of packets up to `packet_bytes` long, so
+    /// that open() allocates nothing for them.
+    void reserve_body(std::size_t packet_bytes) { body_.resize(std::max(body_.size(), packet_bytes)); }
+
+    /// Wipes the guard's decrypted body when it ends, however it is left
+    /// (a handler reading the body may throw).
+    class body_scope {
+    public:
+        explicit body_scope(packet_guard& guard) noexcept : guard_(guard) {}
+        body_scope(const body_scope&) = delete;
+        body_scope& operator=(const body_scope&) = delete;
+        ~body_scope() { guard_.clear_body(); }
+
+    private:
+        packet_guard& guard_;
+    };
 
     packet_security security() const noexcept { return security_; }
     std::size_t prefix() const noexcept { return prefix_bytes(security_); }
@@ -249,24 +268,33 @@ public:
                           "sealed for another connection under this key (an earlier one, or a replay of it)");
         const direction receives =
             sends_ == direction::server_to_client ? direction::client_to_server : direction::server_to_client;
-        const packet_key candidate = peer_known_ ? packet_key{} : connection_key(key_, receives, salt);
+        if (!peer_known_)
+            opening_key_ = connection_key(key_, receives, salt);
         clear_body();
-        body_.resize(packet.size() - aead_overhead_bytes);
-        const packet_key& opening = peer_known_ ? opening_key_ : candidate;
-        if (status opened = aead_open(opening, receives, protocol_id, kind, packet, body_); !opened)
+        body_bytes_ = packet.size() - aead_overhead_bytes;
+        if (body_bytes_ > body_.size()) [[unlikely]]
+            body_.resize(body_bytes_); // longer than any reserved for
+        const std::span<std::uint8_t> opened_body(body_.data(), body_bytes_);
+        if (status opened = aead_open(opening_key_, receives, protocol_id, kind, packet, opened_body); !opened) {
+            if (!peer_known_)
+                wipe_secret(opening_key_.bytes);
             return opened;
+        }
         if (!peer_known_) {
             peer_known_ = true;
             peer_salt_ = salt;
-            opening_key_ = candidate;
         }
         window_.accept(number);
-        body = body_;
+        body = opened_body;
         return {};
     }
 
     /// Zeroes the decrypted body of the last open, once it has been read.
-    void clear_body() noexcept { wipe_secret(body_); }
+    void clear_body() noexcept
+    {
+        wipe_secret(std::span<std::uint8_t>(body_.data(), body_bytes_));
+        body_bytes_ = 0;
+    }
 
 private:
     static status no_key() noexcept
@@ -276,11 +304,12 @@ private:
                       "replication_client(options, key)); the all-zero key is none, and a moved-from end has none");
     }
 
-    /// `other`'s connection, but not its sealing: see the class comment.
+    /// `other`'s connection, but not its sealing (see the class comment),
+    /// nor its decrypted body, which only the original is reading.
     void copy(const packet_guard& other)
     {
         assign(other);
-        body_ = other.body_;
+        body_.resize(std::max(body_.size(), other.body_.size()));
         seals_ = false;
         wipe_secret(sealing_key_.bytes);
     }
@@ -291,7 +320,8 @@ private:
     {
         assign(other);
         body_ = std::move(other.body_);
-        other.clear_body();
+        body_bytes_ = std::exchange(other.body_bytes_, 0);
+        other.body_.clear();
         wipe_secret(other.key_.bytes);
         wipe_secret(other.sealing_key_.bytes);
         wipe_secret(other.opening_key_.bytes);
@@ -327,7 +357,9 @@ private:
     std::uint64_t peer_salt_ = 0;
     packet_key opening_key_{};
     replay_window window_;
+    /// The decrypted body is its first body_bytes_; the rest is zero.
     std::vector<std::uint8_t> body_;
+    std::size_t body_bytes_ = 0;
 };
 
 } // namespace replication

@@ -116,7 +116,7 @@ public:
     /// connection is refused (options_mismatch) on the AEAD path.
     client_id add_client(const packet_key& key = {})
     {
-        return add_client(key, replication::random_salt());
+        return add_client(key, options_.security == packet_security::aead ? replication::random_salt() : 0);
     }
     /// add_client(key) with this end's connection salt chosen, for runs
     /// that must repeat byte for byte (tests, fuzzers): a salt must never
@@ -125,6 +125,8 @@ public:
     {
         auto c = std::make_unique<connection>(options_);
         c->guard = replication::packet_guard(options_.security, key, replication::direction::server_to_client, salt);
+        if (options_.security == packet_security::aead)
+            c->guard.reserve_body(options_.max_packet_bytes);
         c->ring.resize(options_.window);
         c->ring_refs.resize(options_.window);
         for (auto& refs : c->ring_refs)
@@ -355,8 +357,11 @@ public:
         // Left by return or by a handler's exception alike, so that a throwing
         // handler cannot keep removed connections alive.
         const connection_scope in_use(*this);
-        status result = apply_client_packet(*c, id, bytes);
-        c->guard.clear_body();
+        status result;
+        {
+            const replication::packet_guard::body_scope wiped(c->guard);
+            result = apply_client_packet(*c, id, bytes);
+        }
         (result ? c->stats.acks_received : c->stats.acks_refused) += 1;
         return result;
     }
