@@ -156,7 +156,7 @@ status aead_seal([[maybe_unused]] const packet_key& key, [[maybe_unused]] direct
                  std::span<std::uint8_t> packet) noexcept
 {
     if (packet.size() <= overhead)
-        return status(error::buffer_too_small, packet.size() * 8, "packet", "no room for a body between number and tag");
+        return status(error::buffer_too_small, packet.size() * 8, "packet", "no room for a body between salt and number, and tag");
 #if BITREP_HAS_SODIUM
     if (!sodium_ready())
         return status(error::io_error, 0, "packet", "libsodium could not initialise");

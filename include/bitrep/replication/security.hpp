@@ -71,7 +71,7 @@ packet_key connection_key(const packet_key& key, direction way, std::uint64_t sa
 /// Seals `packet` in place under `sealing_key` (a connection_key): its
 /// first 8 bytes receive `salt`, the next 8 `number`, the bytes between
 /// them and the last 16 are encrypted, and the last 16 receive the tag. The
-/// associated data is the protocol id, the kind and the number. Fails
+/// associated data is the protocol id, the kind, the salt and the number. Fails
 /// (io_error) without libsodium, or when the packet has no body.
 status aead_seal(const packet_key& sealing_key, direction way, std::uint64_t salt, std::uint32_t protocol_id,
                  packet_kind kind, std::uint64_t number, std::span<std::uint8_t> packet) noexcept;
@@ -131,7 +131,7 @@ private:
 };
 
 /// How many bytes a path adds to a packet's body: before it (the CRC, or
-/// the packet number) and after it (the tag).
+/// the salt and the packet number) and after it (the tag).
 constexpr std::size_t prefix_bytes(packet_security security) noexcept
 {
     return security == packet_security::aead ? aead_prefix_bytes : crc_bytes;
