@@ -438,7 +438,8 @@ std::vector<bytes> hostile_packets(bitrep::packet_security security, const std::
     std::uint64_t number = 1000; // past every honest one, and rising: each is fresh
     std::uint64_t salt = 0;      // the honest sender's, which the receiver expects
     if (security == bitrep::packet_security::aead) {
-        EXPECT_TRUE(bitrep::replication::aead_salt(honest.front(), salt));
+        std::uint64_t number = 0;
+        EXPECT_TRUE(bitrep::replication::aead_prefix(honest.front(), salt, number));
     }
     for (const bytes& body : hostile(bodies)) {
         bytes packet;

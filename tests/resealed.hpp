@@ -49,7 +49,8 @@ inline bitrep::status unsealed(const bitrep::packet_key& key, std::span<const st
 {
     namespace rep = bitrep::replication;
     std::uint64_t salt = 0;
-    if (bitrep::status st = rep::aead_salt(packet, salt); !st)
+    std::uint64_t number = 0;
+    if (bitrep::status st = rep::aead_prefix(packet, salt, number); !st)
         return st;
     body.assign(packet.size() - rep::aead_overhead_bytes, 0);
     return rep::aead_open(rep::connection_key(key, way_of(kind), salt), way_of(kind), protocol, kind, packet, body);

@@ -78,8 +78,7 @@ TEST_F(Aead, ASealedPacketOpensToItsBodyAndHidesIt)
     // The salt and the number are in clear, little-endian; the body is not.
     std::uint64_t salt = 0;
     std::uint64_t number = 0;
-    ASSERT_TRUE(rep::aead_salt(packet, salt));
-    ASSERT_TRUE(rep::aead_number(packet, number));
+    ASSERT_TRUE(rep::aead_prefix(packet, salt, number));
     EXPECT_EQ(salt, 0x5A17u);
     EXPECT_EQ(number, 41u);
     EXPECT_EQ(packet[0], 0x17);
@@ -347,8 +346,7 @@ void record(std::vector<nonce_record>& seen, direction way, std::span<const std:
 {
     std::uint64_t salt = 0;
     std::uint64_t number = 0;
-    ASSERT_TRUE(rep::aead_salt(packet, salt));
-    ASSERT_TRUE(rep::aead_number(packet, number));
+    ASSERT_TRUE(rep::aead_prefix(packet, salt, number));
     seen.emplace_back(way, salt, number);
 }
 

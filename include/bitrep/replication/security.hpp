@@ -77,10 +77,9 @@ status aead_seal(const packet_key& sealing_key, direction way, std::uint64_t sal
                  packet_kind kind, std::uint64_t number, std::span<std::uint8_t> packet) noexcept;
 
 /// The salt and the packet number of a sealed packet, unauthenticated: for
-/// choosing the key and the replay check before any decryption. Fail
+/// choosing the key and the replay check before any decryption. Fails
 /// (truncated) when the packet is too short to hold them, a tag and a body.
-status aead_salt(std::span<const std::uint8_t> packet, std::uint64_t& salt) noexcept;
-status aead_number(std::span<const std::uint8_t> packet, std::uint64_t& number) noexcept;
+status aead_prefix(std::span<const std::uint8_t> packet, std::uint64_t& salt, std::uint64_t& number) noexcept;
 
 /// Authenticates and decrypts `packet` into `body` (packet.size() - 32
 /// bytes) under `sealing_key`, the connection_key of its sender's salt. On
@@ -258,9 +257,8 @@ public:
             return no_key();
         std::uint64_t salt = 0;
         std::uint64_t number = 0;
-        if (status numbered = aead_number(packet, number); !numbered)
+        if (status numbered = aead_prefix(packet, salt, number); !numbered)
             return numbered;
-        static_cast<void>(aead_salt(packet, salt)); // the same length check as aead_number
         if (!window_.fresh(number))
             return status(error::stale, 0, "packet", "a packet number seen before, or older than the replay window");
         if (peer_known_ && salt != peer_salt_)
