@@ -318,51 +318,8 @@ private:
             if (!messages_.read(stream) || !stream.serialize_align()) [[unlikely]]
                 return stream.failure_status("packet");
         }
-        const State* base = &default_;
-        if (header.has_baseline) {
-            base = held(header.baseline);
-            if (base == nullptr)
-                return status(error::no_baseline, head + 17, "packet", "the packet's baseline is not held");
-        }
-        if (header.coded) {
-            const State* older = base;
-            if (header.has_older) {
-                older = held(header.older);
-                if (older == nullptr)
-                    return status(error::no_baseline, head + 36, "packet", "the state the packet predicts from is not held");
-            }
-            // The coded bytes run from the byte after the header to the end.
-            const std::size_t start = (stream.bit_position() + 7) / 8;
-            bool check_ok = true;
-            status decoded = coder_.read_with(bytes.subspan(std::min(start, bytes.size())), [&](auto& coder) {
-                if (!read_delta(coder, *older, *base, *scratch_))
-                    return false;
-                std::uint32_t check = replication::check_value;
-                if (options_.check_value && !coder.serialize_bits(check, 32))
-                    return false;
-                check_ok = check == replication::check_value;
-                return true;
-            });
-            if (!decoded) [[unlikely]]
-                return decoded;
-            if (!check_ok) [[unlikely]]
-                return status(error::corrupt, head + 8 * bytes.size(), "packet", "end-of-packet check value is wrong");
-        } else {
-            if (!read_delta(stream, *base, *scratch_)) [[unlikely]]
-                return stream.failure_status(reflect::type_name<State>());
-            if (options_.check_value) {
-                const std::size_t at = stream.bit_position();
-                std::uint32_t check = 0;
-                if (!stream.serialize_bits(check, 32)) [[unlikely]]
-                    return stream.failure_status("packet");
-                if (check != replication::check_value) [[unlikely]]
-                    return status(error::corrupt, head + at, "packet", "end-of-packet check value is wrong");
-            }
-            const std::size_t used = (stream.bit_position() + 7) / 8;
-            if (used != bytes.size()) [[unlikely]]
-                return status(error::trailing_data, head + used * 8, "packet", "whole bytes left over after the state");
-        }
-
+        if (status decoded = decode_state(header, stream, bytes); !decoded) [[unlikely]]
+            return decoded;
         const std::size_t index = header.sequence % options_.window;
         applied_view& slot = ring_[index];
         slot.view.swap(scratch_);
@@ -378,6 +335,65 @@ private:
         }
         if constexpr (has_messages)
             messages_.apply(bytes, handlers_);
+        return {};
+    }
+
+    /// Decodes the packet's state, after its header and sections, into
+    /// scratch_ (the ring is untouched until the whole packet is accepted).
+    status decode_state(const replication::packet_header& header, basic_read_stream<scope::replication>& stream,
+                        std::span<const std::uint8_t> bytes)
+    {
+        const std::size_t head = 8 * guard_.prefix(); // bit offsets count from the packet's start
+        const State* base = &default_;
+        if (header.has_baseline) {
+            base = held(header.baseline);
+            if (base == nullptr)
+                return status(error::no_baseline, head + 17, "packet", "the packet's baseline is not held");
+        }
+        if (header.coded) {
+            const State* older = base;
+            if (header.has_older) {
+                older = held(header.older);
+                if (older == nullptr)
+                    return status(error::no_baseline, head + 36, "packet", "the state the packet predicts from is not held");
+            }
+            return decode_coded(*older, *base, bytes.subspan(std::min((stream.bit_position() + 7) / 8, bytes.size())),
+                                head + 8 * bytes.size());
+        }
+        if (!read_delta(stream, *base, *scratch_)) [[unlikely]]
+            return stream.failure_status(reflect::type_name<State>());
+        if (options_.check_value) {
+            const std::size_t at = stream.bit_position();
+            std::uint32_t check = 0;
+            if (!stream.serialize_bits(check, 32)) [[unlikely]]
+                return stream.failure_status("packet");
+            if (check != replication::check_value) [[unlikely]]
+                return status(error::corrupt, head + at, "packet", "end-of-packet check value is wrong");
+        }
+        const std::size_t used = (stream.bit_position() + 7) / 8;
+        if (used != bytes.size()) [[unlikely]]
+            return status(error::trailing_data, head + used * 8, "packet", "whole bytes left over after the state");
+        return {};
+    }
+
+    /// The coded state in `coded` (from the byte after the header to the
+    /// packet's end, bit `end` of the packet), predicted from `older`.
+    status decode_coded(const State& older, const State& base, std::span<const std::uint8_t> coded, std::size_t end)
+    {
+        bool check_ok = true;
+        status decoded = coder_.read_with(coded, [&](auto& coder) {
+            if (!read_delta(coder, older, base, *scratch_))
+                return false;
+            std::uint32_t check = replication::check_value;
+            if (options_.check_value && !coder.serialize_bits(check, 32))
+                return false;
+            check_ok = check == replication::check_value;
+            return true;
+        });
+        if (!decoded) [[unlikely]]
+            return decoded;
+        if (!check_ok) [[unlikely]]
+            return status(error::corrupt, end, "packet", "end-of-packet check value is wrong");
         return {};
     }
 
