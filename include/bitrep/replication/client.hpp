@@ -75,26 +75,23 @@ public:
     /// packet reports everything that differs from a default State.
     using change_function = std::function<void(const state_change&, const State& before, const State& after)>;
 
-    /// `key`: the connection's packet key, required when options.security
-    /// is aead (the same the server was given for this client; without one
-    /// every packet is refused, options_mismatch). A copy applies packets
-    /// as its original does, and on the AEAD path sends none: it would seal
-    /// them under its original's nonces (docs/security.md).
-    explicit replication_client(replication_options options = {}, const packet_key& key = {})
-        : replication_client(options, key,
-                             options.security == packet_security::aead ? replication::random_salt() : 0)
-    {
-    }
-    /// The same with this end's connection salt chosen, for runs that must
-    /// repeat byte for byte (tests, fuzzers): a salt must never serve one
-    /// key twice.
-    replication_client(replication_options options, const packet_key& key, std::uint64_t salt)
+    /// `key` and `connection_id`: what the login handed out for this
+    /// connection, the same the server was given for this client
+    /// (add_client(key, connection_id)). The key is required when
+    /// options.security is aead (without one every packet is refused,
+    /// options_mismatch). A key used for one connection only may keep
+    /// connection id 0; a key used again needs a new id for each connection,
+    /// or its nonces repeat (docs/security.md). A copy applies packets as its
+    /// original does, and on the AEAD path sends none: it would seal them
+    /// under its original's nonces.
+    explicit replication_client(replication_options options = {}, const packet_key& key = {},
+                                std::uint64_t connection_id = 0)
         : options_(options), inputs_(replication::make_part<inputs_type>(options)),
           messages_(replication::make_part<port_holder>(options, message_other_bits(options))),
           packet_(std::max(options.max_packet_bytes, replication::ack_bytes + replication::suffix_bytes(options.security) +
                                                          replication::prefix_bytes(options.security) -
                                                          replication::crc_bytes)),
-          guard_(options.security, key, replication::direction::client_to_server, salt)
+          guard_(options.security, key, replication::direction::client_to_server, connection_id)
     {
         replication::require_reflected_state<State>();
         options_.window = replication::ring_size(options_.window);

@@ -22,8 +22,9 @@ namespace bitrep {
 void wipe_secret(std::span<std::uint8_t> secret) noexcept;
 
 /// A connection's 32-byte key, established by the game's login. One key may
-/// serve several connections one after another (a reconnection): each
-/// connection seals under keys derived from it (docs/security.md, section 1).
+/// serve several connections one after another (a reconnection) when the
+/// login also hands out a connection id for each: each connection seals
+/// under keys derived from both (docs/security.md, section 1).
 struct packet_key {
     std::array<std::uint8_t, 32> bytes{};
 
@@ -49,40 +50,41 @@ namespace replication {
 /// back at its sender does not open.
 enum class direction : std::uint32_t { server_to_client = 1, client_to_server = 2 };
 
-constexpr std::size_t aead_salt_bytes = 8;   ///< the sender's connection salt, first, in clear
-constexpr std::size_t aead_number_bytes = 8; ///< the cleartext packet number, after the salt
-constexpr std::size_t aead_prefix_bytes = aead_salt_bytes + aead_number_bytes;
+constexpr std::size_t aead_connection_bytes = 8; ///< the connection id, first, in clear
+constexpr std::size_t aead_number_bytes = 8;     ///< the cleartext packet number, after the id
+constexpr std::size_t aead_prefix_bytes = aead_connection_bytes + aead_number_bytes;
 constexpr std::size_t aead_tag_bytes = 16; ///< the Poly1305 tag, last
 constexpr std::size_t aead_overhead_bytes = aead_prefix_bytes + aead_tag_bytes;
 
 /// Whether this bitrep was built with libsodium.
 bool aead_available() noexcept;
 
-/// A fresh connection salt from libsodium's CSPRNG (0 without libsodium).
-std::uint64_t random_salt() noexcept;
-
-/// The key one end's packets of one connection are sealed under: derived
-/// from the long-term `key` by libsodium's KDF (BLAKE2b) with the direction
-/// as context and the sender's `salt` as subkey id. A new salt per
-/// connection gives each connection keys of its own, so that its packet
-/// numbers starting again at 0 never repeat a nonce under one key.
-packet_key connection_key(const packet_key& key, direction way, std::uint64_t salt) noexcept;
+/// The key one direction's packets of one connection are sealed under:
+/// derived from the long-term `key` by libsodium's KDF (BLAKE2b) with the
+/// direction as context and the `connection` id as subkey id. Both ends
+/// know the id before any packet, so each derives both directions' keys at
+/// once; a new id per connection gives it keys of its own, so that its
+/// packet numbers starting again at 0 never repeat a nonce under one key,
+/// and no packet of another connection opens.
+packet_key connection_key(const packet_key& key, direction way, std::uint64_t connection) noexcept;
 
 /// Seals `packet` in place under `sealing_key` (a connection_key): its
-/// first 8 bytes receive `salt`, the next 8 `number`, the bytes between
-/// them and the last 16 are encrypted, and the last 16 receive the tag. The
-/// associated data is the protocol id, the kind, the salt and the number. Fails
-/// (io_error) without libsodium, or when the packet has no body.
-status aead_seal(const packet_key& sealing_key, direction way, std::uint64_t salt, std::uint32_t protocol_id,
+/// first 8 bytes receive `connection`, the next 8 `number`, the bytes
+/// between the number and the last 16 are encrypted, and the last 16
+/// receive the tag. The associated data is the protocol id, the kind, the
+/// connection id and the number. Fails (io_error) without libsodium, or
+/// when the packet has no body.
+status aead_seal(const packet_key& sealing_key, direction way, std::uint64_t connection, std::uint32_t protocol_id,
                  packet_kind kind, std::uint64_t number, std::span<std::uint8_t> packet) noexcept;
 
-/// The salt and the packet number of a sealed packet, unauthenticated: for
-/// choosing the key and the replay check before any decryption. Fails
-/// (truncated) when the packet is too short to hold them, a tag and a body.
-status aead_prefix(std::span<const std::uint8_t> packet, std::uint64_t& salt, std::uint64_t& number) noexcept;
+/// The connection id and the packet number of a sealed packet,
+/// unauthenticated: for refusing another connection's packets and the
+/// replay check before any decryption. Fails (truncated) when the packet is
+/// too short to hold them, a tag and a body.
+status aead_prefix(std::span<const std::uint8_t> packet, std::uint64_t& connection, std::uint64_t& number) noexcept;
 
 /// Authenticates and decrypts `packet` into `body` (packet.size() - 32
-/// bytes) under `sealing_key`, the connection_key of its sender's salt. On
+/// bytes) under `sealing_key`, the connection_key of its sender. On
 /// any failure (corrupt) `body` is left zeroed: nothing of an
 /// unauthenticated packet is ever handed on.
 status aead_open(const packet_key& sealing_key, direction way, std::uint32_t protocol_id, packet_kind kind,
@@ -130,7 +132,7 @@ private:
 };
 
 /// How many bytes a path adds to a packet's body: before it (the CRC, or
-/// the salt and the packet number) and after it (the tag).
+/// the connection id and the packet number) and after it (the tag).
 constexpr std::size_t prefix_bytes(packet_security security) noexcept
 {
     return security == packet_security::aead ? aead_prefix_bytes : crc_bytes;
@@ -148,21 +150,21 @@ constexpr std::size_t suffix_bytes(packet_security security) noexcept
 class packet_guard {
 public:
     packet_guard() = default;
-    /// On the AEAD path: seals under a key of this connection's own, from
-    /// `key` and a fresh random salt; opens the peer's packets under the
-    /// salt of the first one that authenticates, and refuses any other
-    /// salt after it (an earlier connection's packets under the same key).
-    packet_guard(packet_security security, const packet_key& key, direction sends) noexcept
-        : packet_guard(security, key, sends, security == packet_security::aead ? random_salt() : 0)
+    /// On the AEAD path: seals under the key of (`key`, this direction,
+    /// `connection`) and opens only the peer's packets sealed under the key
+    /// of (`key`, the other direction, `connection`). The pair (key,
+    /// connection id) must never have served another connection: a fresh
+    /// key per connection may keep id 0; a key used again needs a new id.
+    packet_guard(packet_security security, const packet_key& key, direction sends,
+                 std::uint64_t connection = 0) noexcept
+        : security_(security), sends_(sends), connection_(connection), keyed_(key.present())
     {
-    }
-    /// The same with a chosen salt, which must never have served `key` in
-    /// this direction before (tests and tools).
-    packet_guard(packet_security security, const packet_key& key, direction sends, std::uint64_t salt) noexcept
-        : security_(security), key_(key), sends_(sends), salt_(salt),
-          sealing_key_(security == packet_security::aead ? connection_key(key, sends, salt) : packet_key{}),
-          keyed_(key.present())
-    {
+        if (security != packet_security::aead)
+            return;
+        const direction receives =
+            sends == direction::server_to_client ? direction::client_to_server : direction::server_to_client;
+        sealing_key_ = connection_key(key, sends, connection);
+        opening_key_ = connection_key(key, receives, connection);
     }
     packet_guard(const packet_guard& other) { copy(other); }
     packet_guard& operator=(const packet_guard& other)
@@ -200,8 +202,8 @@ public:
     packet_security security() const noexcept { return security_; }
     std::size_t prefix() const noexcept { return prefix_bytes(security_); }
     std::size_t suffix() const noexcept { return suffix_bytes(security_); }
-    /// This end's connection salt, sent in clear in each of its AEAD packets.
-    std::uint64_t salt() const noexcept { return salt_; }
+    /// The connection id, sent in clear in each AEAD packet.
+    std::uint64_t connection() const noexcept { return connection_; }
 
     /// Why seal() would fail whatever the packet (ok when it would not), so
     /// that a sender can refuse before it commits anything to a packet.
@@ -231,7 +233,7 @@ public:
         }
         if (status able = can_seal(); !able) [[unlikely]]
             return able;
-        if (status sealed = aead_seal(sealing_key_, sends_, salt_, protocol_id, kind, next_, packet); !sealed)
+        if (status sealed = aead_seal(sealing_key_, sends_, connection_, protocol_id, kind, next_, packet); !sealed)
             [[unlikely]]
             return sealed;
         ++next_;
@@ -240,9 +242,9 @@ public:
 
     /// Checks a received packet and gives its body: on the CRC path the
     /// bytes after the CRC; on the AEAD path the decrypted body (in this
-    /// guard, valid until the next open or clear_body), once the number is
-    /// fresh (else stale, before any decryption) and the packet
-    /// authenticates under the peer's salt (else corrupt). Only an
+    /// guard, valid until the next open or clear_body), once the packet is
+    /// of this connection (else corrupt, before any decryption), its number
+    /// fresh (else stale) and it authenticates (else corrupt). Only an
     /// authentic packet moves the replay window.
     status open(std::uint32_t protocol_id, packet_kind kind, std::span<const std::uint8_t> packet,
                 std::span<const std::uint8_t>& body)
@@ -255,33 +257,24 @@ public:
         }
         if (!keyed_) [[unlikely]]
             return no_key();
-        std::uint64_t salt = 0;
+        std::uint64_t connection = 0;
         std::uint64_t number = 0;
-        if (status numbered = aead_prefix(packet, salt, number); !numbered)
+        if (status numbered = aead_prefix(packet, connection, number); !numbered)
             return numbered;
-        if (!window_.fresh(number))
-            return status(error::stale, 0, "packet", "a packet number seen before, or older than the replay window");
-        if (peer_known_ && salt != peer_salt_)
+        if (connection != connection_)
             return status(error::corrupt, 0, "packet",
                           "sealed for another connection under this key (an earlier one, or a replay of it)");
-        const direction receives =
-            sends_ == direction::server_to_client ? direction::client_to_server : direction::server_to_client;
-        if (!peer_known_)
-            opening_key_ = connection_key(key_, receives, salt);
+        if (!window_.fresh(number))
+            return status(error::stale, 0, "packet", "a packet number seen before, or older than the replay window");
         clear_body();
         body_bytes_ = packet.size() - aead_overhead_bytes;
         if (body_bytes_ > body_.size()) [[unlikely]]
             body_.resize(body_bytes_); // longer than any reserved for
         const std::span<std::uint8_t> opened_body(body_.data(), body_bytes_);
-        if (status opened = aead_open(opening_key_, receives, protocol_id, kind, packet, opened_body); !opened) {
-            if (!peer_known_)
-                wipe_secret(opening_key_.bytes);
+        const direction receives =
+            sends_ == direction::server_to_client ? direction::client_to_server : direction::server_to_client;
+        if (status opened = aead_open(opening_key_, receives, protocol_id, kind, packet, opened_body); !opened)
             return opened;
-        }
-        if (!peer_known_) {
-            peer_known_ = true;
-            peer_salt_ = salt;
-        }
         window_.accept(number);
         body = opened_body;
         return {};
@@ -320,7 +313,6 @@ private:
         body_ = std::move(other.body_);
         body_bytes_ = std::exchange(other.body_bytes_, 0);
         other.body_.clear();
-        wipe_secret(other.key_.bytes);
         wipe_secret(other.sealing_key_.bytes);
         wipe_secret(other.opening_key_.bytes);
         other.keyed_ = false;
@@ -330,30 +322,24 @@ private:
     {
         clear_body();
         security_ = other.security_;
-        key_ = other.key_;
         sends_ = other.sends_;
-        salt_ = other.salt_;
+        connection_ = other.connection_;
         sealing_key_ = other.sealing_key_;
         keyed_ = other.keyed_;
         seals_ = other.seals_;
         next_ = other.next_;
-        peer_known_ = other.peer_known_;
-        peer_salt_ = other.peer_salt_;
         opening_key_ = other.opening_key_;
         window_ = other.window_;
     }
 
     packet_security security_ = packet_security::crc;
-    packet_key key_{};
     direction sends_ = direction::server_to_client;
-    std::uint64_t salt_ = 0;
-    packet_key sealing_key_{};
-    bool keyed_ = false; ///< holds a key (not all zero, not moved from)
-    bool seals_ = true;  ///< not a copy
+    std::uint64_t connection_ = 0;
+    packet_key sealing_key_{}; ///< this end's direction
+    packet_key opening_key_{}; ///< the peer's direction
+    bool keyed_ = false;       ///< holds a key (not all zero, not moved from)
+    bool seals_ = true;        ///< not a copy
     std::uint64_t next_ = 0;
-    bool peer_known_ = false; ///< a packet authenticated under peer_salt_
-    std::uint64_t peer_salt_ = 0;
-    packet_key opening_key_{};
     replay_window window_;
     /// The decrypted body is its first body_bytes_; the rest is zero.
     std::vector<std::uint8_t> body_;

@@ -109,22 +109,19 @@ public:
 
     const replication_options& options() const noexcept { return options_; }
 
-    /// A new connection. `key`: its packet key, required when
-    /// options().security is aead (the client must be given the same one;
-    /// a reconnection may use it again, as each connection derives keys of
-    /// its own: docs/security.md). Without a key every packet of the
-    /// connection is refused (options_mismatch) on the AEAD path.
-    client_id add_client(const packet_key& key = {})
-    {
-        return add_client(key, options_.security == packet_security::aead ? replication::random_salt() : 0);
-    }
-    /// add_client(key) with this end's connection salt chosen, for runs
-    /// that must repeat byte for byte (tests, fuzzers): a salt must never
-    /// serve one key twice.
-    client_id add_client(const packet_key& key, std::uint64_t salt)
+    /// A new connection. `key` and `connection_id`: what the login handed out
+    /// for it, which the client is given too (replication_client(options,
+    /// key, connection_id)). The key is required when options().security is
+    /// aead (without one every packet of the connection is refused,
+    /// options_mismatch). A key used for one connection only may keep
+    /// connection id 0; a reconnection under the same key needs a new id,
+    /// or its nonces repeat and the old connection's packets open
+    /// (docs/security.md).
+    client_id add_client(const packet_key& key = {}, std::uint64_t connection_id = 0)
     {
         auto c = std::make_unique<connection>(options_);
-        c->guard = replication::packet_guard(options_.security, key, replication::direction::server_to_client, salt);
+        c->guard =
+            replication::packet_guard(options_.security, key, replication::direction::server_to_client, connection_id);
         if (options_.security == packet_security::aead)
             c->guard.reserve_body(options_.max_packet_bytes);
         c->ring.resize(options_.window);
