@@ -474,17 +474,28 @@ TEST_F(Aead, EndsGivenDifferentConnectionIdsHearNothingOfEachOther)
     EXPECT_EQ(server.receive(id, client.packet()).code(), bitrep::error::corrupt);
 }
 
+namespace {
+/// The body `receiver` opened from a packet of `size` body bytes of `fill`
+/// that `sender` sealed (empty if it did not open).
+std::span<const std::uint8_t> opened_filled(rep::packet_guard& sender, rep::packet_guard& receiver, std::size_t size,
+                                            std::uint8_t fill)
+{
+    bytes packet(rep::aead_overhead_bytes + size, 0);
+    std::fill(packet.begin() + rep::aead_prefix_bytes, packet.end() - rep::aead_tag_bytes, fill);
+    std::span<const std::uint8_t> body;
+    EXPECT_TRUE(sender.seal(protocol, packet_kind::state, packet));
+    EXPECT_TRUE(receiver.open(protocol, packet_kind::state, packet, body));
+    EXPECT_EQ(static_cast<std::size_t>(std::count(body.begin(), body.end(), fill)), size);
+    return body;
+}
+} // namespace
+
 TEST_F(Aead, ADecryptedBodyIsWipedHoweverItsReaderLeaves)
 {
     rep::packet_guard sender(bitrep::packet_security::aead, key, direction::server_to_client, 1);
     rep::packet_guard receiver(bitrep::packet_security::aead, key, direction::client_to_server, 1);
-    bytes packet(rep::aead_overhead_bytes + 64, 0);
-    std::fill(packet.begin() + rep::aead_prefix_bytes, packet.end() - rep::aead_tag_bytes, std::uint8_t{0xA5});
-    ASSERT_TRUE(sender.seal(protocol, packet_kind::state, packet));
-    std::span<const std::uint8_t> body;
-    ASSERT_TRUE(receiver.open(protocol, packet_kind::state, packet, body));
+    const std::span<const std::uint8_t> body = opened_filled(sender, receiver, 64, 0xA5);
     ASSERT_EQ(body.size(), 64u);
-    EXPECT_EQ(std::count(body.begin(), body.end(), std::uint8_t{0xA5}), 64);
     try {
         const rep::packet_guard::body_scope wiped(receiver);
         throw std::runtime_error("a handler failed");
@@ -577,13 +588,8 @@ TEST_F(Aead, AnOpenedBodyIsZeroedOnceCleared)
 {
     rep::packet_guard sender(bitrep::packet_security::aead, key, direction::server_to_client);
     rep::packet_guard receiver(bitrep::packet_security::aead, key, direction::client_to_server);
-    bytes packet(rep::aead_overhead_bytes + 50, 0);
-    std::fill(packet.begin() + rep::aead_prefix_bytes, packet.end() - rep::aead_tag_bytes, std::uint8_t{0x3C});
-    ASSERT_TRUE(sender.seal(protocol, packet_kind::state, packet));
-    std::span<const std::uint8_t> body;
-    ASSERT_TRUE(receiver.open(protocol, packet_kind::state, packet, body));
+    const std::span<const std::uint8_t> body = opened_filled(sender, receiver, 50, 0x3C);
     ASSERT_EQ(body.size(), 50u);
-    EXPECT_TRUE(std::all_of(body.begin(), body.end(), [](std::uint8_t b) { return b == 0x3C; }));
     receiver.clear_body();
     EXPECT_TRUE(std::all_of(body.begin(), body.end(), [](std::uint8_t b) { return b == 0; }));
 }
