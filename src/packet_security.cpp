@@ -106,6 +106,21 @@ packet_key connection_key([[maybe_unused]] const packet_key& key, [[maybe_unused
     return derived;
 }
 
+std::uint64_t connection_fingerprint([[maybe_unused]] const packet_key& key,
+                                    [[maybe_unused]] std::uint64_t connection) noexcept
+{
+    std::uint64_t fingerprint = 0;
+#if BITREP_HAS_SODIUM
+    static_assert(crypto_kdf_BYTES_MIN == 16);
+    std::array<std::uint8_t, crypto_kdf_BYTES_MIN> derived{};
+    if (sodium_ready())
+        ::crypto_kdf_derive_from_key(derived.data(), derived.size(), connection, "bitrepFP", key.bytes.data());
+    fingerprint = detail::load_le<std::uint64_t>(derived.data());
+    wipe_secret(derived);
+#endif
+    return fingerprint;
+}
+
 status aead_prefix(std::span<const std::uint8_t> packet, std::uint64_t& connection, std::uint64_t& number) noexcept
 {
     if (packet.size() <= overhead)

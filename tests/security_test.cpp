@@ -465,6 +465,26 @@ TEST_F(Aead, AnEarlierConnectionsPacketsAreRefusedByTheNextEvenBeforeItsPeerIsHe
     EXPECT_EQ(client.state().tick, 11u);
 }
 
+TEST_F(Aead, AServerRefusesAKeyAndConnectionIdItGaveAnEarlierConnection)
+{
+    // add_client(key) again after remove_client, without a new id, would
+    // seal from number 0 again under the earlier connection's keys.
+    bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
+    const old_connection old = run_old_connection(server, key);
+    const auto again = server.add_client(key);
+    std::span<const std::uint8_t> packet;
+    const bitrep::status refused = server.replicate(again, field_at(7), packet);
+    EXPECT_EQ(refused.code(), bitrep::error::options_mismatch);
+    EXPECT_TRUE(oracle::contains(refused.message(), "earlier connection")) << refused.message();
+    EXPECT_TRUE(packet.empty());
+    EXPECT_EQ(server.receive(again, old.acks.back()).code(), bitrep::error::options_mismatch);
+    // With the next id the same key serves the reconnection.
+    bitrep::replication_client<Field> client(on(bitrep::packet_security::aead), key, 1);
+    const auto id = server.add_client(key, 1);
+    ASSERT_TRUE(client.receive(server.replicate(id, field_at(8))));
+    ASSERT_TRUE(server.receive(id, client.packet()));
+}
+
 TEST_F(Aead, EndsGivenDifferentConnectionIdsHearNothingOfEachOther)
 {
     bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));

@@ -68,6 +68,11 @@ bool aead_available() noexcept;
 /// and no packet of another connection opens.
 packet_key connection_key(const packet_key& key, direction way, std::uint64_t connection) noexcept;
 
+/// A one-way 64-bit fingerprint of the pair (`key`, `connection`), by the
+/// same KDF under a context of its own: lets a server notice a pair it has
+/// used before without keeping any key (0 without libsodium).
+std::uint64_t connection_fingerprint(const packet_key& key, std::uint64_t connection) noexcept;
+
 /// Seals `packet` in place under `sealing_key` (a connection_key): its
 /// first 8 bytes receive `connection`, the next 8 `number`, the bytes
 /// between the number and the last 16 are encrypted, and the last 16
@@ -182,6 +187,17 @@ public:
     }
     ~packet_guard() { clear_body(); }
 
+    /// Drops the keys of a (key, connection id) pair that served an earlier
+    /// connection: sealing again under it would repeat that connection's
+    /// nonces. Every packet is then refused, saying why.
+    void refuse_reused_pair() noexcept
+    {
+        wipe_secret(sealing_key_.bytes);
+        wipe_secret(opening_key_.bytes);
+        keyed_ = false;
+        reused_ = true;
+    }
+
     /// Makes room for the bodies of packets up to `packet_bytes` long, so
     /// that open() allocates nothing for them.
     void reserve_body(std::size_t packet_bytes) { body_.resize(std::max(body_.size(), packet_bytes)); }
@@ -288,8 +304,12 @@ public:
     }
 
 private:
-    static status no_key() noexcept
+    status no_key() const noexcept
     {
+        if (reused_)
+            return status(error::options_mismatch, 0, "packet",
+                          "this key and connection id served an earlier connection: give each connection under "
+                          "one key a new connection id (add_client(key, connection_id))");
         return status(error::options_mismatch, 0, "packet",
                       "no packet key: security aead needs the connection's packet_key (add_client(key), "
                       "replication_client(options, key)); the all-zero key is none, and a moved-from end has none");
@@ -326,6 +346,7 @@ private:
         connection_ = other.connection_;
         sealing_key_ = other.sealing_key_;
         keyed_ = other.keyed_;
+        reused_ = other.reused_;
         seals_ = other.seals_;
         next_ = other.next_;
         opening_key_ = other.opening_key_;
@@ -338,6 +359,7 @@ private:
     packet_key sealing_key_{}; ///< this end's direction
     packet_key opening_key_{}; ///< the peer's direction
     bool keyed_ = false;       ///< holds a key (not all zero, not moved from)
+    bool reused_ = false;      ///< refuse_reused_pair() dropped the keys
     bool seals_ = true;        ///< not a copy
     std::uint64_t next_ = 0;
     replay_window window_;

@@ -122,6 +122,15 @@ public:
         auto c = std::make_unique<connection>(options_);
         c->guard =
             replication::packet_guard(options_.security, key, replication::direction::server_to_client, connection_id);
+        if (options_.security == packet_security::aead && key.present() && replication::aead_available()) {
+            // A reconnection given the key again without a new id would
+            // repeat the earlier connection's nonces: refuse it, loudly.
+            const std::uint64_t fingerprint = replication::connection_fingerprint(key, connection_id);
+            if (std::find(used_pairs_.begin(), used_pairs_.end(), fingerprint) != used_pairs_.end())
+                c->guard.refuse_reused_pair();
+            else
+                used_pairs_.push_back(fingerprint);
+        }
         if (options_.security == packet_security::aead)
             c->guard.reserve_body(options_.max_packet_bytes);
         c->ring.resize(options_.window);
@@ -2396,6 +2405,9 @@ private:
     /// receive() and replicate() calls under way (a handler may call them again).
     std::atomic<int> in_use_{0};
     std::atomic<bool> removals_pending_{false}; ///< some connection is marked removed
+    /// connection_fingerprint of every (key, connection id) pair given to
+    /// add_client on the AEAD path: 8 bytes per connection ever added.
+    std::vector<std::uint64_t> used_pairs_;
     priority_function priority_;
     relevancy_function relevant_;
     /// Per top-level field: the typed callbacks of its entity array.
