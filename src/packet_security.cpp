@@ -2,6 +2,8 @@
 // (docs/security.md, section 1), when bitrep is built with libsodium.
 #include <bitrep/replication/security.hpp>
 
+#include <bitrep/detail/little_endian.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -35,27 +37,17 @@ static_assert(crypto_aead_chacha20poly1305_IETF_KEYBYTES == 32);
 nonce_bytes nonce_for(replication::direction way, std::uint64_t number) noexcept
 {
     nonce_bytes nonce{};
-    const auto w = static_cast<std::uint32_t>(way);
-    for (std::size_t i = 0; i < 4; ++i)
-        nonce[i] = static_cast<unsigned char>(w >> (8 * i));
-    for (std::size_t i = 0; i < 8; ++i)
-        nonce[4 + i] = static_cast<unsigned char>(number >> (8 * i));
+    detail::store_le(nonce.data(), static_cast<std::uint32_t>(way));
+    detail::store_le(nonce.data() + 4, number);
     return nonce;
 }
 
-void write_u64(std::span<std::uint8_t> packet, std::size_t at, std::uint64_t value) noexcept
-{
-    for (std::size_t i = 0; i < 8; ++i)
-        packet[at + i] = static_cast<std::uint8_t>(value >> (8 * i));
-}
-
-/// Protocol id, kind, and the packet's cleartext salt and number.
+/// Protocol id, kind, and the packet's cleartext connection id and number.
 std::array<unsigned char, 5 + replication::aead_prefix_bytes>
 associated_data(std::uint32_t protocol_id, replication::packet_kind kind, std::span<const std::uint8_t> prefix) noexcept
 {
     std::array<unsigned char, 5 + replication::aead_prefix_bytes> data{};
-    for (std::size_t i = 0; i < 4; ++i)
-        data[i] = static_cast<unsigned char>(protocol_id >> (8 * i));
+    detail::store_le(data.data(), protocol_id);
     data[4] = static_cast<unsigned char>(kind);
     std::copy(prefix.begin(), prefix.end(), data.begin() + 5);
     return data;
@@ -63,15 +55,6 @@ associated_data(std::uint32_t protocol_id, replication::packet_kind kind, std::s
 #endif
 
 constexpr std::size_t overhead = replication::aead_overhead_bytes;
-
-/// The little-endian 64-bit value at `at` of a packet at least that long.
-std::uint64_t read_u64(std::span<const std::uint8_t> packet, std::size_t at) noexcept
-{
-    std::uint64_t value = 0;
-    for (std::size_t i = 0; i < 8; ++i)
-        value |= std::uint64_t{packet[at + i]} << (8 * i);
-    return value;
-}
 
 } // namespace
 
@@ -108,60 +91,59 @@ bool aead_available() noexcept
 #endif
 }
 
-std::uint64_t random_salt() noexcept
-{
-    std::uint64_t salt = 0;
-#if BITREP_HAS_SODIUM
-    if (sodium_ready())
-        ::randombytes_buf(&salt, sizeof salt);
-#endif
-    return salt;
-}
-
 packet_key connection_key([[maybe_unused]] const packet_key& key, [[maybe_unused]] direction way,
-                          [[maybe_unused]] std::uint64_t salt) noexcept
+                          [[maybe_unused]] std::uint64_t connection) noexcept
 {
     packet_key derived;
 #if BITREP_HAS_SODIUM
     static_assert(crypto_kdf_CONTEXTBYTES == 8 && crypto_kdf_KEYBYTES == 32);
-    // The context names the direction, so that the two ends' keys differ
-    // even if both picked one salt.
+    // The context names the direction, so that the two directions of one
+    // connection seal under different keys.
     const char* context = way == direction::server_to_client ? "bitrepSC" : "bitrepCS";
     if (sodium_ready())
-        ::crypto_kdf_derive_from_key(derived.bytes.data(), derived.bytes.size(), salt, context, key.bytes.data());
+        ::crypto_kdf_derive_from_key(derived.bytes.data(), derived.bytes.size(), connection, context, key.bytes.data());
 #endif
     return derived;
 }
 
-status aead_salt(std::span<const std::uint8_t> packet, std::uint64_t& salt) noexcept
+std::uint64_t connection_fingerprint([[maybe_unused]] const packet_key& key,
+                                    [[maybe_unused]] std::uint64_t connection) noexcept
 {
-    if (packet.size() <= overhead)
-        return status(error::truncated, packet.size() * 8, "packet", "shorter than its salt, number, body and tag");
-    salt = read_u64(packet, 0);
-    return {};
+    std::uint64_t fingerprint = 0;
+#if BITREP_HAS_SODIUM
+    static_assert(crypto_kdf_BYTES_MIN == 16);
+    std::array<std::uint8_t, crypto_kdf_BYTES_MIN> derived{};
+    if (sodium_ready())
+        ::crypto_kdf_derive_from_key(derived.data(), derived.size(), connection, "bitrepFP", key.bytes.data());
+    fingerprint = detail::load_le<std::uint64_t>(derived.data());
+    wipe_secret(derived);
+#endif
+    return fingerprint;
 }
 
-status aead_number(std::span<const std::uint8_t> packet, std::uint64_t& number) noexcept
+status aead_prefix(std::span<const std::uint8_t> packet, std::uint64_t& connection, std::uint64_t& number) noexcept
 {
     if (packet.size() <= overhead)
-        return status(error::truncated, packet.size() * 8, "packet", "shorter than its salt, number, body and tag");
-    number = read_u64(packet, aead_salt_bytes);
+        return status(error::truncated, packet.size() * 8, "packet",
+                      "shorter than its connection id, number, body and tag");
+    connection = detail::load_le<std::uint64_t>(packet.data());
+    number = detail::load_le<std::uint64_t>(packet.data() + aead_connection_bytes);
     return {};
 }
 
 // Without libsodium only the length checks use the parameters.
 status aead_seal([[maybe_unused]] const packet_key& key, [[maybe_unused]] direction way,
-                 [[maybe_unused]] std::uint64_t salt, [[maybe_unused]] std::uint32_t protocol_id,
+                 [[maybe_unused]] std::uint64_t connection, [[maybe_unused]] std::uint32_t protocol_id,
                  [[maybe_unused]] packet_kind kind, [[maybe_unused]] std::uint64_t number,
                  std::span<std::uint8_t> packet) noexcept
 {
     if (packet.size() <= overhead)
-        return status(error::buffer_too_small, packet.size() * 8, "packet", "no room for a body between number and tag");
+        return status(error::buffer_too_small, packet.size() * 8, "packet", "no room for a body between the number and the tag");
 #if BITREP_HAS_SODIUM
     if (!sodium_ready())
         return status(error::io_error, 0, "packet", "libsodium could not initialise");
-    write_u64(packet, 0, salt);
-    write_u64(packet, aead_salt_bytes, number);
+    detail::store_le(packet.data(), connection);
+    detail::store_le(packet.data() + aead_connection_bytes, number);
     const nonce_bytes nonce = nonce_for(way, number);
     const auto data = associated_data(protocol_id, kind, packet.first(aead_prefix_bytes));
     const std::span<std::uint8_t> body = packet.subspan(aead_prefix_bytes, packet.size() - overhead);
@@ -179,8 +161,9 @@ status aead_open([[maybe_unused]] const packet_key& key, [[maybe_unused]] direct
                  [[maybe_unused]] std::uint32_t protocol_id, [[maybe_unused]] packet_kind kind,
                  std::span<const std::uint8_t> packet, std::span<std::uint8_t> body) noexcept
 {
+    std::uint64_t connection = 0;
     std::uint64_t number = 0;
-    if (status numbered = aead_number(packet, number); !numbered)
+    if (status numbered = aead_prefix(packet, connection, number); !numbered)
         return numbered;
     if (body.size() != packet.size() - overhead)
         return status(error::buffer_too_small, 0, "packet", "the body buffer is not the packet's body size");

@@ -436,13 +436,14 @@ std::vector<bytes> hostile_packets(bitrep::packet_security security, const std::
         bodies.push_back(body_of(security, packet, protocol, kind));
     std::vector<bytes> inputs = hostile(honest);
     std::uint64_t number = 1000; // past every honest one, and rising: each is fresh
-    std::uint64_t salt = 0;      // the honest sender's, which the receiver expects
+    std::uint64_t connection = 0; // the honest connection's, which the receiver expects
     if (security == bitrep::packet_security::aead) {
-        EXPECT_TRUE(bitrep::replication::aead_salt(honest.front(), salt));
+        std::uint64_t honest_number = 0;
+        EXPECT_TRUE(bitrep::replication::aead_prefix(honest.front(), connection, honest_number));
     }
     for (const bytes& body : hostile(bodies)) {
         bytes packet;
-        EXPECT_TRUE(resealed(security, test_key(), body, protocol, kind, salt, number++, packet));
+        EXPECT_TRUE(resealed(security, test_key(), body, protocol, kind, connection, number++, packet));
         inputs.push_back(std::move(packet));
     }
     return inputs;

@@ -2018,6 +2018,44 @@ TEST(InvalidValues, EachValueIsReportedOnceWhateverTheNumberOfClients)
     EXPECT_EQ(reports, 1u);
 }
 
+TEST(InvalidValues, ACallbackMayRemoveTheClientWhosePacketIsBeingBuilt)
+{
+    // A server that kicks a client over an invalid value: the connection
+    // outlives the replicate() still building its packet (ASan: no use
+    // after free), and no packet goes out to a client already gone.
+    Server server;
+    const client_id kicked = server.add_client();
+    const client_id other = server.add_client();
+    server.on_invalid_value([&](entity_key, const status&) { server.remove_client(kicked); });
+    World world{};
+    world.cubes.emplace(3, Cube{});
+    world.cubes[3].z = std::numeric_limits<float>::quiet_NaN();
+    std::span<const std::uint8_t> packet;
+    EXPECT_EQ(server.replicate(kicked, world, packet).code(), bitrep::error::unknown_client);
+    EXPECT_TRUE(packet.empty());
+    EXPECT_FALSE(server.has_client(kicked));
+    EXPECT_EQ(server.statistics(kicked), nullptr);
+    EXPECT_TRUE(server.replicate(other, world, packet));
+    EXPECT_FALSE(packet.empty());
+}
+
+TEST(InvalidValues, APriorityCallbackMayRemoveAnyClient)
+{
+    Server server;
+    const client_id first = server.add_client();
+    const client_id second = server.add_client();
+    server.set_priority([&](client_id id, entity_key, const World&) {
+        server.remove_client(id);
+        return 1.0f;
+    });
+    World world{};
+    world.cubes.emplace(3, Cube{});
+    std::span<const std::uint8_t> packet;
+    EXPECT_EQ(server.replicate(first, world, packet).code(), bitrep::error::unknown_client);
+    EXPECT_FALSE(server.has_client(first));
+    EXPECT_TRUE(server.has_client(second));
+}
+
 // ---------------------------------------------------------------- a failed replicate changes nothing
 
 namespace {

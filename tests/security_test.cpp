@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "allocation_counter.hpp"
 #include "test_oracle.hpp"
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <new>
 #include <numeric>
 #include <span>
+#include <stdexcept>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -73,12 +75,11 @@ TEST_F(Aead, ASealedPacketOpensToItsBodyAndHidesIt)
     const bytes body = body_of(300, 7);
     const bytes packet = sealed(key, direction::server_to_client, packet_kind::state, 41, body);
     EXPECT_EQ(packet.size(), body.size() + 32);
-    // The salt and the number are in clear, little-endian; the body is not.
-    std::uint64_t salt = 0;
+    // The connection id and the number are in clear, little-endian; the body is not.
+    std::uint64_t connection = 0;
     std::uint64_t number = 0;
-    ASSERT_TRUE(rep::aead_salt(packet, salt));
-    ASSERT_TRUE(rep::aead_number(packet, number));
-    EXPECT_EQ(salt, 0x5A17u);
+    ASSERT_TRUE(rep::aead_prefix(packet, connection, number));
+    EXPECT_EQ(connection, 0x5A17u);
     EXPECT_EQ(number, 41u);
     EXPECT_EQ(packet[0], 0x17);
     EXPECT_EQ(packet[8], 41);
@@ -337,17 +338,16 @@ static_assert(std::is_nothrow_move_constructible_v<rep::packet_guard>);
 
 namespace {
 
-/// Which nonce (direction, then the sender's salt and number) and key a
+/// Which nonce (direction, then the connection id and number) and key a
 /// sealed packet used: one per packet, ever, under one long-term key.
 using nonce_record = std::tuple<direction, std::uint64_t, std::uint64_t>;
 
 void record(std::vector<nonce_record>& seen, direction way, std::span<const std::uint8_t> packet)
 {
-    std::uint64_t salt = 0;
+    std::uint64_t connection = 0;
     std::uint64_t number = 0;
-    ASSERT_TRUE(rep::aead_salt(packet, salt));
-    ASSERT_TRUE(rep::aead_number(packet, number));
-    seen.emplace_back(way, salt, number);
+    ASSERT_TRUE(rep::aead_prefix(packet, connection, number));
+    seen.emplace_back(way, connection, number);
 }
 
 bool all_distinct(std::vector<nonce_record> seen)
@@ -384,10 +384,10 @@ TEST_F(Aead, NoTwoPacketsShareANonceAcrossCopiesMovesAndReconnections)
     EXPECT_TRUE(first.packet().empty()); // NOLINT(bugprone-use-after-move): a moved-from client must not seal
     for (int i = 0; i < 3; ++i)
         record(seen, direction::client_to_server, moved.packet());
-    // Reconnected under the same key, on both ends: new salts.
+    // Reconnected under the same key, with the next connection id.
     server.remove_client(id);
-    id = server.add_client(key);
-    client_type again(on(bitrep::packet_security::aead), key);
+    id = server.add_client(key, 1);
+    client_type again(on(bitrep::packet_security::aead), key, 1);
     for (std::uint32_t tick = 5; tick <= 7; ++tick) {
         const auto packet = server.replicate(id, field_at(tick));
         record(seen, direction::server_to_client, packet);
@@ -395,7 +395,7 @@ TEST_F(Aead, NoTwoPacketsShareANonceAcrossCopiesMovesAndReconnections)
         record(seen, direction::client_to_server, again.packet());
     }
     // A guard copied and moved by assignment, too.
-    rep::packet_guard guard(bitrep::packet_security::aead, key, direction::client_to_server);
+    rep::packet_guard guard(bitrep::packet_security::aead, key, direction::client_to_server, 2);
     rep::packet_guard other_guard;
     bytes packet = body_of(40, 1);
     ASSERT_TRUE(guard.seal(protocol, packet_kind::ack, packet));
@@ -411,44 +411,138 @@ TEST_F(Aead, NoTwoPacketsShareANonceAcrossCopiesMovesAndReconnections)
     EXPECT_TRUE(all_distinct(seen));
 }
 
-TEST_F(Aead, AnEarlierConnectionsPacketsAreRefusedByTheNextUnderTheSameKey)
+namespace {
+/// An old connection's traffic under `key`, id 0: its state packets and
+/// client packets, each applied by the other end.
+struct old_connection {
+    std::vector<bytes> states;
+    std::vector<bytes> acks;
+};
+
+old_connection run_old_connection(bitrep::replication_server<Field>& server, const packet_key& key)
 {
-    bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
-    std::vector<bytes> old_states;
-    std::vector<bytes> old_acks;
-    {
-        bitrep::replication_client<Field> old_client(on(bitrep::packet_security::aead), key);
-        const auto old_id = server.add_client(key);
-        for (std::uint32_t tick = 1; tick <= 6; ++tick) {
-            const auto packet = server.replicate(old_id, field_at(tick));
-            old_states.emplace_back(packet.begin(), packet.end());
-            ASSERT_TRUE(old_client.receive(packet));
-            const auto ack = old_client.packet();
-            old_acks.emplace_back(ack.begin(), ack.end());
-            ASSERT_TRUE(server.receive(old_id, ack));
-        }
-        server.remove_client(old_id);
+    old_connection old;
+    bitrep::replication_client<Field> old_client(on(bitrep::packet_security::aead), key);
+    const auto old_id = server.add_client(key);
+    for (std::uint32_t tick = 1; tick <= 6; ++tick) {
+        const auto packet = server.replicate(old_id, field_at(tick));
+        old.states.emplace_back(packet.begin(), packet.end());
+        EXPECT_TRUE(old_client.receive(packet));
+        const auto ack = old_client.packet();
+        old.acks.emplace_back(ack.begin(), ack.end());
+        EXPECT_TRUE(server.receive(old_id, ack));
     }
-    // The same key again: a reconnection. Its first packets go through.
-    bitrep::replication_client<Field> client(on(bitrep::packet_security::aead), key);
-    const auto id = server.add_client(key);
-    ASSERT_TRUE(client.receive(server.replicate(id, field_at(10))));
-    ASSERT_TRUE(server.receive(id, client.packet()));
-    // The old connection's packets, numbered past what the new one has
-    // seen, are refused on both sides and change nothing.
-    for (std::size_t i = 2; i < old_states.size(); ++i) {
-        const bitrep::status st = client.receive(old_states[i]);
+    server.remove_client(old_id);
+    return old;
+}
+} // namespace
+
+TEST_F(Aead, AnEarlierConnectionsPacketsAreRefusedByTheNextEvenBeforeItsPeerIsHeard)
+{
+    // The same key again, with the next connection id: a reconnection. The
+    // old connection's packets reach each new end before anything of its
+    // new peer, and are refused without being decrypted.
+    bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
+    const old_connection old = run_old_connection(server, key);
+    bitrep::replication_client<Field> client(on(bitrep::packet_security::aead), key, 1);
+    const auto id = server.add_client(key, 1);
+    for (std::size_t i = 0; i < old.states.size(); ++i) {
+        const bitrep::status st = client.receive(old.states[i]);
         EXPECT_EQ(st.code(), bitrep::error::corrupt) << i;
         EXPECT_TRUE(oracle::contains(st.message(), "another connection")) << st.message();
-        EXPECT_EQ(server.receive(id, old_acks[i]).code(), bitrep::error::corrupt) << i;
+        EXPECT_EQ(server.receive(id, old.acks[i]).code(), bitrep::error::corrupt) << i;
     }
-    EXPECT_EQ(client.state().tick, 10u);
-    EXPECT_EQ(client.statistics().refused, 4u);
-    EXPECT_EQ(server.statistics(id)->acks_refused, 4u);
-    // And the connection goes on.
+    EXPECT_FALSE(client.has_state());
+    EXPECT_EQ(client.statistics().refused, old.states.size());
+    EXPECT_EQ(server.statistics(id)->acks_refused, old.acks.size());
+    // The real peers are heard afterwards, and the old packets stay refused.
+    ASSERT_TRUE(client.receive(server.replicate(id, field_at(10))));
+    ASSERT_TRUE(server.receive(id, client.packet()));
+    EXPECT_EQ(client.receive(old.states.back()).code(), bitrep::error::corrupt);
+    EXPECT_EQ(server.receive(id, old.acks.back()).code(), bitrep::error::corrupt);
     ASSERT_TRUE(client.receive(server.replicate(id, field_at(11))));
     ASSERT_TRUE(server.receive(id, client.packet()));
     EXPECT_EQ(client.state().tick, 11u);
+}
+
+TEST_F(Aead, AServerRefusesAKeyAndConnectionIdItGaveAnEarlierConnection)
+{
+    // add_client(key) again after remove_client, without a new id, would
+    // seal from number 0 again under the earlier connection's keys.
+    bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
+    const old_connection old = run_old_connection(server, key);
+    const auto again = server.add_client(key);
+    std::span<const std::uint8_t> packet;
+    const bitrep::status refused = server.replicate(again, field_at(7), packet);
+    EXPECT_EQ(refused.code(), bitrep::error::options_mismatch);
+    EXPECT_TRUE(oracle::contains(refused.message(), "earlier connection")) << refused.message();
+    EXPECT_TRUE(packet.empty());
+    EXPECT_EQ(server.receive(again, old.acks.back()).code(), bitrep::error::options_mismatch);
+    // With the next id the same key serves the reconnection.
+    bitrep::replication_client<Field> client(on(bitrep::packet_security::aead), key, 1);
+    const auto id = server.add_client(key, 1);
+    ASSERT_TRUE(client.receive(server.replicate(id, field_at(8))));
+    ASSERT_TRUE(server.receive(id, client.packet()));
+}
+
+TEST_F(Aead, EndsGivenDifferentConnectionIdsHearNothingOfEachOther)
+{
+    bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
+    bitrep::replication_client<Field> client(on(bitrep::packet_security::aead), key, 7);
+    const auto id = server.add_client(key, 8);
+    EXPECT_EQ(client.receive(server.replicate(id, field_at(1))).code(), bitrep::error::corrupt);
+    EXPECT_EQ(server.receive(id, client.packet()).code(), bitrep::error::corrupt);
+}
+
+namespace {
+/// The body `receiver` opened from a packet of `size` body bytes of `fill`
+/// that `sender` sealed (empty if it did not open).
+std::span<const std::uint8_t> opened_filled(rep::packet_guard& sender, rep::packet_guard& receiver, std::size_t size,
+                                            std::uint8_t fill)
+{
+    bytes packet(rep::aead_overhead_bytes + size, 0);
+    std::fill(packet.begin() + rep::aead_prefix_bytes, packet.end() - rep::aead_tag_bytes, fill);
+    std::span<const std::uint8_t> body;
+    EXPECT_TRUE(sender.seal(protocol, packet_kind::state, packet));
+    EXPECT_TRUE(receiver.open(protocol, packet_kind::state, packet, body));
+    EXPECT_EQ(static_cast<std::size_t>(std::count(body.begin(), body.end(), fill)), size);
+    return body;
+}
+} // namespace
+
+TEST_F(Aead, ADecryptedBodyIsWipedHoweverItsReaderLeaves)
+{
+    rep::packet_guard sender(bitrep::packet_security::aead, key, direction::server_to_client, 1);
+    rep::packet_guard receiver(bitrep::packet_security::aead, key, direction::client_to_server, 1);
+    const std::span<const std::uint8_t> body = opened_filled(sender, receiver, 64, 0xA5);
+    ASSERT_EQ(body.size(), 64u);
+    try {
+        const rep::packet_guard::body_scope wiped(receiver);
+        throw std::runtime_error("a handler failed");
+    } catch (const std::runtime_error&) {
+    }
+    // The span still points into the receiver's buffer: nothing is left.
+    EXPECT_EQ(std::count(body.begin(), body.end(), std::uint8_t{0}), 64);
+}
+
+TEST_F(Aead, OpeningPacketsWithinTheReservedSizeAllocatesNothing)
+{
+    rep::packet_guard sender(bitrep::packet_security::aead, key, direction::server_to_client, 1);
+    rep::packet_guard receiver(bitrep::packet_security::aead, key, direction::client_to_server, 1);
+    receiver.reserve_body(1200);
+    std::vector<bytes> packets;
+    for (std::size_t size : {40u, 1200u, 300u}) {
+        packets.emplace_back(size, std::uint8_t{7});
+        ASSERT_TRUE(sender.seal(protocol, packet_kind::state, packets.back()));
+    }
+    const std::size_t allocations = allocation_counter::allocations_during([&] {
+        for (const bytes& packet : packets) {
+            std::span<const std::uint8_t> body;
+            EXPECT_TRUE(receiver.open(protocol, packet_kind::state, packet, body));
+            receiver.clear_body();
+        }
+    });
+    EXPECT_EQ(allocations, 0u);
 }
 
 TEST_F(Aead, AnEndWithoutAKeyRefusesToSealOrOpen)
@@ -492,31 +586,30 @@ TEST(Secrets, ADestroyedKeyLeavesZerosWhereItWas)
 
 TEST_F(Aead, ADestroyedGuardLeavesNoKeyWhereItWas)
 {
-    // The long-term key and the keys derived from it, none found afterwards.
+    // The keys derived from the long-term key, none found afterwards; the
+    // long-term key itself is never kept.
     alignas(rep::packet_guard) std::array<std::uint8_t, sizeof(rep::packet_guard)> storage{};
-    auto* guard = new (storage.data()) rep::packet_guard(bitrep::packet_security::aead, key, direction::server_to_client);
-    const packet_key sealing = rep::connection_key(key, direction::server_to_client, guard->salt());
+    auto* guard =
+        new (storage.data()) rep::packet_guard(bitrep::packet_security::aead, key, direction::server_to_client, 3);
+    const packet_key sealing = rep::connection_key(key, direction::server_to_client, guard->connection());
+    const packet_key opening = rep::connection_key(key, direction::client_to_server, guard->connection());
     const auto holds = [&](const packet_key& k) {
         return std::search(storage.begin(), storage.end(), k.bytes.begin(), k.bytes.end()) != storage.end();
     };
-    ASSERT_TRUE(holds(key) && holds(sealing)) << "the test looks for the keys where the guard keeps them";
+    ASSERT_TRUE(holds(sealing) && holds(opening)) << "the test looks for the keys where the guard keeps them";
+    EXPECT_FALSE(holds(key));
     guard->~packet_guard();
     asm volatile("" ::: "memory"); // as for the key above
-    EXPECT_FALSE(holds(key));
     EXPECT_FALSE(holds(sealing));
+    EXPECT_FALSE(holds(opening));
 }
 
 TEST_F(Aead, AnOpenedBodyIsZeroedOnceCleared)
 {
     rep::packet_guard sender(bitrep::packet_security::aead, key, direction::server_to_client);
     rep::packet_guard receiver(bitrep::packet_security::aead, key, direction::client_to_server);
-    bytes packet(rep::aead_overhead_bytes + 50, 0);
-    std::fill(packet.begin() + rep::aead_prefix_bytes, packet.end() - rep::aead_tag_bytes, std::uint8_t{0x3C});
-    ASSERT_TRUE(sender.seal(protocol, packet_kind::state, packet));
-    std::span<const std::uint8_t> body;
-    ASSERT_TRUE(receiver.open(protocol, packet_kind::state, packet, body));
+    const std::span<const std::uint8_t> body = opened_filled(sender, receiver, 50, 0x3C);
     ASSERT_EQ(body.size(), 50u);
-    EXPECT_TRUE(std::all_of(body.begin(), body.end(), [](std::uint8_t b) { return b == 0x3C; }));
     receiver.clear_body();
     EXPECT_TRUE(std::all_of(body.begin(), body.end(), [](std::uint8_t b) { return b == 0; }));
 }

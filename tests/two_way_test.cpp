@@ -631,22 +631,63 @@ TEST(TwoWay, AHandlerMayRemoveItsOwnClientDuringReceive)
         EXPECT_FALSE(link.server.has_client(from)) << "gone for every call at once";
         EXPECT_EQ(link.server.send(from, Chat{}, bitrep::channel::reliable).code(), bitrep::error::unknown_client);
     });
-    link.server.on_input([&](bitrep::client_id from, std::uint32_t, const PlayerInput&) {
-        link.server.remove_client(from); // the input handler runs first
-    });
     ASSERT_TRUE(link.client.receive(link.server.replicate(link.id, link.driver.world)));
-    PlayerInput input;
-    input.sequence = 1;
-    ASSERT_TRUE(link.client.send_input(1, input));
     Chat chat;
     chat.serial = 1;
     chat.text = "line 1";
     ASSERT_TRUE(link.client.send(chat, bitrep::channel::reliable));
     ASSERT_TRUE(link.server.receive(link.id, link.client.packet()));
-    EXPECT_TRUE(kicked) << "the handlers of a removed client's packet still run";
+    EXPECT_TRUE(kicked);
     EXPECT_FALSE(link.server.has_client(link.id));
     EXPECT_EQ(link.server.receive(link.id, link.client.packet()).code(), bitrep::error::unknown_client);
     EXPECT_EQ(link.server.statistics(link.id), nullptr);
+}
+
+TEST(TwoWay, AKickedClientsRemainingInputsAndMessagesAreNotDelivered)
+{
+    linked link({}, 2);
+    std::vector<std::uint32_t> inputs;
+    std::vector<std::uint32_t> chats;
+    link.server.on_input([&](bitrep::client_id from, std::uint32_t tick, const PlayerInput&) {
+        inputs.push_back(tick);
+        link.server.remove_client(from); // the input handler runs first
+    });
+    link.server.on_message<Chat>([&](bitrep::client_id, const Chat& chat) { chats.push_back(chat.serial.get()); });
+    ASSERT_TRUE(link.client.receive(link.server.replicate(link.id, link.driver.world)));
+    for (std::uint32_t tick = 1; tick <= 2; ++tick) {
+        PlayerInput input;
+        input.sequence = tick;
+        ASSERT_TRUE(link.client.send_input(tick, input));
+        Chat chat;
+        chat.serial = tick;
+        ASSERT_TRUE(link.client.send(chat, tick == 1 ? bitrep::channel::reliable : bitrep::channel::unreliable));
+    }
+    ASSERT_TRUE(link.server.receive(link.id, link.client.packet()));
+    EXPECT_EQ(inputs, (std::vector<std::uint32_t>{1}));
+    EXPECT_TRUE(chats.empty());
+    EXPECT_FALSE(link.server.has_client(link.id));
+}
+
+TEST(TwoWay, AClientThatCannotSealSaysWhyAndSendsNoMessage)
+{
+    // An AEAD client without a key (or a copy, or without libsodium)
+    // cannot seal: its messages stay queued, none counted as sent.
+    bitrep::replication_options options;
+    options.security = bitrep::packet_security::aead;
+    Client client(options);
+    Chat chat;
+    chat.serial = 1;
+    ASSERT_TRUE(client.send(chat, bitrep::channel::unreliable));
+    ASSERT_TRUE(client.send(chat, bitrep::channel::reliable));
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        std::span<const std::uint8_t> packet;
+        EXPECT_EQ(client.packet(packet).code(), bitrep::error::options_mismatch);
+        EXPECT_TRUE(packet.empty());
+        EXPECT_TRUE(client.packet().empty());
+    }
+    EXPECT_EQ(client.messages().unreliable_sent, 0u);
+    EXPECT_EQ(client.messages().unreliable_expired, 0u);
+    EXPECT_EQ(client.messages().reliable_resent, 0u);
 }
 
 TEST(TwoWay, AnOnChangeCallbackThatThrowsLosesNoInputAckAndNoMessage)

@@ -109,10 +109,9 @@ bitrep::packet_key key()
     return k;
 }
 
-/// Each end's connection salt: fixed too, so that a replay of the honest
+/// The connection id both ends are given with the key: fixed too, so that
 /// traffic gives the same bytes.
-constexpr std::uint64_t server_salt = 0x5E;
-constexpr std::uint64_t client_salt = 0xC1;
+constexpr std::uint64_t connection_id = 0xC1;
 
 // Honest traffic: the server sends packets 0 .. sent - 1 and the client
 // applies them all, but only the acks of 0 .. acked - 1 reach the server, so
@@ -158,7 +157,7 @@ void replay(server_type& server, bitrep::client_id id, const prepared& p)
 /// A client that checks its change notifications.
 client_type new_client(bitrep::packet_security security)
 {
-    client_type client(options(security), key(), client_salt);
+    client_type client(options(security), key(), connection_id);
     client.on_change([](const bitrep::state_change& change, const World&, const World&) {
         if (change.field >= bitrep::reflect::field_count<World> ||
             (change.what != bitrep::state_change::kind::field && change.id >= 64))
@@ -188,7 +187,7 @@ prepared prepare(bitrep::packet_security security)
         p.worlds.push_back(world_at(t));
     client_type client = new_client(security);
     server_type server(options(security));
-    const bitrep::client_id id = server.add_client(key(), server_salt);
+    const bitrep::client_id id = server.add_client(key(), connection_id);
     replay(server, id, p.worlds, [&](std::uint32_t, std::span<const std::uint8_t> packet) {
         p.states.emplace_back(packet.begin(), packet.end());
         if (const bitrep::status st = client.receive(packet); !st)
@@ -206,7 +205,7 @@ prepared prepare(bitrep::packet_security security)
 
     // The replay each input starts from must be the run above.
     server_type again(options(security));
-    const bitrep::client_id same_id = again.add_client(key(), server_salt);
+    const bitrep::client_id same_id = again.add_client(key(), connection_id);
     replay(again, same_id, p);
     if (!again.replicate(same_id, p.worlds[sent], packet) || !std::ranges::equal(packet, p.next_packet))
         fail("the server's replay differs from the honest run");
@@ -220,9 +219,8 @@ prepared prepare(bitrep::packet_security security)
 bytes sealed(const prepared& p, std::span<const std::uint8_t> input, bitrep::replication::packet_kind kind)
 {
     bytes packet;
-    const std::uint64_t salt = kind == bitrep::replication::packet_kind::state ? server_salt : client_salt;
-    if (const bitrep::status st =
-            resealed(p.security, key(), input, options(p.security).protocol_id, kind, salt, sent + 1, packet);
+        if (const bitrep::status st =
+            resealed(p.security, key(), input, options(p.security).protocol_id, kind, connection_id, sent + 1, packet);
         !st)
         fail("sealing failed", st);
     return packet;
@@ -307,7 +305,7 @@ const prepared& prepared_for(bitrep::packet_security security)
 struct idle_server {
     server_type server;
     bitrep::client_id id;
-    explicit idle_server(const prepared& p) : server(options(p.security)), id(server.add_client(key(), server_salt))
+    explicit idle_server(const prepared& p) : server(options(p.security)), id(server.add_client(key(), connection_id))
     {
         replay(server, id, p);
     }
@@ -337,7 +335,7 @@ void fuzz_server(const prepared& p, std::span<const std::uint8_t> input)
 
     // A server cannot be copied: replay the honest traffic into a fresh one.
     server_type server(options(p.security));
-    const bitrep::client_id id = server.add_client(key(), server_salt);
+    const bitrep::client_id id = server.add_client(key(), connection_id);
     replay(server, id, p);
     bool accepted = static_cast<bool>(server.receive(id, input));
     accepted = static_cast<bool>(server.receive(id, resealed)) || accepted;
@@ -388,7 +386,7 @@ std::vector<bytes> next_packets(const prepared& p, std::uint32_t acks, const bit
                                 std::initializer_list<std::uint32_t> ticks)
 {
     server_type server(o);
-    const bitrep::client_id id = server.add_client(key(), server_salt);
+    const bitrep::client_id id = server.add_client(key(), connection_id);
     std::span<const std::uint8_t> packet;
     for (std::uint32_t t = 0; t < sent; ++t)
         if (!server.replicate(id, p.worlds[t], packet) || (t < acks && !server.receive(id, p.acks[t])))
@@ -477,7 +475,7 @@ void bitrep_fuzz_seeds(std::vector<std::vector<std::uint8_t>>& seeds)
         }
         for (const bytes& ack : acks) {
             fuzz::server_type server(fuzz::options(security));
-            const bitrep::client_id id = server.add_client(fuzz::key(), fuzz::server_salt);
+            const bitrep::client_id id = server.add_client(fuzz::key(), fuzz::connection_id);
             fuzz::replay(server, id, p);
             const bytes sealed = fuzz::sealed(p, add_seed(ack), rep::packet_kind::ack);
             if (const bitrep::status st = server.receive(id, sealed); !st)

@@ -84,10 +84,9 @@ bitrep::packet_key key()
     return k;
 }
 
-/// Each end's connection salt: fixed too, so that every session's
+/// The connection id both ends are given with the key: fixed too, so that
 /// packets are the same bytes.
-constexpr std::uint64_t server_salt = 0x5E;
-constexpr std::uint64_t client_salt = 0xC1;
+constexpr std::uint64_t connection_id = 0xC1;
 
 World world_at(std::uint32_t t)
 {
@@ -147,8 +146,8 @@ struct session {
     deliveries at_server, at_client;
 
     explicit session(bitrep::packet_security security)
-        : server(options(security)), client(options(security), key(), client_salt),
-          id(server.add_client(key(), server_salt))
+        : server(options(security)), client(options(security), key(), connection_id),
+          id(server.add_client(key(), connection_id))
     {
         server.on_input([this](bitrep::client_id, std::uint32_t tick, const Input&) { at_server.input(tick); });
         server.on_message<Chat>([this](bitrep::client_id, const Chat& c) { at_server.chat(c); });
@@ -198,8 +197,7 @@ bytes sealed(bitrep::packet_security security, std::span<const std::uint8_t> inp
 {
     const std::uint32_t protocol = bitrep::replication::protocol_id_for<Input, Messages>(options(security).protocol_id);
     bytes packet;
-    const std::uint64_t salt = kind == bitrep::replication::packet_kind::state ? server_salt : client_salt;
-    if (const bitrep::status st = resealed(security, key(), input, protocol, kind, salt, ticks + 1, packet); !st)
+        if (const bitrep::status st = resealed(security, key(), input, protocol, kind, connection_id, ticks + 1, packet); !st)
         fail("sealing failed", st);
     return packet;
 }

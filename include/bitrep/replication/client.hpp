@@ -75,30 +75,30 @@ public:
     /// packet reports everything that differs from a default State.
     using change_function = std::function<void(const state_change&, const State& before, const State& after)>;
 
-    /// `key`: the connection's packet key, required when options.security
-    /// is aead (the same the server was given for this client; without one
-    /// every packet is refused, options_mismatch). A copy applies packets
-    /// as its original does, and on the AEAD path sends none: it would seal
-    /// them under its original's nonces (docs/security.md).
-    explicit replication_client(replication_options options = {}, const packet_key& key = {})
-        : replication_client(options, key, replication::random_salt())
-    {
-    }
-    /// The same with this end's connection salt chosen, for runs that must
-    /// repeat byte for byte (tests, fuzzers): a salt must never serve one
-    /// key twice.
-    replication_client(replication_options options, const packet_key& key, std::uint64_t salt)
+    /// `key` and `connection_id`: what the login handed out for this
+    /// connection, the same the server was given for this client
+    /// (add_client(key, connection_id)). The key is required when
+    /// options.security is aead (without one every packet is refused,
+    /// options_mismatch). A key used for one connection only may keep
+    /// connection id 0; a key used again needs a new id for each connection,
+    /// or its nonces repeat (docs/security.md). A copy applies packets as its
+    /// original does, and on the AEAD path sends none: it would seal them
+    /// under its original's nonces.
+    explicit replication_client(replication_options options = {}, const packet_key& key = {},
+                                std::uint64_t connection_id = 0)
         : options_(options), inputs_(replication::make_part<inputs_type>(options)),
           messages_(replication::make_part<port_holder>(options, message_other_bits(options))),
           packet_(std::max(options.max_packet_bytes, replication::ack_bytes + replication::suffix_bytes(options.security) +
                                                          replication::prefix_bytes(options.security) -
                                                          replication::crc_bytes)),
-          guard_(options.security, key, replication::direction::client_to_server, salt)
+          guard_(options.security, key, replication::direction::client_to_server, connection_id)
     {
         replication::require_reflected_state<State>();
         options_.window = replication::ring_size(options_.window);
         options_.protocol_id = replication::protocol_id_for<Input, Messages>(options_.protocol_id);
         ring_.resize(options_.window);
+        if (options_.security == packet_security::aead)
+            guard_.reserve_body(options_.max_packet_bytes);
     }
 
     /// Applies a packet from the server. All or nothing: on any error
@@ -107,8 +107,11 @@ public:
     status receive(std::span<const std::uint8_t> bytes)
     {
         const State* before = nullptr;
-        status result = apply(bytes, before);
-        guard_.clear_body();
+        status result;
+        {
+            const replication::packet_guard::body_scope wiped(guard_);
+            result = apply(bytes, before);
+        }
         if (result)
             stats_.applied += 1;
         else if (result == error::stale)
@@ -134,11 +137,25 @@ public:
     /// call): the ack of the state packets applied, the inputs the server
     /// has not acknowledged, and messages (reliable ones first). Without
     /// inputs and messages it is the 11-byte ack of docs/replication.md
-    /// section 4.
+    /// section 4. Empty when no packet can be sealed: packet(out) says why.
     std::span<const std::uint8_t> packet()
     {
+        std::span<const std::uint8_t> out;
+        static_cast<void>(packet(out));
+        return out;
+    }
+
+    /// packet() that reports failure as a status: a copy of an AEAD client
+    /// (which must not seal), one without a key or without libsodium, or one
+    /// whose packet numbers are used up. When it fails `out` is empty and
+    /// nothing changes: no message counts as sent.
+    status packet(std::span<const std::uint8_t>& out)
+    {
+        out = {};
         if (packet_.empty()) [[unlikely]]
-            return {}; // moved from: its buffers and its key went with the move
+            return status(error::options_mismatch, 0, "client", "moved from: its buffers and its key went with the move");
+        if (status able = guard_.can_seal(); !able) [[unlikely]]
+            return able;
         failure_record failure;
         const std::size_t prefix = guard_.prefix();
         replication::message_write_stream stream(
@@ -155,16 +172,20 @@ public:
             // The plans are bounds of what they write, within the room.
             [[maybe_unused]] const bool written = channels.write(stream);
             assert(written);
-            channels.commit(packets_);
         }
         const std::size_t size = prefix + stream.flush() + guard_.suffix();
-        // Fails only when 2^64 packets used up the key's numbers: nothing
-        // is sent, as a packet that cannot be sealed must not be.
-        if (!guard_.seal(options_.protocol_id, replication::packet_kind::ack,
-                         std::span<std::uint8_t>(packet_.data(), size))) [[unlikely]]
-            return {};
+        const std::span<std::uint8_t> sealed(packet_.data(), size);
+        if (status result = guard_.seal(options_.protocol_id, replication::packet_kind::ack, sealed); !result)
+            [[unlikely]] {
+            if constexpr (has_messages)
+                messages_.endpoint().cancel();
+            return result;
+        }
+        if constexpr (has_messages)
+            messages_.endpoint().commit(packets_);
         ++packets_;
-        return std::span<const std::uint8_t>(packet_.data(), size);
+        out = sealed;
+        return {};
     }
 
     /// packet(), by its name from before the client sent anything but acks.
@@ -294,51 +315,8 @@ private:
             if (!messages_.read(stream) || !stream.serialize_align()) [[unlikely]]
                 return stream.failure_status("packet");
         }
-        const State* base = &default_;
-        if (header.has_baseline) {
-            base = held(header.baseline);
-            if (base == nullptr)
-                return status(error::no_baseline, head + 17, "packet", "the packet's baseline is not held");
-        }
-        if (header.coded) {
-            const State* older = base;
-            if (header.has_older) {
-                older = held(header.older);
-                if (older == nullptr)
-                    return status(error::no_baseline, head + 36, "packet", "the state the packet predicts from is not held");
-            }
-            // The coded bytes run from the byte after the header to the end.
-            const std::size_t start = (stream.bit_position() + 7) / 8;
-            bool check_ok = true;
-            status decoded = coder_.read_with(bytes.subspan(std::min(start, bytes.size())), [&](auto& coder) {
-                if (!read_delta(coder, *older, *base, *scratch_))
-                    return false;
-                std::uint32_t check = replication::check_value;
-                if (options_.check_value && !coder.serialize_bits(check, 32))
-                    return false;
-                check_ok = check == replication::check_value;
-                return true;
-            });
-            if (!decoded) [[unlikely]]
-                return decoded;
-            if (!check_ok) [[unlikely]]
-                return status(error::corrupt, head + 8 * bytes.size(), "packet", "end-of-packet check value is wrong");
-        } else {
-            if (!read_delta(stream, *base, *scratch_)) [[unlikely]]
-                return stream.failure_status(reflect::type_name<State>());
-            if (options_.check_value) {
-                const std::size_t at = stream.bit_position();
-                std::uint32_t check = 0;
-                if (!stream.serialize_bits(check, 32)) [[unlikely]]
-                    return stream.failure_status("packet");
-                if (check != replication::check_value) [[unlikely]]
-                    return status(error::corrupt, head + at, "packet", "end-of-packet check value is wrong");
-            }
-            const std::size_t used = (stream.bit_position() + 7) / 8;
-            if (used != bytes.size()) [[unlikely]]
-                return status(error::trailing_data, head + used * 8, "packet", "whole bytes left over after the state");
-        }
-
+        if (status decoded = decode_state(header, stream, bytes); !decoded) [[unlikely]]
+            return decoded;
         const std::size_t index = header.sequence % options_.window;
         applied_view& slot = ring_[index];
         slot.view.swap(scratch_);
@@ -354,6 +332,65 @@ private:
         }
         if constexpr (has_messages)
             messages_.apply(bytes, handlers_);
+        return {};
+    }
+
+    /// Decodes the packet's state, after its header and sections, into
+    /// scratch_ (the ring is untouched until the whole packet is accepted).
+    status decode_state(const replication::packet_header& header, basic_read_stream<scope::replication>& stream,
+                        std::span<const std::uint8_t> bytes)
+    {
+        const std::size_t head = 8 * guard_.prefix(); // bit offsets count from the packet's start
+        const State* base = &default_;
+        if (header.has_baseline) {
+            base = held(header.baseline);
+            if (base == nullptr)
+                return status(error::no_baseline, head + 17, "packet", "the packet's baseline is not held");
+        }
+        if (header.coded) {
+            const State* older = base;
+            if (header.has_older) {
+                older = held(header.older);
+                if (older == nullptr)
+                    return status(error::no_baseline, head + 36, "packet", "the state the packet predicts from is not held");
+            }
+            return decode_coded(*older, *base, bytes.subspan(std::min((stream.bit_position() + 7) / 8, bytes.size())),
+                                head + 8 * bytes.size());
+        }
+        if (!read_delta(stream, *base, *scratch_)) [[unlikely]]
+            return stream.failure_status(reflect::type_name<State>());
+        if (options_.check_value) {
+            const std::size_t at = stream.bit_position();
+            std::uint32_t check = 0;
+            if (!stream.serialize_bits(check, 32)) [[unlikely]]
+                return stream.failure_status("packet");
+            if (check != replication::check_value) [[unlikely]]
+                return status(error::corrupt, head + at, "packet", "end-of-packet check value is wrong");
+        }
+        const std::size_t used = (stream.bit_position() + 7) / 8;
+        if (used != bytes.size()) [[unlikely]]
+            return status(error::trailing_data, head + used * 8, "packet", "whole bytes left over after the state");
+        return {};
+    }
+
+    /// The coded state in `coded` (from the byte after the header to the
+    /// packet's end, bit `end` of the packet), predicted from `older`.
+    status decode_coded(const State& older, const State& base, std::span<const std::uint8_t> coded, std::size_t end)
+    {
+        bool check_ok = true;
+        status decoded = coder_.read_with(coded, [&](auto& coder) {
+            if (!read_delta(coder, older, base, *scratch_))
+                return false;
+            std::uint32_t check = replication::check_value;
+            if (options_.check_value && !coder.serialize_bits(check, 32))
+                return false;
+            check_ok = check == replication::check_value;
+            return true;
+        });
+        if (!decoded) [[unlikely]]
+            return decoded;
+        if (!check_ok) [[unlikely]]
+            return status(error::corrupt, end, "packet", "end-of-packet check value is wrong");
         return {};
     }
 

@@ -230,7 +230,16 @@ public:
     /// run here, with `context...`.
     void apply(std::span<const std::uint8_t> bytes, const handlers_type& handlers, Context... context)
     {
-        delivery target{this, &handlers, std::tuple<Context...>(context...)};
+        static constexpr bool never = false;
+        apply_until(never, bytes, handlers, context...);
+    }
+    /// apply() that calls no more handlers once `stopped` is true (a
+    /// handler removed the peer): the packet's remaining messages are
+    /// consumed undelivered.
+    void apply_until(const bool& stopped, std::span<const std::uint8_t> bytes, const handlers_type& handlers,
+                     Context... context)
+    {
+        delivery target{this, &handlers, &stopped, std::tuple<Context...>(context...)};
         endpoint_.apply(bytes, &deliver, &target);
     }
 
@@ -241,12 +250,15 @@ private:
     struct delivery {
         message_port* port;
         const handlers_type* handlers;
+        const bool* stopped;
         std::tuple<Context...> context;
     };
 
     static void deliver(void* target, const message_view& message)
     {
         delivery& to = *static_cast<delivery*>(target);
+        if (*to.stopped)
+            return;
         to.port->codec_.visit(message, [&]<class T>(const T& value) {
             std::apply([&](Context... context) { to.handlers->template call<T>(context..., value); }, to.context);
         });

@@ -12,6 +12,7 @@
 
 
 #include <bitrep/detail/checksums.hpp>
+#include <bitrep/detail/little_endian.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/stream.hpp>
 
@@ -145,10 +146,9 @@ enum class packet_kind : std::uint8_t { state = 'S', ack = 'A' };
 /// CRC-32 (Boost.CRC) of the protocol id and kind followed by the bytes.
 inline std::uint32_t packet_crc(std::uint32_t protocol_id, packet_kind kind, std::span<const std::uint8_t> bytes)
 {
-    const std::array<std::uint8_t, 5> prefix = {
-        static_cast<std::uint8_t>(protocol_id), static_cast<std::uint8_t>(protocol_id >> 8),
-        static_cast<std::uint8_t>(protocol_id >> 16), static_cast<std::uint8_t>(protocol_id >> 24),
-        static_cast<std::uint8_t>(kind)};
+    std::array<std::uint8_t, 5> prefix{};
+    bitrep::detail::store_le(prefix.data(), protocol_id);
+    prefix[4] = static_cast<std::uint8_t>(kind);
     return bitrep::detail::crc32(prefix, bytes);
 }
 
@@ -156,8 +156,7 @@ inline std::uint32_t packet_crc(std::uint32_t protocol_id, packet_kind kind, std
 inline void seal(std::uint32_t protocol_id, packet_kind kind, std::span<std::uint8_t> packet)
 {
     const std::uint32_t crc = packet_crc(protocol_id, kind, packet.subspan(crc_bytes));
-    for (std::size_t i = 0; i < crc_bytes; ++i)
-        packet[i] = static_cast<std::uint8_t>(crc >> (8 * i));
+    bitrep::detail::store_le(packet.data(), crc);
 }
 
 /// The packet's CRC checks out (it is long enough to hold one, and more).
@@ -165,9 +164,7 @@ inline status check_seal(std::uint32_t protocol_id, packet_kind kind, std::span<
 {
     if (packet.size() <= crc_bytes) [[unlikely]]
         return status(error::truncated, packet.size() * 8, "packet", "shorter than its CRC and header");
-    std::uint32_t sent = 0;
-    for (std::size_t i = 0; i < crc_bytes; ++i)
-        sent |= static_cast<std::uint32_t>(packet[i]) << (8 * i);
+    const auto sent = bitrep::detail::load_le<std::uint32_t>(packet.data());
     if (sent != packet_crc(protocol_id, kind, packet.subspan(crc_bytes))) [[unlikely]]
         return status(error::corrupt, 0, "packet", "CRC mismatch: corrupted, or another protocol id");
     return {};

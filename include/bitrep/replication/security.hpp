@@ -3,6 +3,7 @@
 // (src/packet_security.cpp) so that no user file includes libsodium.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -21,8 +22,9 @@ namespace bitrep {
 void wipe_secret(std::span<std::uint8_t> secret) noexcept;
 
 /// A connection's 32-byte key, established by the game's login. One key may
-/// serve several connections one after another (a reconnection): each
-/// connection seals under keys derived from it (docs/security.md, section 1).
+/// serve several connections one after another (a reconnection) when the
+/// login also hands out a connection id for each: each connection seals
+/// under keys derived from both (docs/security.md, section 1).
 struct packet_key {
     std::array<std::uint8_t, 32> bytes{};
 
@@ -48,41 +50,46 @@ namespace replication {
 /// back at its sender does not open.
 enum class direction : std::uint32_t { server_to_client = 1, client_to_server = 2 };
 
-constexpr std::size_t aead_salt_bytes = 8;   ///< the sender's connection salt, first, in clear
-constexpr std::size_t aead_number_bytes = 8; ///< the cleartext packet number, after the salt
-constexpr std::size_t aead_prefix_bytes = aead_salt_bytes + aead_number_bytes;
+constexpr std::size_t aead_connection_bytes = 8; ///< the connection id, first, in clear
+constexpr std::size_t aead_number_bytes = 8;     ///< the cleartext packet number, after the id
+constexpr std::size_t aead_prefix_bytes = aead_connection_bytes + aead_number_bytes;
 constexpr std::size_t aead_tag_bytes = 16; ///< the Poly1305 tag, last
 constexpr std::size_t aead_overhead_bytes = aead_prefix_bytes + aead_tag_bytes;
 
 /// Whether this bitrep was built with libsodium.
 bool aead_available() noexcept;
 
-/// A fresh connection salt from libsodium's CSPRNG (0 without libsodium).
-std::uint64_t random_salt() noexcept;
+/// The key one direction's packets of one connection are sealed under:
+/// derived from the long-term `key` by libsodium's KDF (BLAKE2b) with the
+/// direction as context and the `connection` id as subkey id. Both ends
+/// know the id before any packet, so each derives both directions' keys at
+/// once; a new id per connection gives it keys of its own, so that its
+/// packet numbers starting again at 0 never repeat a nonce under one key,
+/// and no packet of another connection opens.
+packet_key connection_key(const packet_key& key, direction way, std::uint64_t connection) noexcept;
 
-/// The key one end's packets of one connection are sealed under: derived
-/// from the long-term `key` by libsodium's KDF (BLAKE2b) with the direction
-/// as context and the sender's `salt` as subkey id. A new salt per
-/// connection gives each connection keys of its own, so that its packet
-/// numbers starting again at 0 never repeat a nonce under one key.
-packet_key connection_key(const packet_key& key, direction way, std::uint64_t salt) noexcept;
+/// A one-way 64-bit fingerprint of the pair (`key`, `connection`), by the
+/// same KDF under a context of its own: lets a server notice a pair it has
+/// used before without keeping any key (0 without libsodium).
+std::uint64_t connection_fingerprint(const packet_key& key, std::uint64_t connection) noexcept;
 
 /// Seals `packet` in place under `sealing_key` (a connection_key): its
-/// first 8 bytes receive `salt`, the next 8 `number`, the bytes between
-/// them and the last 16 are encrypted, and the last 16 receive the tag. The
-/// associated data is the protocol id, the kind and the number. Fails
-/// (io_error) without libsodium, or when the packet has no body.
-status aead_seal(const packet_key& sealing_key, direction way, std::uint64_t salt, std::uint32_t protocol_id,
+/// first 8 bytes receive `connection`, the next 8 `number`, the bytes
+/// between the number and the last 16 are encrypted, and the last 16
+/// receive the tag. The associated data is the protocol id, the kind, the
+/// connection id and the number. Fails (io_error) without libsodium, or
+/// when the packet has no body.
+status aead_seal(const packet_key& sealing_key, direction way, std::uint64_t connection, std::uint32_t protocol_id,
                  packet_kind kind, std::uint64_t number, std::span<std::uint8_t> packet) noexcept;
 
-/// The salt and the packet number of a sealed packet, unauthenticated: for
-/// choosing the key and the replay check before any decryption. Fail
-/// (truncated) when the packet is too short to hold them, a tag and a body.
-status aead_salt(std::span<const std::uint8_t> packet, std::uint64_t& salt) noexcept;
-status aead_number(std::span<const std::uint8_t> packet, std::uint64_t& number) noexcept;
+/// The connection id and the packet number of a sealed packet,
+/// unauthenticated: for refusing another connection's packets and the
+/// replay check before any decryption. Fails (truncated) when the packet is
+/// too short to hold them, a tag and a body.
+status aead_prefix(std::span<const std::uint8_t> packet, std::uint64_t& connection, std::uint64_t& number) noexcept;
 
 /// Authenticates and decrypts `packet` into `body` (packet.size() - 32
-/// bytes) under `sealing_key`, the connection_key of its sender's salt. On
+/// bytes) under `sealing_key`, the connection_key of its sender. On
 /// any failure (corrupt) `body` is left zeroed: nothing of an
 /// unauthenticated packet is ever handed on.
 status aead_open(const packet_key& sealing_key, direction way, std::uint32_t protocol_id, packet_kind kind,
@@ -130,7 +137,7 @@ private:
 };
 
 /// How many bytes a path adds to a packet's body: before it (the CRC, or
-/// the packet number) and after it (the tag).
+/// the connection id and the packet number) and after it (the tag).
 constexpr std::size_t prefix_bytes(packet_security security) noexcept
 {
     return security == packet_security::aead ? aead_prefix_bytes : crc_bytes;
@@ -148,20 +155,21 @@ constexpr std::size_t suffix_bytes(packet_security security) noexcept
 class packet_guard {
 public:
     packet_guard() = default;
-    /// On the AEAD path: seals under a key of this connection's own, from
-    /// `key` and a fresh random salt; opens the peer's packets under the
-    /// salt of the first one that authenticates, and refuses any other
-    /// salt after it (an earlier connection's packets under the same key).
-    packet_guard(packet_security security, const packet_key& key, direction sends) noexcept
-        : packet_guard(security, key, sends, random_salt())
+    /// On the AEAD path: seals under the key of (`key`, this direction,
+    /// `connection`) and opens only the peer's packets sealed under the key
+    /// of (`key`, the other direction, `connection`). The pair (key,
+    /// connection id) must never have served another connection: a fresh
+    /// key per connection may keep id 0; a key used again needs a new id.
+    packet_guard(packet_security security, const packet_key& key, direction sends,
+                 std::uint64_t connection = 0) noexcept
+        : security_(security), sends_(sends), connection_(connection), keyed_(key.present())
     {
-    }
-    /// The same with a chosen salt, which must never have served `key` in
-    /// this direction before (tests and tools).
-    packet_guard(packet_security security, const packet_key& key, direction sends, std::uint64_t salt) noexcept
-        : security_(security), key_(key), sends_(sends), salt_(salt), sealing_key_(connection_key(key, sends, salt)),
-          keyed_(key.present())
-    {
+        if (security != packet_security::aead)
+            return;
+        const direction receives =
+            sends == direction::server_to_client ? direction::client_to_server : direction::server_to_client;
+        sealing_key_ = connection_key(key, sends, connection);
+        opening_key_ = connection_key(key, receives, connection);
     }
     packet_guard(const packet_guard& other) { copy(other); }
     packet_guard& operator=(const packet_guard& other)
@@ -179,11 +187,57 @@ public:
     }
     ~packet_guard() { clear_body(); }
 
+    /// Drops the keys of a (key, connection id) pair that served an earlier
+    /// connection: sealing again under it would repeat that connection's
+    /// nonces. Every packet is then refused, saying why.
+    void refuse_reused_pair() noexcept
+    {
+        wipe_secret(sealing_key_.bytes);
+        wipe_secret(opening_key_.bytes);
+        keyed_ = false;
+        reused_ = true;
+    }
+
+    /// Makes room for the bodies of packets up to `packet_bytes` long, so
+    /// that open() allocates nothing for them.
+    void reserve_body(std::size_t packet_bytes) { body_.resize(std::max(body_.size(), packet_bytes)); }
+
+    /// Wipes the guard's decrypted body when it ends, however it is left
+    /// (a handler reading the body may throw).
+    class body_scope {
+    public:
+        explicit body_scope(packet_guard& guard) noexcept : guard_(guard) {}
+        body_scope(const body_scope&) = delete;
+        body_scope& operator=(const body_scope&) = delete;
+        ~body_scope() { guard_.clear_body(); }
+
+    private:
+        packet_guard& guard_;
+    };
+
     packet_security security() const noexcept { return security_; }
     std::size_t prefix() const noexcept { return prefix_bytes(security_); }
     std::size_t suffix() const noexcept { return suffix_bytes(security_); }
-    /// This end's connection salt, sent in clear in each of its AEAD packets.
-    std::uint64_t salt() const noexcept { return salt_; }
+    /// The connection id, sent in clear in each AEAD packet.
+    std::uint64_t connection() const noexcept { return connection_; }
+
+    /// Why seal() would fail whatever the packet (ok when it would not), so
+    /// that a sender can refuse before it commits anything to a packet.
+    status can_seal() const noexcept
+    {
+        if (security_ == packet_security::crc)
+            return {};
+        if (!keyed_) [[unlikely]]
+            return no_key();
+        if (!seals_) [[unlikely]]
+            return status(error::options_mismatch, 0, "packet",
+                          "a copy seals nothing: it would repeat its original's nonces (move the client instead)");
+        if (next_ == ~std::uint64_t{0}) [[unlikely]]
+            return status(error::io_error, 0, "packet", "packet numbers used up: the connection needs a new key");
+        if (!aead_available()) [[unlikely]]
+            return status(error::io_error, 0, "packet", "this bitrep was built without libsodium (libsodium-dev)");
+        return {};
+    }
 
     /// Seals `packet` (prefix, body, suffix) of `kind`; each AEAD packet
     /// takes the next number, and none is ever used twice.
@@ -193,14 +247,9 @@ public:
             replication::seal(protocol_id, kind, packet);
             return {};
         }
-        if (!keyed_) [[unlikely]]
-            return no_key();
-        if (!seals_) [[unlikely]]
-            return status(error::options_mismatch, 0, "packet",
-                          "a copy seals nothing: it would repeat its original's nonces (move the client instead)");
-        if (next_ == ~std::uint64_t{0}) [[unlikely]]
-            return status(error::io_error, 0, "packet", "packet numbers used up: the connection needs a new key");
-        if (status sealed = aead_seal(sealing_key_, sends_, salt_, protocol_id, kind, next_, packet); !sealed)
+        if (status able = can_seal(); !able) [[unlikely]]
+            return able;
+        if (status sealed = aead_seal(sealing_key_, sends_, connection_, protocol_id, kind, next_, packet); !sealed)
             [[unlikely]]
             return sealed;
         ++next_;
@@ -209,9 +258,9 @@ public:
 
     /// Checks a received packet and gives its body: on the CRC path the
     /// bytes after the CRC; on the AEAD path the decrypted body (in this
-    /// guard, valid until the next open or clear_body), once the number is
-    /// fresh (else stale, before any decryption) and the packet
-    /// authenticates under the peer's salt (else corrupt). Only an
+    /// guard, valid until the next open or clear_body), once the packet is
+    /// of this connection (else corrupt, before any decryption), its number
+    /// fresh (else stale) and it authenticates (else corrupt). Only an
     /// authentic packet moves the replay window.
     status open(std::uint32_t protocol_id, packet_kind kind, std::span<const std::uint8_t> packet,
                 std::span<const std::uint8_t>& body)
@@ -224,50 +273,54 @@ public:
         }
         if (!keyed_) [[unlikely]]
             return no_key();
-        std::uint64_t salt = 0;
+        std::uint64_t connection = 0;
         std::uint64_t number = 0;
-        if (status numbered = aead_number(packet, number); !numbered)
+        if (status numbered = aead_prefix(packet, connection, number); !numbered)
             return numbered;
-        static_cast<void>(aead_salt(packet, salt)); // the same length check as aead_number
-        if (!window_.fresh(number))
-            return status(error::stale, 0, "packet", "a packet number seen before, or older than the replay window");
-        if (peer_known_ && salt != peer_salt_)
+        if (connection != connection_)
             return status(error::corrupt, 0, "packet",
                           "sealed for another connection under this key (an earlier one, or a replay of it)");
+        if (!window_.fresh(number))
+            return status(error::stale, 0, "packet", "a packet number seen before, or older than the replay window");
+        clear_body();
+        body_bytes_ = packet.size() - aead_overhead_bytes;
+        if (body_bytes_ > body_.size()) [[unlikely]]
+            body_.resize(body_bytes_); // longer than any reserved for
+        const std::span<std::uint8_t> opened_body(body_.data(), body_bytes_);
         const direction receives =
             sends_ == direction::server_to_client ? direction::client_to_server : direction::server_to_client;
-        const packet_key candidate = peer_known_ ? packet_key{} : connection_key(key_, receives, salt);
-        clear_body();
-        body_.resize(packet.size() - aead_overhead_bytes);
-        const packet_key& opening = peer_known_ ? opening_key_ : candidate;
-        if (status opened = aead_open(opening, receives, protocol_id, kind, packet, body_); !opened)
+        if (status opened = aead_open(opening_key_, receives, protocol_id, kind, packet, opened_body); !opened)
             return opened;
-        if (!peer_known_) {
-            peer_known_ = true;
-            peer_salt_ = salt;
-            opening_key_ = candidate;
-        }
         window_.accept(number);
-        body = body_;
+        body = opened_body;
         return {};
     }
 
     /// Zeroes the decrypted body of the last open, once it has been read.
-    void clear_body() noexcept { wipe_secret(body_); }
+    void clear_body() noexcept
+    {
+        wipe_secret(std::span<std::uint8_t>(body_.data(), body_bytes_));
+        body_bytes_ = 0;
+    }
 
 private:
-    static status no_key() noexcept
+    status no_key() const noexcept
     {
+        if (reused_)
+            return status(error::options_mismatch, 0, "packet",
+                          "this key and connection id served an earlier connection: give each connection under "
+                          "one key a new connection id (add_client(key, connection_id))");
         return status(error::options_mismatch, 0, "packet",
                       "no packet key: security aead needs the connection's packet_key (add_client(key), "
                       "replication_client(options, key)); the all-zero key is none, and a moved-from end has none");
     }
 
-    /// `other`'s connection, but not its sealing: see the class comment.
+    /// `other`'s connection, but not its sealing (see the class comment),
+    /// nor its decrypted body, which only the original is reading.
     void copy(const packet_guard& other)
     {
         assign(other);
-        body_ = other.body_;
+        body_.resize(std::max(body_.size(), other.body_.size()));
         seals_ = false;
         wipe_secret(sealing_key_.bytes);
     }
@@ -278,8 +331,8 @@ private:
     {
         assign(other);
         body_ = std::move(other.body_);
-        other.clear_body();
-        wipe_secret(other.key_.bytes);
+        body_bytes_ = std::exchange(other.body_bytes_, 0);
+        other.body_.clear();
         wipe_secret(other.sealing_key_.bytes);
         wipe_secret(other.opening_key_.bytes);
         other.keyed_ = false;
@@ -289,32 +342,30 @@ private:
     {
         clear_body();
         security_ = other.security_;
-        key_ = other.key_;
         sends_ = other.sends_;
-        salt_ = other.salt_;
+        connection_ = other.connection_;
         sealing_key_ = other.sealing_key_;
         keyed_ = other.keyed_;
+        reused_ = other.reused_;
         seals_ = other.seals_;
         next_ = other.next_;
-        peer_known_ = other.peer_known_;
-        peer_salt_ = other.peer_salt_;
         opening_key_ = other.opening_key_;
         window_ = other.window_;
     }
 
     packet_security security_ = packet_security::crc;
-    packet_key key_{};
     direction sends_ = direction::server_to_client;
-    std::uint64_t salt_ = 0;
-    packet_key sealing_key_{};
-    bool keyed_ = false; ///< holds a key (not all zero, not moved from)
-    bool seals_ = true;  ///< not a copy
+    std::uint64_t connection_ = 0;
+    packet_key sealing_key_{}; ///< this end's direction
+    packet_key opening_key_{}; ///< the peer's direction
+    bool keyed_ = false;       ///< holds a key (not all zero, not moved from)
+    bool reused_ = false;      ///< refuse_reused_pair() dropped the keys
+    bool seals_ = true;        ///< not a copy
     std::uint64_t next_ = 0;
-    bool peer_known_ = false; ///< a packet authenticated under peer_salt_
-    std::uint64_t peer_salt_ = 0;
-    packet_key opening_key_{};
     replay_window window_;
+    /// The decrypted body is its first body_bytes_; the rest is zero.
     std::vector<std::uint8_t> body_;
+    std::size_t body_bytes_ = 0;
 };
 
 } // namespace replication

@@ -109,22 +109,30 @@ public:
 
     const replication_options& options() const noexcept { return options_; }
 
-    /// A new connection. `key`: its packet key, required when
-    /// options().security is aead (the client must be given the same one;
-    /// a reconnection may use it again, as each connection derives keys of
-    /// its own: docs/security.md). Without a key every packet of the
-    /// connection is refused (options_mismatch) on the AEAD path.
-    client_id add_client(const packet_key& key = {})
-    {
-        return add_client(key, replication::random_salt());
-    }
-    /// add_client(key) with this end's connection salt chosen, for runs
-    /// that must repeat byte for byte (tests, fuzzers): a salt must never
-    /// serve one key twice.
-    client_id add_client(const packet_key& key, std::uint64_t salt)
+    /// A new connection. `key` and `connection_id`: what the login handed out
+    /// for it, which the client is given too (replication_client(options,
+    /// key, connection_id)). The key is required when options().security is
+    /// aead (without one every packet of the connection is refused,
+    /// options_mismatch). A key used for one connection only may keep
+    /// connection id 0; a reconnection under the same key needs a new id,
+    /// or its nonces repeat and the old connection's packets open
+    /// (docs/security.md).
+    client_id add_client(const packet_key& key = {}, std::uint64_t connection_id = 0)
     {
         auto c = std::make_unique<connection>(options_);
-        c->guard = replication::packet_guard(options_.security, key, replication::direction::server_to_client, salt);
+        c->guard =
+            replication::packet_guard(options_.security, key, replication::direction::server_to_client, connection_id);
+        if (options_.security == packet_security::aead && key.present() && replication::aead_available()) {
+            // A reconnection given the key again without a new id would
+            // repeat the earlier connection's nonces: refuse it, loudly.
+            const std::uint64_t fingerprint = replication::connection_fingerprint(key, connection_id);
+            if (std::find(used_pairs_.begin(), used_pairs_.end(), fingerprint) != used_pairs_.end())
+                c->guard.refuse_reused_pair();
+            else
+                used_pairs_.push_back(fingerprint);
+        }
+        if (options_.security == packet_security::aead)
+            c->guard.reserve_body(options_.max_packet_bytes);
         c->ring.resize(options_.window);
         c->ring_refs.resize(options_.window);
         for (auto& refs : c->ring_refs)
@@ -159,20 +167,22 @@ public:
     }
 
     /// Forgets the client; its id is never given out again. Safe inside
-    /// receive()'s handlers (a player kicked from a chat handler): the
-    /// client is gone for every call at once, and its connection is freed
-    /// when the outermost receive() returns, as that receive still reads it.
+    /// receive()'s handlers (a player kicked from a chat handler) and
+    /// replicate()'s callbacks: the client is gone for every call at once,
+    /// none of its packet's remaining inputs and messages are delivered, and
+    /// its connection is freed when the outermost call returns, as that call
+    /// still reads it.
     void remove_client(client_id id) noexcept
     {
         connection* c = find(id);
         if (c == nullptr)
             return;
-        if (receiving_ == 0) {
+        if (in_use_.load(std::memory_order_acquire) == 0) {
             connections_[id].reset();
             return;
         }
         c->removed = true;
-        removals_pending_ = true;
+        removals_pending_.store(true, std::memory_order_release);
     }
 
     bool has_client(client_id id) const noexcept { return find(id) != nullptr; }
@@ -297,6 +307,9 @@ public:
         if (observed_ == nullptr) [[unlikely]]
             return status(error::no_baseline, 0, "world", "replicate(id) before any update(state)");
         const State& state = *observed_;
+        // A callback (on_invalid_value, priority, relevancy) may remove this
+        // client while its packet is being built.
+        const connection_scope in_use(*this);
         scratch_lease lease(*this);
         scratch& work = *lease;
         if (work.cache_tick != history_.tick() + 1) {
@@ -333,6 +346,8 @@ public:
             forget_unsendable(*c);
             return result;
         }
+        if (c->removed) [[unlikely]]
+            return status(error::unknown_client, 0, "client", "removed while its packet was built");
         commit(*c, header, size);
         packet = std::span<const std::uint8_t>(c->packet.data(), size);
         return {};
@@ -347,9 +362,12 @@ public:
             return status(error::unknown_client, 0, "client", "no such client");
         // Left by return or by a handler's exception alike, so that a throwing
         // handler cannot keep removed connections alive.
-        const receive_scope scope(*this);
-        status result = apply_client_packet(*c, id, bytes);
-        c->guard.clear_body();
+        const connection_scope in_use(*this);
+        status result;
+        {
+            const replication::packet_guard::body_scope wiped(c->guard);
+            result = apply_client_packet(*c, id, bytes);
+        }
         (result ? c->stats.acks_received : c->stats.acks_refused) += 1;
         return result;
     }
@@ -718,7 +736,7 @@ private:
     /// only, or atomic), so replicate() for different clients may run on
     /// different threads (docs/replication.md, "Threads").
     struct connection {
-        bool removed = false; ///< by remove_client() during a receive(): freed when it returns
+        bool removed = false; ///< by remove_client() during a call: freed when the outermost returns
         /// The packets in the window, by sequence % window, and their views
         /// (refs and other fields) at the same index. A packet's view is
         /// built in next_refs and next_fields and swapped in only once the
@@ -840,20 +858,23 @@ private:
         }
     };
 
-    /// The client's connection; none once removed (even while a receive()
-    /// still holds it).
-    /// A receive() under way: the outermost one frees the connections its
-    /// handlers removed when it ends.
-    class receive_scope {
+    /// A receive() or replicate() under way, whose callbacks may remove
+    /// clients: the outermost call frees the removed connections when it
+    /// ends. Counted atomically, as replicate() runs on several threads.
+    class connection_scope {
     public:
-        explicit receive_scope(replication_server& server) noexcept : server_(server) { ++server_.receiving_; }
-        receive_scope(const receive_scope&) = delete;
-        receive_scope& operator=(const receive_scope&) = delete;
-        ~receive_scope()
+        explicit connection_scope(replication_server& server) noexcept : server_(server)
         {
-            if (--server_.receiving_ != 0 || !server_.removals_pending_) [[likely]]
+            server_.in_use_.fetch_add(1, std::memory_order_acq_rel);
+        }
+        connection_scope(const connection_scope&) = delete;
+        connection_scope& operator=(const connection_scope&) = delete;
+        ~connection_scope()
+        {
+            if (server_.in_use_.fetch_sub(1, std::memory_order_acq_rel) != 1 ||
+                !server_.removals_pending_.load(std::memory_order_acquire)) [[likely]]
                 return;
-            server_.removals_pending_ = false;
+            server_.removals_pending_.store(false, std::memory_order_relaxed);
             for (auto& removed : server_.connections_)
                 if (removed != nullptr && removed->removed)
                     removed.reset();
@@ -863,6 +884,8 @@ private:
         replication_server& server_;
     };
 
+    /// The client's connection; none once removed (even while a call still
+    /// holds it).
     connection* find(client_id id) const noexcept
     {
         connection* c = id < connections_.size() ? connections_[id].get() : nullptr;
@@ -2324,11 +2347,15 @@ private:
         if constexpr (has_inputs) {
             c.inputs.apply();
             if (on_input_)
-                for (const received_input<Input>& input : c.inputs.delivered())
+                for (const received_input<Input>& input : c.inputs.delivered()) {
+                    // A handler that removed the client ends its deliveries.
+                    if (c.removed)
+                        break;
                     on_input_(id, input.tick, input.input);
+                }
         }
         if constexpr (has_messages)
-            c.port.apply(body, handlers_, id);
+            c.port.apply_until(c.removed, body, handlers_, id);
         return {};
     }
 
@@ -2375,8 +2402,12 @@ private:
 
     replication_options options_;
     std::vector<std::unique_ptr<connection>> connections_;
-    int receiving_ = 0;             ///< receive() calls under way (a handler may call it again)
-    bool removals_pending_ = false; ///< some connection is marked removed
+    /// receive() and replicate() calls under way (a handler may call them again).
+    std::atomic<int> in_use_{0};
+    std::atomic<bool> removals_pending_{false}; ///< some connection is marked removed
+    /// connection_fingerprint of every (key, connection id) pair given to
+    /// add_client on the AEAD path: 8 bytes per connection ever added.
+    std::vector<std::uint64_t> used_pairs_;
     priority_function priority_;
     relevancy_function relevant_;
     /// Per top-level field: the typed callbacks of its entity array.

@@ -18,6 +18,7 @@
 #include <bitrep/detail/working_object.hpp>
 #include <bitrep/bytes.hpp>
 #include <bitrep/detail/checksums.hpp>
+#include <bitrep/detail/little_endian.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/save/file_io.hpp>
 #include <bitrep/save/schema.hpp>
@@ -129,21 +130,6 @@ namespace detail {
 inline constexpr std::uint8_t save_magic[4] = {'B', 'R', 'S', 'V'};
 inline constexpr std::size_t crc_offset = 32;
 inline constexpr std::size_t info_crc_offset = 60;
-
-template <class Int>
-void store_le(std::uint8_t* at, Int value) noexcept
-{
-    for (std::size_t i = 0; i < sizeof(Int); ++i)
-        at[i] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(value) >> (8 * i));
-}
-template <class Int>
-Int load_le(const std::uint8_t* at) noexcept
-{
-    std::uint64_t value = 0;
-    for (std::size_t i = 0; i < sizeof(Int); ++i)
-        value |= static_cast<std::uint64_t>(at[i]) << (8 * i);
-    return static_cast<Int>(value);
-}
 
 /// CRC-32 of every byte of the file but the CRC's own four.
 inline std::uint32_t save_crc(std::span<const std::uint8_t> file) noexcept
