@@ -37,7 +37,7 @@
     prefix status save_to_bytes<T>(const T&, std::vector<std::uint8_t>&, const save_options&);                      \
     prefix status load_from_bytes<T>(std::span<const std::uint8_t>, T&, load_info&, const load_options&);           \
     prefix status load_from_bytes<T>(std::span<const std::uint8_t>, T&, const load_options&);                       \
-    prefix status save<T>(path_view, const T&, const save_options&);                                                \
+    prefix status save<T>(path_view, const T&, const save_options&, save_outcome*);                                 \
     prefix status load<T>(path_view, T&, load_info&, const load_options&);                                          \
     prefix status load<T>(path_view, T&, load_options);                                                             \
     prefix class loader<T>;                                                                                         \
