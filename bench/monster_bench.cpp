@@ -757,8 +757,12 @@ int main(int argc, char** argv)
     };
     benchmark::RegisterBenchmark("Monster/Encode/Reflected", encode_with(reflected{}))->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("Monster/Encode/HandWritten", encode_with(hand_written{}))->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("Monster/Encode/Tables", encode_with(side_by_side::tables<Batch>{}))
+        ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("Monster/Decode/Reflected", decode_with(reflected{}))->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("Monster/Decode/HandWritten", decode_with(hand_written{}))->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("Monster/Decode/Tables", decode_with(side_by_side::tables<Batch>{}))
+        ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("Monster/Decode/ReflectedDecoder", decode_with(reflected_decoder{}))
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("Monster/Decode/HandWrittenInPlace", [](benchmark::State& state) {

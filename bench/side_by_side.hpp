@@ -7,6 +7,7 @@
 #include <benchmark/benchmark.h>
 
 #include <bitrep/bitrep.hpp>
+#include <bitrep/engine.hpp>
 
 #include "allocation_counter.hpp"
 
@@ -48,6 +49,19 @@ struct reflected {
     [[gnu::noinline]] static bitrep::status from_bytes(std::span<const std::uint8_t> bytes, T& out)
     {
         return bitrep::from_bytes(bytes, out);
+    }
+};
+
+/// The same through the table engine (bitrep/engine.hpp).
+template <class T>
+struct tables {
+    [[gnu::noinline]] static bitrep::status to_bytes(const T& value, std::span<std::uint8_t> buffer, std::size_t& written)
+    {
+        return bitrep::engine::to_bytes(value, buffer, written);
+    }
+    [[gnu::noinline]] static bitrep::status from_bytes(std::span<const std::uint8_t> bytes, T& out)
+    {
+        return bitrep::engine::from_bytes(bytes, out);
     }
 };
 

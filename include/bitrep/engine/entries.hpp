@@ -1,0 +1,298 @@
+// Builds the engine's tables from reflection: entry_v<T> for any field type,
+// table_v<T> for a reflected class. Everything here is constant data plus a
+// few one-line accessors per container type; no serialization code.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+#include <bitrep/annotations/bounded_string.hpp>
+#include <bitrep/annotations/bounded_vector.hpp>
+#include <bitrep/annotations/field_flags.hpp>
+#include <bitrep/annotations/quantized.hpp>
+#include <bitrep/annotations/ranged.hpp>
+#include <bitrep/engine/table.hpp>
+#include <bitrep/reflect.hpp>
+#include <bitrep/serialize.hpp>
+
+namespace bitrep::engine {
+
+namespace detail {
+template <class T>
+struct is_bounded_vector : std::false_type {};
+template <class T, std::size_t N>
+struct is_bounded_vector<bounded_vector<T, N>> : std::bool_constant<!std::is_same_v<T, bool>> {};
+template <class T>
+struct is_std_array : std::false_type {};
+template <class T, std::size_t N>
+struct is_std_array<std::array<T, N>> : std::bool_constant<!std::is_same_v<T, bool>> {};
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+template <class T>
+struct is_quantized : std::false_type {};
+template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
+struct is_quantized<quantized<Min, Max, Resolution, Policy>> : std::true_type {};
+template <class T>
+struct is_ranged : std::false_type {};
+template <class Int, Int Min, Int Max>
+struct is_ranged<ranged<Int, Min, Max>> : std::true_type {};
+template <class T>
+struct is_bounded_string : std::false_type {};
+template <std::size_t N>
+struct is_bounded_string<bounded_string<N>> : std::true_type {};
+template <class T>
+struct is_flagged : std::false_type {};
+template <class T, field_flag Flag>
+struct is_flagged<flagged<T, Flag>> : std::true_type {};
+
+/// Classes the tables walk field by field: reflected, no hook, every field
+/// where it is declared.
+template <class T>
+constexpr bool walked_class()
+{
+    if constexpr (std::is_class_v<T> && requires { codec<T>::walks_fields; })
+        return codec<T>::walks_fields && !reflect::annotated_outside<T>;
+    else
+        return false;
+}
+
+template <class T>
+std::size_t vector_size(const void* v) noexcept
+{
+    return static_cast<const std::vector<T>*>(v)->size();
+}
+template <class T>
+void* vector_data(void* v) noexcept
+{
+    return static_cast<std::vector<T>*>(v)->data();
+}
+template <class T>
+void vector_resize(void* v, std::size_t size)
+{
+    bitrep::detail::resize_for_decode(*static_cast<std::vector<T>*>(v), size);
+}
+template <class T>
+inline constexpr container_access vector_access{&vector_size<T>, &vector_data<T>, &vector_resize<T>};
+
+template <class T>
+bool optional_has(const void* o) noexcept
+{
+    return static_cast<const std::optional<T>*>(o)->has_value();
+}
+template <class T>
+void* optional_value(void* o) noexcept
+{
+    return &**static_cast<std::optional<T>*>(o);
+}
+template <class T>
+void optional_reset(void* o) noexcept
+{
+    static_cast<std::optional<T>*>(o)->reset();
+}
+template <class T>
+void optional_emplace(void* o)
+{
+    static_cast<std::optional<T>*>(o)->emplace();
+}
+template <class T>
+inline constexpr optional_access optional_access_v{&optional_has<T>, &optional_value<T>, &optional_reset<T>,
+                                                   &optional_emplace<T>};
+
+template <class T>
+bool codec_write(write_stream& stream, const void* value)
+{
+    return bitrep::serialize(stream, *static_cast<const T*>(value));
+}
+template <class T>
+bool codec_read(read_stream& stream, void* value)
+{
+    return bitrep::serialize(stream, *static_cast<T*>(value));
+}
+template <class T>
+bool codec_measure(measure_stream& stream, const void* value)
+{
+    return bitrep::serialize(stream, *static_cast<const T*>(value));
+}
+template <class T>
+inline constexpr codec_access codec_access_v{&codec_write<T>, &codec_read<T>, &codec_measure<T>};
+
+template <class E>
+inline constexpr auto enum_values = [] {
+    using table = reflect::enumerators<E>;
+    std::array<std::uint64_t, table::count> values{};
+    for (std::size_t i = 0; i < table::count; ++i)
+        values[i] = static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::underlying_type_t<E>>(table::values[i])));
+    return values;
+}();
+
+template <class T>
+constexpr field_entry make_entry();
+} // namespace detail
+
+/// The entry of a field of type T.
+template <class T>
+inline constexpr field_entry entry_v = detail::make_entry<T>();
+
+template <class T>
+struct table_of;
+
+/// The table of a reflected class T.
+template <class T>
+inline constexpr const type_table& table_v = table_of<T>::table;
+
+namespace detail {
+template <class Int>
+constexpr field_entry integer_entry(kind k)
+{
+    field_entry e;
+    e.kind = k;
+    e.width = sizeof(Int);
+    e.is_signed = std::is_signed_v<Int>;
+    return e;
+}
+
+template <class T>
+constexpr field_entry make_entry()
+{
+    field_entry e;
+    if constexpr (std::is_same_v<T, bool>) {
+        e.kind = kind::boolean;
+        e.min_bits = e.max_bits = 1;
+    } else if constexpr (std::is_integral_v<T>) {
+        e = integer_entry<T>(kind::integer);
+        e.min_bits = e.max_bits = sizeof(T) * 8;
+    } else if constexpr (std::is_same_v<T, float>) {
+        e.kind = kind::float32;
+        e.min_bits = e.max_bits = 32;
+    } else if constexpr (std::is_same_v<T, double>) {
+        e.kind = kind::float64;
+        e.min_bits = e.max_bits = 64;
+    } else if constexpr (std::is_enum_v<T> && reflect::described_enum<T> && !reflect::flag_enum<T>) {
+        using table = reflect::enumerators<T>;
+        e = integer_entry<std::underlying_type_t<T>>(kind::enumeration);
+        e.span = table::count;
+        e.values = table::values_are_indices ? nullptr : enum_values<T>.data();
+        e.min_bits = e.max_bits = static_cast<std::size_t>(bitrep::detail::enum_index_bits(table::count));
+    } else if constexpr (is_ranged<T>::value) {
+        using Int = typename T::value_type;
+        e = integer_entry<Int>(kind::ranged);
+        e.min = static_cast<std::uint64_t>(T::min);
+        e.span = static_cast<std::uint64_t>(T::max) - static_cast<std::uint64_t>(T::min);
+        e.min_bits = e.max_bits = T::bits;
+    } else if constexpr (is_quantized<T>::value) {
+        e.kind = kind::quantized;
+        e.quantizer = T::quantizer;
+        e.low = T::min;
+        e.top = T::top;
+        e.clamp = T::policy == range_policy::clamp;
+        e.min_bits = e.max_bits = static_cast<std::size_t>(T::bits);
+    } else if constexpr (is_bounded_string<T>::value) {
+        static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(std::string));
+        e.kind = kind::string;
+        e.min = T::max_length;
+        e.min_bits = static_cast<std::size_t>(bitrep::detail::string_length_bits(T::max_length));
+        e.max_bits = e.min_bits + 7 + T::max_length * 8;
+    } else if constexpr (is_bounded_vector<T>::value) {
+        using element = typename T::value_type;
+        static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(std::vector<element>));
+        e.kind = kind::vector;
+        e.min = T::max_elements;
+        e.element = &entry_v<element>;
+        e.stride = sizeof(element);
+        e.container = &vector_access<element>;
+        e.depth = static_cast<std::uint8_t>(entry_v<element>.depth + 1);
+        e.min_bits = static_cast<std::size_t>(bitrep::detail::count_bits(T::max_elements));
+        e.max_bits = bitrep::detail::add_bits(e.min_bits,
+                                              bitrep::detail::multiply_bits(T::max_elements, entry_v<element>.max_bits));
+    } else if constexpr (is_std_array<T>::value) {
+        using element = typename T::value_type;
+        e.kind = kind::array;
+        e.min = std::tuple_size_v<T>;
+        e.element = &entry_v<element>;
+        e.stride = sizeof(element);
+        e.depth = static_cast<std::uint8_t>(entry_v<element>.depth + 1);
+        e.min_bits = bitrep::detail::multiply_bits(std::tuple_size_v<T>, entry_v<element>.min_bits);
+        e.max_bits = bitrep::detail::multiply_bits(std::tuple_size_v<T>, entry_v<element>.max_bits);
+    } else if constexpr (is_optional<T>::value) {
+        using element = typename T::value_type;
+        e.kind = kind::optional;
+        e.element = &entry_v<element>;
+        e.maybe = &optional_access_v<element>;
+        e.depth = static_cast<std::uint8_t>(entry_v<element>.depth + 1);
+        e.min_bits = 1;
+        e.max_bits = bitrep::detail::add_bits(1, entry_v<element>.max_bits);
+    } else if constexpr (is_flagged<T>::value) {
+        if constexpr (T::flag == field_flag::transient) {
+            e.flag = static_cast<std::uint8_t>(T::flag);
+        } else {
+            e = entry_v<typename T::value_type>;
+            e.flag = static_cast<std::uint8_t>(T::flag);
+            if (!bitrep::is_condition(T::flag))
+                e.min_bits = 0;
+        }
+    } else if constexpr (walked_class<T>()) {
+        e.kind = kind::structure;
+        e.nested = &table_v<T>;
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ((e.min_bits += entry_v<reflect::wire_type_at<T, I>>.min_bits), ...);
+            ((e.max_bits = bitrep::detail::add_bits(e.max_bits, entry_v<reflect::wire_type_at<T, I>>.max_bits)), ...);
+            ((e.depth = e.depth > entry_v<reflect::wire_type_at<T, I>>.depth ? e.depth
+                                                                           : entry_v<reflect::wire_type_at<T, I>>.depth),
+             ...);
+        }(std::make_index_sequence<reflect::field_count<T>>{});
+    } else {
+        e.kind = kind::codec;
+        e.codec = &codec_access_v<T>;
+        e.min_bits = codec<T>::min_bits();
+        e.max_bits = codec<T>::max_bits();
+    }
+    return e;
+}
+
+template <class T>
+void compute_offsets() noexcept;
+} // namespace detail
+
+template <class T>
+struct table_of {
+    static constexpr std::size_t count = reflect::field_count<T>;
+    static constexpr auto fields = []<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<field_entry, count>{entry_v<reflect::wire_type_at<T, I>>...};
+    }(std::make_index_sequence<count>{});
+    static constexpr auto ids = []<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<reflect::field_id, count>{reflect::field_id_at<T, I>()...};
+    }(std::make_index_sequence<count>{});
+    static inline std::atomic<std::uint32_t> offsets[count == 0 ? 1 : count]{};
+    static inline std::atomic<bool> ready{false};
+    static inline std::atomic<const void*> programs[3]{};
+    static constexpr type_table table{reflect::type_name<T>(), fields.data(), ids.data(),
+                                      static_cast<std::uint32_t>(count), offsets, &ready,
+                                      &detail::compute_offsets<T>, programs};
+};
+
+namespace detail {
+/// Where each field of T lies: taken from an object's storage that is never
+/// constructed (only member addresses are formed), once per program.
+template <class T>
+void compute_offsets() noexcept
+{
+    alignas(T) unsigned char storage[sizeof(T)];
+    T& object = *reinterpret_cast<T*>(storage);
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (table_of<T>::offsets[I].store(
+             static_cast<std::uint32_t>(reinterpret_cast<const unsigned char*>(&reflect::field_at<I>(object)) - storage),
+             std::memory_order_relaxed),
+         ...);
+    }(std::make_index_sequence<table_of<T>::count>{});
+    table_of<T>::ready.store(true, std::memory_order_release);
+}
+} // namespace detail
+
+} // namespace bitrep::engine

@@ -1,0 +1,124 @@
+// The descriptor tables the engine runs over: what a type costs the
+// compiler is one constant table per struct (its fields' kinds, constants
+// and offsets), not code. The engine (src/engine.cpp) is compiled once.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include <bitrep/reflect.hpp>
+#include <bitrep/wire/quantize.hpp>
+#include <bitrep/wire/stream.hpp>
+
+namespace bitrep::engine {
+
+/// What a field is, as far as the wire is concerned. Each kind's rule lives
+/// in one case of the engine's switch (src/engine.cpp).
+enum class kind : std::uint8_t {
+    boolean,     // 1 bit
+    integer,     // two's complement pattern at full width
+    ranged,      // offset from min in bits_required(span) bits
+    enumeration, // declaration index among `count` enumerators
+    float32,     // IEEE-754 bit pattern
+    float64,
+    quantized,   // compressed_float with a quantizer
+    string,      // bounded_string: length, then aligned bytes
+    vector,      // bounded_vector: count, then elements
+    array,       // std::array: elements
+    optional,    // presence bit, then the value
+    structure,   // a reflected class: its own table
+    codec,       // anything else: the type's compiled codec, through function pointers
+};
+
+struct type_table;
+struct field_entry;
+
+/// A contiguous container's elements (bounded_vector's std::vector).
+struct container_access {
+    std::size_t (*size)(const void* container) noexcept;
+    void* (*data)(void* container) noexcept;
+    /// resize_for_decode: a count the reader has already bounded.
+    void (*resize)(void* container, std::size_t size);
+};
+
+/// std::optional<T>.
+struct optional_access {
+    bool (*has_value)(const void* optional) noexcept;
+    void* (*value)(void* optional) noexcept;
+    void (*reset)(void* optional) noexcept;
+    void (*emplace)(void* optional);
+};
+
+/// The compiled codec of a type the tables do not describe yet.
+struct codec_access {
+    bool (*write)(write_stream& stream, const void* value);
+    bool (*read)(read_stream& stream, void* value);
+    bool (*measure)(measure_stream& stream, const void* value);
+};
+
+/// One field (or a container's element): its kind and the constants its
+/// rule needs. Constant-initialized; nothing in it depends on an object.
+struct field_entry {
+    engine::kind kind = engine::kind::boolean;
+    /// Bytes of the C++ integer (integer, ranged, enumeration).
+    std::uint8_t width = 0;
+    bool is_signed = false;
+    /// field_flag as an integer (0: none): which streams carry the field.
+    std::uint8_t flag = 0;
+    /// ranged: min's pattern; enumeration: unused; string / vector: max
+    /// length; array: element count.
+    std::uint64_t min = 0;
+    /// ranged: max - min; enumeration: enumerator count.
+    std::uint64_t span = 0;
+    /// quantized: the quantizer, the largest value in range, clamping.
+    detail::quantizer quantizer{};
+    float low = 0;
+    float top = 0;
+    bool clamp = false;
+    /// enumeration: the enumerators' values (sign-extended patterns), or
+    /// nullptr when they are 0, 1, 2, ... in declaration order.
+    const std::uint64_t* values = nullptr;
+    /// structure: the nested type's table.
+    const type_table* nested = nullptr;
+    /// vector, array, optional: the element, and the distance between two.
+    const field_entry* element = nullptr;
+    std::uint32_t stride = 0;
+    const container_access* container = nullptr;
+    const optional_access* maybe = nullptr;
+    const codec_access* codec = nullptr;
+    /// How many containers deep the value nests (the engine's loop stack).
+    std::uint8_t depth = 0;
+    /// The fewest bits any value takes (a reader bounds a count by them),
+    /// and the most (the standard's measure rule: 7 bits per alignment).
+    std::size_t min_bits = 0;
+    std::size_t max_bits = 0;
+};
+
+/// A reflected class: its fields in declaration order, with their offsets.
+struct type_table {
+    std::string_view name;
+    const field_entry* fields = nullptr;
+    const reflect::field_id* ids = nullptr;
+    std::uint32_t count = 0;
+    /// Filled on first use (offsets are not constant expressions); `ready`
+    /// says when. compute_offsets fills both.
+    std::atomic<std::uint32_t>* offsets = nullptr;
+    std::atomic<bool>* ready = nullptr;
+    void (*compute_offsets)() noexcept = nullptr;
+    /// The engine's compiled programs for this type, one per scope, built on
+    /// first use.
+    std::atomic<const void*>* programs = nullptr;
+};
+
+/// The deepest nesting of containers the engine runs (a type nested deeper
+/// does not compile).
+inline constexpr std::uint8_t max_depth = 32;
+
+// The engine: compiled once in the library, for every type.
+bool write(write_stream& stream, const type_table& table, const void* object);
+bool read(read_stream& stream, const type_table& table, void* object);
+bool measure(measure_stream& stream, const type_table& table, const void* object);
+
+} // namespace bitrep::engine

@@ -1,0 +1,290 @@
+// The table engine against the compiled codecs: the same bytes for random
+// values of every kind, the same refusals (code, bit, path) for values a
+// writer refuses, and the same result for random and mutated inputs.
+#include <bitrep/bitrep.hpp>
+#include <bitrep/engine.hpp>
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <variant>
+#include <vector>
+
+enum class Shade { dark, light, clear };
+BOOST_DESCRIBE_ENUM(Shade, dark, light, clear)
+enum class Gap : std::int8_t { low = -5, mid = 3, high = 90 };
+BOOST_DESCRIBE_ENUM(Gap, low, mid, high)
+
+namespace engine_test {
+
+struct Inner {
+    bitrep::ranged<std::int16_t, -300, 300> a;
+    bool b = false;
+    bitrep::quantized<-10.f, 10.f, 0.05f> c;
+    friend bool operator==(const Inner&, const Inner&) = default;
+};
+
+struct Everything {
+    bool flag = false;
+    std::uint8_t u8 = 0;
+    std::int16_t i16 = 0;
+    std::uint32_t u32 = 0;
+    std::int64_t i64 = 0;
+    float f = 0;
+    double d = 0;
+    Shade shade = Shade::dark;
+    Gap gap = Gap::low;
+    bitrep::ranged<int, -1000, 1000> r32;
+    bitrep::ranged<std::uint8_t, 3, 200> r8;
+    bitrep::ranged<std::int64_t, -5, std::numeric_limits<std::int64_t>::max()> r64;
+    bitrep::quantized<-100.f, 100.f, 0.01f> q;
+    bitrep::clamped<bitrep::quantized<0.f, 1.f, 0.1f>> qc;
+    bitrep::bounded_string<12> name;
+    bitrep::bounded_vector<bitrep::ranged<std::uint8_t, 0, 9>, 5> digits;
+    bitrep::bounded_vector<Inner, 3> inners;
+    std::array<Inner, 2> pair;
+    std::optional<bitrep::ranged<int, 0, 77>> maybe;
+    std::optional<Inner> maybe_inner;
+    Inner inner;
+    bitrep::transient<std::string> cache;
+    bitrep::save_only<bitrep::ranged<int, 0, 15>> saved;
+    std::variant<bitrep::ranged<int, 0, 3>, Inner> either; // compiled codec
+    bitrep::quat<9> rotation;                            // compiled codec
+    bitrep::bounded_vector<bool, 6> bits;                // compiled codec
+    friend bool operator==(const Everything&, const Everything&) = default;
+};
+
+struct Described {
+    int id = 0;
+    bitrep::ranged<int, 0, 50> level;
+    Inner inner;
+    friend bool operator==(const Described&, const Described&) = default;
+};
+BOOST_DESCRIBE_STRUCT(Described, (), (id, level, inner))
+
+struct Base {
+    bitrep::ranged<int, 0, 9> base_value;
+    friend bool operator==(const Base&, const Base&) = default;
+};
+BOOST_DESCRIBE_STRUCT(Base, (), (base_value))
+struct Derived : Base {
+    bitrep::bounded_string<4> tag;
+    friend bool operator==(const Derived&, const Derived&) = default;
+};
+BOOST_DESCRIBE_STRUCT(Derived, (Base), (tag))
+
+/// Random values, with `wild` of them outside what a writer accepts.
+class generator {
+public:
+    explicit generator(std::uint32_t seed) : rng_(seed) {}
+
+    bool coin(int in = 2) { return std::uniform_int_distribution<int>(0, in - 1)(rng_) == 0; }
+    std::uint64_t bits() { return rng_(); }
+    template <class Int>
+    Int any() { return static_cast<Int>(rng_()); }
+    template <class Int>
+    Int between(std::int64_t lo, std::int64_t hi)
+    {
+        return static_cast<Int>(std::uniform_int_distribution<std::int64_t>(lo, hi)(rng_));
+    }
+    float real(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng_); }
+    /// Mostly inside [lo, hi]; sometimes just outside, or not a number.
+    float quantity(float lo, float hi)
+    {
+        if (coin(40))
+            return std::numeric_limits<float>::quiet_NaN();
+        if (coin(30))
+            return hi + 1.0f;
+        return real(lo, hi);
+    }
+    std::string text(std::size_t max)
+    {
+        std::string s(std::uniform_int_distribution<std::size_t>(0, coin(30) ? max + 2 : max)(rng_), 'a');
+        for (char& c : s)
+            c = static_cast<char>('a' + between<int>(0, 25));
+        if (!s.empty() && coin(40))
+            s[0] = '\0';
+        return s;
+    }
+
+    Inner inner()
+    {
+        Inner v;
+        v.a = between<std::int16_t>(-300, coin(30) ? 400 : 300);
+        v.b = coin();
+        v.c = quantity(-10.f, 10.f);
+        return v;
+    }
+
+    Everything everything()
+    {
+        Everything v;
+        v.flag = coin();
+        v.u8 = any<std::uint8_t>();
+        v.i16 = any<std::int16_t>();
+        v.u32 = any<std::uint32_t>();
+        v.i64 = any<std::int64_t>();
+        v.f = real(-1e6f, 1e6f);
+        v.d = real(-1e6f, 1e6f);
+        v.shade = static_cast<Shade>(between<int>(0, coin(30) ? 5 : 2));
+        v.gap = std::array{Gap::low, Gap::mid, Gap::high, static_cast<Gap>(7)}[between<int>(0, coin(30) ? 3 : 2)];
+        v.r32 = between<int>(-1000, coin(30) ? 2000 : 1000);
+        v.r8 = between<std::uint8_t>(coin(30) ? 0 : 3, 200);
+        v.r64 = coin() ? any<std::int64_t>() : between<std::int64_t>(-5, 5);
+        v.q = quantity(-100.f, 100.f);
+        v.qc = coin(10) ? 7.0f : real(0.f, 1.f);
+        v.name = text(12);
+        for (int i = between<int>(0, coin(30) ? 6 : 5); i > 0; --i)
+            v.digits.push_back(between<std::uint8_t>(0, coin(30) ? 12 : 9));
+        for (int i = between<int>(0, 3); i > 0; --i)
+            v.inners.push_back(inner());
+        v.pair = {inner(), inner()};
+        if (coin())
+            v.maybe = between<int>(0, 77);
+        if (coin())
+            v.maybe_inner = inner();
+        v.inner = inner();
+        v.cache = "not sent";
+        v.saved = between<int>(0, 15);
+        if (coin())
+            v.either = inner();
+        else
+            v.either = bitrep::ranged<int, 0, 3>(between<int>(0, 3));
+        v.rotation = bitrep::quat<9>{0.f, 0.f, 0.f, 1.f};
+        for (int i = between<int>(0, 6); i > 0; --i)
+            v.bits.push_back(coin());
+        return v;
+    }
+
+private:
+    std::mt19937_64 rng_;
+};
+
+void expect_same_status(const bitrep::status& engine, const bitrep::status& codec)
+{
+    EXPECT_EQ(engine.code(), codec.code()) << engine.message() << " | " << codec.message();
+    EXPECT_EQ(engine.bit_offset(), codec.bit_offset()) << engine.message() << " | " << codec.message();
+    EXPECT_EQ(engine.field_path(), codec.field_path());
+    EXPECT_EQ(engine.detail(), codec.detail());
+}
+
+template <class T>
+void expect_same_encoding(const T& value, int& refused)
+{
+    std::vector<std::uint8_t> by_engine(bitrep::engine::max_bits<T> / 8 + 1);
+    std::vector<std::uint8_t> by_codec(by_engine.size());
+    std::size_t engine_bytes = 0;
+    std::size_t codec_bytes = 0;
+    const bitrep::status e = bitrep::engine::to_bytes(value, std::span<std::uint8_t>(by_engine), engine_bytes);
+    const bitrep::status c = bitrep::to_bytes(value, std::span<std::uint8_t>(by_codec), codec_bytes);
+    expect_same_status(e, c);
+    ASSERT_EQ(engine_bytes, codec_bytes);
+    by_engine.resize(engine_bytes);
+    by_codec.resize(codec_bytes);
+    EXPECT_EQ(by_engine, by_codec);
+    refused += e.ok() ? 0 : 1;
+    if (e.ok()) {
+        EXPECT_EQ(bitrep::engine::bit_size(value), bitrep::bit_size(value));
+    }
+}
+
+template <class T>
+void expect_same_decoding(const std::vector<std::uint8_t>& bytes, const T& start, int& accepted)
+{
+    T by_engine = start;
+    T by_codec = start;
+    const bitrep::status e = bitrep::engine::from_bytes(bytes, by_engine);
+    const bitrep::status c = bitrep::from_bytes(bytes, by_codec);
+    expect_same_status(e, c);
+    EXPECT_TRUE(by_engine == by_codec);
+    if (!e.ok()) {
+        EXPECT_TRUE(by_engine == start);
+    }
+    accepted += e.ok() ? 1 : 0;
+}
+
+TEST(Engine, MaxBitsMatchTheCodecs)
+{
+    EXPECT_EQ(bitrep::engine::max_bits<Everything>, bitrep::max_bits<Everything>);
+    EXPECT_EQ(bitrep::engine::max_bits<Described>, bitrep::max_bits<Described>);
+    EXPECT_EQ(bitrep::engine::max_bits<Derived>, bitrep::max_bits<Derived>);
+}
+
+TEST(Engine, RandomValuesEncodeAlike)
+{
+    generator gen(2026);
+    int refused = 0;
+    for (int i = 0; i < 3000; ++i)
+        expect_same_encoding(gen.everything(), refused);
+    // Both outcomes occur: the comparison covers refusals as well as bytes.
+    EXPECT_GT(refused, 300);
+    EXPECT_LT(refused, 2700);
+}
+
+TEST(Engine, DescribedClassesAndBasesEncodeAlike)
+{
+    generator gen(7);
+    int refused = 0;
+    for (int i = 0; i < 500; ++i) {
+        Described d;
+        d.id = gen.any<int>();
+        d.level = gen.between<int>(0, gen.coin(20) ? 60 : 50);
+        d.inner = gen.inner();
+        expect_same_encoding(d, refused);
+        Derived x;
+        x.base_value = gen.between<int>(0, 9);
+        x.tag = gen.text(4);
+        expect_same_encoding(x, refused);
+    }
+    EXPECT_GT(refused, 0);
+}
+
+TEST(Engine, MutatedInputsDecodeAlike)
+{
+    generator gen(99);
+    int accepted = 0;
+    int tried = 0;
+    Everything start; // no NaN: compared with ==
+    start.q = 1.0f;
+    start.name = "start";
+    start.digits.push_back(4);
+    for (int i = 0; i < 2000; ++i) {
+        Everything value = gen.everything();
+        std::vector<std::uint8_t> bytes;
+        if (!bitrep::to_bytes(value, bytes).ok())
+            continue;
+        ++tried;
+        expect_same_decoding(bytes, start, accepted);
+        std::vector<std::uint8_t> mutated = bytes;
+        for (int flips = gen.between<int>(1, 4); flips > 0; --flips)
+            mutated[gen.between<std::size_t>(0, static_cast<std::int64_t>(mutated.size()) - 1)] ^=
+                static_cast<std::uint8_t>(1u << gen.between<int>(0, 7));
+        expect_same_decoding(mutated, start, accepted);
+        mutated.resize(gen.between<std::size_t>(0, static_cast<std::int64_t>(mutated.size())));
+        expect_same_decoding(mutated, start, accepted);
+    }
+    EXPECT_GT(tried, 500);
+    EXPECT_GT(accepted, tried); // every clean encoding, and some mutations
+    EXPECT_LT(accepted, 3 * tried);
+}
+
+TEST(Engine, RandomBytesDecodeAlike)
+{
+    generator gen(5);
+    int accepted = 0;
+    for (int i = 0; i < 3000; ++i) {
+        std::vector<std::uint8_t> bytes(gen.between<std::size_t>(0, 40));
+        for (auto& b : bytes)
+            b = gen.any<std::uint8_t>();
+        expect_same_decoding(bytes, Described{}, accepted);
+        expect_same_decoding(bytes, Derived{}, accepted);
+    }
+    EXPECT_GT(accepted, 0);
+}
+
+} // namespace engine_test
