@@ -244,6 +244,27 @@ TEST(Engine, DescribedClassesAndBasesEncodeAlike)
     EXPECT_GT(refused, 0);
 }
 
+TEST(Engine, ValuesThatAreNotStructsEncodeAlike)
+{
+    generator gen(11);
+    int refused = 0;
+    int accepted = 0;
+    for (int i = 0; i < 500; ++i) {
+        const std::array<Inner, 3> three{gen.inner(), gen.inner(), gen.inner()};
+        expect_same_encoding(three, refused);
+        bitrep::bounded_vector<Inner, 4> some;
+        for (int n = gen.between<int>(0, 4); n > 0; --n)
+            some.push_back(gen.inner());
+        expect_same_encoding(some, refused);
+        std::vector<std::uint8_t> bytes(gen.between<std::size_t>(0, 30));
+        for (auto& b : bytes)
+            b = gen.any<std::uint8_t>();
+        expect_same_decoding(bytes, bitrep::bounded_vector<Inner, 4>{}, accepted);
+    }
+    EXPECT_GT(refused, 0);
+    EXPECT_GT(accepted, 0);
+}
+
 TEST(Engine, MutatedInputsDecodeAlike)
 {
     generator gen(99);

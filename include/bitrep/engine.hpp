@@ -24,7 +24,7 @@ std::size_t bit_size(const T& value)
 {
     failure_record failure;
     measure_stream stream(failure);
-    static_cast<void>(engine::measure(stream, table_v<T>, &value));
+    static_cast<void>(engine::measure(stream, root_v<T>, &value));
     return stream.exact_bits();
 }
 
@@ -33,7 +33,7 @@ status to_bytes(const T& value, std::span<std::uint8_t> buffer, std::size_t& byt
 {
     failure_record failure;
     write_stream stream(buffer, failure);
-    if (!engine::write(stream, table_v<T>, &value)) [[unlikely]] {
+    if (!engine::write(stream, root_v<T>, &value)) [[unlikely]] {
         bytes_written = 0;
         return stream.failure_status(reflect::type_name<T>());
     }
@@ -57,7 +57,7 @@ status decode_in_place(std::span<const std::uint8_t> bytes, T& target)
 {
     failure_record failure;
     read_stream stream(bytes, failure);
-    if (!engine::read(stream, table_v<T>, &target)) [[unlikely]]
+    if (!engine::read(stream, root_v<T>, &target)) [[unlikely]]
         return stream.failure_status(reflect::type_name<T>());
     const std::size_t used_bytes = (stream.bit_position() + 7) / 8;
     if (used_bytes != bytes.size()) [[unlikely]]

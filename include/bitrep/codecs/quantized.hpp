@@ -13,8 +13,10 @@ namespace bitrep {
 namespace detail {
 /// The refusal of a quantized value its annotation cannot send: the one
 /// place writers (the codec, the coded deltas' residuals) take it from.
+/// (Inline: a cold call that took the stream's address would keep the
+/// engine's stream out of registers.)
 template <class Stream>
-[[gnu::cold]] bool refuse_quantized(Stream& stream, float value)
+BITREP_ALWAYS_INLINE bool refuse_quantized(Stream& stream, float value)
 {
     return stream.fail(error::value_out_of_range, stream.position(),
                        value != value ? "NaN cannot be quantized" : "quantized value outside its declared range");

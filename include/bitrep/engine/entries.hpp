@@ -15,6 +15,7 @@
 #include <bitrep/annotations/bounded_vector.hpp>
 #include <bitrep/annotations/field_flags.hpp>
 #include <bitrep/annotations/quantized.hpp>
+#include <bitrep/annotations/quat.hpp>
 #include <bitrep/annotations/ranged.hpp>
 #include <bitrep/engine/table.hpp>
 #include <bitrep/reflect.hpp>
@@ -47,6 +48,10 @@ template <class T>
 struct is_bounded_string : std::false_type {};
 template <std::size_t N>
 struct is_bounded_string<bounded_string<N>> : std::true_type {};
+template <class T>
+struct is_quat : std::false_type {};
+template <int Bits>
+struct is_quat<quat<Bits>> : std::true_type {};
 template <class T>
 struct is_flagged : std::false_type {};
 template <class T, field_flag Flag>
@@ -193,6 +198,12 @@ constexpr field_entry make_entry()
         e.top = T::top;
         e.clamp = T::policy == range_policy::clamp;
         e.min_bits = e.max_bits = static_cast<std::size_t>(T::bits);
+    } else if constexpr (is_quat<T>::value) {
+        static_assert(std::is_standard_layout_v<T> && sizeof(T) == 4 * sizeof(float));
+        e.kind = kind::quat;
+        e.quantizer = T::component_quantizer;
+        e.low = T::tie_margin;
+        e.min_bits = e.max_bits = static_cast<std::size_t>(T::bits);
     } else if constexpr (is_bounded_string<T>::value) {
         static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(std::string));
         e.kind = kind::string;
@@ -271,11 +282,19 @@ struct table_of {
     }(std::make_index_sequence<count>{});
     static inline std::atomic<std::uint32_t> offsets[count == 0 ? 1 : count]{};
     static inline std::atomic<bool> ready{false};
-    static inline std::atomic<const void*> programs[3]{};
     static constexpr type_table table{reflect::type_name<T>(), fields.data(), ids.data(),
                                       static_cast<std::uint32_t>(count), offsets, &ready,
-                                      &detail::compute_offsets<T>, programs};
+                                      &detail::compute_offsets<T>};
 };
+
+namespace detail {
+template <class T>
+inline std::atomic<const void*> programs[3]{};
+} // namespace detail
+
+/// A value of type T as the engine's entry points take it.
+template <class T>
+inline constexpr root root_v{&entry_v<T>, detail::programs<T>};
 
 namespace detail {
 /// Where each field of T lies: taken from an object's storage that is never

@@ -24,6 +24,7 @@ enum class kind : std::uint8_t {
     float32,     // IEEE-754 bit pattern
     float64,
     quantized,   // compressed_float with a quantizer
+    quat,        // smallest three: the largest's index, three quantized components
     string,      // bounded_string: length, then aligned bytes
     vector,      // bounded_vector: count, then elements
     array,       // std::array: elements
@@ -72,7 +73,8 @@ struct field_entry {
     std::uint64_t min = 0;
     /// ranged: max - min; enumeration: enumerator count.
     std::uint64_t span = 0;
-    /// quantized: the quantizer, the largest value in range, clamping.
+    /// quantized: the quantizer, the largest value in range, clamping;
+    /// quat: the components' quantizer, and the tie margin in `low`.
     detail::quantizer quantizer{};
     float low = 0;
     float top = 0;
@@ -107,8 +109,12 @@ struct type_table {
     std::atomic<std::uint32_t>* offsets = nullptr;
     std::atomic<bool>* ready = nullptr;
     void (*compute_offsets)() noexcept = nullptr;
-    /// The engine's compiled programs for this type, one per scope, built on
-    /// first use.
+};
+
+/// What the engine's entry points take: the value's entry, and where the
+/// programs compiled from it are kept (one per scope, built on first use).
+struct root {
+    const field_entry* entry = nullptr;
     std::atomic<const void*>* programs = nullptr;
 };
 
@@ -117,8 +123,8 @@ struct type_table {
 inline constexpr std::uint8_t max_depth = 32;
 
 // The engine: compiled once in the library, for every type.
-bool write(write_stream& stream, const type_table& table, const void* object);
-bool read(read_stream& stream, const type_table& table, void* object);
-bool measure(measure_stream& stream, const type_table& table, const void* object);
+bool write(write_stream& stream, const root& value_type, const void* object);
+bool read(read_stream& stream, const root& value_type, void* object);
+bool measure(measure_stream& stream, const root& value_type, const void* object);
 
 } // namespace bitrep::engine

@@ -356,6 +356,15 @@ public:
     {
     }
     explicit basic_write_stream(std::span<std::uint8_t> buffer) noexcept : basic_write_stream(buffer, own_failure_) {}
+    /// Resumes where `state` (another stream's state()) stands: the engine
+    /// runs on a copy it keeps in registers and hands back what it wrote.
+    using state_type = bit_writer;
+    basic_write_stream(const bit_writer& state, failure_record& record) noexcept
+        : stream_primitives<basic_write_stream>(record), writer_(state)
+    {
+    }
+    const bit_writer& state() const noexcept { return writer_; }
+    void resume(const bit_writer& state) noexcept { writer_ = state; }
 
     using stream_primitives<basic_write_stream>::serialize_bits;
     BITREP_ALWAYS_INLINE bool serialize_bits(std::uint32_t& value, int bits)
@@ -410,6 +419,13 @@ public:
     {
     }
     explicit basic_read_stream(std::span<const std::uint8_t> data) noexcept : basic_read_stream(data, own_failure_) {}
+    using state_type = bit_reader;
+    basic_read_stream(const bit_reader& state, failure_record& record) noexcept
+        : stream_primitives<basic_read_stream>(record), reader_(state)
+    {
+    }
+    const bit_reader& state() const noexcept { return reader_; }
+    void resume(const bit_reader& state) noexcept { reader_ = state; }
 
     using stream_primitives<basic_read_stream>::serialize_bits;
     BITREP_ALWAYS_INLINE bool serialize_bits(std::uint32_t& value, int bits)
@@ -464,6 +480,20 @@ public:
 
     basic_measure_stream() noexcept : stream_primitives<basic_measure_stream>(own_failure_) {}
     explicit basic_measure_stream(failure_record& record) noexcept : stream_primitives<basic_measure_stream>(record) {}
+    struct state_type {
+        std::size_t bits;
+        std::size_t exact_bits;
+    };
+    basic_measure_stream(const state_type& state, failure_record& record) noexcept
+        : stream_primitives<basic_measure_stream>(record), bits_(state.bits), exact_bits_(state.exact_bits)
+    {
+    }
+    state_type state() const noexcept { return {bits_, exact_bits_}; }
+    void resume(const state_type& state) noexcept
+    {
+        bits_ = state.bits;
+        exact_bits_ = state.exact_bits;
+    }
 
     using stream_primitives<basic_measure_stream>::serialize_bits;
     BITREP_ALWAYS_INLINE bool serialize_bits(std::uint32_t&, int bits) noexcept

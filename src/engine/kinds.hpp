@@ -1,0 +1,169 @@
+// Each kind's rule as the interpreter runs it: the same stream primitives
+// the codecs call, with the constants from the field's entry, so that both
+// give the same bits and the same refusals.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include <bitrep/codecs/containers.hpp>
+#include <bitrep/codecs/quantized.hpp>
+#include <bitrep/codecs/quat.hpp>
+#include <bitrep/codecs/ranged.hpp>
+#include <bitrep/codecs/scalars.hpp>
+#include <bitrep/detail/inline.hpp>
+#include <bitrep/engine/table.hpp>
+
+#include "program.hpp"
+
+namespace bitrep::engine::kinds {
+
+/// An integer of `width` bytes, sign-extended to 64 bits when signed.
+inline std::uint64_t load_integer(const unsigned char* p, unsigned width, bool is_signed) noexcept
+{
+    switch (width) {
+    case 1: {
+        std::uint8_t v;
+        std::memcpy(&v, p, 1);
+        return is_signed ? static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int8_t>(v))) : v;
+    }
+    case 2: {
+        std::uint16_t v;
+        std::memcpy(&v, p, 2);
+        return is_signed ? static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int16_t>(v))) : v;
+    }
+    case 4: {
+        std::uint32_t v;
+        std::memcpy(&v, p, 4);
+        return is_signed ? static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int32_t>(v))) : v;
+    }
+    default: {
+        std::uint64_t v;
+        std::memcpy(&v, p, 8);
+        return v;
+    }
+    }
+}
+
+/// Stores the low `width` bytes of value.
+inline void store_integer(unsigned char* p, unsigned width, std::uint64_t value) noexcept
+{
+    switch (width) {
+    case 1: {
+        const auto v = static_cast<std::uint8_t>(value);
+        std::memcpy(p, &v, 1);
+        return;
+    }
+    case 2: {
+        const auto v = static_cast<std::uint16_t>(value);
+        std::memcpy(p, &v, 2);
+        return;
+    }
+    case 4: {
+        const auto v = static_cast<std::uint32_t>(value);
+        std::memcpy(p, &v, 4);
+        return;
+    }
+    default: std::memcpy(p, &value, 8); return;
+    }
+}
+
+/// A compiled codec runs on a stream of its own, resumed from the
+/// interpreter's state and handed back, so that the interpreter's stream
+/// never has its address taken.
+template <class Stream>
+[[gnu::noinline]] inline typename Stream::state_type call_codec(const typename Stream::state_type& state,
+                                                         failure_record& failure, const codec_access& codec,
+                                                         unsigned char* p, bool& ok)
+{
+    Stream stream(state, failure);
+    if constexpr (Stream::is_reading)
+        ok = codec.read(stream, p);
+    else if constexpr (Stream::is_writing)
+        ok = codec.write(stream, p);
+    else
+        ok = codec.measure(stream, p);
+    return stream.state();
+}
+
+template <class Stream>
+BITREP_ALWAYS_INLINE bool run_enumeration(Stream& stream, const field_entry& e, unsigned char* p)
+{
+    std::uint64_t index = 0;
+    const std::size_t start = stream.position();
+    if constexpr (!Stream::is_reading) {
+        const std::uint64_t value = load_integer(p, e.width, e.is_signed);
+        if (e.values == nullptr) {
+            index = value < e.span ? value : e.span;
+        } else {
+            index = e.span;
+            for (std::uint64_t i = 0; i < e.span; ++i)
+                if (e.values[i] == value) {
+                    index = i;
+                    break;
+                }
+        }
+        if (Stream::is_writing && index == e.span) [[unlikely]]
+            return stream.fail(error::bad_enum, start, "enum value is not an enumerator");
+    }
+    if (!bitrep::detail::serialize_enum_index(stream, index, e.span, start))
+        return false;
+    if constexpr (Stream::is_reading)
+        store_integer(p, e.width, e.values == nullptr ? index : e.values[index]);
+    return true;
+}
+
+/// A full-width integer's pattern.
+template <class Stream, class Int>
+BITREP_ALWAYS_INLINE bool run_integer(Stream& stream, unsigned char* p)
+{
+    std::uint64_t pattern = 0;
+    if constexpr (!Stream::is_reading) {
+        Int v;
+        std::memcpy(&v, p, sizeof v);
+        pattern = v;
+    }
+    if (!bitrep::detail::serialize_integer_pattern(stream, pattern, static_cast<int>(sizeof(Int) * 8), false))
+        return false;
+    if constexpr (Stream::is_reading) {
+        const auto v = static_cast<Int>(pattern);
+        std::memcpy(p, &v, sizeof v);
+    }
+    return true;
+}
+
+/// ranged<Int, min, min + span>: the codec's serialize_ranged_value.
+template <class Stream, class Int>
+BITREP_ALWAYS_INLINE bool run_ranged(Stream& stream, const instruction& in, unsigned char* p)
+{
+    Int value{};
+    if constexpr (!Stream::is_reading)
+        std::memcpy(&value, p, sizeof value);
+    if (!bitrep::detail::serialize_ranged_value(stream, value, in.min, in.min + in.span))
+        return false;
+    if constexpr (Stream::is_reading)
+        std::memcpy(p, &value, sizeof value);
+    return true;
+}
+
+/// quantized<min, max, resolution>: refused outside its range unless
+/// clamped, then the quantum.
+template <class Stream>
+BITREP_ALWAYS_INLINE bool run_quantized(Stream& stream, const field_entry& e, unsigned char* p)
+{
+    float& value = *reinterpret_cast<float*>(p);
+    if constexpr (Stream::is_writing) {
+        const bool encodable = e.clamp ? value == value : (e.low <= value && value <= e.top);
+        if (!encodable) [[unlikely]]
+            return bitrep::detail::refuse_quantized(stream, value);
+    }
+    return stream.serialize_quantized(value, e.quantizer);
+}
+
+/// The layout of every quat<Bits> (checked where its entry is built).
+struct quat_floats {
+    float x, y, z, w;
+};
+
+} // namespace bitrep::engine::kinds

@@ -1,0 +1,74 @@
+// The engine's programs: a type's table compiled, on first use, into a
+// flat list of instructions (one list per scope). Nested structs are inlined
+// at their offsets, fields the scope does not carry are left out, and each
+// container is a loop over its element's instructions.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include <bitrep/engine/table.hpp>
+#include <bitrep/reflect.hpp>
+#include <bitrep/wire/stream.hpp>
+
+namespace bitrep::engine {
+
+/// Where an instruction's field sits, for the error path: a field of a
+/// struct (id), or an element of the container instruction `parent` is.
+struct path_node {
+    const reflect::field_id* id = nullptr; // nullptr: a container's element
+    const path_node* parent = nullptr;
+    bool indexed = false; // an element the path names by index (not an optional's value)
+};
+
+/// The kinds, with integers split by width and signedness so that the
+/// interpreter's one switch also picks the load and the store.
+enum class op : std::uint8_t {
+    boolean,
+    integer8,
+    integer16,
+    integer32,
+    integer64,
+    ranged_u8,
+    ranged_i8,
+    ranged_u16,
+    ranged_i16,
+    ranged_u32,
+    ranged_i32,
+    ranged_64,
+    enumeration,
+    float32,
+    float64,
+    quantized,
+    quat,
+    string,
+    vector,
+    array,
+    optional,
+    codec,
+    end_loop, // the end of a container's element body
+    done,     // the end of the program
+};
+
+struct instruction {
+    engine::op op;
+    std::uint32_t offset;      // from the current base (the object, or the element)
+    std::uint32_t end = 0;     // container: the index of its end_loop
+    std::uint64_t min = 0;     // ranged: copied here, next to the offset
+    std::uint64_t span = 0;
+    const field_entry* entry;  // the kind's constants
+    const path_node* path;
+};
+
+struct program {
+    std::vector<instruction> code;
+    std::deque<path_node> nodes;
+};
+
+
+/// The program for a value of `value_type` in streams of `field_scope`,
+/// compiled on the first call and kept for the program's lifetime.
+const program& program_for(const root& value_type, scope field_scope);
+
+} // namespace bitrep::engine
