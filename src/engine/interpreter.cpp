@@ -170,10 +170,10 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
 }
 
 template <class Stream>
-bool run(Stream& caller, const program& prog, unsigned char* object)
+bool run(Stream& caller, program prog, unsigned char* object)
 {
     Stream stream(caller.state(), caller.failure()); // a copy the compiler can keep in registers
-    const bool ok = run_program(stream, prog.code.data(), object);
+    const bool ok = run_program(stream, prog.code, object);
     caller.resume(stream.state());
     return ok;
 }

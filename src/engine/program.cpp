@@ -2,7 +2,9 @@
 #include "program.hpp"
 
 #include <atomic>
-#include <memory>
+#include <cstdlib>
+#include <new>
+#include <thread>
 
 #include <bitrep/annotations/field_flags.hpp>
 #include <bitrep/codecs/field_flags.hpp>
@@ -53,57 +55,92 @@ void ensure_offsets(const type_table& table) noexcept
         table.compute_offsets();
 }
 
+/// Fills a program's room: nested structs inlined at their offsets, fields
+/// the scope does not carry left out, containers as loops. The entries'
+/// instruction and node counts bound what it writes (checked).
 class compiler {
 public:
-    compiler(program& out, scope field_scope) : out_(out), scope_(field_scope) {}
+    compiler(const program_room& room, scope field_scope)
+        : code_(reinterpret_cast<instruction*>(room.code)), capacity_(room.instructions),
+          nodes_(reinterpret_cast<path_node*>(room.nodes)), node_capacity_(room.node_count), scope_(field_scope)
+    {
+    }
 
-    void add_struct(const type_table& table, std::uint32_t base, const path_node* parent)
+    void add_struct(const type_table& table, std::uint32_t base, const path_node* parent) noexcept
     {
         ensure_offsets(table);
         for (std::uint32_t i = 0; i < table.count; ++i) {
             const field_entry& e = table.fields[i];
             if (e.flag != 0 && !bitrep::detail::flag_carried(static_cast<field_flag>(e.flag), scope_))
                 continue;
-            const path_node* node = &out_.nodes.emplace_back(path_node{&table.ids[i], parent});
-            add(e, base + table.offsets[i].load(std::memory_order_relaxed), node);
+            add(e, base + table.offsets[i].load(std::memory_order_relaxed), node(path_node{&table.ids[i], parent}));
         }
     }
 
-    void add(const field_entry& e, std::uint32_t offset, const path_node* node)
+    void add(const field_entry& e, std::uint32_t offset, const path_node* path) noexcept
     {
         if (e.kind == kind::structure) {
-            add_struct(*e.nested, offset, node);
+            add_struct(*e.nested, offset, path);
             return;
         }
-        const std::size_t at = out_.code.size();
-        out_.code.push_back(instruction{op_of(e), offset, 0, e.min, e.span, &e, node});
+        const std::uint32_t at = emit(instruction{op_of(e), offset, 0, e.min, e.span, bits_required_for_span(e.span), &e, path});
         if (e.kind == kind::vector || e.kind == kind::array || e.kind == kind::optional) {
-            add(*e.element, 0, &out_.nodes.emplace_back(path_node{nullptr, node, e.kind != kind::optional}));
-            out_.code[at].end = static_cast<std::uint32_t>(out_.code.size());
-            out_.code.push_back(instruction{op::end_loop, 0, 0, 0, 0, &e, node});
+            add(*e.element, 0, node(path_node{nullptr, path, e.kind != kind::optional}));
+            code_[at].end = emit(instruction{op::end_loop, 0, 0, 0, 0, 0, &e, path});
         }
+    }
+
+    void finish() noexcept
+    {
+        static constexpr field_entry none{};
+        emit(instruction{op::done, 0, 0, 0, 0, 0, &none, nullptr});
     }
 
 private:
-    program& out_;
+    std::uint32_t emit(const instruction& in) noexcept
+    {
+        if (size_ >= capacity_) [[unlikely]]
+            std::abort(); // the entries' counts are wrong: a bug in bitrep, never input
+        new (code_ + size_) instruction(in);
+        return size_++;
+    }
+    const path_node* node(const path_node& n) noexcept
+    {
+        if (node_size_ >= node_capacity_) [[unlikely]]
+            std::abort();
+        return new (nodes_ + node_size_++) path_node(n);
+    }
+
+    instruction* code_;
+    std::uint32_t capacity_;
+    std::uint32_t size_ = 0;
+    path_node* nodes_;
+    std::uint32_t node_capacity_;
+    std::uint32_t node_size_ = 0;
     scope scope_;
 };
 
+enum : std::uint8_t { empty, compiling, ready };
+
 } // namespace
 
-const program& program_for(const root& value_type, scope field_scope)
+program program_for(const root& value_type, scope field_scope) noexcept
 {
-    std::atomic<const void*>& slot = value_type.programs[static_cast<int>(field_scope)];
-    if (const void* ready = slot.load(std::memory_order_acquire)) [[likely]]
-        return *static_cast<const program*>(ready);
-    auto built = std::make_unique<program>();
-    compiler(*built, field_scope).add(*value_type.entry, 0, nullptr);
-    static constexpr field_entry none{};
-    built->code.push_back(instruction{op::done, 0, 0, 0, 0, &none, nullptr});
-    const void* expected = nullptr;
-    if (slot.compare_exchange_strong(expected, built.get(), std::memory_order_acq_rel))
-        return *built.release(); // kept for the program's lifetime, like the table
-    return *static_cast<const program*>(expected);
+    const program_room& room = value_type.programs[static_cast<int>(field_scope)];
+    std::atomic<std::uint8_t>& state = *room.state;
+    if (state.load(std::memory_order_acquire) != ready) [[unlikely]] {
+        std::uint8_t expected = empty;
+        if (state.compare_exchange_strong(expected, compiling, std::memory_order_acquire)) {
+            compiler build(room, field_scope);
+            build.add(*value_type.entry, 0, nullptr);
+            build.finish();
+            state.store(ready, std::memory_order_release);
+        } else {
+            while (state.load(std::memory_order_acquire) != ready)
+                std::this_thread::yield(); // another thread compiles it, in microseconds
+        }
+    }
+    return program{std::launder(reinterpret_cast<const instruction*>(room.code))};
 }
 
 } // namespace bitrep::engine

@@ -219,6 +219,8 @@ constexpr field_entry make_entry()
         e.stride = sizeof(element);
         e.container = &vector_access<element>;
         e.depth = static_cast<std::uint8_t>(entry_v<element>.depth + 1);
+        e.instructions = 2 + entry_v<element>.instructions;
+        e.nodes = 1 + entry_v<element>.nodes;
         e.min_bits = static_cast<std::size_t>(bitrep::detail::count_bits(T::max_elements));
         e.max_bits = bitrep::detail::add_bits(e.min_bits,
                                               bitrep::detail::multiply_bits(T::max_elements, entry_v<element>.max_bits));
@@ -229,6 +231,8 @@ constexpr field_entry make_entry()
         e.element = &entry_v<element>;
         e.stride = sizeof(element);
         e.depth = static_cast<std::uint8_t>(entry_v<element>.depth + 1);
+        e.instructions = 2 + entry_v<element>.instructions;
+        e.nodes = 1 + entry_v<element>.nodes;
         e.min_bits = bitrep::detail::multiply_bits(std::tuple_size_v<T>, entry_v<element>.min_bits);
         e.max_bits = bitrep::detail::multiply_bits(std::tuple_size_v<T>, entry_v<element>.max_bits);
     } else if constexpr (is_optional<T>::value) {
@@ -237,11 +241,14 @@ constexpr field_entry make_entry()
         e.element = &entry_v<element>;
         e.maybe = &optional_access_v<element>;
         e.depth = static_cast<std::uint8_t>(entry_v<element>.depth + 1);
+        e.instructions = 2 + entry_v<element>.instructions;
+        e.nodes = 1 + entry_v<element>.nodes;
         e.min_bits = 1;
         e.max_bits = bitrep::detail::add_bits(1, entry_v<element>.max_bits);
     } else if constexpr (is_flagged<T>::value) {
         if constexpr (T::flag == field_flag::transient) {
             e.flag = static_cast<std::uint8_t>(T::flag);
+            e.instructions = 0;
         } else {
             e = entry_v<typename T::value_type>;
             e.flag = static_cast<std::uint8_t>(T::flag);
@@ -257,6 +264,8 @@ constexpr field_entry make_entry()
             ((e.depth = e.depth > entry_v<reflect::wire_type_at<T, I>>.depth ? e.depth
                                                                            : entry_v<reflect::wire_type_at<T, I>>.depth),
              ...);
+            e.instructions = (0 + ... + entry_v<reflect::wire_type_at<T, I>>.instructions);
+            e.nodes = (0 + ... + (1 + entry_v<reflect::wire_type_at<T, I>>.nodes));
         }(std::make_index_sequence<reflect::field_count<T>>{});
     } else {
         e.kind = kind::codec;
@@ -288,13 +297,26 @@ struct table_of {
 };
 
 namespace detail {
+/// Static room for T's programs, one per scope (zero-filled: no space in
+/// the binary, and no allocation when the first call compiles them).
 template <class T>
-inline std::atomic<const void*> programs[3]{};
+struct program_storage {
+    static constexpr std::uint32_t instructions = entry_v<T>.instructions + 1; // and `done`
+    static constexpr std::uint32_t nodes = entry_v<T>.nodes == 0 ? 1 : entry_v<T>.nodes;
+    alignas(16) static inline unsigned char code[3][instructions * instruction_bytes]{};
+    alignas(16) static inline unsigned char node_room[3][nodes * path_node_bytes]{};
+    static inline std::atomic<std::uint8_t> state[3]{};
+    static constexpr program_room rooms[3] = {
+        {code[0], instructions, node_room[0], nodes, &state[0]},
+        {code[1], instructions, node_room[1], nodes, &state[1]},
+        {code[2], instructions, node_room[2], nodes, &state[2]},
+    };
+};
 } // namespace detail
 
 /// A value of type T as the engine's entry points take it.
 template <class T>
-inline constexpr root root_v{&entry_v<T>, detail::programs<T>};
+inline constexpr root root_v{&entry_v<T>, detail::program_storage<T>::rooms};
 
 namespace detail {
 /// Where each field of T lies: taken from an object's storage that is never
