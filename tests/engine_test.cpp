@@ -22,6 +22,20 @@ enum class Gap : std::int8_t { low = -5, mid = 3, high = 90 };
 BOOST_DESCRIBE_ENUM(Gap, low, mid, high)
 
 namespace engine_test {
+struct Hot {
+    static constexpr bool bitrep_inline_codec = true;
+    bitrep::ranged<int, 0, 1000> tick;
+    friend bool operator==(const Hot&, const Hot&) = default;
+};
+struct Vendor {
+    bitrep::ranged<int, 0, 7> level;
+    friend bool operator==(const Vendor&, const Vendor&) = default;
+};
+} // namespace engine_test
+
+BITREP_INLINE_CODEC(engine_test::Vendor)
+
+namespace engine_test {
 
 struct Inner {
     bitrep::ranged<std::int16_t, -300, 300> a;
@@ -221,6 +235,27 @@ void expect_same_decoding(const std::vector<std::uint8_t>& bytes, const T& start
         EXPECT_TRUE(by_engine == start);
     }
     accepted += e.ok() ? 1 : 0;
+}
+
+TEST(Engine, TypesOptIntoTheInlinedCodecByMemberOrMacro)
+{
+    using bitrep::detail::path_of;
+    static_assert(path_of<Hot> == codec_path::inlined);
+    static_assert(path_of<Vendor> == codec_path::inlined);
+    static_assert(path_of<Inner> == codec_path::engine);
+    static_assert(path_of<std::array<Inner, 3>> == codec_path::engine);
+    // Either path gives the same bytes, and from_bytes reads them back.
+    Hot hot;
+    hot.tick = 999;
+    Hot back;
+    ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(hot), back));
+    EXPECT_EQ(back, hot);
+    int refused = 0;
+    expect_same_encoding(hot, refused);
+    Vendor vendor;
+    vendor.level = 9; // outside [0, 7]: both refuse it alike
+    expect_same_encoding(vendor, refused);
+    EXPECT_EQ(refused, 1);
 }
 
 TEST(Engine, MaxBitsMatchTheCodecs)
