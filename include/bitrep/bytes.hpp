@@ -26,8 +26,13 @@ namespace bitrep {
 /// `static constexpr bool bitrep_inline_codec = true;` or, for a type the
 /// game cannot change, BITREP_INLINE_CODEC(T) at global scope. Otherwise
 /// values go through the table engine, compiled once in the library.
+/// BITREP_INLINE_CODECS=1 (the CMake option of that name) opts every type
+/// in, e.g. for a shipping build whose build time matters less.
+#ifndef BITREP_INLINE_CODECS
+#define BITREP_INLINE_CODECS 0
+#endif
 template <class T>
-inline constexpr bool inline_codec = requires { requires T::bitrep_inline_codec; };
+inline constexpr bool inline_codec = BITREP_INLINE_CODECS != 0 || requires { requires T::bitrep_inline_codec; };
 
 namespace detail {
 /// Which code runs a whole value: the table engine, or T's inlined codec.
