@@ -54,8 +54,8 @@ struct Everything {
     bitrep::transient<std::string> cache;
     bitrep::save_only<bitrep::ranged<int, 0, 15>> saved;
     std::variant<bitrep::ranged<int, 0, 3>, Inner> either; // compiled codec
-    bitrep::quat<9> rotation;                            // compiled codec
-    bitrep::bounded_vector<bool, 6> bits;                // compiled codec
+    bitrep::quat<9> rotation;
+    bitrep::bounded_vector<bool, 6> bits;
     friend bool operator==(const Everything&, const Everything&) = default;
 };
 
@@ -77,6 +77,15 @@ struct Derived : Base {
     friend bool operator==(const Derived&, const Derived&) = default;
 };
 BOOST_DESCRIBE_STRUCT(Derived, (Base), (tag))
+
+/// Elements that are bits: a std::array<bool> is an array of bools, a
+/// bounded_vector<bool>'s std::vector<bool> packs them.
+struct Bits {
+    std::array<bool, 5> fixed{};
+    bitrep::bounded_vector<bool, 9> some;
+    bitrep::ranged<int, 0, 5> after;
+    friend bool operator==(const Bits&, const Bits&) = default;
+};
 
 /// Random values, with `wild` of them outside what a writer accepts.
 class generator {
@@ -118,6 +127,25 @@ public:
         v.a = between<std::int16_t>(-300, coin(30) ? 400 : 300);
         v.b = coin();
         v.c = quantity(-10.f, 10.f);
+        return v;
+    }
+
+    template <class Vector>
+    Vector bits(std::size_t max)
+    {
+        Vector v;
+        for (std::size_t n = between<std::size_t>(0, static_cast<std::int64_t>(coin(20) ? max + 2 : max)); n > 0; --n)
+            v.push_back(coin());
+        return v;
+    }
+
+    Bits bit_elements()
+    {
+        Bits v;
+        for (bool& b : v.fixed)
+            b = coin();
+        v.some = bits<bitrep::bounded_vector<bool, 9>>(9);
+        v.after = between<int>(0, coin(20) ? 6 : 5);
         return v;
     }
 
@@ -208,11 +236,83 @@ void expect_same_decoding(const std::vector<std::uint8_t>& bytes, const T& start
     accepted += e.ok() ? 1 : 0;
 }
 
+/// Whether the engine runs every part of a value of this entry itself (no
+/// part through a compiled codec).
+constexpr bool native(const bitrep::engine::field_entry& e)
+{
+    using bitrep::engine::kind;
+    if (e.kind == kind::codec)
+        return false;
+    if (e.element != nullptr && !native(*e.element))
+        return false;
+    if (e.nested != nullptr)
+        for (std::uint32_t i = 0; i < e.nested->count; ++i)
+            if (!native(e.nested->fields[i]))
+                return false;
+    return true;
+}
+
+template <class T>
+constexpr bool native_v = native(bitrep::engine::entry_v<T>);
+
+/// What a run of compare_kind saw: values refused on write, encodings read
+/// back, and inputs (clean, mutated, truncated, random) both sides accepted.
+struct tally {
+    int refused = 0;
+    int encoded = 0;
+    int accepted = 0;
+};
+
+/// The engine against the codecs on values of T that `make` draws: their
+/// bytes or refusals; then the decoding, into `start`, of each encoding, of
+/// mutations and truncations of it, and of random bytes.
+template <class T, class Make>
+tally compare_kind(std::uint32_t seed, const T& start, Make make, int rounds = 400)
+{
+    generator gen(seed);
+    tally seen;
+    for (int i = 0; i < rounds; ++i) {
+        const T value = make(gen);
+        expect_same_encoding(value, seen.refused);
+        std::vector<std::uint8_t> bytes;
+        if (!bitrep::to_bytes(value, bytes).ok())
+            continue;
+        ++seen.encoded;
+        expect_same_decoding(bytes, start, seen.accepted);
+        if (bytes.empty())
+            continue;
+        std::vector<std::uint8_t> mutated = bytes;
+        for (int flips = gen.between<int>(1, 3); flips > 0; --flips)
+            mutated[gen.between<std::size_t>(0, static_cast<std::int64_t>(mutated.size()) - 1)] ^=
+                static_cast<std::uint8_t>(1u << gen.between<int>(0, 7));
+        expect_same_decoding(mutated, start, seen.accepted);
+        mutated.resize(gen.between<std::size_t>(0, static_cast<std::int64_t>(mutated.size()) - 1));
+        expect_same_decoding(mutated, start, seen.accepted);
+        std::vector<std::uint8_t> noise(gen.between<std::size_t>(0, static_cast<std::int64_t>(bytes.size()) + 2));
+        for (auto& b : noise)
+            b = gen.any<std::uint8_t>();
+        expect_same_decoding(noise, start, seen.accepted);
+    }
+    return seen;
+}
+
+/// Both outcomes of writing, and of reading, occurred.
+void expect_both_outcomes(const tally& seen)
+{
+    EXPECT_GT(seen.refused, 0);
+    EXPECT_GT(seen.encoded, 0);
+    EXPECT_GT(seen.accepted, seen.encoded); // every clean encoding, and more
+    EXPECT_LT(seen.accepted, 4 * seen.encoded);
+}
+
 TEST(Engine, MaxBitsMatchTheCodecs)
 {
     EXPECT_EQ(bitrep::engine::max_bits<Everything>, bitrep::max_bits<Everything>);
     EXPECT_EQ(bitrep::engine::max_bits<Described>, bitrep::max_bits<Described>);
     EXPECT_EQ(bitrep::engine::max_bits<Derived>, bitrep::max_bits<Derived>);
+    EXPECT_EQ(bitrep::engine::max_bits<Bits>, bitrep::max_bits<Bits>);
+    EXPECT_EQ((bitrep::engine::max_bits<bitrep::bounded_vector<bool, 100>>),
+              (bitrep::max_bits<bitrep::bounded_vector<bool, 100>>));
 }
 
 TEST(Engine, RandomValuesEncodeAlike)
@@ -306,6 +406,17 @@ TEST(Engine, RandomBytesDecodeAlike)
         expect_same_decoding(bytes, Derived{}, accepted);
     }
     EXPECT_GT(accepted, 0);
+}
+
+TEST(EngineKinds, BoolElementsAreBitsAsTheCodecsWriteThem)
+{
+    static_assert(native_v<Bits>);
+    expect_both_outcomes(compare_kind(31, Bits{}, [](generator& gen) { return gen.bit_elements(); }));
+    Bits start; // a read resizes the vector it finds
+    start.some = {true, false, true, true};
+    expect_both_outcomes(compare_kind(32, start, [](generator& gen) { return gen.bit_elements(); }));
+    using many = bitrep::bounded_vector<bool, 40>;
+    expect_both_outcomes(compare_kind(33, many{}, [](generator& gen) { return gen.bits<many>(40); }));
 }
 
 } // namespace engine_test

@@ -161,6 +161,21 @@ BITREP_ALWAYS_INLINE bool run_quantized(Stream& stream, const field_entry& e, un
     return stream.serialize_quantized(value, e.quantizer);
 }
 
+/// bounded_vector<bool>: the vector's count, then each element as a bit.
+template <class Stream>
+BITREP_ALWAYS_INLINE bool run_bit_vector(Stream& stream, const field_entry& e, unsigned char* p)
+{
+    const bit_vector_access& bits = *e.bits;
+    std::uint64_t size = bits.size(p);
+    if (!bitrep::detail::serialize_vector_count(stream, size, e.min, 1))
+        return false;
+    if constexpr (Stream::is_reading)
+        bits.resize(p, static_cast<std::size_t>(size));
+    return bitrep::detail::serialize_bit_elements(
+        stream, static_cast<std::size_t>(size), [&](std::size_t i) { return bits.test(p, i); },
+        [&](std::size_t i, bool bit) { bits.assign(p, i, bit); });
+}
+
 /// The layout of every quat<Bits> (checked where its entry is built).
 struct quat_floats {
     float x, y, z, w;

@@ -39,6 +39,7 @@ op op_of(const field_entry& e) noexcept
     case kind::quat: return op::quat;
     case kind::string: return op::string;
     case kind::vector: return op::vector;
+    case kind::bit_vector: return op::bit_vector;
     case kind::array: return op::array;
     case kind::optional: return op::optional;
     case kind::codec:

@@ -44,6 +44,7 @@ enum class op : std::uint8_t {
     quat,
     string,
     vector,
+    bit_vector,
     array,
     optional,
     codec,

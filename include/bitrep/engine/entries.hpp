@@ -29,9 +29,13 @@ struct is_bounded_vector : std::false_type {};
 template <class T, std::size_t N>
 struct is_bounded_vector<bounded_vector<T, N>> : std::bool_constant<!std::is_same_v<T, bool>> {};
 template <class T>
+struct is_bit_vector : std::false_type {};
+template <std::size_t N>
+struct is_bit_vector<bounded_vector<bool, N>> : std::true_type {};
+template <class T>
 struct is_std_array : std::false_type {};
 template <class T, std::size_t N>
-struct is_std_array<std::array<T, N>> : std::bool_constant<!std::is_same_v<T, bool>> {};
+struct is_std_array<std::array<T, N>> : std::true_type {};
 template <class T>
 struct is_optional : std::false_type {};
 template <class T>
@@ -85,6 +89,16 @@ void vector_resize(void* v, std::size_t size)
 }
 template <class T>
 inline constexpr container_access vector_access{&vector_size<T>, &vector_data<T>, &vector_resize<T>};
+
+inline bool bit_test(const void* v, std::size_t i) noexcept
+{
+    return (*static_cast<const std::vector<bool>*>(v))[i];
+}
+inline void bit_assign(void* v, std::size_t i, bool bit) noexcept
+{
+    (*static_cast<std::vector<bool>*>(v))[i] = bit;
+}
+inline constexpr bit_vector_access bit_access{&vector_size<bool>, &vector_resize<bool>, &bit_test, &bit_assign};
 
 template <class T>
 bool optional_has(const void* o) noexcept
@@ -222,6 +236,13 @@ constexpr field_entry make_entry()
         e.min_bits = static_cast<std::size_t>(bitrep::detail::count_bits(T::max_elements));
         e.max_bits = bitrep::detail::add_bits(e.min_bits,
                                               bitrep::detail::multiply_bits(T::max_elements, entry_v<element>.max_bits));
+    } else if constexpr (is_bit_vector<T>::value) {
+        static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(std::vector<bool>));
+        e.kind = kind::bit_vector;
+        e.min = T::max_elements;
+        e.bits = &bit_access;
+        e.min_bits = static_cast<std::size_t>(bitrep::detail::count_bits(T::max_elements));
+        e.max_bits = bitrep::detail::add_bits(e.min_bits, T::max_elements);
     } else if constexpr (is_std_array<T>::value) {
         using element = typename T::value_type;
         e.kind = kind::array;

@@ -27,6 +27,7 @@ enum class kind : std::uint8_t {
     quat,        // smallest three: the largest's index, three quantized components
     string,      // bounded_string: length, then aligned bytes
     vector,      // bounded_vector: count, then elements
+    bit_vector,  // bounded_vector<bool>: count, then a bit per element
     array,       // std::array: elements
     optional,    // presence bit, then the value
     structure,   // a reflected class: its own table
@@ -42,6 +43,15 @@ struct container_access {
     void* (*data)(void* container) noexcept;
     /// resize_for_decode: a count the reader has already bounded.
     void (*resize)(void* container, std::size_t size);
+};
+
+/// A bounded_vector<bool>'s std::vector<bool>, whose elements are bits, not
+/// objects: each goes through a bool.
+struct bit_vector_access {
+    std::size_t (*size)(const void* vector) noexcept;
+    void (*resize)(void* vector, std::size_t size);
+    bool (*test)(const void* vector, std::size_t index) noexcept;
+    void (*assign)(void* vector, std::size_t index, bool bit) noexcept;
 };
 
 /// std::optional<T>.
@@ -68,8 +78,8 @@ struct field_entry {
     bool is_signed = false;
     /// field_flag as an integer (0: none): which streams carry the field.
     std::uint8_t flag = 0;
-    /// ranged: min's pattern; enumeration: unused; string / vector: max
-    /// length; array: element count.
+    /// ranged: min's pattern; enumeration: unused; string / vector /
+    /// bit_vector: max length; array: element count.
     std::uint64_t min = 0;
     /// ranged: max - min; enumeration: enumerator count.
     std::uint64_t span = 0;
@@ -88,6 +98,7 @@ struct field_entry {
     const field_entry* element = nullptr;
     std::uint32_t stride = 0;
     const container_access* container = nullptr;
+    const bit_vector_access* bits = nullptr;
     const optional_access* maybe = nullptr;
     const codec_access* codec = nullptr;
     /// How many containers deep the value nests (the engine's loop stack).
