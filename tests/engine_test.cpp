@@ -19,6 +19,14 @@ enum class Shade { dark, light, clear };
 BOOST_DESCRIBE_ENUM(Shade, dark, light, clear)
 enum class Gap : std::int8_t { low = -5, mid = 3, high = 90 };
 BOOST_DESCRIBE_ENUM(Gap, low, mid, high)
+// Flags: read, write, run, admin (none and every are no flags).
+enum class Rights : std::uint8_t { none = 0, read = 1, write = 2, run = 8, every = 11, admin = 64 };
+BOOST_DESCRIBE_ENUM(Rights, none, read, write, run, every, admin)
+constexpr bool bitrep_flags(Rights) { return true; }
+// A signed underlying type whose sign bit is a flag.
+enum class Marks : std::int16_t { low = 1, high = 0x4000, sign = -32768 };
+BOOST_DESCRIBE_ENUM(Marks, low, high, sign)
+constexpr bool bitrep_flags(Marks) { return true; }
 
 namespace engine_test {
 
@@ -87,6 +95,13 @@ struct Bits {
     friend bool operator==(const Bits&, const Bits&) = default;
 };
 
+struct Flags {
+    Rights rights = Rights::none;
+    bitrep::ranged<int, 0, 3> between;
+    Marks marks = Marks::low;
+    friend bool operator==(const Flags&, const Flags&) = default;
+};
+
 /// Random values, with `wild` of them outside what a writer accepts.
 class generator {
 public:
@@ -146,6 +161,18 @@ public:
             b = coin();
         v.some = bits<bitrep::bounded_vector<bool, 9>>(9);
         v.after = between<int>(0, coin(20) ? 6 : 5);
+        return v;
+    }
+
+    Flags flags()
+    {
+        Flags v;
+        // Now and then a bit that is no flag (4, 16, 32, 128; 2, 4, ... for Marks).
+        const auto rights = coin(15) ? any<std::uint8_t>() : static_cast<std::uint8_t>(any<std::uint8_t>() & 75u);
+        v.rights = static_cast<Rights>(rights);
+        v.between = between<int>(0, 3);
+        const auto marks = coin(15) ? any<std::uint16_t>() : static_cast<std::uint16_t>(any<std::uint16_t>() & 0xC001u);
+        v.marks = static_cast<Marks>(static_cast<std::int16_t>(marks));
         return v;
     }
 
@@ -311,6 +338,7 @@ TEST(Engine, MaxBitsMatchTheCodecs)
     EXPECT_EQ(bitrep::engine::max_bits<Described>, bitrep::max_bits<Described>);
     EXPECT_EQ(bitrep::engine::max_bits<Derived>, bitrep::max_bits<Derived>);
     EXPECT_EQ(bitrep::engine::max_bits<Bits>, bitrep::max_bits<Bits>);
+    EXPECT_EQ(bitrep::engine::max_bits<Flags>, bitrep::max_bits<Flags>);
     EXPECT_EQ((bitrep::engine::max_bits<bitrep::bounded_vector<bool, 100>>),
               (bitrep::max_bits<bitrep::bounded_vector<bool, 100>>));
 }
@@ -417,6 +445,16 @@ TEST(EngineKinds, BoolElementsAreBitsAsTheCodecsWriteThem)
     expect_both_outcomes(compare_kind(32, start, [](generator& gen) { return gen.bit_elements(); }));
     using many = bitrep::bounded_vector<bool, 40>;
     expect_both_outcomes(compare_kind(33, many{}, [](generator& gen) { return gen.bits<many>(40); }));
+}
+
+TEST(EngineKinds, FlagEnumsAreABitPerFlagAsTheCodecsWriteThem)
+{
+    static_assert(native_v<Flags> && bitrep::engine::entry_v<Rights>.kind == bitrep::engine::kind::flags);
+    expect_both_outcomes(compare_kind(41, Flags{}, [](generator& gen) { return gen.flags(); }));
+    Flags start;
+    start.rights = Rights::every;
+    start.marks = Marks::sign;
+    expect_both_outcomes(compare_kind(42, start, [](generator& gen) { return gen.flags(); }));
 }
 
 } // namespace engine_test

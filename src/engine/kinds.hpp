@@ -8,6 +8,7 @@
 #include <string>
 
 #include <bitrep/codecs/containers.hpp>
+#include <bitrep/codecs/flags.hpp>
 #include <bitrep/codecs/quantized.hpp>
 #include <bitrep/codecs/quat.hpp>
 #include <bitrep/codecs/ranged.hpp>
@@ -111,6 +112,20 @@ BITREP_ALWAYS_INLINE bool run_enumeration(Stream& stream, const field_entry& e, 
         return false;
     if constexpr (Stream::is_reading)
         store_integer(p, e.width, e.values == nullptr ? index : e.values[index]);
+    return true;
+}
+
+/// A flag enum: the codec's serialize_flag_bits over the value's pattern.
+template <class Stream>
+BITREP_ALWAYS_INLINE bool run_flags(Stream& stream, const field_entry& e, unsigned char* p)
+{
+    std::uint64_t bits = 0;
+    if constexpr (!Stream::is_reading)
+        bits = load_integer(p, e.width, false);
+    if (!bitrep::detail::serialize_flag_bits(stream, bits, e.values, static_cast<std::size_t>(e.span), e.min))
+        return false;
+    if constexpr (Stream::is_reading)
+        store_integer(p, e.width, bits);
     return true;
 }
 

@@ -38,6 +38,7 @@ enum class op : std::uint8_t {
     ranged_i32,
     ranged_64,
     enumeration,
+    flags,
     float32,
     float64,
     quantized,

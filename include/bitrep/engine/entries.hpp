@@ -151,6 +151,15 @@ inline constexpr auto enum_values = [] {
     return values;
 }();
 
+template <class E>
+inline constexpr auto flag_masks = [] {
+    using flags = reflect::flags<E>;
+    std::array<std::uint64_t, flags::count> masks{};
+    for (std::size_t i = 0; i < flags::count; ++i)
+        masks[i] = flags::table.masks[i];
+    return masks;
+}();
+
 template <class T>
 constexpr field_entry make_entry();
 } // namespace detail
@@ -199,6 +208,12 @@ constexpr field_entry make_entry()
         e.span = table::count;
         e.values = table::values_are_indices ? nullptr : enum_values<T>.data();
         e.min_bits = e.max_bits = static_cast<std::size_t>(bitrep::detail::enum_index_bits(table::count));
+    } else if constexpr (reflect::flag_enum<T>) {
+        e = integer_entry<typename reflect::flags<T>::bits_type>(kind::flags);
+        e.min = reflect::flags<T>::table.all;
+        e.span = reflect::flags<T>::count;
+        e.values = flag_masks<T>.data();
+        e.min_bits = e.max_bits = reflect::flags<T>::count;
     } else if constexpr (is_ranged<T>::value) {
         using Int = typename T::value_type;
         e = integer_entry<Int>(kind::ranged);

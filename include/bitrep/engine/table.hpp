@@ -21,6 +21,7 @@ enum class kind : std::uint8_t {
     integer,     // two's complement pattern at full width
     ranged,      // offset from min in bits_required(span) bits
     enumeration, // declaration index among `count` enumerators
+    flags,       // a flag enum: a bit per flag
     float32,     // IEEE-754 bit pattern
     float64,
     quantized,   // compressed_float with a quantizer
@@ -73,15 +74,15 @@ struct codec_access {
 /// rule needs. Constant-initialized; nothing in it depends on an object.
 struct field_entry {
     engine::kind kind = engine::kind::boolean;
-    /// Bytes of the C++ integer (integer, ranged, enumeration).
+    /// Bytes of the C++ integer (integer, ranged, enumeration, flags).
     std::uint8_t width = 0;
     bool is_signed = false;
     /// field_flag as an integer (0: none): which streams carry the field.
     std::uint8_t flag = 0;
-    /// ranged: min's pattern; enumeration: unused; string / vector /
-    /// bit_vector: max length; array: element count.
+    /// ranged: min's pattern; enumeration: unused; flags: every flag's bit;
+    /// string / vector / bit_vector: max length; array: element count.
     std::uint64_t min = 0;
-    /// ranged: max - min; enumeration: enumerator count.
+    /// ranged: max - min; enumeration: enumerator count; flags: flag count.
     std::uint64_t span = 0;
     /// quantized: the quantizer, the largest value in range, clamping;
     /// quat: the components' quantizer, and the tie margin in `low`.
@@ -90,7 +91,8 @@ struct field_entry {
     float top = 0;
     bool clamp = false;
     /// enumeration: the enumerators' values (sign-extended patterns), or
-    /// nullptr when they are 0, 1, 2, ... in declaration order.
+    /// nullptr when they are 0, 1, 2, ... in declaration order; flags: each
+    /// flag's bit, in declaration order.
     const std::uint64_t* values = nullptr;
     /// structure: the nested type's table.
     const type_table* nested = nullptr;
