@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <bitset>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -102,6 +103,14 @@ struct Flags {
     friend bool operator==(const Flags&, const Flags&) = default;
 };
 
+struct Bitsets {
+    std::bitset<5> few;
+    bitrep::ranged<int, 0, 5> between;
+    std::bitset<70> many; // words of 32, 32 and 6 bits
+    std::bitset<32> word;
+    friend bool operator==(const Bitsets&, const Bitsets&) = default;
+};
+
 /// Random values, with `wild` of them outside what a writer accepts.
 class generator {
 public:
@@ -173,6 +182,17 @@ public:
         v.between = between<int>(0, 3);
         const auto marks = coin(15) ? any<std::uint16_t>() : static_cast<std::uint16_t>(any<std::uint16_t>() & 0xC001u);
         v.marks = static_cast<Marks>(static_cast<std::int16_t>(marks));
+        return v;
+    }
+
+    Bitsets bitsets()
+    {
+        Bitsets v;
+        v.few = any<unsigned>();
+        v.between = between<int>(0, coin(20) ? 6 : 5);
+        for (std::size_t i = 0; i < v.many.size(); ++i)
+            v.many[i] = coin();
+        v.word = any<unsigned>();
         return v;
     }
 
@@ -339,6 +359,7 @@ TEST(Engine, MaxBitsMatchTheCodecs)
     EXPECT_EQ(bitrep::engine::max_bits<Derived>, bitrep::max_bits<Derived>);
     EXPECT_EQ(bitrep::engine::max_bits<Bits>, bitrep::max_bits<Bits>);
     EXPECT_EQ(bitrep::engine::max_bits<Flags>, bitrep::max_bits<Flags>);
+    EXPECT_EQ(bitrep::engine::max_bits<Bitsets>, bitrep::max_bits<Bitsets>);
     EXPECT_EQ((bitrep::engine::max_bits<bitrep::bounded_vector<bool, 100>>),
               (bitrep::max_bits<bitrep::bounded_vector<bool, 100>>));
 }
@@ -455,6 +476,16 @@ TEST(EngineKinds, FlagEnumsAreABitPerFlagAsTheCodecsWriteThem)
     start.rights = Rights::every;
     start.marks = Marks::sign;
     expect_both_outcomes(compare_kind(42, start, [](generator& gen) { return gen.flags(); }));
+}
+
+TEST(EngineKinds, BitsetsAreTheirBitsInWordsAsTheCodecsWriteThem)
+{
+    static_assert(native_v<Bitsets> && bitrep::engine::entry_v<std::bitset<70>>.kind == bitrep::engine::kind::bitset);
+    expect_both_outcomes(compare_kind(51, Bitsets{}, [](generator& gen) { return gen.bitsets(); }));
+    Bitsets start;
+    start.many.set();
+    start.few.set(2);
+    expect_both_outcomes(compare_kind(52, start, [](generator& gen) { return gen.bitsets(); }));
 }
 
 } // namespace engine_test

@@ -161,6 +161,7 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
             break;
         case op::bit_vector: ok = run_bit_vector(stream, e, p); break;
         case op::flags: ok = run_flags(stream, e, p); break;
+        case op::bitset: ok = run_bitset(stream, e, p); break;
         case op::codec: stream.resume(call_codec<Stream>(stream.state(), stream.failure(), *e.codec, p, ok)); break;
         }
         if (!ok) [[unlikely]] {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include <bitrep/codecs/bitset.hpp>
 #include <bitrep/codecs/containers.hpp>
 #include <bitrep/codecs/flags.hpp>
 #include <bitrep/codecs/quantized.hpp>
@@ -127,6 +128,16 @@ BITREP_ALWAYS_INLINE bool run_flags(Stream& stream, const field_entry& e, unsign
     if constexpr (Stream::is_reading)
         store_integer(p, e.width, bits);
     return true;
+}
+
+/// std::bitset: the codec's serialize_bit_words over the set's words.
+template <class Stream>
+BITREP_ALWAYS_INLINE bool run_bitset(Stream& stream, const field_entry& e, unsigned char* p)
+{
+    const bitset_access& set = *e.bitset;
+    return bitrep::detail::serialize_bit_words(
+        stream, static_cast<std::size_t>(e.min), [&](std::size_t at, int count) { return set.word(p, at, count); },
+        [&](std::size_t at, int count, std::uint64_t word) { set.set_word(p, at, count, word); });
 }
 
 /// A full-width integer's pattern.

@@ -34,6 +34,7 @@ op op_of(const field_entry& e) noexcept
     case kind::ranged: return ranged_op(e.width, e.is_signed);
     case kind::enumeration: return op::enumeration;
     case kind::flags: return op::flags;
+    case kind::bitset: return op::bitset;
     case kind::float32: return op::float32;
     case kind::float64: return op::float64;
     case kind::quantized: return op::quantized;

@@ -39,6 +39,7 @@ enum class op : std::uint8_t {
     ranged_64,
     enumeration,
     flags,
+    bitset,
     float32,
     float64,
     quantized,

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <atomic>
+#include <bitset>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -32,6 +33,12 @@ template <class T>
 struct is_bit_vector : std::false_type {};
 template <std::size_t N>
 struct is_bit_vector<bounded_vector<bool, N>> : std::true_type {};
+template <class T>
+struct is_bitset : std::false_type {};
+template <std::size_t N>
+struct is_bitset<std::bitset<N>> : std::true_type {
+    static constexpr std::size_t size = N;
+};
 template <class T>
 struct is_std_array : std::false_type {};
 template <class T, std::size_t N>
@@ -99,6 +106,19 @@ inline void bit_assign(void* v, std::size_t i, bool bit) noexcept
     (*static_cast<std::vector<bool>*>(v))[i] = bit;
 }
 inline constexpr bit_vector_access bit_access{&vector_size<bool>, &vector_resize<bool>, &bit_test, &bit_assign};
+
+template <std::size_t N>
+std::uint64_t bitset_word(const void* set, std::size_t at, int count) noexcept
+{
+    return bitrep::detail::bitset_word(*static_cast<const std::bitset<N>*>(set), at, count);
+}
+template <std::size_t N>
+void set_bitset_word(void* set, std::size_t at, int count, std::uint64_t word) noexcept
+{
+    bitrep::detail::set_bitset_word(*static_cast<std::bitset<N>*>(set), at, count, word);
+}
+template <std::size_t N>
+inline constexpr bitset_access bitset_access_v{&bitset_word<N>, &set_bitset_word<N>};
 
 template <class T>
 bool optional_has(const void* o) noexcept
@@ -258,6 +278,11 @@ constexpr field_entry make_entry()
         e.bits = &bit_access;
         e.min_bits = static_cast<std::size_t>(bitrep::detail::count_bits(T::max_elements));
         e.max_bits = bitrep::detail::add_bits(e.min_bits, T::max_elements);
+    } else if constexpr (is_bitset<T>::value) {
+        e.kind = kind::bitset;
+        e.min = is_bitset<T>::size;
+        e.bitset = &bitset_access_v<is_bitset<T>::size>;
+        e.min_bits = e.max_bits = is_bitset<T>::size;
     } else if constexpr (is_std_array<T>::value) {
         using element = typename T::value_type;
         e.kind = kind::array;

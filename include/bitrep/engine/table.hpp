@@ -22,6 +22,7 @@ enum class kind : std::uint8_t {
     ranged,      // offset from min in bits_required(span) bits
     enumeration, // declaration index among `count` enumerators
     flags,       // a flag enum: a bit per flag
+    bitset,      // std::bitset: its bits, bit 0 first, in words of 32
     float32,     // IEEE-754 bit pattern
     float64,
     quantized,   // compressed_float with a quantizer
@@ -55,6 +56,12 @@ struct bit_vector_access {
     void (*assign)(void* vector, std::size_t index, bool bit) noexcept;
 };
 
+/// A std::bitset's bits, `count` (at most 32) at a time from bit `at`.
+struct bitset_access {
+    std::uint64_t (*word)(const void* set, std::size_t at, int count) noexcept;
+    void (*set_word)(void* set, std::size_t at, int count, std::uint64_t word) noexcept;
+};
+
 /// std::optional<T>.
 struct optional_access {
     bool (*has_value)(const void* optional) noexcept;
@@ -80,7 +87,8 @@ struct field_entry {
     /// field_flag as an integer (0: none): which streams carry the field.
     std::uint8_t flag = 0;
     /// ranged: min's pattern; enumeration: unused; flags: every flag's bit;
-    /// string / vector / bit_vector: max length; array: element count.
+    /// string / vector / bit_vector: max length; array: element count;
+    /// bitset: bit count.
     std::uint64_t min = 0;
     /// ranged: max - min; enumeration: enumerator count; flags: flag count.
     std::uint64_t span = 0;
@@ -101,6 +109,7 @@ struct field_entry {
     std::uint32_t stride = 0;
     const container_access* container = nullptr;
     const bit_vector_access* bits = nullptr;
+    const bitset_access* bitset = nullptr;
     const optional_access* maybe = nullptr;
     const codec_access* codec = nullptr;
     /// How many containers deep the value nests (the engine's loop stack).
