@@ -111,6 +111,13 @@ struct Bitsets {
     friend bool operator==(const Bitsets&, const Bitsets&) = default;
 };
 
+struct Steps {
+    bitrep::delta_small<bitrep::ranged<int, -50, 50>, 3> count;
+    bitrep::delta_small<bitrep::quantized<-8.f, 8.f, 0.01f>, 4> offset;
+    bitrep::delta_small<bitrep::clamped<bitrep::quantized<0.f, 1.f, 0.1f>>, 2> share;
+    friend bool operator==(const Steps&, const Steps&) = default;
+};
+
 /// Random values, with `wild` of them outside what a writer accepts.
 class generator {
 public:
@@ -193,6 +200,15 @@ public:
         for (std::size_t i = 0; i < v.many.size(); ++i)
             v.many[i] = coin();
         v.word = any<unsigned>();
+        return v;
+    }
+
+    Steps steps()
+    {
+        Steps v;
+        v.count = between<int>(-50, coin(20) ? 60 : 50);
+        v.offset = quantity(-8.f, 8.f);
+        v.share = coin(10) ? -3.0f : real(0.f, 1.f);
         return v;
     }
 
@@ -360,6 +376,7 @@ TEST(Engine, MaxBitsMatchTheCodecs)
     EXPECT_EQ(bitrep::engine::max_bits<Bits>, bitrep::max_bits<Bits>);
     EXPECT_EQ(bitrep::engine::max_bits<Flags>, bitrep::max_bits<Flags>);
     EXPECT_EQ(bitrep::engine::max_bits<Bitsets>, bitrep::max_bits<Bitsets>);
+    EXPECT_EQ(bitrep::engine::max_bits<Steps>, bitrep::max_bits<Steps>);
     EXPECT_EQ((bitrep::engine::max_bits<bitrep::bounded_vector<bool, 100>>),
               (bitrep::max_bits<bitrep::bounded_vector<bool, 100>>));
 }
@@ -486,6 +503,15 @@ TEST(EngineKinds, BitsetsAreTheirBitsInWordsAsTheCodecsWriteThem)
     start.many.set();
     start.few.set(2);
     expect_both_outcomes(compare_kind(52, start, [](generator& gen) { return gen.bitsets(); }));
+}
+
+TEST(EngineKinds, DeltaSmallFieldsAreTheirValuesAsTheCodecsWriteThem)
+{
+    static_assert(native_v<Steps>);
+    Steps start;
+    start.count = -7;
+    start.offset = 2.5f;
+    expect_both_outcomes(compare_kind(61, start, [](generator& gen) { return gen.steps(); }));
 }
 
 } // namespace engine_test

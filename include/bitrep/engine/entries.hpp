@@ -14,6 +14,7 @@
 
 #include <bitrep/annotations/bounded_string.hpp>
 #include <bitrep/annotations/bounded_vector.hpp>
+#include <bitrep/annotations/delta_small.hpp>
 #include <bitrep/annotations/field_flags.hpp>
 #include <bitrep/annotations/quantized.hpp>
 #include <bitrep/annotations/quat.hpp>
@@ -63,6 +64,10 @@ template <class T>
 struct is_quat : std::false_type {};
 template <int Bits>
 struct is_quat<quat<Bits>> : std::true_type {};
+template <class T>
+struct is_delta_small : std::false_type {};
+template <class V, std::uint32_t MaxStep>
+struct is_delta_small<delta_small<V, MaxStep>> : std::true_type {};
 template <class T>
 struct is_flagged : std::false_type {};
 template <class T, field_flag Flag>
@@ -300,6 +305,12 @@ constexpr field_entry make_entry()
         e.depth = static_cast<std::uint8_t>(entry_v<element>.depth + 1);
         e.min_bits = 1;
         e.max_bits = bitrep::detail::add_bits(1, entry_v<element>.max_bits);
+    } else if constexpr (is_delta_small<T>::value) {
+        // V's encoding (the step only changes deltas), V's object at the
+        // same address.
+        using V = typename T::annotated_type;
+        static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(V));
+        e = entry_v<V>;
     } else if constexpr (is_flagged<T>::value) {
         if constexpr (T::flag == field_flag::transient) {
             e.flag = static_cast<std::uint8_t>(T::flag);
