@@ -13,6 +13,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -118,6 +119,14 @@ struct Steps {
     friend bool operator==(const Steps&, const Steps&) = default;
 };
 
+struct Tuples {
+    std::pair<bitrep::ranged<int, 0, 20>, bool> pair;
+    std::tuple<bitrep::quantized<-1.f, 1.f, 0.01f>, bitrep::bounded_string<3>, Inner> triple;
+    std::tuple<> nothing;
+    std::tuple<std::pair<std::uint8_t, Inner>> nested;
+    friend bool operator==(const Tuples&, const Tuples&) = default;
+};
+
 /// Random values, with `wild` of them outside what a writer accepts.
 class generator {
 public:
@@ -209,6 +218,15 @@ public:
         v.count = between<int>(-50, coin(20) ? 60 : 50);
         v.offset = quantity(-8.f, 8.f);
         v.share = coin(10) ? -3.0f : real(0.f, 1.f);
+        return v;
+    }
+
+    Tuples tuples()
+    {
+        Tuples v;
+        v.pair = {between<int>(0, coin(20) ? 25 : 20), coin()};
+        v.triple = {quantity(-1.f, 1.f), text(3), inner()};
+        v.nested = {{any<std::uint8_t>(), inner()}};
         return v;
     }
 
@@ -377,6 +395,7 @@ TEST(Engine, MaxBitsMatchTheCodecs)
     EXPECT_EQ(bitrep::engine::max_bits<Flags>, bitrep::max_bits<Flags>);
     EXPECT_EQ(bitrep::engine::max_bits<Bitsets>, bitrep::max_bits<Bitsets>);
     EXPECT_EQ(bitrep::engine::max_bits<Steps>, bitrep::max_bits<Steps>);
+    EXPECT_EQ(bitrep::engine::max_bits<Tuples>, bitrep::max_bits<Tuples>);
     EXPECT_EQ((bitrep::engine::max_bits<bitrep::bounded_vector<bool, 100>>),
               (bitrep::max_bits<bitrep::bounded_vector<bool, 100>>));
 }
@@ -512,6 +531,19 @@ TEST(EngineKinds, DeltaSmallFieldsAreTheirValuesAsTheCodecsWriteThem)
     start.count = -7;
     start.offset = 2.5f;
     expect_both_outcomes(compare_kind(61, start, [](generator& gen) { return gen.steps(); }));
+}
+
+TEST(EngineKinds, PairsAndTuplesAreTheirMembersAsTheCodecsWriteThem)
+{
+    static_assert(native_v<Tuples>);
+    Tuples start;
+    start.pair.second = true;
+    std::get<1>(start.triple) = "abc";
+    expect_both_outcomes(compare_kind(71, start, [](generator& gen) { return gen.tuples(); }));
+    using root = std::tuple<Inner, bitrep::ranged<int, 0, 9>>;
+    expect_both_outcomes(compare_kind(72, root{}, [](generator& gen) {
+        return root{gen.inner(), gen.between<int>(0, gen.coin(20) ? 10 : 9)};
+    }));
 }
 
 } // namespace engine_test

@@ -3,12 +3,14 @@
 // few one-line accessors per container type; no serialization code.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bitset>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -82,6 +84,49 @@ constexpr bool walked_class()
         return codec<T>::walks_fields && !reflect::annotated_outside<T>;
     else
         return false;
+}
+
+/// How a table reaches the members of a class it walks: reflection's
+/// fields, or a std::pair's or std::tuple's members, which are fields named
+/// by position (`#0`, `#1`, as the codec names them).
+template <class T>
+struct members {
+    static constexpr std::size_t count = reflect::field_count<T>;
+    template <std::size_t I>
+    using type = reflect::wire_type_at<T, I>;
+    template <std::size_t I>
+    static constexpr reflect::field_id id() noexcept
+    {
+        return reflect::field_id_at<T, I>();
+    }
+    template <std::size_t I>
+    static auto& at(T& object) noexcept
+    {
+        return reflect::field_at<I>(object);
+    }
+};
+template <bitrep::detail::std_tuple T>
+struct members<T> {
+    static constexpr std::size_t count = std::tuple_size_v<T>;
+    template <std::size_t I>
+    using type = std::tuple_element_t<I, T>;
+    template <std::size_t I>
+    static constexpr reflect::field_id id() noexcept
+    {
+        return {{}, I};
+    }
+    template <std::size_t I>
+    static auto& at(T& object) noexcept
+    {
+        return std::get<I>(object);
+    }
+};
+
+/// The classes the tables describe member by member.
+template <class T>
+constexpr bool tabled_class()
+{
+    return walked_class<T>() || bitrep::detail::std_tuple<T>;
 }
 
 template <class T>
@@ -320,16 +365,15 @@ constexpr field_entry make_entry()
             if (!bitrep::is_condition(T::flag))
                 e.min_bits = 0;
         }
-    } else if constexpr (walked_class<T>()) {
+    } else if constexpr (tabled_class<T>()) {
         e.kind = kind::structure;
         e.nested = &table_v<T>;
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((e.min_bits += entry_v<reflect::wire_type_at<T, I>>.min_bits), ...);
-            ((e.max_bits = bitrep::detail::add_bits(e.max_bits, entry_v<reflect::wire_type_at<T, I>>.max_bits)), ...);
-            ((e.depth = e.depth > entry_v<reflect::wire_type_at<T, I>>.depth ? e.depth
-                                                                           : entry_v<reflect::wire_type_at<T, I>>.depth),
-             ...);
-        }(std::make_index_sequence<reflect::field_count<T>>{});
+            using m = members<T>;
+            ((e.min_bits += entry_v<typename m::template type<I>>.min_bits), ...);
+            ((e.max_bits = bitrep::detail::add_bits(e.max_bits, entry_v<typename m::template type<I>>.max_bits)), ...);
+            ((e.depth = std::max(e.depth, entry_v<typename m::template type<I>>.depth)), ...);
+        }(std::make_index_sequence<members<T>::count>{});
     } else {
         e.kind = kind::codec;
         e.codec = &codec_access_v<T>;
@@ -345,12 +389,13 @@ void compute_offsets() noexcept;
 
 template <class T>
 struct table_of {
-    static constexpr std::size_t count = reflect::field_count<T>;
+    using members = detail::members<T>;
+    static constexpr std::size_t count = members::count;
     static constexpr auto fields = []<std::size_t... I>(std::index_sequence<I...>) {
-        return std::array<field_entry, count>{entry_v<reflect::wire_type_at<T, I>>...};
+        return std::array<field_entry, count>{entry_v<typename members::template type<I>>...};
     }(std::make_index_sequence<count>{});
     static constexpr auto ids = []<std::size_t... I>(std::index_sequence<I...>) {
-        return std::array<reflect::field_id, count>{reflect::field_id_at<T, I>()...};
+        return std::array<reflect::field_id, count>{members::template id<I>()...};
     }(std::make_index_sequence<count>{});
     static inline std::atomic<std::uint32_t> offsets[count == 0 ? 1 : count]{};
     static inline std::atomic<bool> ready{false};
@@ -377,9 +422,10 @@ void compute_offsets() noexcept
     alignas(T) unsigned char storage[sizeof(T)];
     T& object = *reinterpret_cast<T*>(storage);
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-        (table_of<T>::offsets[I].store(
-             static_cast<std::uint32_t>(reinterpret_cast<const unsigned char*>(&reflect::field_at<I>(object)) - storage),
-             std::memory_order_relaxed),
+        (table_of<T>::offsets[I].store(static_cast<std::uint32_t>(
+                                           reinterpret_cast<const unsigned char*>(&members<T>::template at<I>(object)) -
+                                           storage),
+                                       std::memory_order_relaxed),
          ...);
     }(std::make_index_sequence<table_of<T>::count>{});
     table_of<T>::ready.store(true, std::memory_order_release);
