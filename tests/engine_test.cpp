@@ -63,7 +63,7 @@ struct Everything {
     Inner inner;
     bitrep::transient<std::string> cache;
     bitrep::save_only<bitrep::ranged<int, 0, 15>> saved;
-    std::variant<bitrep::ranged<int, 0, 3>, Inner> either; // compiled codec
+    std::variant<bitrep::ranged<int, 0, 3>, Inner> either;
     bitrep::quat<9> rotation;
     bitrep::bounded_vector<bool, 6> bits;
     friend bool operator==(const Everything&, const Everything&) = default;
@@ -125,6 +125,16 @@ struct Tuples {
     std::tuple<> nothing;
     std::tuple<std::pair<std::uint8_t, Inner>> nested;
     friend bool operator==(const Tuples&, const Tuples&) = default;
+};
+
+using Shape = std::variant<std::monostate, bitrep::ranged<int, 0, 3>, Inner, bitrep::bounded_vector<Inner, 2>,
+                           std::variant<bool, bitrep::bounded_string<2>>>;
+
+struct Variants {
+    Shape shape;
+    std::variant<Shade> only; // one alternative: no index bits
+    bitrep::bounded_vector<std::variant<std::uint8_t, std::optional<Inner>>, 3> list;
+    friend bool operator==(const Variants&, const Variants&) = default;
 };
 
 /// Random values, with `wild` of them outside what a writer accepts.
@@ -227,6 +237,39 @@ public:
         v.pair = {between<int>(0, coin(20) ? 25 : 20), coin()};
         v.triple = {quantity(-1.f, 1.f), text(3), inner()};
         v.nested = {{any<std::uint8_t>(), inner()}};
+        return v;
+    }
+
+    Shape shape()
+    {
+        switch (between<int>(0, 4)) {
+        case 0: return std::monostate{};
+        case 1: return bitrep::ranged<int, 0, 3>(between<int>(0, coin(20) ? 4 : 3));
+        case 2: return inner();
+        case 3: {
+            bitrep::bounded_vector<Inner, 2> some;
+            for (int n = between<int>(0, 2); n > 0; --n)
+                some.push_back(inner());
+            return some;
+        }
+        default:
+            if (coin())
+                return std::variant<bool, bitrep::bounded_string<2>>(coin());
+            return std::variant<bool, bitrep::bounded_string<2>>(bitrep::bounded_string<2>(text(2)));
+        }
+    }
+
+    Variants variants()
+    {
+        Variants v;
+        v.shape = shape();
+        v.only = Shade::light;
+        for (int n = between<int>(0, 3); n > 0; --n) {
+            if (coin())
+                v.list.push_back(any<std::uint8_t>());
+            else
+                v.list.push_back(coin() ? std::optional<Inner>(inner()) : std::nullopt);
+        }
         return v;
     }
 
@@ -396,6 +439,8 @@ TEST(Engine, MaxBitsMatchTheCodecs)
     EXPECT_EQ(bitrep::engine::max_bits<Bitsets>, bitrep::max_bits<Bitsets>);
     EXPECT_EQ(bitrep::engine::max_bits<Steps>, bitrep::max_bits<Steps>);
     EXPECT_EQ(bitrep::engine::max_bits<Tuples>, bitrep::max_bits<Tuples>);
+    EXPECT_EQ(bitrep::engine::max_bits<Variants>, bitrep::max_bits<Variants>);
+    EXPECT_EQ(bitrep::engine::entry_v<Shape>.min_bits, bitrep::codec<Shape>::min_bits());
     EXPECT_EQ((bitrep::engine::max_bits<bitrep::bounded_vector<bool, 100>>),
               (bitrep::max_bits<bitrep::bounded_vector<bool, 100>>));
 }
@@ -544,6 +589,32 @@ TEST(EngineKinds, PairsAndTuplesAreTheirMembersAsTheCodecsWriteThem)
     expect_both_outcomes(compare_kind(72, root{}, [](generator& gen) {
         return root{gen.inner(), gen.between<int>(0, gen.coin(20) ? 10 : 9)};
     }));
+}
+
+TEST(EngineKinds, VariantsAreTheIndexThenTheAlternativeAsTheCodecsWriteThem)
+{
+    static_assert(native_v<Variants>);
+    expect_both_outcomes(compare_kind(81, Variants{}, [](generator& gen) { return gen.variants(); }));
+    // A reader's target holding another alternative, or the one it reads.
+    Variants start;
+    start.shape = Inner{};
+    start.list.push_back(std::uint8_t{4});
+    expect_both_outcomes(compare_kind(82, start, [](generator& gen) { return gen.variants(); }));
+    expect_both_outcomes(compare_kind(83, Shape{}, [](generator& gen) { return gen.shape(); }));
+}
+
+TEST(EngineKinds, AFailureInsideAnAlternativeNamesItAsTheCodecsDo)
+{
+    Variants v;
+    Inner bad;
+    bad.a = 301;
+    v.shape = bad;
+    std::vector<std::uint8_t> bytes(64);
+    std::size_t written = 0;
+    const bitrep::status st = bitrep::engine::to_bytes(v, std::span<std::uint8_t>(bytes), written);
+    // Boost.PFR (Boost 1.81) names aggregate fields by position.
+    EXPECT_EQ(st.field_path(), "engine_test::Variants.#0<engine_test::Inner>.#0");
+    EXPECT_EQ(st.field_path(), bitrep::to_bytes(v, std::span<std::uint8_t>(bytes), written).field_path());
 }
 
 } // namespace engine_test

@@ -39,6 +39,8 @@ struct loop_frame {
             --depth;
             if (node->indexed)
                 failure.enter_index(frames[depth].index);
+            else if (!node->alternative.empty())
+                failure.enter_alternative(node->alternative);
         } else {
             bitrep::detail::enter_field(failure, *node->id);
         }
@@ -131,6 +133,24 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
             }
             continue;
         }
+        case op::variant: {
+            std::size_t index = 0;
+            if (!run_variant_index(stream, e, p, index)) [[unlikely]] {
+                ok = false;
+                break;
+            }
+            ip += 1 + index;
+            continue;
+        }
+        case op::alternative:
+            frames[depth++].outer = base;
+            base = alternative_object<Stream>(e, p, in.min);
+            ip = code + in.end;
+            continue;
+        case op::end_variant:
+            base = frames[--depth].outer;
+            ip = code + in.end;
+            continue;
         case op::boolean: {
             bool value = Stream::is_reading ? false : *reinterpret_cast<const bool*>(p);
             ok = stream.serialize_bool(value);

@@ -14,6 +14,7 @@
 #include <bitrep/codecs/quat.hpp>
 #include <bitrep/codecs/ranged.hpp>
 #include <bitrep/codecs/scalars.hpp>
+#include <bitrep/codecs/variant.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/engine/table.hpp>
 
@@ -200,6 +201,30 @@ BITREP_ALWAYS_INLINE bool run_bit_vector(Stream& stream, const field_entry& e, u
     return bitrep::detail::serialize_bit_elements(
         stream, static_cast<std::size_t>(size), [&](std::size_t i) { return bits.test(p, i); },
         [&](std::size_t i, bool bit) { bits.assign(p, i, bit); });
+}
+
+/// std::variant: the held alternative's index, as the codec sends it.
+template <class Stream>
+BITREP_ALWAYS_INLINE bool run_variant_index(Stream& stream, const field_entry& e, const unsigned char* p,
+                                            std::size_t& index)
+{
+    std::uint64_t held = 0;
+    if constexpr (!Stream::is_reading)
+        held = e.variant->index(p);
+    if (!bitrep::detail::serialize_held_index(stream, held, e.span))
+        return false;
+    index = static_cast<std::size_t>(held);
+    return true;
+}
+
+/// Alternative k's object: made the one held when reading.
+template <class Stream>
+BITREP_ALWAYS_INLINE unsigned char* alternative_object(const field_entry& e, unsigned char* p, std::uint64_t k)
+{
+    if constexpr (Stream::is_reading)
+        return static_cast<unsigned char*>(e.variant->hold[k](p));
+    else
+        return static_cast<unsigned char*>(e.variant->held[k](p));
 }
 
 /// The layout of every quat<Bits> (checked where its entry is built).

@@ -44,6 +44,7 @@ op op_of(const field_entry& e) noexcept
     case kind::bit_vector: return op::bit_vector;
     case kind::array: return op::array;
     case kind::optional: return op::optional;
+    case kind::variant: return op::variant;
     case kind::codec:
     case kind::structure: break;
     }
@@ -78,6 +79,10 @@ public:
             add_struct(*e.nested, offset, node);
             return;
         }
+        if (e.kind == kind::variant) {
+            add_variant(e, offset, node);
+            return;
+        }
         const std::size_t at = out_.code.size();
         out_.code.push_back(instruction{op_of(e), offset, 0, e.min, e.span, &e, node});
         if (e.kind == kind::vector || e.kind == kind::array || e.kind == kind::optional) {
@@ -88,6 +93,30 @@ public:
     }
 
 private:
+    /// The index instruction, one `alternative` instruction per alternative
+    /// (the index picks one by its distance), then each alternative's body
+    /// on the alternative's object, ending at the same place.
+    void add_variant(const field_entry& e, std::uint32_t offset, const path_node* node)
+    {
+        const std::size_t at = out_.code.size();
+        out_.code.push_back(instruction{op::variant, offset, 0, 0, e.span, &e, node});
+        for (std::uint64_t k = 0; k < e.span; ++k)
+            out_.code.push_back(instruction{op::alternative, offset, 0, k, 0, &e, node});
+        std::vector<std::size_t> ends;
+        for (std::uint64_t k = 0; k < e.span; ++k) {
+            out_.code[at + 1 + k].end = static_cast<std::uint32_t>(out_.code.size());
+            const path_node* held =
+                &out_.nodes.emplace_back(path_node{nullptr, node, false, e.variant->names[k]});
+            add(e.element[k], 0, held);
+            ends.push_back(out_.code.size());
+            out_.code.push_back(instruction{op::end_variant, 0, 0, 0, 0, &e, held});
+        }
+        const auto past = static_cast<std::uint32_t>(out_.code.size());
+        out_.code[at].end = past;
+        for (std::size_t end : ends)
+            out_.code[end].end = past;
+    }
+
     program& out_;
     scope scope_;
 };

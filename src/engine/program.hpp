@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <string_view>
 #include <vector>
 
 #include <bitrep/engine/table.hpp>
@@ -20,6 +21,7 @@ struct path_node {
     const reflect::field_id* id = nullptr; // nullptr: a container's element
     const path_node* parent = nullptr;
     bool indexed = false; // an element the path names by index (not an optional's value)
+    std::string_view alternative{}; // a variant's alternative, named by its type
 };
 
 /// The kinds, with integers split by width and signedness so that the
@@ -49,6 +51,9 @@ enum class op : std::uint8_t {
     bit_vector,
     array,
     optional,
+    variant,     // the index; then the alternative instruction that follows it at that distance
+    alternative, // enters alternative `min` (its body at `end`)
+    end_variant, // the end of an alternative's body: on to `end`, past the last
     codec,
     end_loop, // the end of a container's element body
     done,     // the end of the program

@@ -13,6 +13,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <variant>
 
 #include <bitrep/annotations/bounded_string.hpp>
 #include <bitrep/annotations/bounded_vector.hpp>
@@ -50,6 +51,10 @@ template <class T>
 struct is_optional : std::false_type {};
 template <class T>
 struct is_optional<std::optional<T>> : std::true_type {};
+template <class T>
+struct is_variant : std::false_type {};
+template <class... Ts>
+struct is_variant<std::variant<Ts...>> : std::true_type {};
 template <class T>
 struct is_quantized : std::false_type {};
 template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
@@ -194,6 +199,22 @@ template <class T>
 inline constexpr optional_access optional_access_v{&optional_has<T>, &optional_value<T>, &optional_reset<T>,
                                                    &optional_emplace<T>};
 
+template <class V>
+std::size_t variant_index(const void* v) noexcept
+{
+    return static_cast<const V*>(v)->index();
+}
+template <class V, std::size_t I>
+void* variant_held(void* v) noexcept
+{
+    return std::get_if<I>(static_cast<V*>(v));
+}
+template <class V, std::size_t I>
+void* variant_hold(void* v)
+{
+    return &bitrep::detail::hold_alternative<I>(*static_cast<V*>(v));
+}
+
 template <class T>
 bool codec_write(write_stream& stream, const void* value)
 {
@@ -246,6 +267,22 @@ template <class T>
 inline constexpr const type_table& table_v = table_of<T>::table;
 
 namespace detail {
+template <class V>
+struct variant_table;
+template <class... Ts>
+struct variant_table<std::variant<Ts...>> {
+    using type = std::variant<Ts...>;
+    static constexpr std::array<field_entry, sizeof...(Ts)> alternatives{entry_v<Ts>...};
+    static constexpr auto held = []<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<void* (*)(void*) noexcept, sizeof...(Ts)>{&variant_held<type, I>...};
+    }(std::index_sequence_for<Ts...>{});
+    static constexpr auto hold = []<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<void* (*)(void*), sizeof...(Ts)>{&variant_hold<type, I>...};
+    }(std::index_sequence_for<Ts...>{});
+    static constexpr std::array<std::string_view, sizeof...(Ts)> names{reflect::type_name<Ts>()...};
+    static constexpr variant_access access{&variant_index<type>, held.data(), hold.data(), names.data()};
+};
+
 template <class Int>
 constexpr field_entry integer_entry(kind k)
 {
@@ -356,6 +393,22 @@ constexpr field_entry make_entry()
         using V = typename T::annotated_type;
         static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(V));
         e = entry_v<V>;
+    } else if constexpr (is_variant<T>::value) {
+        using table = variant_table<T>;
+        e.kind = kind::variant;
+        e.span = table::alternatives.size();
+        e.element = table::alternatives.data();
+        e.variant = &table::access;
+        std::size_t most = 0;
+        std::size_t least = unbounded_bits;
+        for (const field_entry& alternative : table::alternatives) {
+            most = std::max(most, alternative.max_bits);
+            least = std::min(least, alternative.min_bits);
+            e.depth = std::max(e.depth, static_cast<std::uint8_t>(alternative.depth + 1));
+        }
+        const auto index_bits = static_cast<std::size_t>(bitrep::detail::enum_index_bits(e.span));
+        e.min_bits = bitrep::detail::add_bits(index_bits, least);
+        e.max_bits = bitrep::detail::add_bits(index_bits, most);
     } else if constexpr (is_flagged<T>::value) {
         if constexpr (T::flag == field_flag::transient) {
             e.flag = static_cast<std::uint8_t>(T::flag);

@@ -32,6 +32,7 @@ enum class kind : std::uint8_t {
     bit_vector,  // bounded_vector<bool>: count, then a bit per element
     array,       // std::array: elements
     optional,    // presence bit, then the value
+    variant,     // std::variant: the alternative's index, then the alternative
     structure,   // a reflected class: its own table
     codec,       // anything else: the type's compiled codec, through function pointers
 };
@@ -70,6 +71,21 @@ struct optional_access {
     void (*emplace)(void* optional);
 };
 
+/// std::variant<Ts...>: which alternative it holds, and where.
+struct variant_access {
+    /// std::variant_npos when valueless by exception.
+    std::size_t (*index)(const void* variant) noexcept;
+    /// Per alternative: its object, which the variant holds (writing).
+    void* (*const* held)(void* variant) noexcept;
+    /// Per alternative: makes it the one held (default-made, unless it is
+    /// held already: a read then assigns every part it carries) and
+    /// returns it (reading).
+    void* (*const* hold)(void* variant);
+    /// Per alternative: its type's name, which the error path gives
+    /// (`Pickup.item<Weapon>.damage`).
+    const std::string_view* names;
+};
+
 /// The compiled codec of a type the tables do not describe yet.
 struct codec_access {
     bool (*write)(write_stream& stream, const void* value);
@@ -90,7 +106,8 @@ struct field_entry {
     /// string / vector / bit_vector: max length; array: element count;
     /// bitset: bit count.
     std::uint64_t min = 0;
-    /// ranged: max - min; enumeration: enumerator count; flags: flag count.
+    /// ranged: max - min; enumeration: enumerator count; flags: flag count;
+    /// variant: alternative count.
     std::uint64_t span = 0;
     /// quantized: the quantizer, the largest value in range, clamping;
     /// quat: the components' quantizer, and the tie margin in `low`.
@@ -104,13 +121,15 @@ struct field_entry {
     const std::uint64_t* values = nullptr;
     /// structure: the nested type's table.
     const type_table* nested = nullptr;
-    /// vector, array, optional: the element, and the distance between two.
+    /// vector, array, optional: the element, and the distance between two;
+    /// variant: the alternatives (`span` of them).
     const field_entry* element = nullptr;
     std::uint32_t stride = 0;
     const container_access* container = nullptr;
     const bit_vector_access* bits = nullptr;
     const bitset_access* bitset = nullptr;
     const optional_access* maybe = nullptr;
+    const variant_access* variant = nullptr;
     const codec_access* codec = nullptr;
     /// How many containers deep the value nests (the engine's loop stack).
     std::uint8_t depth = 0;
