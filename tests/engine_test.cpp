@@ -14,6 +14,8 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -135,6 +137,16 @@ struct Variants {
     std::variant<Shade> only; // one alternative: no index bits
     bitrep::bounded_vector<std::variant<std::uint8_t, std::optional<Inner>>, 3> list;
     friend bool operator==(const Variants&, const Variants&) = default;
+};
+
+struct Maps {
+    bitrep::bounded_map<int, Inner, 3> by_id;
+    bitrep::bounded_map<std::uint8_t, bitrep::bounded_string<3>, 4, std::unordered_map<std::uint8_t, bitrep::bounded_string<3>>>
+        hashed; // written in key order, not the table's
+    bitrep::bounded_set<bitrep::ranged<int, 0, 3>, 4> few; // a read of random bits repeats keys
+    bitrep::bounded_set<std::uint16_t, 3, std::unordered_set<std::uint16_t>> hashed_set;
+    bitrep::bounded_map<std::pair<std::uint8_t, bool>, bitrep::bounded_vector<bitrep::ranged<int, 0, 9>, 2>, 2> nested;
+    friend bool operator==(const Maps&, const Maps&) = default;
 };
 
 /// Random values, with `wild` of them outside what a writer accepts.
@@ -269,6 +281,29 @@ public:
                 v.list.push_back(any<std::uint8_t>());
             else
                 v.list.push_back(coin() ? std::optional<Inner>(inner()) : std::nullopt);
+        }
+        return v;
+    }
+
+    /// Up to max entries, now and then one more.
+    int entries(int max) { return between<int>(0, coin(25) ? max + 1 : max); }
+
+    Maps maps()
+    {
+        Maps v;
+        for (int n = entries(3); n > 0; --n)
+            v.by_id[between<int>(-5, 5)] = inner();
+        for (int n = entries(4); n > 0; --n)
+            v.hashed[any<std::uint8_t>()] = bitrep::bounded_string<3>(text(3));
+        for (int n = entries(4); n > 0; --n)
+            v.few.insert(between<int>(0, coin(25) ? 4 : 3));
+        for (int n = entries(3); n > 0; --n)
+            v.hashed_set.insert(any<std::uint16_t>());
+        for (int n = entries(2); n > 0; --n) {
+            bitrep::bounded_vector<bitrep::ranged<int, 0, 9>, 2> digits;
+            for (int d = between<int>(0, 2); d > 0; --d)
+                digits.push_back(between<int>(0, 9));
+            v.nested[{between<std::uint8_t>(0, 3), coin()}] = digits;
         }
         return v;
     }
@@ -440,6 +475,7 @@ TEST(Engine, MaxBitsMatchTheCodecs)
     EXPECT_EQ(bitrep::engine::max_bits<Steps>, bitrep::max_bits<Steps>);
     EXPECT_EQ(bitrep::engine::max_bits<Tuples>, bitrep::max_bits<Tuples>);
     EXPECT_EQ(bitrep::engine::max_bits<Variants>, bitrep::max_bits<Variants>);
+    EXPECT_EQ(bitrep::engine::max_bits<Maps>, bitrep::max_bits<Maps>);
     EXPECT_EQ(bitrep::engine::entry_v<Shape>.min_bits, bitrep::codec<Shape>::min_bits());
     EXPECT_EQ((bitrep::engine::max_bits<bitrep::bounded_vector<bool, 100>>),
               (bitrep::max_bits<bitrep::bounded_vector<bool, 100>>));
@@ -615,6 +651,32 @@ TEST(EngineKinds, AFailureInsideAnAlternativeNamesItAsTheCodecsDo)
     // Boost.PFR (Boost 1.81) names aggregate fields by position.
     EXPECT_EQ(st.field_path(), "engine_test::Variants.#0<engine_test::Inner>.#0");
     EXPECT_EQ(st.field_path(), bitrep::to_bytes(v, std::span<std::uint8_t>(bytes), written).field_path());
+}
+
+TEST(EngineKinds, MapsAndSetsAreTheirEntriesByKeyAsTheCodecsWriteThem)
+{
+    static_assert(native_v<Maps>);
+    expect_both_outcomes(compare_kind(91, Maps{}, [](generator& gen) { return gen.maps(); }));
+    // A read empties the map it finds.
+    generator gen(92);
+    Maps start = gen.maps();
+    std::vector<std::uint8_t> bytes;
+    while (!bitrep::to_bytes(start, bytes).ok() || start.by_id.empty())
+        start = gen.maps();
+    expect_both_outcomes(compare_kind(93, start, [](generator& g) { return g.maps(); }));
+}
+
+TEST(EngineKinds, AKeyReadTwiceIsRefusedAtItsEntryAsTheCodecsDo)
+{
+    using set = bitrep::bounded_set<bitrep::ranged<int, 0, 3>, 4>;
+    // Count 2 (3 bits), then keys 1 and 1 (2 bits each).
+    const std::vector<std::uint8_t> twice{0b0101010};
+    set by_engine;
+    const bitrep::status st = bitrep::engine::from_bytes(twice, by_engine);
+    EXPECT_EQ(st.code(), bitrep::error::duplicate_key);
+    EXPECT_EQ(st.bit_offset(), 5u);
+    set by_codec;
+    expect_same_status(st, bitrep::from_bytes(twice, by_codec));
 }
 
 } // namespace engine_test

@@ -27,6 +27,7 @@ struct loop_frame {
     std::size_t count;
     std::uint32_t stride;
     std::uint32_t body;
+    std::size_t start; // a map's entry being read: its first bit
 };
 
 /// Names the failing field: each enclosing field and element, innermost
@@ -151,6 +152,39 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
             base = frames[--depth].outer;
             ip = code + in.end;
             continue;
+        case op::map: {
+            loop_frame& frame = frames[depth];
+            if (!enter_map(stream, e, p, frame)) [[unlikely]] {
+                ok = false;
+                break;
+            }
+            if (frame.count == 0) {
+                ip = code + in.end + 1;
+                continue;
+            }
+            frame.outer = base;
+            frame.body = static_cast<std::uint32_t>(ip - code + 1);
+            base = map_entry(stream, e, frame);
+            ++depth;
+            ++ip;
+            continue;
+        }
+        case op::end_map: {
+            loop_frame& frame = frames[depth - 1];
+            if (!leave_map_entry(stream, e, frame.outer + in.offset, frame)) [[unlikely]] {
+                ok = false;
+                break;
+            }
+            if (++frame.index < frame.count) {
+                base = map_entry(stream, e, frame);
+                ip = code + frame.body;
+            } else {
+                base = frame.outer;
+                --depth;
+                ++ip;
+            }
+            continue;
+        }
         case op::boolean: {
             bool value = Stream::is_reading ? false : *reinterpret_cast<const bool*>(p);
             ok = stream.serialize_bool(value);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include <bitrep/codecs/bitset.hpp>
+#include <bitrep/codecs/bounded_map.hpp>
 #include <bitrep/codecs/containers.hpp>
 #include <bitrep/codecs/flags.hpp>
 #include <bitrep/codecs/quantized.hpp>
@@ -225,6 +226,50 @@ BITREP_ALWAYS_INLINE unsigned char* alternative_object(const field_entry& e, uns
         return static_cast<unsigned char*>(e.variant->hold[k](p));
     else
         return static_cast<unsigned char*>(e.variant->held[k](p));
+}
+
+/// bounded_map / bounded_set: the count; reading empties the map, then
+/// decodes each entry into the thread's entry.
+template <class Stream, class Frame>
+BITREP_ALWAYS_INLINE bool enter_map(Stream& stream, const field_entry& e, unsigned char* p, Frame& frame)
+{
+    const map_access& map = *e.map;
+    std::uint64_t size = map.size(p);
+    if (!bitrep::detail::serialize_keyed_count(stream, size, e.min, e.element->min_bits, map.has_values))
+        return false;
+    frame.index = 0;
+    frame.count = static_cast<std::size_t>(size);
+    if constexpr (Stream::is_reading)
+        map.clear(p);
+    else if (size != 0)
+        frame.data = reinterpret_cast<unsigned char*>(const_cast<const void**>(map.sorted(p)));
+    return true;
+}
+
+/// Where entry frame.index is: the next stored one in key order, or (when
+/// reading) the thread's entry, made anew, whose first bit is kept.
+template <class Stream, class Frame>
+BITREP_ALWAYS_INLINE unsigned char* map_entry(Stream& stream, const field_entry& e, Frame& frame)
+{
+    if constexpr (Stream::is_reading) {
+        frame.start = stream.position();
+        return static_cast<unsigned char*>(e.map->fresh());
+    } else {
+        const void* stored = reinterpret_cast<const void* const*>(frame.data)[frame.index];
+        return static_cast<unsigned char*>(const_cast<void*>(stored));
+    }
+}
+
+/// After an entry's body: a read entry joins the map, unless its key is
+/// there already.
+template <class Stream, class Frame>
+BITREP_ALWAYS_INLINE bool leave_map_entry(Stream& stream, const field_entry& e, unsigned char* p, const Frame& frame)
+{
+    if constexpr (Stream::is_reading) {
+        if (!e.map->insert(p)) [[unlikely]]
+            return bitrep::detail::refuse_duplicate_key(stream, frame.start, e.map->has_values);
+    }
+    return true;
 }
 
 /// The layout of every quat<Bits> (checked where its entry is built).

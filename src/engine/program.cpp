@@ -45,6 +45,7 @@ op op_of(const field_entry& e) noexcept
     case kind::array: return op::array;
     case kind::optional: return op::optional;
     case kind::variant: return op::variant;
+    case kind::map: return op::map;
     case kind::codec:
     case kind::structure: break;
     }
@@ -85,10 +86,15 @@ public:
         }
         const std::size_t at = out_.code.size();
         out_.code.push_back(instruction{op_of(e), offset, 0, e.min, e.span, &e, node});
-        if (e.kind == kind::vector || e.kind == kind::array || e.kind == kind::optional) {
-            add(*e.element, 0, &out_.nodes.emplace_back(path_node{nullptr, node, e.kind != kind::optional}));
+        if (e.kind == kind::vector || e.kind == kind::array || e.kind == kind::optional || e.kind == kind::map) {
+            const path_node* element = &out_.nodes.emplace_back(path_node{nullptr, node, e.kind != kind::optional});
+            add(*e.element, 0, element);
             out_.code[at].end = static_cast<std::uint32_t>(out_.code.size());
-            out_.code.push_back(instruction{op::end_loop, 0, 0, 0, 0, &e, node});
+            // A map's end adds a read entry, refusing a duplicate key at the element.
+            if (e.kind == kind::map)
+                out_.code.push_back(instruction{op::end_map, offset, 0, 0, 0, &e, element});
+            else
+                out_.code.push_back(instruction{op::end_loop, 0, 0, 0, 0, &e, node});
         }
     }
 

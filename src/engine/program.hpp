@@ -54,6 +54,8 @@ enum class op : std::uint8_t {
     variant,     // the index; then the alternative instruction that follows it at that distance
     alternative, // enters alternative `min` (its body at `end`)
     end_variant, // the end of an alternative's body: on to `end`, past the last
+    map,
+    end_map, // the end of a map's entry body (a read adds the entry to the map)
     codec,
     end_loop, // the end of a container's element body
     done,     // the end of the program

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <type_traits>
 
 namespace bitrep {
@@ -65,13 +66,15 @@ BITREP_ALWAYS_INLINE bool serialize_elements(Stream& stream, Container& elements
     }
 }
 
-/// A vector's element count in [0, max].
+/// A vector's element count in [0, max] (a larger one is refused on write,
+/// saying `refusal`).
 template <class Stream>
-BITREP_ALWAYS_INLINE bool serialize_count(Stream& stream, std::uint64_t& count, std::uint64_t max)
+BITREP_ALWAYS_INLINE bool serialize_count(Stream& stream, std::uint64_t& count, std::uint64_t max,
+                                          std::string_view refusal = "vector longer than its bound")
 {
     if constexpr (Stream::is_writing) {
         if (count > max) [[unlikely]]
-            return stream.fail(error::value_out_of_range, stream.position(), "vector longer than its bound");
+            return stream.fail(error::value_out_of_range, stream.position(), refusal);
     }
     return stream.serialize_ranged_offset(count, max);
 }
@@ -80,9 +83,10 @@ BITREP_ALWAYS_INLINE bool serialize_count(Stream& stream, std::uint64_t& count, 
 /// that many elements of at least `each_min_bits`, before any is made.
 template <class Stream>
 BITREP_ALWAYS_INLINE bool serialize_vector_count(Stream& stream, std::uint64_t& count, std::uint64_t max,
-                                                 std::uint64_t each_min_bits)
+                                                 std::uint64_t each_min_bits,
+                                                 std::string_view refusal = "vector longer than its bound")
 {
-    if (!serialize_count(stream, count, max))
+    if (!serialize_count(stream, count, max, refusal))
         return false;
     if constexpr (Stream::is_reading)
         return count_fits_input(stream, count, each_min_bits);

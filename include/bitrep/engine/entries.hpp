@@ -216,6 +216,52 @@ void* variant_hold(void* v)
 }
 
 template <class T>
+using keyed = bitrep::detail::keyed_traits<T>;
+
+/// What a read decodes a map's or set's entry into: std::pair<K, V>, whose
+/// key is not const (the stored entries' layout), or K.
+template <class T>
+using decoded_entry = std::conditional_t<keyed<T>::has_values,
+                                         std::pair<typename keyed<T>::key_type, typename keyed<T>::mapped_type>,
+                                         typename keyed<T>::key_type>;
+template <class T>
+inline thread_local std::optional<decoded_entry<T>> decoded_entries;
+
+template <class T>
+std::size_t keyed_size(const void* m) noexcept
+{
+    return keyed<T>::entries(*static_cast<const T*>(m)).size();
+}
+template <class T>
+const void* const* keyed_sorted(const void* m)
+{
+    return bitrep::detail::sorted_entries<T, 0, const void*>(*static_cast<const T*>(m)).data();
+}
+template <class T>
+void keyed_clear(void* m) noexcept
+{
+    keyed<T>::entries(*static_cast<T*>(m)).clear();
+}
+template <class T>
+void* keyed_fresh()
+{
+    return &decoded_entries<T>.emplace();
+}
+template <class T>
+bool keyed_insert(void* m)
+{
+    auto& entries = keyed<T>::entries(*static_cast<T*>(m));
+    auto& entry = *decoded_entries<T>;
+    if constexpr (keyed<T>::has_values)
+        return bitrep::detail::emplace_new(entries, std::move(entry.first), std::move(entry.second));
+    else
+        return bitrep::detail::emplace_new(entries, std::move(entry));
+}
+template <class T>
+inline constexpr map_access map_access_v{keyed<T>::has_values, &keyed_size<T>, &keyed_sorted<T>, &keyed_clear<T>,
+                                         &keyed_fresh<T>, &keyed_insert<T>};
+
+template <class T>
 bool codec_write(write_stream& stream, const void* value)
 {
     return bitrep::serialize(stream, *static_cast<const T*>(value));
@@ -409,6 +455,20 @@ constexpr field_entry make_entry()
         const auto index_bits = static_cast<std::size_t>(bitrep::detail::enum_index_bits(e.span));
         e.min_bits = bitrep::detail::add_bits(index_bits, least);
         e.max_bits = bitrep::detail::add_bits(index_bits, most);
+    } else if constexpr (bitrep::detail::keyed_container<T>) {
+        // Stored entries are read where they are, through the layout of the
+        // entry a read decodes (a std::pair's key is const only in the map).
+        using entry = decoded_entry<T>;
+        static_assert(sizeof(entry) == sizeof(typename keyed<T>::entry) &&
+                      alignof(entry) == alignof(typename keyed<T>::entry));
+        e.kind = kind::map;
+        e.min = keyed<T>::max_entries;
+        e.element = &entry_v<entry>;
+        e.map = &map_access_v<T>;
+        e.depth = static_cast<std::uint8_t>(entry_v<entry>.depth + 1);
+        e.min_bits = static_cast<std::size_t>(bitrep::detail::count_bits(keyed<T>::max_entries));
+        e.max_bits = bitrep::detail::add_bits(
+            e.min_bits, bitrep::detail::multiply_bits(keyed<T>::max_entries, entry_v<entry>.max_bits));
     } else if constexpr (is_flagged<T>::value) {
         if constexpr (T::flag == field_flag::transient) {
             e.flag = static_cast<std::uint8_t>(T::flag);

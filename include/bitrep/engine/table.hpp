@@ -33,6 +33,7 @@ enum class kind : std::uint8_t {
     array,       // std::array: elements
     optional,    // presence bit, then the value
     variant,     // std::variant: the alternative's index, then the alternative
+    map,         // bounded_map / bounded_set: count, then the entries by ascending key
     structure,   // a reflected class: its own table
     codec,       // anything else: the type's compiled codec, through function pointers
 };
@@ -86,6 +87,20 @@ struct variant_access {
     const std::string_view* names;
 };
 
+/// bounded_map<K, V, N> (entries: std::pair<K, V>) or bounded_set<K, N>
+/// (entries: K), whose entries are not where a read can decode them.
+struct map_access {
+    bool has_values; // a map, not a set
+    std::size_t (*size)(const void* map) noexcept;
+    /// The entries in ascending key order: the thread's buffer of pointers.
+    const void* const* (*sorted)(const void* map);
+    void (*clear)(void* map) noexcept;
+    /// The thread's entry to decode into, made anew.
+    void* (*fresh)();
+    /// Moves that entry into the map: false when the map holds its key.
+    bool (*insert)(void* map);
+};
+
 /// The compiled codec of a type the tables do not describe yet.
 struct codec_access {
     bool (*write)(write_stream& stream, const void* value);
@@ -103,8 +118,8 @@ struct field_entry {
     /// field_flag as an integer (0: none): which streams carry the field.
     std::uint8_t flag = 0;
     /// ranged: min's pattern; enumeration: unused; flags: every flag's bit;
-    /// string / vector / bit_vector: max length; array: element count;
-    /// bitset: bit count.
+    /// string / vector / bit_vector / map: max length; array: element
+    /// count; bitset: bit count.
     std::uint64_t min = 0;
     /// ranged: max - min; enumeration: enumerator count; flags: flag count;
     /// variant: alternative count.
@@ -122,7 +137,8 @@ struct field_entry {
     /// structure: the nested type's table.
     const type_table* nested = nullptr;
     /// vector, array, optional: the element, and the distance between two;
-    /// variant: the alternatives (`span` of them).
+    /// variant: the alternatives (`span` of them); map: the entry as a read
+    /// decodes it (std::pair<K, V>, or K).
     const field_entry* element = nullptr;
     std::uint32_t stride = 0;
     const container_access* container = nullptr;
@@ -130,6 +146,7 @@ struct field_entry {
     const bitset_access* bitset = nullptr;
     const optional_access* maybe = nullptr;
     const variant_access* variant = nullptr;
+    const map_access* map = nullptr;
     const codec_access* codec = nullptr;
     /// How many containers deep the value nests (the engine's loop stack).
     std::uint8_t depth = 0;
