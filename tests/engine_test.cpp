@@ -34,6 +34,24 @@ constexpr bool bitrep_flags(Marks) { return true; }
 
 namespace engine_test {
 
+/// A game's own type sent as a type bitrep knows (a proxy): a temperature
+/// held as a double, sent quantized.
+struct Celsius {
+    double degrees = 20;
+    friend bool operator==(const Celsius&, const Celsius&) = default;
+};
+
+} // namespace engine_test
+
+template <>
+struct bitrep::detail::proxy_traits<engine_test::Celsius> : std::true_type {
+    using wire = bitrep::quantized<-100.f, 100.f, 0.5f>;
+    static wire to_wire(const engine_test::Celsius& value) { return wire(static_cast<float>(value.degrees)); }
+    static void from_wire(engine_test::Celsius& value, const wire& sent) { value.degrees = sent.value(); }
+};
+
+namespace engine_test {
+
 struct Inner {
     bitrep::ranged<std::int16_t, -300, 300> a;
     bool b = false;
@@ -147,6 +165,13 @@ struct Maps {
     bitrep::bounded_set<std::uint16_t, 3, std::unordered_set<std::uint16_t>> hashed_set;
     bitrep::bounded_map<std::pair<std::uint8_t, bool>, bitrep::bounded_vector<bitrep::ranged<int, 0, 9>, 2>, 2> nested;
     friend bool operator==(const Maps&, const Maps&) = default;
+};
+
+struct Proxies {
+    Celsius outside;
+    bitrep::bounded_vector<Celsius, 3> log;
+    std::optional<Celsius> maybe;
+    friend bool operator==(const Proxies&, const Proxies&) = default;
 };
 
 /// Random values, with `wild` of them outside what a writer accepts.
@@ -305,6 +330,19 @@ public:
                 digits.push_back(between<int>(0, 9));
             v.nested[{between<std::uint8_t>(0, 3), coin()}] = digits;
         }
+        return v;
+    }
+
+    Celsius celsius() { return {coin(20) ? 150.0 : real(-100.f, 100.f)}; }
+
+    Proxies proxies()
+    {
+        Proxies v;
+        v.outside = celsius();
+        for (int n = between<int>(0, 3); n > 0; --n)
+            v.log.push_back(celsius());
+        if (coin())
+            v.maybe = celsius();
         return v;
     }
 
@@ -476,6 +514,7 @@ TEST(Engine, MaxBitsMatchTheCodecs)
     EXPECT_EQ(bitrep::engine::max_bits<Tuples>, bitrep::max_bits<Tuples>);
     EXPECT_EQ(bitrep::engine::max_bits<Variants>, bitrep::max_bits<Variants>);
     EXPECT_EQ(bitrep::engine::max_bits<Maps>, bitrep::max_bits<Maps>);
+    EXPECT_EQ(bitrep::engine::max_bits<Proxies>, bitrep::max_bits<Proxies>);
     EXPECT_EQ(bitrep::engine::entry_v<Shape>.min_bits, bitrep::codec<Shape>::min_bits());
     EXPECT_EQ((bitrep::engine::max_bits<bitrep::bounded_vector<bool, 100>>),
               (bitrep::max_bits<bitrep::bounded_vector<bool, 100>>));
@@ -677,6 +716,16 @@ TEST(EngineKinds, AKeyReadTwiceIsRefusedAtItsEntryAsTheCodecsDo)
     EXPECT_EQ(st.bit_offset(), 5u);
     set by_codec;
     expect_same_status(st, bitrep::from_bytes(twice, by_codec));
+}
+
+TEST(EngineKinds, ProxiesAreTheirWireTypeAsTheCodecsWriteThem)
+{
+    static_assert(native_v<Proxies> && bitrep::engine::entry_v<Celsius>.kind == bitrep::engine::kind::proxy);
+    expect_both_outcomes(compare_kind(101, Proxies{}, [](generator& gen) { return gen.proxies(); }));
+    Proxies start;
+    start.log.push_back(Celsius{-3});
+    start.maybe = Celsius{1};
+    expect_both_outcomes(compare_kind(102, start, [](generator& gen) { return gen.proxies(); }));
 }
 
 } // namespace engine_test

@@ -185,6 +185,21 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
             }
             continue;
         }
+        case op::proxy: {
+            loop_frame& frame = frames[depth++];
+            frame.outer = base;
+            frame.data = proxy_wire<Stream>(e, p);
+            base = frame.data;
+            ++ip;
+            continue;
+        }
+        case op::end_proxy: {
+            const loop_frame& frame = frames[--depth];
+            base = frame.outer;
+            leave_proxy<Stream>(e, base + in.offset, frame.data);
+            ++ip;
+            continue;
+        }
         case op::boolean: {
             bool value = Stream::is_reading ? false : *reinterpret_cast<const bool*>(p);
             ok = stream.serialize_bool(value);

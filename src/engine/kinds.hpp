@@ -272,6 +272,25 @@ BITREP_ALWAYS_INLINE bool leave_map_entry(Stream& stream, const field_entry& e, 
     return true;
 }
 
+/// A proxy's wire object: made from the value to write it, made anew to
+/// read into.
+template <class Stream>
+BITREP_ALWAYS_INLINE unsigned char* proxy_wire(const field_entry& e, unsigned char* p)
+{
+    if constexpr (Stream::is_reading)
+        return static_cast<unsigned char*>(e.proxy->wire_to_read(p));
+    else
+        return static_cast<unsigned char*>(e.proxy->wire_to_write(p));
+}
+
+/// After the wire object's body: a read makes the value from it.
+template <class Stream>
+BITREP_ALWAYS_INLINE void leave_proxy(const field_entry& e, unsigned char* p, const unsigned char* wire)
+{
+    if constexpr (Stream::is_reading)
+        e.proxy->from_wire(p, wire);
+}
+
 /// The layout of every quat<Bits> (checked where its entry is built).
 struct quat_floats {
     float x, y, z, w;

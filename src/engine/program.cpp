@@ -46,6 +46,7 @@ op op_of(const field_entry& e) noexcept
     case kind::optional: return op::optional;
     case kind::variant: return op::variant;
     case kind::map: return op::map;
+    case kind::proxy: return op::proxy;
     case kind::codec:
     case kind::structure: break;
     }
@@ -82,6 +83,10 @@ public:
         }
         if (e.kind == kind::variant) {
             add_variant(e, offset, node);
+            return;
+        }
+        if (e.kind == kind::proxy) {
+            add_proxy(e, offset, node);
             return;
         }
         const std::size_t at = out_.code.size();
@@ -121,6 +126,24 @@ private:
         out_.code[at].end = past;
         for (std::size_t end : ends)
             out_.code[end].end = past;
+    }
+
+    /// The wire type's instructions: where the value holds the wire object
+    /// as it is, on it; else on a wire object the proxy instruction makes
+    /// (on the value's side of the error path, which names no step for it).
+    void add_proxy(const field_entry& e, std::uint32_t offset, const path_node* node)
+    {
+        const std::ptrdiff_t in_place = e.proxy->in_place != nullptr ? e.proxy->in_place() : -1;
+        if (in_place >= 0) {
+            add(*e.element, offset + static_cast<std::uint32_t>(in_place), node);
+            return;
+        }
+        const std::size_t at = out_.code.size();
+        out_.code.push_back(instruction{op::proxy, offset, 0, 0, 0, &e, node});
+        const path_node* wire = &out_.nodes.emplace_back(path_node{nullptr, node, false});
+        add(*e.element, 0, wire);
+        out_.code[at].end = static_cast<std::uint32_t>(out_.code.size());
+        out_.code.push_back(instruction{op::end_proxy, offset, 0, 0, 0, &e, wire});
     }
 
     program& out_;

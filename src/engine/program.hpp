@@ -56,6 +56,8 @@ enum class op : std::uint8_t {
     end_variant, // the end of an alternative's body: on to `end`, past the last
     map,
     end_map, // the end of a map's entry body (a read adds the entry to the map)
+    proxy,
+    end_proxy, // the end of a proxy's wire body (a read makes the value from the wire object)
     codec,
     end_loop, // the end of a container's element body
     done,     // the end of the program

@@ -22,6 +22,7 @@
 #include <bitrep/annotations/quantized.hpp>
 #include <bitrep/annotations/quat.hpp>
 #include <bitrep/annotations/ranged.hpp>
+#include <bitrep/detail/proxy_traits.hpp>
 #include <bitrep/engine/table.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/serialize.hpp>
@@ -262,6 +263,39 @@ inline constexpr map_access map_access_v{keyed<T>::has_values, &keyed_size<T>, &
                                          &keyed_fresh<T>, &keyed_insert<T>};
 
 template <class T>
+using proxy_traits = bitrep::detail::proxy_traits<T>;
+
+/// The thread's wire object of proxy type T (proxies do not nest in their
+/// own wire types: a type containing itself has no encoding).
+template <class T>
+inline thread_local std::optional<typename proxy_traits<T>::wire> proxy_wires;
+
+template <class T>
+void* proxy_to_write(const void* value)
+{
+    return &proxy_wires<T>.emplace(proxy_traits<T>::to_wire(*static_cast<const T*>(value)));
+}
+template <class T>
+void* proxy_to_read(void*)
+{
+    return &proxy_wires<T>.emplace();
+}
+template <class T>
+void proxy_from_wire(void* value, const void* wire)
+{
+    proxy_traits<T>::from_wire(*static_cast<T*>(value), *static_cast<const typename proxy_traits<T>::wire*>(wire));
+}
+
+/// Where T holds its wire object as it is (proxy_access::in_place), or
+/// nullptr; proxy types whose wire type is their own object say so below.
+template <class T>
+inline constexpr std::ptrdiff_t (*proxy_in_place)() noexcept = nullptr;
+
+template <class T>
+inline constexpr proxy_access proxy_access_v{proxy_in_place<T>, &proxy_to_write<T>, &proxy_to_read<T>,
+                                             &proxy_from_wire<T>};
+
+template <class T>
 bool codec_write(write_stream& stream, const void* value)
 {
     return bitrep::serialize(stream, *static_cast<const T*>(value));
@@ -336,6 +370,19 @@ constexpr field_entry integer_entry(kind k)
     e.kind = k;
     e.width = sizeof(Int);
     e.is_signed = std::is_signed_v<Int>;
+    return e;
+}
+
+/// A value sent as the wire type whose entry is `wire`.
+constexpr field_entry proxy_entry(const field_entry& wire, const proxy_access* access)
+{
+    field_entry e;
+    e.kind = kind::proxy;
+    e.element = &wire;
+    e.proxy = access;
+    e.depth = static_cast<std::uint8_t>(wire.depth + 1);
+    e.min_bits = wire.min_bits;
+    e.max_bits = wire.max_bits;
     return e;
 }
 
@@ -478,6 +525,9 @@ constexpr field_entry make_entry()
             if (!bitrep::is_condition(T::flag))
                 e.min_bits = 0;
         }
+    } else if constexpr (bitrep::detail::proxied<T>) {
+        using wire = typename proxy_traits<T>::wire;
+        e = proxy_entry(entry_v<wire>, &proxy_access_v<T>);
     } else if constexpr (tabled_class<T>()) {
         e.kind = kind::structure;
         e.nested = &table_v<T>;

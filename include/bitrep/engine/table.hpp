@@ -34,6 +34,7 @@ enum class kind : std::uint8_t {
     optional,    // presence bit, then the value
     variant,     // std::variant: the alternative's index, then the alternative
     map,         // bounded_map / bounded_set: count, then the entries by ascending key
+    proxy,       // sent as its wire type (a duration as its count, a vector as its components)
     structure,   // a reflected class: its own table
     codec,       // anything else: the type's compiled codec, through function pointers
 };
@@ -101,6 +102,23 @@ struct map_access {
     bool (*insert)(void* map);
 };
 
+/// A value sent as another type, its wire type (detail::proxy_traits<T>):
+/// written from a wire object made from it, read into one it is then made
+/// from; or, where the value holds the wire type's object as it is, in place.
+struct proxy_access {
+    /// Where the wire object lies in the value, from its start, when the
+    /// value is it, as it is (nothing to convert); -1 when it is not.
+    /// nullptr: never. Asked once per program.
+    std::ptrdiff_t (*in_place)() noexcept;
+    /// The wire object a write (or measure) sends: the thread's, made from
+    /// the value.
+    void* (*wire_to_write)(const void* value);
+    /// The wire object a read decodes into: the thread's, made anew.
+    void* (*wire_to_read)(void* value);
+    /// After a read: the value made from the wire object.
+    void (*from_wire)(void* value, const void* wire);
+};
+
 /// The compiled codec of a type the tables do not describe yet.
 struct codec_access {
     bool (*write)(write_stream& stream, const void* value);
@@ -138,7 +156,7 @@ struct field_entry {
     const type_table* nested = nullptr;
     /// vector, array, optional: the element, and the distance between two;
     /// variant: the alternatives (`span` of them); map: the entry as a read
-    /// decodes it (std::pair<K, V>, or K).
+    /// decodes it (std::pair<K, V>, or K); proxy: the wire type.
     const field_entry* element = nullptr;
     std::uint32_t stride = 0;
     const container_access* container = nullptr;
@@ -147,6 +165,7 @@ struct field_entry {
     const optional_access* maybe = nullptr;
     const variant_access* variant = nullptr;
     const map_access* map = nullptr;
+    const proxy_access* proxy = nullptr;
     const codec_access* codec = nullptr;
     /// How many containers deep the value nests (the engine's loop stack).
     std::uint8_t depth = 0;
