@@ -8,6 +8,7 @@
 
 #include <array>
 #include <bitset>
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -172,6 +173,17 @@ struct Proxies {
     bitrep::bounded_vector<Celsius, 3> log;
     std::optional<Celsius> maybe;
     friend bool operator==(const Proxies&, const Proxies&) = default;
+};
+
+struct Durations {
+    std::chrono::milliseconds plain{0};
+    std::chrono::duration<float> seconds{0};
+    std::chrono::duration<std::uint16_t, std::ratio<1, 10>> tenths{0};
+    bitrep::ranged_duration<std::chrono::milliseconds, 0, 60'000> cooldown;
+    bitrep::quantized_duration<std::chrono::duration<float>, 0, 10, 0.01> delay;
+    bitrep::quantized_duration<std::chrono::duration<double>, -1, 1, 0.001> drift; // a double count, sent as a float
+    bitrep::clamped<bitrep::quantized_duration<std::chrono::duration<float>, 0, 1, 0.1>> share;
+    friend bool operator==(const Durations&, const Durations&) = default;
 };
 
 /// Random values, with `wild` of them outside what a writer accepts.
@@ -343,6 +355,20 @@ public:
             v.log.push_back(celsius());
         if (coin())
             v.maybe = celsius();
+        return v;
+    }
+
+    Durations durations()
+    {
+        using namespace std::chrono;
+        Durations v;
+        v.plain = milliseconds(any<std::int64_t>());
+        v.seconds = duration<float>(real(-1e3f, 1e3f));
+        v.tenths = duration<std::uint16_t, std::ratio<1, 10>>(any<std::uint16_t>());
+        v.cooldown = milliseconds(between<std::int64_t>(0, coin(20) ? 70'000 : 60'000));
+        v.delay = duration<float>(quantity(0.f, 10.f));
+        v.drift = duration<double>(coin(20) ? 2.0 : real(-1.f, 1.f));
+        v.share = duration<float>(coin(10) ? 5.f : real(0.f, 1.f));
         return v;
     }
 
@@ -518,6 +544,7 @@ TEST(Engine, MaxBitsMatchTheCodecs)
     EXPECT_EQ(bitrep::engine::entry_v<Shape>.min_bits, bitrep::codec<Shape>::min_bits());
     EXPECT_EQ((bitrep::engine::max_bits<bitrep::bounded_vector<bool, 100>>),
               (bitrep::max_bits<bitrep::bounded_vector<bool, 100>>));
+    EXPECT_EQ(bitrep::engine::max_bits<Durations>, bitrep::max_bits<Durations>);
 }
 
 TEST(Engine, RandomValuesEncodeAlike)
@@ -726,6 +753,22 @@ TEST(EngineKinds, ProxiesAreTheirWireTypeAsTheCodecsWriteThem)
     start.log.push_back(Celsius{-3});
     start.maybe = Celsius{1};
     expect_both_outcomes(compare_kind(102, start, [](generator& gen) { return gen.proxies(); }));
+}
+
+TEST(EngineKinds, DurationsAreTheirCountAsTheCodecsWriteThem)
+{
+    static_assert(native_v<Durations>);
+    // In place, but for a double count, which is sent as a float.
+    using bitrep::engine::entry_v;
+    EXPECT_EQ(entry_v<std::chrono::milliseconds>.proxy->in_place(), 0);
+    EXPECT_EQ(entry_v<decltype(Durations::cooldown)>.proxy->in_place(), 0);
+    EXPECT_EQ(entry_v<decltype(Durations::delay)>.proxy->in_place(), 0);
+    EXPECT_EQ(entry_v<decltype(Durations::drift)>.proxy->in_place, nullptr);
+    expect_both_outcomes(compare_kind(111, Durations{}, [](generator& gen) { return gen.durations(); }));
+    Durations start;
+    start.cooldown = std::chrono::milliseconds(5);
+    start.drift = std::chrono::duration<double>(0.5);
+    expect_both_outcomes(compare_kind(112, start, [](generator& gen) { return gen.durations(); }));
 }
 
 } // namespace engine_test

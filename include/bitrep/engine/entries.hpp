@@ -7,6 +7,7 @@
 #include <array>
 #include <atomic>
 #include <bitset>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -18,6 +19,7 @@
 #include <bitrep/annotations/bounded_string.hpp>
 #include <bitrep/annotations/bounded_vector.hpp>
 #include <bitrep/annotations/delta_small.hpp>
+#include <bitrep/annotations/duration.hpp>
 #include <bitrep/annotations/field_flags.hpp>
 #include <bitrep/annotations/quantized.hpp>
 #include <bitrep/annotations/quat.hpp>
@@ -286,10 +288,40 @@ void proxy_from_wire(void* value, const void* wire)
     proxy_traits<T>::from_wire(*static_cast<T*>(value), *static_cast<const typename proxy_traits<T>::wire*>(wire));
 }
 
+/// Whether a W's object is an F's, as the engine reads it: W holds just an
+/// F (ranged<F> an F, quantized a float, bounded_string a std::string), so
+/// W's instructions run on an F where it lies, and leave there what
+/// converting the decoded W to an F would.
+template <class W, class F>
+struct holds_as : std::is_same<W, F> {};
+template <class F, F Min, F Max>
+struct holds_as<ranged<F, Min, Max>, F> : std::true_type {};
+template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
+struct holds_as<quantized<Min, Max, Resolution, Policy>, float> : std::true_type {};
+
 /// Where T holds its wire object as it is (proxy_access::in_place), or
 /// nullptr; proxy types whose wire type is their own object say so below.
 template <class T>
 inline constexpr std::ptrdiff_t (*proxy_in_place)() noexcept = nullptr;
+
+constexpr std::ptrdiff_t at_start() noexcept
+{
+    return 0;
+}
+
+/// T, which holds just a Held, has its wire object Wire at its start when a
+/// Wire's object is a Held's.
+template <class T, class Wire, class Held>
+inline constexpr std::ptrdiff_t (*wire_at_start)() noexcept =
+    std::is_standard_layout_v<T> && sizeof(T) == sizeof(Held) && holds_as<Wire, Held>::value ? &at_start : nullptr;
+
+/// A duration is its count.
+template <class Rep, class Period>
+inline constexpr std::ptrdiff_t (*proxy_in_place<std::chrono::duration<Rep, Period>>)() noexcept =
+    wire_at_start<std::chrono::duration<Rep, Period>, Rep, Rep>;
+template <class Duration, class Count>
+inline constexpr std::ptrdiff_t (*proxy_in_place<annotated_duration<Duration, Count>>)() noexcept =
+    wire_at_start<annotated_duration<Duration, Count>, Count, typename Duration::rep>;
 
 template <class T>
 inline constexpr proxy_access proxy_access_v{proxy_in_place<T>, &proxy_to_write<T>, &proxy_to_read<T>,
