@@ -9,6 +9,7 @@
 #include <array>
 #include <bitset>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -184,6 +185,57 @@ struct Durations {
     bitrep::quantized_duration<std::chrono::duration<double>, -1, 1, 0.001> drift; // a double count, sent as a float
     bitrep::clamped<bitrep::quantized_duration<std::chrono::duration<float>, 0, 1, 0.1>> share;
     friend bool operator==(const Durations&, const Durations&) = default;
+};
+
+/// Math types of a game's own, sent through the adapters.
+struct Vec3 {
+    float x = 0, y = 0, z = 0;
+    static constexpr int length() { return 3; }
+    float& operator[](int i) { return i == 0 ? x : i == 1 ? y : z; }
+    const float& operator[](int i) const { return i == 0 ? x : i == 1 ? y : z; }
+    friend bool operator==(const Vec3&, const Vec3&) = default;
+};
+/// Components out of order in memory: not in place.
+struct Swizzled {
+    float z = 0, x = 0, y = 0;
+    float& operator[](int i) { return i == 0 ? x : i == 1 ? y : z; }
+    const float& operator[](int i) const { return i == 0 ? x : i == 1 ? y : z; }
+    friend bool operator==(const Swizzled&, const Swizzled&) = default;
+};
+/// Doubles sent as quantized floats: converted, not in place.
+struct DVec2 {
+    double a = 0, b = 0;
+    double& operator[](int i) { return i == 0 ? a : b; }
+    const double& operator[](int i) const { return i == 0 ? a : b; }
+    friend bool operator==(const DVec2&, const DVec2&) = default;
+};
+struct IVec2 {
+    int a = 0, b = 0;
+    int& operator[](int i) { return i == 0 ? a : b; }
+    const int& operator[](int i) const { return i == 0 ? a : b; }
+    friend bool operator==(const IVec2&, const IVec2&) = default;
+};
+struct Quat {
+    float x = 0, y = 0, z = 0, w = 1;
+    friend bool operator==(const Quat&, const Quat&) = default;
+};
+/// w first in memory: not in place.
+struct WQuat {
+    float w = 1, x = 0, y = 0, z = 0;
+    friend bool operator==(const WQuat&, const WQuat&) = default;
+};
+
+using metres = bitrep::quantized<-100.f, 100.f, 0.01f>;
+
+struct Adapted {
+    bitrep::each_component<Vec3, metres> position;
+    bitrep::each_component<Swizzled, bitrep::clamped<metres>, 3> swizzled;
+    bitrep::each_component<DVec2, metres, 2> precise;
+    bitrep::each_component<IVec2, bitrep::ranged<int, -10, 10>, 2> cell;
+    bitrep::each_component<Vec3, float> raw;
+    bitrep::smallest_three<Quat, 10> facing;
+    bitrep::smallest_three<WQuat, 9> turned;
+    friend bool operator==(const Adapted&, const Adapted&) = default;
 };
 
 /// Random values, with `wild` of them outside what a writer accepts.
@@ -372,6 +424,33 @@ public:
         return v;
     }
 
+    /// A unit quaternion's x, y, z, w; now and then one that is not unit length.
+    std::array<float, 4> rotation()
+    {
+        std::array<float, 4> q{real(-1.f, 1.f), real(-1.f, 1.f), real(-1.f, 1.f), real(-1.f, 1.f)};
+        if (coin(20))
+            return q;
+        const float norm = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+        for (float& c : q)
+            c /= norm;
+        return q;
+    }
+
+    Adapted adapted()
+    {
+        Adapted v;
+        v.position = Vec3{quantity(-100.f, 100.f), real(-100.f, 100.f), real(-100.f, 100.f)};
+        v.swizzled = Swizzled{real(-200.f, 200.f), real(-100.f, 100.f), real(-100.f, 100.f)};
+        v.precise = DVec2{real(-100.f, 100.f), quantity(-100.f, 100.f)};
+        v.cell = IVec2{between<int>(-10, 10), between<int>(-10, coin(20) ? 12 : 10)};
+        v.raw = Vec3{real(-1e6f, 1e6f), real(-1e6f, 1e6f), real(-1e6f, 1e6f)};
+        const auto q = rotation();
+        v.facing = Quat{q[0], q[1], q[2], q[3]};
+        const auto r = rotation();
+        v.turned = WQuat{r[3], r[0], r[1], r[2]};
+        return v;
+    }
+
     Everything everything()
     {
         Everything v;
@@ -545,6 +624,7 @@ TEST(Engine, MaxBitsMatchTheCodecs)
     EXPECT_EQ((bitrep::engine::max_bits<bitrep::bounded_vector<bool, 100>>),
               (bitrep::max_bits<bitrep::bounded_vector<bool, 100>>));
     EXPECT_EQ(bitrep::engine::max_bits<Durations>, bitrep::max_bits<Durations>);
+    EXPECT_EQ(bitrep::engine::max_bits<Adapted>, bitrep::max_bits<Adapted>);
 }
 
 TEST(Engine, RandomValuesEncodeAlike)
@@ -769,6 +849,24 @@ TEST(EngineKinds, DurationsAreTheirCountAsTheCodecsWriteThem)
     start.cooldown = std::chrono::milliseconds(5);
     start.drift = std::chrono::duration<double>(0.5);
     expect_both_outcomes(compare_kind(112, start, [](generator& gen) { return gen.durations(); }));
+}
+
+TEST(EngineKinds, AdaptedMathTypesAreTheirComponentsAsTheCodecsWriteThem)
+{
+    static_assert(native_v<Adapted>);
+    using bitrep::engine::entry_v;
+    // In place where the components are the wire's numbers one after another.
+    EXPECT_EQ(entry_v<decltype(Adapted::position)>.proxy->in_place(), 0);
+    EXPECT_EQ(entry_v<decltype(Adapted::swizzled)>.proxy->in_place(), -1);
+    EXPECT_EQ(entry_v<decltype(Adapted::precise)>.proxy->in_place, nullptr);
+    EXPECT_EQ(entry_v<decltype(Adapted::cell)>.proxy->in_place(), 0);
+    EXPECT_EQ(entry_v<decltype(Adapted::facing)>.proxy->in_place(), 0);
+    EXPECT_EQ(entry_v<decltype(Adapted::turned)>.proxy->in_place(), -1);
+    expect_both_outcomes(compare_kind(121, Adapted{}, [](generator& gen) { return gen.adapted(); }));
+    Adapted start;
+    start.position = Vec3{1, 2, 3};
+    start.turned = WQuat{0, 1, 0, 0};
+    expect_both_outcomes(compare_kind(122, start, [](generator& gen) { return gen.adapted(); }));
 }
 
 } // namespace engine_test

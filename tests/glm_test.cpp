@@ -7,6 +7,7 @@
 #include <bitrep/bitrep.hpp>
 #include <bitrep/coded_delta.hpp>
 #include <bitrep/delta.hpp>
+#include <bitrep/engine.hpp>
 
 #include <glm/gtc/quaternion.hpp>
 #include <glm/vec3.hpp>
@@ -258,4 +259,25 @@ TEST(Glm, QuaternionsWithAccessorMethodsAdaptToo)
     bitrep::smallest_three<MethodQuat, 12> got;
     ASSERT_TRUE(bitrep::from_bytes(oracle::encode(q), got));
     EXPECT_TRUE(same_rotation(glm::quat(got->w(), got->x(), got->y(), got->z()), turned, 0.0005f));
+}
+
+// The table engine runs glm's floats where they lie (x, y, z and the
+// quaternion's x, y, z, w one after another) and sends the codecs' bits.
+TEST(GlmEngine, GlmMembersRunInPlaceWithTheCodecsBits)
+{
+    EXPECT_EQ(bitrep::engine::entry_v<position3>.proxy->in_place(), 0);
+    EXPECT_EQ(bitrep::engine::entry_v<rotation9>.proxy->in_place() >= 0, true);
+    Ship s = sample();
+    bytes by_engine;
+    ASSERT_TRUE(bitrep::engine::to_bytes(s, by_engine).ok());
+    EXPECT_EQ(by_engine, oracle::encode(s));
+    Ship got;
+    ASSERT_TRUE(bitrep::engine::from_bytes(by_engine, got).ok());
+    Ship expected;
+    ASSERT_TRUE(bitrep::from_bytes(by_engine, expected).ok());
+    EXPECT_TRUE(got.position.get() == expected.position.get() && got.facing.get() == expected.facing.get());
+    s.position->y = 2000.0f;
+    const bitrep::status refused = bitrep::engine::to_bytes(s, by_engine);
+    EXPECT_EQ(refused.field_path(), bitrep::to_bytes(s, by_engine).field_path());
+    EXPECT_EQ(refused.field_path(), "Ship.position[1]");
 }

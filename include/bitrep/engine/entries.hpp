@@ -10,12 +10,14 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 #include <variant>
 
+#include <bitrep/annotations/adapted.hpp>
 #include <bitrep/annotations/bounded_string.hpp>
 #include <bitrep/annotations/bounded_vector.hpp>
 #include <bitrep/annotations/delta_small.hpp>
@@ -322,6 +324,59 @@ inline constexpr std::ptrdiff_t (*proxy_in_place<std::chrono::duration<Rep, Peri
 template <class Duration, class Count>
 inline constexpr std::ptrdiff_t (*proxy_in_place<annotated_duration<Duration, Count>>)() noexcept =
     wire_at_start<annotated_duration<Duration, Count>, Count, typename Duration::rep>;
+
+/// Where `parts` (addresses in `value`) lie one after another, `size`
+/// bytes apart: the first's distance from the value's start, else -1.
+inline std::ptrdiff_t packed_parts(const void* value, std::initializer_list<const void*> parts,
+                                   std::size_t size) noexcept
+{
+    const auto* first = static_cast<const unsigned char*>(*parts.begin());
+    std::size_t k = 0;
+    for (const void* part : parts)
+        if (static_cast<const unsigned char*>(part) != first + size * k++)
+            return -1;
+    return first - static_cast<const unsigned char*>(value);
+}
+
+/// An each_component's components, when they are its wire type's
+/// annotations' own numbers one after another (a glm::vec3 of floats sent
+/// as quantized floats), are its wire object.
+template <class T, class Component, std::size_t N>
+std::ptrdiff_t components_in_place() noexcept
+{
+    each_component<T, Component, N> value{};
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return packed_parts(&value, {&value.get()[static_cast<int>(I)]...}, sizeof(Component));
+    }(std::make_index_sequence<N>{});
+}
+template <class T>
+using component_of = std::remove_cvref_t<decltype(std::declval<T&>()[0])>;
+template <class T, class Component, std::size_t N>
+inline constexpr std::ptrdiff_t (*proxy_in_place<each_component<T, Component, N>>)() noexcept =
+    holds_as<Component, component_of<T>>::value ? &components_in_place<T, Component, N> : nullptr;
+
+/// A smallest_three's quaternion, when its x, y, z and w are floats one
+/// after another, is a quat<Bits>.
+template <class Q, int Bits>
+std::ptrdiff_t quaternion_in_place() noexcept
+{
+    smallest_three<Q, Bits> value;
+    Q& q = value.get();
+    using bitrep::detail::quat_part;
+    return packed_parts(&value, {&quat_part<0>(q), &quat_part<1>(q), &quat_part<2>(q), &quat_part<3>(q)},
+                        sizeof(float));
+}
+template <class Q>
+inline constexpr bool float_parts = [] {
+    using bitrep::detail::quat_part;
+    return std::is_same_v<decltype(quat_part<0>(std::declval<Q&>())), float&> &&
+           std::is_same_v<decltype(quat_part<1>(std::declval<Q&>())), float&> &&
+           std::is_same_v<decltype(quat_part<2>(std::declval<Q&>())), float&> &&
+           std::is_same_v<decltype(quat_part<3>(std::declval<Q&>())), float&>;
+}();
+template <class Q, int Bits>
+inline constexpr std::ptrdiff_t (*proxy_in_place<smallest_three<Q, Bits>>)() noexcept =
+    float_parts<Q> ? &quaternion_in_place<Q, Bits> : nullptr;
 
 template <class T>
 inline constexpr proxy_access proxy_access_v{proxy_in_place<T>, &proxy_to_write<T>, &proxy_to_read<T>,
