@@ -238,6 +238,12 @@ struct Adapted {
     friend bool operator==(const Adapted&, const Adapted&) = default;
 };
 
+struct World {
+    bitrep::entity_array<Inner, 5> units;
+    bitrep::ranged<int, 0, 9> tick;
+    friend bool operator==(const World&, const World&) = default;
+};
+
 /// Random values, with `wild` of them outside what a writer accepts.
 class generator {
 public:
@@ -451,6 +457,16 @@ public:
         return v;
     }
 
+    World world()
+    {
+        World v;
+        for (std::size_t id = 0; id < 5; ++id)
+            if (coin())
+                v.units.emplace(id, inner());
+        v.tick = between<int>(0, 9);
+        return v;
+    }
+
     Everything everything()
     {
         Everything v;
@@ -625,6 +641,7 @@ TEST(Engine, MaxBitsMatchTheCodecs)
               (bitrep::max_bits<bitrep::bounded_vector<bool, 100>>));
     EXPECT_EQ(bitrep::engine::max_bits<Durations>, bitrep::max_bits<Durations>);
     EXPECT_EQ(bitrep::engine::max_bits<Adapted>, bitrep::max_bits<Adapted>);
+    EXPECT_EQ(bitrep::engine::max_bits<World>, bitrep::max_bits<World>);
 }
 
 TEST(Engine, RandomValuesEncodeAlike)
@@ -867,6 +884,37 @@ TEST(EngineKinds, AdaptedMathTypesAreTheirComponentsAsTheCodecsWriteThem)
     start.position = Vec3{1, 2, 3};
     start.turned = WQuat{0, 1, 0, 0};
     expect_both_outcomes(compare_kind(122, start, [](generator& gen) { return gen.adapted(); }));
+}
+
+TEST(EngineKinds, EntityArraysAreTheirSlotsAsTheCodecsWriteThem)
+{
+    static_assert(native_v<World>);
+    expect_both_outcomes(compare_kind(131, World{}, [](generator& gen) { return gen.world(); }));
+    World start;
+    start.units.emplace(std::size_t{3}, Inner{});
+    expect_both_outcomes(compare_kind(132, start, [](generator& gen) { return gen.world(); }));
+}
+
+TEST(EngineKinds, AReadEntityArrayCountsItsEntities)
+{
+    generator gen(133);
+    for (int i = 0; i < 50; ++i) {
+        const World sent = gen.world();
+        std::vector<std::uint8_t> bytes;
+        if (!bitrep::engine::to_bytes(sent, bytes).ok())
+            continue;
+        World got;
+        got.units.emplace(std::size_t{0}, Inner{});
+        got.units.emplace(std::size_t{4}, Inner{});
+        ASSERT_TRUE(bitrep::engine::from_bytes(bytes, got).ok());
+        EXPECT_EQ(got.units.size(), sent.units.size());
+        // The lowest free slot is found again.
+        const std::size_t free = sent.units.free_ids().begin() == sent.units.free_ids().end()
+                                     ? 5
+                                     : *sent.units.free_ids().begin();
+        const auto id = got.units.emplace();
+        EXPECT_EQ(id.has_value() ? *id : 5u, free);
+    }
 }
 
 } // namespace engine_test

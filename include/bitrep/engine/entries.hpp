@@ -22,6 +22,7 @@
 #include <bitrep/annotations/bounded_vector.hpp>
 #include <bitrep/annotations/delta_small.hpp>
 #include <bitrep/annotations/duration.hpp>
+#include <bitrep/annotations/entity_array.hpp>
 #include <bitrep/annotations/field_flags.hpp>
 #include <bitrep/annotations/quantized.hpp>
 #include <bitrep/annotations/quat.hpp>
@@ -80,6 +81,10 @@ template <class T>
 struct is_delta_small : std::false_type {};
 template <class V, std::uint32_t MaxStep>
 struct is_delta_small<delta_small<V, MaxStep>> : std::true_type {};
+template <class T>
+struct is_entity_array : std::false_type {};
+template <class T, std::size_t N>
+struct is_entity_array<entity_array<T, N>> : std::true_type {};
 template <class T>
 struct is_flagged : std::false_type {};
 template <class T, field_flag Flag>
@@ -382,6 +387,28 @@ template <class T>
 inline constexpr proxy_access proxy_access_v{proxy_in_place<T>, &proxy_to_write<T>, &proxy_to_read<T>,
                                              &proxy_from_wire<T>};
 
+/// An entity_array is sent as its slots, read where they are; a read then
+/// recounts the live entities.
+using bitrep::detail::entity_array_access;
+template <class T>
+void* entity_slots_to_write(const void* array)
+{
+    return &entity_array_access::slots(*const_cast<T*>(static_cast<const T*>(array)));
+}
+template <class T>
+void* entity_slots_to_read(void* array)
+{
+    return &entity_array_access::slots(*static_cast<T*>(array));
+}
+template <class T>
+void entity_recount(void* array, const void*)
+{
+    entity_array_access::recount(*static_cast<T*>(array));
+}
+template <class T>
+inline constexpr proxy_access entity_access_v{nullptr, &entity_slots_to_write<T>, &entity_slots_to_read<T>,
+                                              &entity_recount<T>};
+
 template <class T>
 bool codec_write(write_stream& stream, const void* value)
 {
@@ -615,6 +642,8 @@ constexpr field_entry make_entry()
     } else if constexpr (bitrep::detail::proxied<T>) {
         using wire = typename proxy_traits<T>::wire;
         e = proxy_entry(entry_v<wire>, &proxy_access_v<T>);
+    } else if constexpr (is_entity_array<T>::value) {
+        e = proxy_entry(entry_v<typename T::slots_type>, &entity_access_v<T>);
     } else if constexpr (tabled_class<T>()) {
         e.kind = kind::structure;
         e.nested = &table_v<T>;

@@ -104,18 +104,21 @@ struct map_access {
 
 /// A value sent as another type, its wire type (detail::proxy_traits<T>):
 /// written from a wire object made from it, read into one it is then made
-/// from; or, where the value holds the wire type's object as it is, in place.
+/// from; or, where the value holds the wire type's object as it is, in
+/// place. An entity_array is sent as its slots, the wire object it holds.
 struct proxy_access {
     /// Where the wire object lies in the value, from its start, when the
     /// value is it, as it is (nothing to convert); -1 when it is not.
     /// nullptr: never. Asked once per program.
     std::ptrdiff_t (*in_place)() noexcept;
     /// The wire object a write (or measure) sends: the thread's, made from
-    /// the value.
+    /// the value (or the part of the value that is one).
     void* (*wire_to_write)(const void* value);
-    /// The wire object a read decodes into: the thread's, made anew.
+    /// The wire object a read decodes into: the thread's, made anew (or the
+    /// part of the value that is one).
     void* (*wire_to_read)(void* value);
-    /// After a read: the value made from the wire object.
+    /// After a read: the value made from the wire object (or brought in line
+    /// with its part).
     void (*from_wire)(void* value, const void* wire);
 };
 
