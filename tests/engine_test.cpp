@@ -45,6 +45,49 @@ struct Celsius {
 
 } // namespace engine_test
 
+namespace engine_test {
+/// A game's own structs with no bitrep type inside, annotated from outside.
+struct Plain {
+    float x = 0;
+    int hp = 100;
+    std::string name;
+    std::vector<std::uint8_t> items;
+    std::optional<float> maybe;
+    double precise = 0;
+    std::chrono::seconds wait{0};
+    std::string note = "kept";
+    float saved = 0;
+    bool as_is = false;
+    friend bool operator==(const Plain&, const Plain&) = default;
+};
+struct Held {
+    int id = 0;
+    Plain plain;
+    std::array<Plain, 2> more;
+    friend bool operator==(const Held&, const Held&) = default;
+};
+BOOST_DESCRIBE_STRUCT(Held, (), (id, plain, more))
+} // namespace engine_test
+
+template <>
+struct bitrep::annotate<engine_test::Plain> {
+    using metres = bitrep::quantized<-100.f, 100.f, 0.01f>;
+    using fields = std::tuple<metres,                                 // in place
+                              bitrep::ranged<int, 0, 200>,            // in place
+                              bitrep::bounded_string<6>,              // in place
+                              bitrep::bounded_vector<std::uint8_t, 3>, // in place
+                              std::optional<metres>,                  // converted
+                              metres,                                 // a double: converted
+                              bitrep::ranged_duration<std::chrono::seconds, 0, 100>, // in place
+                              bitrep::transient<std::string>,         // never sent
+                              bitrep::save_only<metres>,              // in place, in the scopes that carry it
+                              bitrep::as_is>;
+};
+template <>
+struct bitrep::annotate<engine_test::Held> {
+    using fields = std::tuple<bitrep::ranged<int, 0, 9>, bitrep::as_is, bitrep::as_is>;
+};
+
 template <>
 struct bitrep::detail::proxy_traits<engine_test::Celsius> : std::true_type {
     using wire = bitrep::quantized<-100.f, 100.f, 0.5f>;
@@ -467,6 +510,33 @@ public:
         return v;
     }
 
+    Plain plain()
+    {
+        Plain v;
+        v.x = quantity(-100.f, 100.f);
+        v.hp = between<int>(0, coin(20) ? 250 : 200);
+        v.name = text(6);
+        for (int n = between<int>(0, coin(20) ? 4 : 3); n > 0; --n)
+            v.items.push_back(any<std::uint8_t>());
+        if (coin())
+            v.maybe = quantity(-100.f, 100.f);
+        v.precise = real(-100.f, 100.f);
+        v.wait = std::chrono::seconds(between<int>(0, coin(20) ? 120 : 100));
+        v.note = "not sent";
+        v.saved = real(-100.f, 100.f);
+        v.as_is = coin();
+        return v;
+    }
+
+    Held held()
+    {
+        Held v;
+        v.id = between<int>(0, coin(20) ? 10 : 9);
+        v.plain = plain();
+        v.more = {plain(), plain()};
+        return v;
+    }
+
     Everything everything()
     {
         Everything v;
@@ -642,6 +712,8 @@ TEST(Engine, MaxBitsMatchTheCodecs)
     EXPECT_EQ(bitrep::engine::max_bits<Durations>, bitrep::max_bits<Durations>);
     EXPECT_EQ(bitrep::engine::max_bits<Adapted>, bitrep::max_bits<Adapted>);
     EXPECT_EQ(bitrep::engine::max_bits<World>, bitrep::max_bits<World>);
+    EXPECT_EQ(bitrep::engine::max_bits<Plain>, bitrep::max_bits<Plain>);
+    EXPECT_EQ(bitrep::engine::max_bits<Held>, bitrep::max_bits<Held>);
 }
 
 TEST(Engine, RandomValuesEncodeAlike)
@@ -915,6 +987,23 @@ TEST(EngineKinds, AReadEntityArrayCountsItsEntities)
         const auto id = got.units.emplace();
         EXPECT_EQ(id.has_value() ? *id : 5u, free);
     }
+}
+
+TEST(EngineKinds, ClassesAnnotatedFromOutsideAreSentAsTheirAnnotationsAsTheCodecsDo)
+{
+    static_assert(native_v<Held> && bitrep::engine::entry_v<Plain>.kind == bitrep::engine::kind::structure);
+    // Annotations whose objects are the fields' run where the fields lie.
+    const bitrep::engine::field_entry* fields = bitrep::engine::table_v<Plain>.fields;
+    for (int in_place : {0, 1, 2, 3, 6, 8})
+        EXPECT_EQ(fields[in_place].proxy->in_place(), 0) << in_place;
+    for (int converted : {4, 5})
+        EXPECT_EQ(fields[converted].proxy->in_place, nullptr) << converted;
+    EXPECT_EQ(fields[9].kind, bitrep::engine::kind::boolean);
+    expect_both_outcomes(compare_kind(141, Held{}, [](generator& gen) { return gen.held(); }));
+    Held start;
+    start.plain.maybe = 5.0f;
+    start.more[1].items = {1, 2};
+    expect_both_outcomes(compare_kind(142, start, [](generator& gen) { return gen.held(); }));
 }
 
 } // namespace engine_test

@@ -281,3 +281,21 @@ TEST(GlmEngine, GlmMembersRunInPlaceWithTheCodecsBits)
     EXPECT_EQ(refused.field_path(), bitrep::to_bytes(s, by_engine).field_path());
     EXPECT_EQ(refused.field_path(), "Ship.position[1]");
 }
+
+TEST(GlmEngine, PlainGlmMembersAnnotatedFromOutsideRunInPlaceToo)
+{
+    const bitrep::engine::field_entry* fields = bitrep::engine::table_v<game::Probe>.fields;
+    EXPECT_EQ(fields[0].proxy->in_place(), 0);
+    EXPECT_EQ(fields[1].proxy->in_place(), 0);
+    game::Probe p;
+    p.at = glm::vec3(1.5f, 2.5f, -3.5f);
+    p.heading = turned;
+    bytes by_engine;
+    ASSERT_TRUE(bitrep::engine::to_bytes(p, by_engine).ok());
+    EXPECT_EQ(by_engine, oracle::encode(p));
+    game::Probe got;
+    ASSERT_TRUE(bitrep::engine::from_bytes(by_engine, got).ok());
+    game::Probe expected;
+    ASSERT_TRUE(bitrep::from_bytes(by_engine, expected).ok());
+    EXPECT_TRUE(got.at == expected.at && got.heading == expected.heading);
+}

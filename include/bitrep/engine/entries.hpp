@@ -12,10 +12,12 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include <bitrep/annotations/adapted.hpp>
 #include <bitrep/annotations/bounded_string.hpp>
@@ -90,52 +92,16 @@ struct is_flagged : std::false_type {};
 template <class T, field_flag Flag>
 struct is_flagged<flagged<T, Flag>> : std::true_type {};
 
-/// Classes the tables walk field by field: reflected, no hook, every field
-/// where it is declared.
+/// Classes the tables walk field by field: reflected, no hook (a field
+/// annotated from outside its class is a proxy for its annotation).
 template <class T>
 constexpr bool walked_class()
 {
     if constexpr (std::is_class_v<T> && requires { codec<T>::walks_fields; })
-        return codec<T>::walks_fields && !reflect::annotated_outside<T>;
+        return codec<T>::walks_fields;
     else
         return false;
 }
-
-/// How a table reaches the members of a class it walks: reflection's
-/// fields, or a std::pair's or std::tuple's members, which are fields named
-/// by position (`#0`, `#1`, as the codec names them).
-template <class T>
-struct members {
-    static constexpr std::size_t count = reflect::field_count<T>;
-    template <std::size_t I>
-    using type = reflect::wire_type_at<T, I>;
-    template <std::size_t I>
-    static constexpr reflect::field_id id() noexcept
-    {
-        return reflect::field_id_at<T, I>();
-    }
-    template <std::size_t I>
-    static auto& at(T& object) noexcept
-    {
-        return reflect::field_at<I>(object);
-    }
-};
-template <bitrep::detail::std_tuple T>
-struct members<T> {
-    static constexpr std::size_t count = std::tuple_size_v<T>;
-    template <std::size_t I>
-    using type = std::tuple_element_t<I, T>;
-    template <std::size_t I>
-    static constexpr reflect::field_id id() noexcept
-    {
-        return {{}, I};
-    }
-    template <std::size_t I>
-    static auto& at(T& object) noexcept
-    {
-        return std::get<I>(object);
-    }
-};
 
 /// The classes the tables describe member by member.
 template <class T>
@@ -305,6 +271,23 @@ template <class F, F Min, F Max>
 struct holds_as<ranged<F, Min, Max>, F> : std::true_type {};
 template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
 struct holds_as<quantized<Min, Max, Resolution, Policy>, float> : std::true_type {};
+template <std::size_t N>
+struct holds_as<bounded_string<N>, std::string> : std::true_type {};
+template <class E, std::size_t N>
+struct holds_as<bounded_vector<E, N>, std::vector<E>> : std::true_type {};
+template <class V, std::uint32_t MaxStep, class F>
+struct holds_as<delta_small<V, MaxStep>, F> : holds_as<V, F> {};
+template <class X, field_flag Flag, class F>
+struct holds_as<flagged<X, Flag>, F> : holds_as<X, F> {};
+/// An adapter or annotated duration holds just the value it adapts.
+template <class W, class F>
+inline constexpr bool wraps = std::is_standard_layout_v<W> && sizeof(W) == sizeof(F);
+template <class F, class Component, std::size_t N>
+struct holds_as<each_component<F, Component, N>, F> : std::bool_constant<wraps<each_component<F, Component, N>, F>> {};
+template <class F, int Bits>
+struct holds_as<smallest_three<F, Bits>, F> : std::bool_constant<wraps<smallest_three<F, Bits>, F>> {};
+template <class F, class Count>
+struct holds_as<annotated_duration<F, Count>, F> : std::bool_constant<wraps<annotated_duration<F, Count>, F>> {};
 
 /// Where T holds its wire object as it is (proxy_access::in_place), or
 /// nullptr; proxy types whose wire type is their own object say so below.
@@ -500,6 +483,93 @@ constexpr field_entry proxy_entry(const field_entry& wire, const proxy_access* a
     return e;
 }
 
+/// A field of type F annotated from outside its class as W: a proxy for W,
+/// made from the field to write it and to read into it (the part a stream
+/// does not carry keeps the field's), the field then assigned from it; in
+/// place where W's object is F's and W's instructions run on it where it lies.
+template <class F, class W>
+inline thread_local std::optional<W> annotation_wires;
+
+template <class F, class W>
+void* annotation_to_write(const void* field)
+{
+    return &annotation_wires<F, W>.emplace(*static_cast<const F*>(field));
+}
+template <class F, class W>
+void* annotation_to_read(void* field)
+{
+    return &annotation_wires<F, W>.emplace(*static_cast<F*>(field));
+}
+template <class F, class W>
+void annotation_from_wire(void* field, const void* wire)
+{
+    *static_cast<F*>(field) = static_cast<F>(*static_cast<W*>(const_cast<void*>(wire)));
+}
+template <class F, class W>
+std::ptrdiff_t annotation_in_place() noexcept
+{
+    const field_entry& wire = entry_v<W>;
+    if (wire.kind != kind::proxy)
+        return 0;
+    return wire.proxy->in_place != nullptr && wire.proxy->in_place() >= 0 ? 0 : -1;
+}
+template <class F, class W>
+inline constexpr proxy_access annotation_access_v{holds_as<W, F>::value ? &annotation_in_place<F, W> : nullptr,
+                                                  &annotation_to_write<F, W>, &annotation_to_read<F, W>,
+                                                  &annotation_from_wire<F, W>};
+
+template <class F, class W>
+inline constexpr field_entry annotation_entry_v = [] {
+    field_entry e = proxy_entry(entry_v<W>, &annotation_access_v<F, W>);
+    e.flag = entry_v<W>.flag; // a scope that does not carry W leaves the field out
+    return e;
+}();
+
+/// How a table reaches the members of a class it walks: reflection's
+/// fields, or a std::pair's or std::tuple's members, which are fields named
+/// by position (`#0`, `#1`, as the codec names them).
+template <class T>
+struct members {
+    static constexpr std::size_t count = reflect::field_count<T>;
+    template <std::size_t I>
+    static constexpr const field_entry& entry() noexcept
+    {
+        if constexpr (reflect::sent_as_other<T, I>)
+            return annotation_entry_v<reflect::field_type_at<T, I>, reflect::wire_type_at<T, I>>;
+        else
+            return entry_v<reflect::wire_type_at<T, I>>;
+    }
+    template <std::size_t I>
+    static constexpr reflect::field_id id() noexcept
+    {
+        return reflect::field_id_at<T, I>();
+    }
+    template <std::size_t I>
+    static auto& at(T& object) noexcept
+    {
+        return reflect::field_at<I>(object);
+    }
+};
+template <bitrep::detail::std_tuple T>
+struct members<T> {
+    static constexpr std::size_t count = std::tuple_size_v<T>;
+    template <std::size_t I>
+    static constexpr const field_entry& entry() noexcept
+    {
+        return entry_v<std::tuple_element_t<I, T>>;
+    }
+    template <std::size_t I>
+    static constexpr reflect::field_id id() noexcept
+    {
+        return {{}, I};
+    }
+    template <std::size_t I>
+    static auto& at(T& object) noexcept
+    {
+        return std::get<I>(object);
+    }
+};
+
 template <class T>
 constexpr field_entry make_entry()
 {
@@ -649,9 +719,9 @@ constexpr field_entry make_entry()
         e.nested = &table_v<T>;
         [&]<std::size_t... I>(std::index_sequence<I...>) {
             using m = members<T>;
-            ((e.min_bits += entry_v<typename m::template type<I>>.min_bits), ...);
-            ((e.max_bits = bitrep::detail::add_bits(e.max_bits, entry_v<typename m::template type<I>>.max_bits)), ...);
-            ((e.depth = std::max(e.depth, entry_v<typename m::template type<I>>.depth)), ...);
+            ((e.min_bits += m::template entry<I>().min_bits), ...);
+            ((e.max_bits = bitrep::detail::add_bits(e.max_bits, m::template entry<I>().max_bits)), ...);
+            ((e.depth = std::max(e.depth, m::template entry<I>().depth)), ...);
         }(std::make_index_sequence<members<T>::count>{});
     } else {
         e.kind = kind::codec;
@@ -671,7 +741,7 @@ struct table_of {
     using members = detail::members<T>;
     static constexpr std::size_t count = members::count;
     static constexpr auto fields = []<std::size_t... I>(std::index_sequence<I...>) {
-        return std::array<field_entry, count>{entry_v<typename members::template type<I>>...};
+        return std::array<field_entry, count>{members::template entry<I>()...};
     }(std::make_index_sequence<count>{});
     static constexpr auto ids = []<std::size_t... I>(std::index_sequence<I...>) {
         return std::array<reflect::field_id, count>{members::template id<I>()...};
