@@ -29,7 +29,7 @@
 #include <bitrep/annotations/quantized.hpp>
 #include <bitrep/annotations/quat.hpp>
 #include <bitrep/annotations/ranged.hpp>
-#include <bitrep/detail/proxy_traits.hpp>
+#include <bitrep/engine/access.hpp>
 #include <bitrep/engine/table.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/serialize.hpp>
@@ -110,306 +110,6 @@ constexpr bool tabled_class()
     return walked_class<T>() || bitrep::detail::std_tuple<T>;
 }
 
-template <class T>
-std::size_t vector_size(const void* v) noexcept
-{
-    return static_cast<const std::vector<T>*>(v)->size();
-}
-template <class T>
-void* vector_data(void* v) noexcept
-{
-    return static_cast<std::vector<T>*>(v)->data();
-}
-template <class T>
-void vector_resize(void* v, std::size_t size)
-{
-    bitrep::detail::resize_for_decode(*static_cast<std::vector<T>*>(v), size);
-}
-template <class T>
-inline constexpr container_access vector_access{&vector_size<T>, &vector_data<T>, &vector_resize<T>};
-
-inline bool bit_test(const void* v, std::size_t i) noexcept
-{
-    return (*static_cast<const std::vector<bool>*>(v))[i];
-}
-inline void bit_assign(void* v, std::size_t i, bool bit) noexcept
-{
-    (*static_cast<std::vector<bool>*>(v))[i] = bit;
-}
-inline constexpr bit_vector_access bit_access{&vector_size<bool>, &vector_resize<bool>, &bit_test, &bit_assign};
-
-template <std::size_t N>
-std::uint64_t bitset_word(const void* set, std::size_t at, int count) noexcept
-{
-    return bitrep::detail::bitset_word(*static_cast<const std::bitset<N>*>(set), at, count);
-}
-template <std::size_t N>
-void set_bitset_word(void* set, std::size_t at, int count, std::uint64_t word) noexcept
-{
-    bitrep::detail::set_bitset_word(*static_cast<std::bitset<N>*>(set), at, count, word);
-}
-template <std::size_t N>
-inline constexpr bitset_access bitset_access_v{&bitset_word<N>, &set_bitset_word<N>};
-
-template <class T>
-bool optional_has(const void* o) noexcept
-{
-    return static_cast<const std::optional<T>*>(o)->has_value();
-}
-template <class T>
-void* optional_value(void* o) noexcept
-{
-    return &**static_cast<std::optional<T>*>(o);
-}
-template <class T>
-void optional_reset(void* o) noexcept
-{
-    static_cast<std::optional<T>*>(o)->reset();
-}
-template <class T>
-void optional_emplace(void* o)
-{
-    static_cast<std::optional<T>*>(o)->emplace();
-}
-template <class T>
-inline constexpr optional_access optional_access_v{&optional_has<T>, &optional_value<T>, &optional_reset<T>,
-                                                   &optional_emplace<T>};
-
-template <class V>
-std::size_t variant_index(const void* v) noexcept
-{
-    return static_cast<const V*>(v)->index();
-}
-template <class V, std::size_t I>
-void* variant_held(void* v) noexcept
-{
-    return std::get_if<I>(static_cast<V*>(v));
-}
-template <class V, std::size_t I>
-void* variant_hold(void* v)
-{
-    return &bitrep::detail::hold_alternative<I>(*static_cast<V*>(v));
-}
-
-template <class T>
-using keyed = bitrep::detail::keyed_traits<T>;
-
-/// What a read decodes a map's or set's entry into: std::pair<K, V>, whose
-/// key is not const (the stored entries' layout), or K.
-template <class T>
-using decoded_entry = std::conditional_t<keyed<T>::has_values,
-                                         std::pair<typename keyed<T>::key_type, typename keyed<T>::mapped_type>,
-                                         typename keyed<T>::key_type>;
-template <class T>
-inline thread_local std::optional<decoded_entry<T>> decoded_entries;
-
-template <class T>
-std::size_t keyed_size(const void* m) noexcept
-{
-    return keyed<T>::entries(*static_cast<const T*>(m)).size();
-}
-template <class T>
-const void* const* keyed_sorted(const void* m)
-{
-    return bitrep::detail::sorted_entries<T, 0, const void*>(*static_cast<const T*>(m)).data();
-}
-template <class T>
-void keyed_clear(void* m) noexcept
-{
-    keyed<T>::entries(*static_cast<T*>(m)).clear();
-}
-template <class T>
-void* keyed_fresh()
-{
-    return &decoded_entries<T>.emplace();
-}
-template <class T>
-bool keyed_insert(void* m)
-{
-    auto& entries = keyed<T>::entries(*static_cast<T*>(m));
-    auto& entry = *decoded_entries<T>;
-    if constexpr (keyed<T>::has_values)
-        return bitrep::detail::emplace_new(entries, std::move(entry.first), std::move(entry.second));
-    else
-        return bitrep::detail::emplace_new(entries, std::move(entry));
-}
-template <class T>
-inline constexpr map_access map_access_v{keyed<T>::has_values, &keyed_size<T>, &keyed_sorted<T>, &keyed_clear<T>,
-                                         &keyed_fresh<T>, &keyed_insert<T>};
-
-template <class T>
-using proxy_traits = bitrep::detail::proxy_traits<T>;
-
-/// The thread's wire object of proxy type T (proxies do not nest in their
-/// own wire types: a type containing itself has no encoding).
-template <class T>
-inline thread_local std::optional<typename proxy_traits<T>::wire> proxy_wires;
-
-template <class T>
-void* proxy_to_write(const void* value)
-{
-    return &proxy_wires<T>.emplace(proxy_traits<T>::to_wire(*static_cast<const T*>(value)));
-}
-template <class T>
-void* proxy_to_read(void*)
-{
-    return &proxy_wires<T>.emplace();
-}
-template <class T>
-void proxy_from_wire(void* value, const void* wire)
-{
-    proxy_traits<T>::from_wire(*static_cast<T*>(value), *static_cast<const typename proxy_traits<T>::wire*>(wire));
-}
-
-/// Whether a W's object is an F's, as the engine reads it: W holds just an
-/// F (ranged<F> an F, quantized a float, bounded_string a std::string), so
-/// W's instructions run on an F where it lies, and leave there what
-/// converting the decoded W to an F would.
-template <class W, class F>
-struct holds_as : std::is_same<W, F> {};
-template <class F, F Min, F Max>
-struct holds_as<ranged<F, Min, Max>, F> : std::true_type {};
-template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
-struct holds_as<quantized<Min, Max, Resolution, Policy>, float> : std::true_type {};
-template <std::size_t N>
-struct holds_as<bounded_string<N>, std::string> : std::true_type {};
-template <class E, std::size_t N>
-struct holds_as<bounded_vector<E, N>, std::vector<E>> : std::true_type {};
-template <class V, std::uint32_t MaxStep, class F>
-struct holds_as<delta_small<V, MaxStep>, F> : holds_as<V, F> {};
-template <class X, field_flag Flag, class F>
-struct holds_as<flagged<X, Flag>, F> : holds_as<X, F> {};
-/// An adapter or annotated duration holds just the value it adapts.
-template <class W, class F>
-inline constexpr bool wraps = std::is_standard_layout_v<W> && sizeof(W) == sizeof(F);
-template <class F, class Component, std::size_t N>
-struct holds_as<each_component<F, Component, N>, F> : std::bool_constant<wraps<each_component<F, Component, N>, F>> {};
-template <class F, int Bits>
-struct holds_as<smallest_three<F, Bits>, F> : std::bool_constant<wraps<smallest_three<F, Bits>, F>> {};
-template <class F, class Count>
-struct holds_as<annotated_duration<F, Count>, F> : std::bool_constant<wraps<annotated_duration<F, Count>, F>> {};
-
-/// Where T holds its wire object as it is (proxy_access::in_place), or
-/// nullptr; proxy types whose wire type is their own object say so below.
-template <class T>
-inline constexpr std::ptrdiff_t (*proxy_in_place)() noexcept = nullptr;
-
-constexpr std::ptrdiff_t at_start() noexcept
-{
-    return 0;
-}
-
-/// T, which holds just a Held, has its wire object Wire at its start when a
-/// Wire's object is a Held's.
-template <class T, class Wire, class Held>
-inline constexpr std::ptrdiff_t (*wire_at_start)() noexcept =
-    std::is_standard_layout_v<T> && sizeof(T) == sizeof(Held) && holds_as<Wire, Held>::value ? &at_start : nullptr;
-
-/// A duration is its count.
-template <class Rep, class Period>
-inline constexpr std::ptrdiff_t (*proxy_in_place<std::chrono::duration<Rep, Period>>)() noexcept =
-    wire_at_start<std::chrono::duration<Rep, Period>, Rep, Rep>;
-template <class Duration, class Count>
-inline constexpr std::ptrdiff_t (*proxy_in_place<annotated_duration<Duration, Count>>)() noexcept =
-    wire_at_start<annotated_duration<Duration, Count>, Count, typename Duration::rep>;
-
-/// Where `parts` (addresses in `value`) lie one after another, `size`
-/// bytes apart: the first's distance from the value's start, else -1.
-inline std::ptrdiff_t packed_parts(const void* value, std::initializer_list<const void*> parts,
-                                   std::size_t size) noexcept
-{
-    const auto* first = static_cast<const unsigned char*>(*parts.begin());
-    std::size_t k = 0;
-    for (const void* part : parts)
-        if (static_cast<const unsigned char*>(part) != first + size * k++)
-            return -1;
-    return first - static_cast<const unsigned char*>(value);
-}
-
-/// An each_component's components, when they are its wire type's
-/// annotations' own numbers one after another (a glm::vec3 of floats sent
-/// as quantized floats), are its wire object.
-template <class T, class Component, std::size_t N>
-std::ptrdiff_t components_in_place() noexcept
-{
-    each_component<T, Component, N> value{};
-    return [&]<std::size_t... I>(std::index_sequence<I...>) {
-        return packed_parts(&value, {&value.get()[static_cast<int>(I)]...}, sizeof(Component));
-    }(std::make_index_sequence<N>{});
-}
-template <class T>
-using component_of = std::remove_cvref_t<decltype(std::declval<T&>()[0])>;
-template <class T, class Component, std::size_t N>
-inline constexpr std::ptrdiff_t (*proxy_in_place<each_component<T, Component, N>>)() noexcept =
-    holds_as<Component, component_of<T>>::value ? &components_in_place<T, Component, N> : nullptr;
-
-/// A smallest_three's quaternion, when its x, y, z and w are floats one
-/// after another, is a quat<Bits>.
-template <class Q, int Bits>
-std::ptrdiff_t quaternion_in_place() noexcept
-{
-    smallest_three<Q, Bits> value;
-    Q& q = value.get();
-    using bitrep::detail::quat_part;
-    return packed_parts(&value, {&quat_part<0>(q), &quat_part<1>(q), &quat_part<2>(q), &quat_part<3>(q)},
-                        sizeof(float));
-}
-template <class Q>
-inline constexpr bool float_parts = [] {
-    using bitrep::detail::quat_part;
-    return std::is_same_v<decltype(quat_part<0>(std::declval<Q&>())), float&> &&
-           std::is_same_v<decltype(quat_part<1>(std::declval<Q&>())), float&> &&
-           std::is_same_v<decltype(quat_part<2>(std::declval<Q&>())), float&> &&
-           std::is_same_v<decltype(quat_part<3>(std::declval<Q&>())), float&>;
-}();
-template <class Q, int Bits>
-inline constexpr std::ptrdiff_t (*proxy_in_place<smallest_three<Q, Bits>>)() noexcept =
-    float_parts<Q> ? &quaternion_in_place<Q, Bits> : nullptr;
-
-template <class T>
-inline constexpr proxy_access proxy_access_v{proxy_in_place<T>, &proxy_to_write<T>, &proxy_to_read<T>,
-                                             &proxy_from_wire<T>};
-
-/// An entity_array is sent as its slots, read where they are; a read then
-/// recounts the live entities.
-using bitrep::detail::entity_array_access;
-template <class T>
-void* entity_slots_to_write(const void* array)
-{
-    return &entity_array_access::slots(*const_cast<T*>(static_cast<const T*>(array)));
-}
-template <class T>
-void* entity_slots_to_read(void* array)
-{
-    return &entity_array_access::slots(*static_cast<T*>(array));
-}
-template <class T>
-void entity_recount(void* array, const void*)
-{
-    entity_array_access::recount(*static_cast<T*>(array));
-}
-template <class T>
-inline constexpr proxy_access entity_access_v{nullptr, &entity_slots_to_write<T>, &entity_slots_to_read<T>,
-                                              &entity_recount<T>};
-
-template <class T>
-bool codec_write(write_stream& stream, const void* value)
-{
-    return bitrep::serialize(stream, *static_cast<const T*>(value));
-}
-template <class T>
-bool codec_read(read_stream& stream, void* value)
-{
-    return bitrep::serialize(stream, *static_cast<T*>(value));
-}
-template <class T>
-bool codec_measure(measure_stream& stream, const void* value)
-{
-    return bitrep::serialize(stream, *static_cast<const T*>(value));
-}
-template <class T>
-inline constexpr codec_access codec_access_v{&codec_write<T>, &codec_read<T>, &codec_measure<T>};
-
 template <class E>
 inline constexpr auto enum_values = [] {
     using table = reflect::enumerators<E>;
@@ -483,28 +183,8 @@ constexpr field_entry proxy_entry(const field_entry& wire, const proxy_access* a
     return e;
 }
 
-/// A field of type F annotated from outside its class as W: a proxy for W,
-/// made from the field to write it and to read into it (the part a stream
-/// does not carry keeps the field's), the field then assigned from it; in
-/// place where W's object is F's and W's instructions run on it where it lies.
-template <class F, class W>
-inline thread_local std::optional<W> annotation_wires;
-
-template <class F, class W>
-void* annotation_to_write(const void* field)
-{
-    return &annotation_wires<F, W>.emplace(*static_cast<const F*>(field));
-}
-template <class F, class W>
-void* annotation_to_read(void* field)
-{
-    return &annotation_wires<F, W>.emplace(*static_cast<F*>(field));
-}
-template <class F, class W>
-void annotation_from_wire(void* field, const void* wire)
-{
-    *static_cast<F*>(field) = static_cast<F>(*static_cast<W*>(const_cast<void*>(wire)));
-}
+/// A field annotated from outside its class (F sent as W) is in place where
+/// W's object is F's and W's own instructions run on it where it lies.
 template <class F, class W>
 std::ptrdiff_t annotation_in_place() noexcept
 {
@@ -570,8 +250,78 @@ struct members<T> {
     }
 };
 
+/// A count of up to `max`, then that many of `element`.
+constexpr field_entry counted_entry(kind k, std::uint64_t max, const field_entry& element)
+{
+    field_entry e;
+    e.kind = k;
+    e.min = max;
+    e.element = &element;
+    e.depth = static_cast<std::uint8_t>(element.depth + 1);
+    e.min_bits = static_cast<std::size_t>(bitrep::detail::count_bits(max));
+    e.max_bits = bitrep::detail::add_bits(e.min_bits, bitrep::detail::multiply_bits(max, element.max_bits));
+    return e;
+}
+
 template <class T>
-constexpr field_entry make_entry()
+constexpr field_entry variant_entry()
+{
+    using table = variant_table<T>;
+    field_entry e;
+    e.kind = kind::variant;
+    e.span = table::alternatives.size();
+    e.element = table::alternatives.data();
+    e.variant = &table::access;
+    std::size_t most = 0;
+    std::size_t least = unbounded_bits;
+    for (const field_entry& alternative : table::alternatives) {
+        most = std::max(most, alternative.max_bits);
+        least = std::min(least, alternative.min_bits);
+        e.depth = std::max(e.depth, static_cast<std::uint8_t>(alternative.depth + 1));
+    }
+    const auto index_bits = static_cast<std::size_t>(bitrep::detail::enum_index_bits(e.span));
+    e.min_bits = bitrep::detail::add_bits(index_bits, least);
+    e.max_bits = bitrep::detail::add_bits(index_bits, most);
+    return e;
+}
+
+/// The value's entry, carried by the streams the flag names.
+template <class T>
+constexpr field_entry flagged_entry()
+{
+    field_entry e;
+    if constexpr (T::flag != field_flag::transient) {
+        e = entry_v<typename T::value_type>;
+        if (!bitrep::is_condition(T::flag))
+            e.min_bits = 0;
+    }
+    e.flag = static_cast<std::uint8_t>(T::flag);
+    return e;
+}
+
+template <class T>
+constexpr field_entry structure_entry()
+{
+    field_entry e;
+    e.kind = kind::structure;
+    e.nested = &table_v<T>;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        using m = members<T>;
+        ((e.min_bits += m::template entry<I>().min_bits), ...);
+        ((e.max_bits = bitrep::detail::add_bits(e.max_bits, m::template entry<I>().max_bits)), ...);
+        ((e.depth = std::max(e.depth, m::template entry<I>().depth)), ...);
+    }(std::make_index_sequence<members<T>::count>{});
+    return e;
+}
+
+template <class T>
+constexpr field_entry sequence_entry();
+template <class T>
+constexpr field_entry composite_entry();
+
+/// bool, integers, floats, enums, flags, ranged, quantized, quat: numbers.
+template <class T>
+constexpr field_entry number_entry()
 {
     field_entry e;
     if constexpr (std::is_same_v<T, bool>) {
@@ -617,7 +367,18 @@ constexpr field_entry make_entry()
         e.quantizer = T::component_quantizer;
         e.low = T::tie_margin;
         e.min_bits = e.max_bits = static_cast<std::size_t>(T::bits);
-    } else if constexpr (is_bounded_string<T>::value) {
+    } else {
+        return sequence_entry<T>();
+    }
+    return e;
+}
+
+/// Strings, vectors, arrays, bitsets, optionals: elements in a row.
+template <class T>
+constexpr field_entry sequence_entry()
+{
+    field_entry e;
+    if constexpr (is_bounded_string<T>::value) {
         static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(std::string));
         e.kind = kind::string;
         e.min = T::max_length;
@@ -626,22 +387,14 @@ constexpr field_entry make_entry()
     } else if constexpr (is_bounded_vector<T>::value) {
         using element = typename T::value_type;
         static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(std::vector<element>));
-        e.kind = kind::vector;
-        e.min = T::max_elements;
-        e.element = &entry_v<element>;
+        e = counted_entry(kind::vector, T::max_elements, entry_v<element>);
         e.stride = sizeof(element);
         e.container = &vector_access<element>;
-        e.depth = static_cast<std::uint8_t>(entry_v<element>.depth + 1);
-        e.min_bits = static_cast<std::size_t>(bitrep::detail::count_bits(T::max_elements));
-        e.max_bits = bitrep::detail::add_bits(e.min_bits,
-                                              bitrep::detail::multiply_bits(T::max_elements, entry_v<element>.max_bits));
     } else if constexpr (is_bit_vector<T>::value) {
         static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(std::vector<bool>));
-        e.kind = kind::bit_vector;
-        e.min = T::max_elements;
+        e = counted_entry(kind::bit_vector, T::max_elements, entry_v<bool>);
+        e.depth = 0; // no loop: the elements are bits, read through a bool
         e.bits = &bit_access;
-        e.min_bits = static_cast<std::size_t>(bitrep::detail::count_bits(T::max_elements));
-        e.max_bits = bitrep::detail::add_bits(e.min_bits, T::max_elements);
     } else if constexpr (is_bitset<T>::value) {
         e.kind = kind::bitset;
         e.min = is_bitset<T>::size;
@@ -664,72 +417,56 @@ constexpr field_entry make_entry()
         e.depth = static_cast<std::uint8_t>(entry_v<element>.depth + 1);
         e.min_bits = 1;
         e.max_bits = bitrep::detail::add_bits(1, entry_v<element>.max_bits);
-    } else if constexpr (is_delta_small<T>::value) {
-        // V's encoding (the step only changes deltas), V's object at the
-        // same address.
-        using V = typename T::annotated_type;
-        static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(V));
-        e = entry_v<V>;
-    } else if constexpr (is_variant<T>::value) {
-        using table = variant_table<T>;
-        e.kind = kind::variant;
-        e.span = table::alternatives.size();
-        e.element = table::alternatives.data();
-        e.variant = &table::access;
-        std::size_t most = 0;
-        std::size_t least = unbounded_bits;
-        for (const field_entry& alternative : table::alternatives) {
-            most = std::max(most, alternative.max_bits);
-            least = std::min(least, alternative.min_bits);
-            e.depth = std::max(e.depth, static_cast<std::uint8_t>(alternative.depth + 1));
-        }
-        const auto index_bits = static_cast<std::size_t>(bitrep::detail::enum_index_bits(e.span));
-        e.min_bits = bitrep::detail::add_bits(index_bits, least);
-        e.max_bits = bitrep::detail::add_bits(index_bits, most);
+    } else {
+        return composite_entry<T>();
+    }
+    return e;
+}
+
+/// Variants, maps, flagged fields, proxies, classes; anything else (a class
+/// with a serialization hook) through its compiled codec.
+template <class T>
+constexpr field_entry composite_entry()
+{
+    if constexpr (is_variant<T>::value) {
+        return variant_entry<T>();
     } else if constexpr (bitrep::detail::keyed_container<T>) {
         // Stored entries are read where they are, through the layout of the
         // entry a read decodes (a std::pair's key is const only in the map).
         using entry = decoded_entry<T>;
         static_assert(sizeof(entry) == sizeof(typename keyed<T>::entry) &&
                       alignof(entry) == alignof(typename keyed<T>::entry));
-        e.kind = kind::map;
-        e.min = keyed<T>::max_entries;
-        e.element = &entry_v<entry>;
+        field_entry e = counted_entry(kind::map, keyed<T>::max_entries, entry_v<entry>);
         e.map = &map_access_v<T>;
-        e.depth = static_cast<std::uint8_t>(entry_v<entry>.depth + 1);
-        e.min_bits = static_cast<std::size_t>(bitrep::detail::count_bits(keyed<T>::max_entries));
-        e.max_bits = bitrep::detail::add_bits(
-            e.min_bits, bitrep::detail::multiply_bits(keyed<T>::max_entries, entry_v<entry>.max_bits));
+        return e;
+    } else if constexpr (is_delta_small<T>::value) {
+        // V's encoding (the step only changes deltas), V's object at the
+        // same address.
+        using V = typename T::annotated_type;
+        static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(V));
+        return entry_v<V>;
     } else if constexpr (is_flagged<T>::value) {
-        if constexpr (T::flag == field_flag::transient) {
-            e.flag = static_cast<std::uint8_t>(T::flag);
-        } else {
-            e = entry_v<typename T::value_type>;
-            e.flag = static_cast<std::uint8_t>(T::flag);
-            if (!bitrep::is_condition(T::flag))
-                e.min_bits = 0;
-        }
+        return flagged_entry<T>();
     } else if constexpr (bitrep::detail::proxied<T>) {
-        using wire = typename proxy_traits<T>::wire;
-        e = proxy_entry(entry_v<wire>, &proxy_access_v<T>);
+        return proxy_entry(entry_v<typename proxy_traits<T>::wire>, &proxy_access_v<T>);
     } else if constexpr (is_entity_array<T>::value) {
-        e = proxy_entry(entry_v<typename T::slots_type>, &entity_access_v<T>);
+        return proxy_entry(entry_v<typename T::slots_type>, &entity_access_v<T>);
     } else if constexpr (tabled_class<T>()) {
-        e.kind = kind::structure;
-        e.nested = &table_v<T>;
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-            using m = members<T>;
-            ((e.min_bits += m::template entry<I>().min_bits), ...);
-            ((e.max_bits = bitrep::detail::add_bits(e.max_bits, m::template entry<I>().max_bits)), ...);
-            ((e.depth = std::max(e.depth, m::template entry<I>().depth)), ...);
-        }(std::make_index_sequence<members<T>::count>{});
+        return structure_entry<T>();
     } else {
+        field_entry e;
         e.kind = kind::codec;
         e.codec = &codec_access_v<T>;
         e.min_bits = codec<T>::min_bits();
         e.max_bits = codec<T>::max_bits();
+        return e;
     }
-    return e;
+}
+
+template <class T>
+constexpr field_entry make_entry()
+{
+    return number_entry<T>();
 }
 
 template <class T>
@@ -758,9 +495,21 @@ template <class T>
 inline std::atomic<const void*> programs[3]{};
 } // namespace detail
 
+namespace detail {
+/// T's entry, whose containers, alternatives and proxies nest no deeper
+/// than the engine's loop stack.
+template <class T>
+constexpr const field_entry* checked_entry() noexcept
+{
+    static_assert(entry_v<T>.depth <= max_depth,
+                  "bitrep: containers, variants and proxies nested deeper than the engine runs (engine::max_depth)");
+    return &entry_v<T>;
+}
+} // namespace detail
+
 /// A value of type T as the engine's entry points take it.
 template <class T>
-inline constexpr root root_v{&entry_v<T>, detail::programs<T>};
+inline constexpr root root_v{detail::checked_entry<T>(), detail::programs<T>};
 
 namespace detail {
 /// Where each field of T lies: taken from an object's storage that is never
