@@ -392,7 +392,7 @@ constexpr field_entry sequence_entry()
         e.container = &vector_access<element>;
     } else if constexpr (is_bit_vector<T>::value) {
         static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(std::vector<bool>));
-        e = counted_entry(kind::bit_vector, T::max_elements, entry_v<bool>);
+        e = counted_entry(kind::bit_vector, T::max_elements, entry_v<typename T::value_type>);
         e.depth = 0; // no loop: the elements are bits, read through a bool
         e.bits = &bit_access;
     } else if constexpr (is_bitset<T>::value) {
