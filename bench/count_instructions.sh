@@ -28,7 +28,7 @@ for bench in "${benches[@]}"; do
         side = ""
         if ($0 ~ /side_by_side::reflected<.*>::(to|from)_bytes\(/) side = "reflected"
         else if ($0 ~ /side_by_side::reflected_decoder<.*>::from_bytes\(/) side = "decoder"
-        else if ($0 ~ /side_by_side::tables<.*>::(to|from)_bytes\(/) side = "tables"
+        else if ($0 ~ /side_by_side::inlined<.*>::(to|from)_bytes\(/) side = "inlined"
         else if ($0 ~ /hand_written::(to|from)_bytes\(/) side = "hand_written"
         else if ($0 ~ /hand_written_in_place::from_bytes\(/) side = "in_place"
         if (side != "" && calls > 0) {
@@ -45,8 +45,8 @@ for bench in "${benches[@]}"; do
           if (h > 0) printf "%-14s %-7s reflected %10.0f  hand-written %10.0f  ratio %.3f\n", bench, list[i], r, h, r / h
         }
         for (i = 1; i <= 2; ++i) {
-          t = cost[list[i] " tables"]; h = cost[list[i] " hand_written"]
-          if (h > 0 && t > 0) printf "%-14s %-7s tables    %10.0f  hand-written %10.0f  ratio %.3f\n", bench, list[i], t, h, t / h
+          t = cost[list[i] " inlined"]; h = cost[list[i] " hand_written"]
+          if (h > 0 && t > 0) printf "%-14s %-7s inlined   %10.0f  hand-written %10.0f  ratio %.3f\n", bench, list[i], t, h, t / h
         }
         # decoder<T> and from_bytes against the in-place
         # hand-written decoder (no all-or-nothing copy).

@@ -479,11 +479,11 @@ int main(int argc, char** argv)
     };
     benchmark::RegisterBenchmark("Cubes/Encode/Reflected", encode_with(reflected{}))->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("Cubes/Encode/HandWritten", encode_with(hand_written{}))->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("Cubes/Encode/Tables", encode_with(side_by_side::tables<Snapshot>{}))
+    benchmark::RegisterBenchmark("Cubes/Encode/Inlined", encode_with(side_by_side::inlined<Snapshot>{}))
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("Cubes/Decode/Reflected", decode_with(reflected{}))->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("Cubes/Decode/HandWritten", decode_with(hand_written{}))->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("Cubes/Decode/Tables", decode_with(side_by_side::tables<Snapshot>{}))
+    benchmark::RegisterBenchmark("Cubes/Decode/Inlined", decode_with(side_by_side::inlined<Snapshot>{}))
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("Cubes/Decode/ReflectedDecoder", decode_with(side_by_side::reflected_decoder<Snapshot>{}))
         ->Unit(benchmark::kMicrosecond);

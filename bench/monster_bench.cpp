@@ -757,11 +757,11 @@ int main(int argc, char** argv)
     };
     benchmark::RegisterBenchmark("Monster/Encode/Reflected", encode_with(reflected{}))->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("Monster/Encode/HandWritten", encode_with(hand_written{}))->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("Monster/Encode/Tables", encode_with(side_by_side::tables<Batch>{}))
+    benchmark::RegisterBenchmark("Monster/Encode/Inlined", encode_with(side_by_side::inlined<Batch>{}))
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("Monster/Decode/Reflected", decode_with(reflected{}))->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("Monster/Decode/HandWritten", decode_with(hand_written{}))->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("Monster/Decode/Tables", decode_with(side_by_side::tables<Batch>{}))
+    benchmark::RegisterBenchmark("Monster/Decode/Inlined", decode_with(side_by_side::inlined<Batch>{}))
         ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("Monster/Decode/ReflectedDecoder", decode_with(reflected_decoder{}))
         ->Unit(benchmark::kMicrosecond);

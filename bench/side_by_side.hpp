@@ -7,7 +7,6 @@
 #include <benchmark/benchmark.h>
 
 #include <bitrep/bitrep.hpp>
-#include <bitrep/engine.hpp>
 
 #include "allocation_counter.hpp"
 
@@ -15,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 #include <span>
 #include <vector>
 
@@ -52,16 +52,18 @@ struct reflected {
     }
 };
 
-/// The same through the table engine (bitrep/engine.hpp).
+/// The same through T's inlined codec (what bitrep::inline_codec<T> opts a
+/// type into), for the same type in the same binary.
 template <class T>
-struct tables {
+struct inlined {
+    using path = std::integral_constant<bitrep::detail::codec_path, bitrep::detail::codec_path::inlined>;
     [[gnu::noinline]] static bitrep::status to_bytes(const T& value, std::span<std::uint8_t> buffer, std::size_t& written)
     {
-        return bitrep::engine::to_bytes(value, buffer, written);
+        return bitrep::detail::to_bytes_by<path::value>(value, buffer, written);
     }
     [[gnu::noinline]] static bitrep::status from_bytes(std::span<const std::uint8_t> bytes, T& out)
     {
-        return bitrep::engine::from_bytes(bytes, out);
+        return bitrep::detail::from_bytes_by<path::value>(bytes, out);
     }
 };
 

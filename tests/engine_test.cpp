@@ -1,8 +1,9 @@
-// The table engine against the compiled codecs: the same bytes for random
-// values of every kind, the same refusals (code, bit, path) for values a
-// writer refuses, and the same result for random and mutated inputs.
+// The table engine (what to_bytes / from_bytes run by default) against the
+// inlined codecs (what bitrep::inline_codec<T> opts a type into): the same
+// bytes for random values of every kind, the same refusals (code, bit,
+// path) for values a writer refuses, and the same result for random and
+// mutated inputs.
 #include <bitrep/bitrep.hpp>
-#include <bitrep/engine.hpp>
 
 #include <gtest/gtest.h>
 
@@ -94,6 +95,20 @@ struct bitrep::detail::proxy_traits<engine_test::Celsius> : std::true_type {
     static wire to_wire(const engine_test::Celsius& value) { return wire(static_cast<float>(value.degrees)); }
     static void from_wire(engine_test::Celsius& value, const wire& sent) { value.degrees = sent.value(); }
 };
+
+namespace engine_test {
+struct Hot {
+    static constexpr bool bitrep_inline_codec = true;
+    bitrep::ranged<int, 0, 1000> tick;
+    friend bool operator==(const Hot&, const Hot&) = default;
+};
+struct Vendor {
+    bitrep::ranged<int, 0, 7> level;
+    friend bool operator==(const Vendor&, const Vendor&) = default;
+};
+} // namespace engine_test
+
+BITREP_INLINE_CODEC(engine_test::Vendor)
 
 namespace engine_test {
 
@@ -581,6 +596,19 @@ private:
     std::mt19937_64 rng_;
 };
 
+using bitrep::detail::codec_path;
+
+template <class T>
+bitrep::status engine_to_bytes(const T& value, std::span<std::uint8_t> out, std::size_t& written)
+{
+    return bitrep::detail::to_bytes_by<codec_path::engine>(value, out, written);
+}
+template <class T>
+bitrep::status inlined_to_bytes(const T& value, std::span<std::uint8_t> out, std::size_t& written)
+{
+    return bitrep::detail::to_bytes_by<codec_path::inlined>(value, out, written);
+}
+
 void expect_same_status(const bitrep::status& engine, const bitrep::status& codec)
 {
     EXPECT_EQ(engine.code(), codec.code()) << engine.message() << " | " << codec.message();
@@ -592,12 +620,12 @@ void expect_same_status(const bitrep::status& engine, const bitrep::status& code
 template <class T>
 void expect_same_encoding(const T& value, int& refused)
 {
-    std::vector<std::uint8_t> by_engine(bitrep::engine::max_bits<T> / 8 + 1);
+    std::vector<std::uint8_t> by_engine(bitrep::engine::entry_v<T>.max_bits / 8 + 1);
     std::vector<std::uint8_t> by_codec(by_engine.size());
     std::size_t engine_bytes = 0;
     std::size_t codec_bytes = 0;
-    const bitrep::status e = bitrep::engine::to_bytes(value, std::span<std::uint8_t>(by_engine), engine_bytes);
-    const bitrep::status c = bitrep::to_bytes(value, std::span<std::uint8_t>(by_codec), codec_bytes);
+    const bitrep::status e = engine_to_bytes(value, std::span<std::uint8_t>(by_engine), engine_bytes);
+    const bitrep::status c = inlined_to_bytes(value, std::span<std::uint8_t>(by_codec), codec_bytes);
     expect_same_status(e, c);
     ASSERT_EQ(engine_bytes, codec_bytes);
     by_engine.resize(engine_bytes);
@@ -605,7 +633,8 @@ void expect_same_encoding(const T& value, int& refused)
     EXPECT_EQ(by_engine, by_codec);
     refused += e.ok() ? 0 : 1;
     if (e.ok()) {
-        EXPECT_EQ(bitrep::engine::bit_size(value), bitrep::bit_size(value));
+        EXPECT_EQ(bitrep::detail::bit_size_by<codec_path::engine>(value),
+                  bitrep::detail::bit_size_by<codec_path::inlined>(value));
     }
 }
 
@@ -614,8 +643,8 @@ void expect_same_decoding(const std::vector<std::uint8_t>& bytes, const T& start
 {
     T by_engine = start;
     T by_codec = start;
-    const bitrep::status e = bitrep::engine::from_bytes(bytes, by_engine);
-    const bitrep::status c = bitrep::from_bytes(bytes, by_codec);
+    const bitrep::status e = bitrep::detail::from_bytes_by<codec_path::engine>(bytes, by_engine);
+    const bitrep::status c = bitrep::detail::from_bytes_by<codec_path::inlined>(bytes, by_codec);
     expect_same_status(e, c);
     EXPECT_TRUE(by_engine == by_codec);
     if (!e.ok()) {
@@ -711,9 +740,30 @@ void expect_same_bounds()
     (expect_same_bounds_of<T>(), ...);
 }
 
+TEST(Engine, TypesOptIntoTheInlinedCodecByMemberOrMacro)
+{
+    using bitrep::detail::path_of;
+    static_assert(path_of<Hot> == codec_path::inlined);
+    static_assert(path_of<Vendor> == codec_path::inlined);
+    static_assert(path_of<Inner> == codec_path::engine);
+    static_assert(path_of<std::array<Inner, 3>> == codec_path::engine);
+    // Either path gives the same bytes, and from_bytes reads them back.
+    Hot hot;
+    hot.tick = 999;
+    Hot back;
+    ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(hot), back));
+    EXPECT_EQ(back, hot);
+    int refused = 0;
+    expect_same_encoding(hot, refused);
+    Vendor vendor;
+    vendor.level = 9; // outside [0, 7]: both refuse it alike
+    expect_same_encoding(vendor, refused);
+    EXPECT_EQ(refused, 1);
+}
+
 TEST(Engine, MaxBitsMatchTheCodecs)
 {
-    EXPECT_EQ(bitrep::engine::max_bits<Everything>, bitrep::max_bits<Everything>);
+    EXPECT_EQ(bitrep::engine::entry_v<Everything>.max_bits, bitrep::max_bits<Everything>);
     expect_same_bounds<Everything, Described, Derived, Bits, bitrep::bounded_vector<bool, 100>, Flags, Rights, Marks,
                        Bitsets, std::bitset<70>, Steps, Tuples, std::tuple<>, Variants, Shape, Maps, Proxies, Celsius,
                        Durations, Adapted, World, Plain, Held>();
@@ -781,7 +831,7 @@ TEST(Engine, MutatedInputsDecodeAlike)
     for (int i = 0; i < 2000; ++i) {
         Everything value = gen.everything();
         std::vector<std::uint8_t> bytes;
-        if (!bitrep::to_bytes(value, bytes).ok())
+        if (!bitrep::to_bytes(value, bytes).ok()) // the engine; compared with the codec above
             continue;
         ++tried;
         expect_same_decoding(bytes, start, accepted);
@@ -885,10 +935,10 @@ TEST(EngineKinds, AFailureInsideAnAlternativeNamesItAsTheCodecsDo)
     v.shape = bad;
     std::vector<std::uint8_t> bytes(64);
     std::size_t written = 0;
-    const bitrep::status st = bitrep::engine::to_bytes(v, std::span<std::uint8_t>(bytes), written);
+    const bitrep::status st = engine_to_bytes(v, std::span<std::uint8_t>(bytes), written);
     // Boost.PFR (Boost 1.81) names aggregate fields by position.
     EXPECT_EQ(st.field_path(), "engine_test::Variants.#0<engine_test::Inner>.#0");
-    EXPECT_EQ(st.field_path(), bitrep::to_bytes(v, std::span<std::uint8_t>(bytes), written).field_path());
+    EXPECT_EQ(st.field_path(), inlined_to_bytes(v, std::span<std::uint8_t>(bytes), written).field_path());
 }
 
 TEST(EngineKinds, MapsAndSetsAreTheirEntriesByKeyAsTheCodecsWriteThem)
@@ -910,11 +960,11 @@ TEST(EngineKinds, AKeyReadTwiceIsRefusedAtItsEntryAsTheCodecsDo)
     // Count 2 (3 bits), then keys 1 and 1 (2 bits each).
     const std::vector<std::uint8_t> twice{0b0101010};
     set by_engine;
-    const bitrep::status st = bitrep::engine::from_bytes(twice, by_engine);
+    const bitrep::status st = bitrep::detail::from_bytes_by<codec_path::engine>(twice, by_engine);
     EXPECT_EQ(st.code(), bitrep::error::duplicate_key);
     EXPECT_EQ(st.bit_offset(), 5u);
     set by_codec;
-    expect_same_status(st, bitrep::from_bytes(twice, by_codec));
+    expect_same_status(st, bitrep::detail::from_bytes_by<codec_path::inlined>(twice, by_codec));
 }
 
 TEST(EngineKinds, ProxiesAreTheirWireTypeAsTheCodecsWriteThem)
@@ -976,12 +1026,12 @@ TEST(EngineKinds, AReadEntityArrayCountsItsEntities)
     for (int i = 0; i < 50; ++i) {
         const World sent = gen.world();
         std::vector<std::uint8_t> bytes;
-        if (!bitrep::engine::to_bytes(sent, bytes).ok())
+        if (!bitrep::to_bytes(sent, bytes).ok()) // the engine
             continue;
         World got;
         got.units.emplace(std::size_t{0}, Inner{});
         got.units.emplace(std::size_t{4}, Inner{});
-        ASSERT_TRUE(bitrep::engine::from_bytes(bytes, got).ok());
+        ASSERT_TRUE(bitrep::detail::from_bytes_by<codec_path::engine>(bytes, got).ok());
         EXPECT_EQ(got.units.size(), sent.units.size());
         // The lowest free slot is found again.
         const std::size_t free = sent.units.free_ids().begin() == sent.units.free_ids().end()

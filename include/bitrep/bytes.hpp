@@ -11,6 +11,7 @@
 #include <bitrep/detail/exceptions.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/detail/working_object.hpp>
+#include <bitrep/engine/entries.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>
@@ -18,18 +19,87 @@
 
 namespace bitrep {
 
+/// Opts T into a fully inlined codec for to_bytes / from_bytes / bit_size /
+/// decoder: every field's code compiled into the calling function, for the
+/// hot path of a game that wants the last nanosecond, at the price of build
+/// time in each file that uses it. Either a member
+/// `static constexpr bool bitrep_inline_codec = true;` or, for a type the
+/// game cannot change, BITREP_INLINE_CODEC(T) at global scope. Otherwise
+/// values go through the table engine, compiled once in the library.
+/// BITREP_INLINE_CODECS=1 (the CMake option of that name) opts every type
+/// in, e.g. for a shipping build whose build time matters less.
+#ifndef BITREP_INLINE_CODECS
+#define BITREP_INLINE_CODECS 0
+#endif
+template <class T>
+inline constexpr bool inline_codec = BITREP_INLINE_CODECS != 0 || requires { requires T::bitrep_inline_codec; };
+
+namespace detail {
+/// Which code runs a whole value: the table engine, or T's inlined codec.
+enum class codec_path { engine, inlined };
+template <class T>
+inline constexpr codec_path path_of = inline_codec<T> ? codec_path::inlined : codec_path::engine;
+
+/// The engine runs whole values (scope::all); streams of one scope (save
+/// files, which the engine does not run yet) take the inlined codec.
+template <codec_path Path, class Stream>
+inline constexpr bool engine_runs = Path == codec_path::engine && Stream::field_scope == scope::all;
+
+template <codec_path Path, class Stream, class T>
+BITREP_ALWAYS_INLINE bool write_value(Stream& stream, const T& value)
+{
+    if constexpr (engine_runs<Path, Stream>) {
+        static_assert(engine::entry_v<T>.depth <= engine::max_depth, "bitrep: containers nested too deep");
+        if constexpr (Stream::is_measuring)
+            return engine::measure(stream, engine::root_v<T>, &value);
+        else
+            return engine::write(stream, engine::root_v<T>, &value);
+    } else {
+        return bitrep::serialize(stream, value);
+    }
+}
+
+template <codec_path Path, class Stream, class T>
+BITREP_ALWAYS_INLINE bool read_value(Stream& stream, T& value)
+{
+    if constexpr (engine_runs<Path, Stream>)
+        return engine::read(stream, engine::root_v<T>, &value);
+    else
+        return bitrep::serialize(stream, value);
+}
+
+template <codec_path Path, class T>
+std::size_t bit_size_by(const T& value)
+{
+    failure_record failure;
+    measure_stream stream(failure);
+    // Measuring checks no value, so only a hook that refuses can stop it; the
+    // count then ends where it refused, and to_bytes reports that refusal.
+    static_cast<void>(write_value<Path>(stream, value));
+    return stream.exact_bits();
+}
+
+template <codec_path Path, class T>
+status to_bytes_by(const T& value, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
+{
+    failure_record failure;
+    write_stream stream(buffer, failure);
+    if (!write_value<Path>(stream, value)) [[unlikely]] {
+        bytes_written = 0;
+        return stream.failure_status(reflect::type_name<T>());
+    }
+    bytes_written = stream.flush();
+    return {};
+}
+} // namespace detail
+
 /// Exactly the number of bits to_bytes writes for this value (its byte count
 /// is the ceiling over 8). Unlike measure_stream::bits() it counts the real
 /// alignment padding from an aligned start instead of the standard's 7.
 template <class T>
 std::size_t bit_size(const T& value)
 {
-    failure_record failure;
-    measure_stream stream(failure);
-    // Measuring checks no value, so only a hook that refuses can stop it; the
-    // count then ends where it refused, and to_bytes reports that refusal.
-    static_cast<void>(bitrep::serialize(stream, value));
-    return stream.exact_bits();
+    return detail::bit_size_by<detail::path_of<T>>(value);
 }
 
 /// Encodes every field that is not transient into a caller buffer. Never
@@ -38,14 +108,7 @@ std::size_t bit_size(const T& value)
 template <class T>
 status to_bytes(const T& value, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
 {
-    failure_record failure;
-    write_stream stream(buffer, failure);
-    if (!bitrep::serialize(stream, value)) [[unlikely]] {
-        bytes_written = 0;
-        return stream.failure_status(reflect::type_name<T>());
-    }
-    bytes_written = stream.flush();
-    return {};
+    return detail::to_bytes_by<detail::path_of<T>>(value, buffer, bytes_written);
 }
 
 namespace detail {
@@ -64,14 +127,14 @@ status append_encoding(const T& value, std::vector<std::uint8_t>& out, std::size
     if constexpr (bound_bits > small_bound_bytes * 8) {
         failure_record failure;
         basic_measure_stream<Scope> measure(failure);
-        static_cast<void>(bitrep::serialize(measure, value)); // to_bytes reports a refusing hook
+        static_cast<void>(write_value<path_of<T>>(measure, value)); // to_bytes reports a refusing hook
         room_bits = measure.exact_bits();
     }
     const std::size_t offset = out.size();
     out.resize(offset + (room_bits + 7) / 8);
     failure_record failure;
     basic_write_stream<Scope> stream(std::span<std::uint8_t>(out).subspan(offset), failure);
-    if (!bitrep::serialize(stream, value)) [[unlikely]] {
+    if (!write_value<path_of<T>>(stream, value)) [[unlikely]] {
         out.resize(offset);
         bits_written = 0;
         return stream.failure_status(reflect::type_name<T>());
@@ -123,12 +186,12 @@ namespace detail {
 /// Reads a whole encoding into target in place (not all-or-nothing: callers
 /// pass a copy or a working object) and refuses whole bytes left after the
 /// value.
-template <class T>
+template <codec_path Path, class T>
 BITREP_ALWAYS_INLINE status decode_in_place(std::span<const std::uint8_t> bytes, T& target)
 {
     failure_record failure;
     read_stream stream(bytes, failure);
-    if (!bitrep::serialize(stream, target)) [[unlikely]]
+    if (!read_value<Path>(stream, target)) [[unlikely]]
         return stream.failure_status(reflect::type_name<T>());
     const std::size_t used_bytes = (stream.bit_position() + 7) / 8;
     if (used_bytes != bytes.size()) [[unlikely]]
@@ -143,12 +206,12 @@ BITREP_ALWAYS_INLINE status decode_in_place(std::span<const std::uint8_t> bytes,
 /// overwritten (containers resized, optionals reset or filled), and its
 /// containers' capacity is reused. Otherwise it first copies `out` into it,
 /// by assignment, which reuses that capacity too.
-template <class T>
+template <codec_path Path, class T>
 BITREP_ALWAYS_INLINE status decode_and_exchange(std::span<const std::uint8_t> bytes, T& working, T& out)
 {
     if constexpr (!every_field_carried<T, scope::all>::value)
         working = out; // the fields the encoding does not carry come from out
-    status result = decode_in_place(bytes, working);
+    status result = decode_in_place<Path>(bytes, working);
     if (result) {
         // A swap exchanges pointers for containers; for a flat T (an array
         // of plain structs) it would copy three times what one assignment
@@ -161,6 +224,31 @@ BITREP_ALWAYS_INLINE status decode_and_exchange(std::span<const std::uint8_t> by
         }
     }
     return result;
+}
+
+template <codec_path Path, class T>
+status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
+{
+    if constexpr (std::is_trivially_copyable_v<T> || !std::is_default_constructible_v<T>) {
+        T decoded(out);
+        status result = decode_in_place<Path>(bytes, decoded);
+        if (result)
+            out = std::move(decoded);
+        return result;
+    } else {
+        // Taken out of the thread's slot while in use, so that a nested call
+        // for the same T finds the slot empty rather than a half-written
+        // object it would share; put back afterwards, also after a refusal.
+        // (A pointer: a T held by value would add sizeof(T) to the static
+        // thread-local storage of every thread of the program.)
+        thread_local std::unique_ptr<T> kept;
+        std::unique_ptr<T> working = std::move(kept);
+        if (!working)
+            working = std::make_unique<T>();
+        status result = decode_and_exchange<Path>(bytes, *working, out);
+        kept = std::move(working);
+        return result;
+    }
 }
 } // namespace detail
 
@@ -188,27 +276,9 @@ BITREP_ALWAYS_INLINE status decode_and_exchange(std::span<const std::uint8_t> by
 template <class T>
 status from_bytes(std::span<const std::uint8_t> bytes, T& out)
 {
-    if constexpr (std::is_trivially_copyable_v<T> || !std::is_default_constructible_v<T>) {
-        T decoded(out);
-        status result = detail::decode_in_place(bytes, decoded);
-        if (result)
-            out = std::move(decoded);
-        return result;
-    } else {
-        // Taken out of the thread's slot while in use, so that a nested call
-        // for the same T finds the slot empty rather than a half-written
-        // object it would share; put back afterwards, also after a refusal.
-        // (A pointer: a T held by value would add sizeof(T) to the static
-        // thread-local storage of every thread of the program.)
-        thread_local std::unique_ptr<T> kept;
-        std::unique_ptr<T> working = std::move(kept);
-        if (!working)
-            working = std::make_unique<T>();
-        status result = detail::decode_and_exchange(bytes, *working, out);
-        kept = std::move(working);
-        return result;
-    }
+    return detail::from_bytes_by<detail::path_of<T>>(bytes, out);
 }
+
 
 /// from_bytes for a receive loop: the same all-or-nothing guarantee, with a
 /// working object of the decoder's own instead of the thread's: decoded into
@@ -220,7 +290,7 @@ class decoder {
 public:
     status decode(std::span<const std::uint8_t> bytes, T& out)
     {
-        return detail::decode_and_exchange(bytes, scratch_, out);
+        return detail::decode_and_exchange<detail::path_of<T>>(bytes, scratch_, out);
     }
 
 private:
@@ -228,3 +298,9 @@ private:
 };
 
 } // namespace bitrep
+
+/// BITREP_INLINE_CODEC(T): bitrep::inline_codec for a type the game cannot
+/// change (at global scope).
+#define BITREP_INLINE_CODEC(...) \
+    template <>                   \
+    inline constexpr bool bitrep::inline_codec<__VA_ARGS__> = true;

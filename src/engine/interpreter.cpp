@@ -40,8 +40,8 @@ struct loop_frame {
             --depth;
             if (node->indexed)
                 failure.enter_index(frames[depth].index);
-            else if (!node->alternative.empty())
-                failure.enter_alternative(node->alternative);
+            else if (node->alternative != nullptr)
+                failure.enter_alternative(*node->alternative);
         } else {
             bitrep::detail::enter_field(failure, *node->id);
         }
@@ -242,10 +242,10 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
 }
 
 template <class Stream>
-bool run(Stream& caller, const program& prog, unsigned char* object)
+bool run(Stream& caller, program prog, unsigned char* object)
 {
     Stream stream(caller.state(), caller.failure()); // a copy the compiler can keep in registers
-    const bool ok = run_program(stream, prog.code.data(), object);
+    const bool ok = run_program(stream, prog.code, object);
     caller.resume(stream.state());
     return ok;
 }

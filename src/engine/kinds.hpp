@@ -168,7 +168,7 @@ BITREP_ALWAYS_INLINE bool run_ranged(Stream& stream, const instruction& in, unsi
     Int value{};
     if constexpr (!Stream::is_reading)
         std::memcpy(&value, p, sizeof value);
-    if (!bitrep::detail::serialize_ranged_value(stream, value, in.min, in.min + in.span))
+    if (!bitrep::detail::serialize_ranged_value(stream, value, in.min, in.min + in.span, in.bits))
         return false;
     if constexpr (Stream::is_reading)
         std::memcpy(p, &value, sizeof value);

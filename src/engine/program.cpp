@@ -2,7 +2,9 @@
 #include "program.hpp"
 
 #include <atomic>
-#include <memory>
+#include <cstdlib>
+#include <new>
+#include <thread>
 
 #include <bitrep/annotations/field_flags.hpp>
 #include <bitrep/codecs/field_flags.hpp>
@@ -59,112 +61,142 @@ void ensure_offsets(const type_table& table) noexcept
         table.compute_offsets();
 }
 
+/// Fills a program's room: nested structs inlined at their offsets, fields
+/// the scope does not carry left out, containers as loops. The entries'
+/// instruction and node counts bound what it writes (checked).
 class compiler {
 public:
-    compiler(program& out, scope field_scope) : out_(out), scope_(field_scope) {}
+    compiler(const program_room& room, scope field_scope)
+        : code_(reinterpret_cast<instruction*>(room.code)), capacity_(room.instructions),
+          nodes_(reinterpret_cast<path_node*>(room.nodes)), node_capacity_(room.node_count), scope_(field_scope)
+    {
+    }
 
-    void add_struct(const type_table& table, std::uint32_t base, const path_node* parent)
+    void add_struct(const type_table& table, std::uint32_t base, const path_node* parent) noexcept
     {
         ensure_offsets(table);
         for (std::uint32_t i = 0; i < table.count; ++i) {
             const field_entry& e = table.fields[i];
             if (e.flag != 0 && !bitrep::detail::flag_carried(static_cast<field_flag>(e.flag), scope_))
                 continue;
-            const path_node* node = &out_.nodes.emplace_back(path_node{&table.ids[i], parent});
-            add(e, base + table.offsets[i].load(std::memory_order_relaxed), node);
+            add(e, base + table.offsets[i].load(std::memory_order_relaxed), node(path_node{&table.ids[i], parent}));
         }
     }
 
-    void add(const field_entry& e, std::uint32_t offset, const path_node* node)
+    void add(const field_entry& e, std::uint32_t offset, const path_node* path) noexcept
     {
         if (e.kind == kind::structure) {
-            add_struct(*e.nested, offset, node);
+            add_struct(*e.nested, offset, path);
             return;
         }
         if (e.kind == kind::variant) {
-            add_variant(e, offset, node);
+            add_variant(e, offset, path);
             return;
         }
         if (e.kind == kind::proxy) {
-            add_proxy(e, offset, node);
+            add_proxy(e, offset, path);
             return;
         }
-        const std::size_t at = out_.code.size();
-        out_.code.push_back(instruction{op_of(e), offset, 0, e.min, e.span, &e, node});
+        const std::uint32_t at = emit(instruction{op_of(e), offset, 0, e.min, e.span, bits_required_for_span(e.span), &e, path});
         if (e.kind == kind::vector || e.kind == kind::array || e.kind == kind::optional || e.kind == kind::map) {
-            const path_node* element = &out_.nodes.emplace_back(path_node{nullptr, node, e.kind != kind::optional});
+            const path_node* element = node(path_node{nullptr, path, e.kind != kind::optional});
             add(*e.element, 0, element);
-            out_.code[at].end = static_cast<std::uint32_t>(out_.code.size());
             // A map's end adds a read entry, refusing a duplicate key at the element.
             if (e.kind == kind::map)
-                out_.code.push_back(instruction{op::end_map, offset, 0, 0, 0, &e, element});
+                code_[at].end = emit(instruction{op::end_map, offset, 0, 0, 0, 0, &e, element});
             else
-                out_.code.push_back(instruction{op::end_loop, 0, 0, 0, 0, &e, node});
+                code_[at].end = emit(instruction{op::end_loop, 0, 0, 0, 0, 0, &e, path});
         }
+    }
+
+    void finish() noexcept
+    {
+        static constexpr field_entry none{};
+        emit(instruction{op::done, 0, 0, 0, 0, 0, &none, nullptr});
     }
 
 private:
     /// The index instruction, one `alternative` instruction per alternative
     /// (the index picks one by its distance), then each alternative's body
-    /// on the alternative's object, ending at the same place.
-    void add_variant(const field_entry& e, std::uint32_t offset, const path_node* node)
+    /// on the alternative's object, each ending where the last one does.
+    void add_variant(const field_entry& e, std::uint32_t offset, const path_node* path) noexcept
     {
-        const std::size_t at = out_.code.size();
-        out_.code.push_back(instruction{op::variant, offset, 0, 0, e.span, &e, node});
+        const std::uint32_t at = emit(instruction{op::variant, offset, 0, 0, e.span, 0, &e, path});
         for (std::uint64_t k = 0; k < e.span; ++k)
-            out_.code.push_back(instruction{op::alternative, offset, 0, k, 0, &e, node});
-        std::vector<std::size_t> ends;
+            emit(instruction{op::alternative, offset, 0, k, 0, 0, &e, path});
         for (std::uint64_t k = 0; k < e.span; ++k) {
-            out_.code[at + 1 + k].end = static_cast<std::uint32_t>(out_.code.size());
-            const path_node* held =
-                &out_.nodes.emplace_back(path_node{nullptr, node, false, e.variant->names[k]});
+            code_[at + 1 + k].end = size_;
+            const path_node* held = node(path_node{nullptr, path, false, &e.variant->names[k]});
             add(e.element[k], 0, held);
-            ends.push_back(out_.code.size());
-            out_.code.push_back(instruction{op::end_variant, 0, 0, 0, 0, &e, held});
+            emit(instruction{op::end_variant, 0, 0, 0, 0, 0, &e, held});
         }
-        const auto past = static_cast<std::uint32_t>(out_.code.size());
-        out_.code[at].end = past;
-        for (std::size_t end : ends)
-            out_.code[end].end = past;
+        code_[at].end = size_;
+        for (std::uint64_t k = 0; k < e.span; ++k) {
+            const std::uint32_t next = k + 1 < e.span ? code_[at + 2 + k].end : size_;
+            code_[next - 1].end = size_; // body k's end_variant
+        }
     }
 
     /// The wire type's instructions: where the value holds the wire object
     /// as it is, on it; else on a wire object the proxy instruction makes
     /// (on the value's side of the error path, which names no step for it).
-    void add_proxy(const field_entry& e, std::uint32_t offset, const path_node* node)
+    void add_proxy(const field_entry& e, std::uint32_t offset, const path_node* path) noexcept
     {
         const std::ptrdiff_t in_place = e.proxy->in_place != nullptr ? e.proxy->in_place() : -1;
         if (in_place >= 0) {
-            add(*e.element, offset + static_cast<std::uint32_t>(in_place), node);
+            add(*e.element, offset + static_cast<std::uint32_t>(in_place), path);
             return;
         }
-        const std::size_t at = out_.code.size();
-        out_.code.push_back(instruction{op::proxy, offset, 0, 0, 0, &e, node});
-        const path_node* wire = &out_.nodes.emplace_back(path_node{nullptr, node, false});
+        const std::uint32_t at = emit(instruction{op::proxy, offset, 0, 0, 0, 0, &e, path});
+        const path_node* wire = node(path_node{nullptr, path, false});
         add(*e.element, 0, wire);
-        out_.code[at].end = static_cast<std::uint32_t>(out_.code.size());
-        out_.code.push_back(instruction{op::end_proxy, offset, 0, 0, 0, &e, wire});
+        code_[at].end = emit(instruction{op::end_proxy, offset, 0, 0, 0, 0, &e, wire});
     }
 
-    program& out_;
+    std::uint32_t emit(const instruction& in) noexcept
+    {
+        if (size_ >= capacity_) [[unlikely]]
+            std::abort(); // the entries' counts are wrong: a bug in bitrep, never input
+        new (code_ + size_) instruction(in);
+        return size_++;
+    }
+    const path_node* node(const path_node& n) noexcept
+    {
+        if (node_size_ >= node_capacity_) [[unlikely]]
+            std::abort();
+        return new (nodes_ + node_size_++) path_node(n);
+    }
+
+    instruction* code_;
+    std::uint32_t capacity_;
+    std::uint32_t size_ = 0;
+    path_node* nodes_;
+    std::uint32_t node_capacity_;
+    std::uint32_t node_size_ = 0;
     scope scope_;
 };
 
+enum : std::uint8_t { empty, compiling, ready };
+
 } // namespace
 
-const program& program_for(const root& value_type, scope field_scope)
+program program_for(const root& value_type, scope field_scope) noexcept
 {
-    std::atomic<const void*>& slot = value_type.programs[static_cast<int>(field_scope)];
-    if (const void* ready = slot.load(std::memory_order_acquire)) [[likely]]
-        return *static_cast<const program*>(ready);
-    auto built = std::make_unique<program>();
-    compiler(*built, field_scope).add(*value_type.entry, 0, nullptr);
-    static constexpr field_entry none{};
-    built->code.push_back(instruction{op::done, 0, 0, 0, 0, &none, nullptr});
-    const void* expected = nullptr;
-    if (slot.compare_exchange_strong(expected, built.get(), std::memory_order_acq_rel))
-        return *built.release(); // kept for the program's lifetime, like the table
-    return *static_cast<const program*>(expected);
+    const program_room& room = value_type.programs[static_cast<int>(field_scope)];
+    std::atomic<std::uint8_t>& state = *room.state;
+    if (state.load(std::memory_order_acquire) != ready) [[unlikely]] {
+        std::uint8_t expected = empty;
+        if (state.compare_exchange_strong(expected, compiling, std::memory_order_acquire)) {
+            compiler build(room, field_scope);
+            build.add(*value_type.entry, 0, nullptr);
+            build.finish();
+            state.store(ready, std::memory_order_release);
+        } else {
+            while (state.load(std::memory_order_acquire) != ready)
+                std::this_thread::yield(); // another thread compiles it, in microseconds
+        }
+    }
+    return program{std::launder(reinterpret_cast<const instruction*>(room.code))};
 }
 
 } // namespace bitrep::engine

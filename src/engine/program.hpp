@@ -5,9 +5,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <string_view>
-#include <vector>
 
 #include <bitrep/engine/table.hpp>
 #include <bitrep/reflect.hpp>
@@ -21,7 +19,7 @@ struct path_node {
     const reflect::field_id* id = nullptr; // nullptr: a container's element
     const path_node* parent = nullptr;
     bool indexed = false; // an element the path names by index (not an optional's value)
-    std::string_view alternative{}; // a variant's alternative, named by its type
+    const std::string_view* alternative = nullptr; // a variant's alternative, named by its type
 };
 
 /// The kinds, with integers split by width and signedness so that the
@@ -69,18 +67,23 @@ struct instruction {
     std::uint32_t end = 0;     // container: the index of its end_loop
     std::uint64_t min = 0;     // ranged: copied here, next to the offset
     std::uint64_t span = 0;
+    int bits = 0;              // ranged: bits_required_for_span(span)
     const field_entry* entry;  // the kind's constants
     const path_node* path;
 };
 
+static_assert(sizeof(instruction) <= instruction_bytes && alignof(instruction) <= 16);
+static_assert(sizeof(path_node) <= path_node_bytes && alignof(path_node) <= 16);
+
+/// A compiled program: its instructions, ending with `done`, in the room
+/// the value's root gives it.
 struct program {
-    std::vector<instruction> code;
-    std::deque<path_node> nodes;
+    const instruction* code;
 };
 
 
 /// The program for a value of `value_type` in streams of `field_scope`,
-/// compiled on the first call and kept for the program's lifetime.
-const program& program_for(const root& value_type, scope field_scope);
+/// compiled on the first call into the root's room and kept there.
+program program_for(const root& value_type, scope field_scope) noexcept;
 
 } // namespace bitrep::engine

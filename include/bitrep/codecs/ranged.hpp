@@ -18,16 +18,22 @@ namespace detail {
 /// min + offset in one expression: through a 64-bit variable first, GCC 12
 /// keeps the sum 64 bits wide and adds a move per field.)
 template <class Stream, class Int>
-BITREP_ALWAYS_INLINE bool serialize_ranged_value(Stream& stream, Int& value, std::uint64_t min, std::uint64_t max)
+BITREP_ALWAYS_INLINE bool serialize_ranged_value(Stream& stream, Int& value, std::uint64_t min, std::uint64_t max,
+                                                 int bits)
 {
     std::uint64_t offset = 0;
     if constexpr (!Stream::is_reading)
         offset = static_cast<std::uint64_t>(value) - min;
-    if (!stream.serialize_ranged_offset(offset, max - min))
+    if (!stream.serialize_ranged_offset(offset, max - min, bits))
         return false;
     if constexpr (Stream::is_reading)
         value = static_cast<Int>(min + offset);
     return true;
+}
+template <class Stream, class Int>
+BITREP_ALWAYS_INLINE bool serialize_ranged_value(Stream& stream, Int& value, std::uint64_t min, std::uint64_t max)
+{
+    return serialize_ranged_value(stream, value, min, max, bits_required_for_span(max - min));
 }
 } // namespace detail
 

@@ -178,6 +178,8 @@ constexpr field_entry proxy_entry(const field_entry& wire, const proxy_access* a
     e.element = &wire;
     e.proxy = access;
     e.depth = static_cast<std::uint8_t>(wire.depth + 1);
+    e.instructions = 2 + wire.instructions; // in place: the wire's alone
+    e.nodes = 1 + wire.nodes;
     e.min_bits = wire.min_bits;
     e.max_bits = wire.max_bits;
     return e;
@@ -258,6 +260,8 @@ constexpr field_entry counted_entry(kind k, std::uint64_t max, const field_entry
     e.min = max;
     e.element = &element;
     e.depth = static_cast<std::uint8_t>(element.depth + 1);
+    e.instructions = 2 + element.instructions; // the loop's head and end
+    e.nodes = 1 + element.nodes;
     e.min_bits = static_cast<std::size_t>(bitrep::detail::count_bits(max));
     e.max_bits = bitrep::detail::add_bits(e.min_bits, bitrep::detail::multiply_bits(max, element.max_bits));
     return e;
@@ -274,10 +278,14 @@ constexpr field_entry variant_entry()
     e.variant = &table::access;
     std::size_t most = 0;
     std::size_t least = unbounded_bits;
+    e.instructions = 1; // the index; then per alternative its jump, its body and its end
+    e.nodes = 0;
     for (const field_entry& alternative : table::alternatives) {
         most = std::max(most, alternative.max_bits);
         least = std::min(least, alternative.min_bits);
         e.depth = std::max(e.depth, static_cast<std::uint8_t>(alternative.depth + 1));
+        e.instructions += 2 + alternative.instructions;
+        e.nodes += 1 + alternative.nodes;
     }
     const auto index_bits = static_cast<std::size_t>(bitrep::detail::enum_index_bits(e.span));
     e.min_bits = bitrep::detail::add_bits(index_bits, least);
@@ -294,6 +302,8 @@ constexpr field_entry flagged_entry()
         e = entry_v<typename T::value_type>;
         if (!bitrep::is_condition(T::flag))
             e.min_bits = 0;
+    } else {
+        e.instructions = 0;
     }
     e.flag = static_cast<std::uint8_t>(T::flag);
     return e;
@@ -310,6 +320,8 @@ constexpr field_entry structure_entry()
         ((e.min_bits += m::template entry<I>().min_bits), ...);
         ((e.max_bits = bitrep::detail::add_bits(e.max_bits, m::template entry<I>().max_bits)), ...);
         ((e.depth = std::max(e.depth, m::template entry<I>().depth)), ...);
+        e.instructions = (0 + ... + m::template entry<I>().instructions);
+        e.nodes = (0 + ... + (1 + m::template entry<I>().nodes));
     }(std::make_index_sequence<members<T>::count>{});
     return e;
 }
@@ -393,7 +405,9 @@ constexpr field_entry sequence_entry()
     } else if constexpr (is_bit_vector<T>::value) {
         static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(std::vector<bool>));
         e = counted_entry(kind::bit_vector, T::max_elements, entry_v<typename T::value_type>);
-        e.depth = 0; // no loop: the elements are bits, read through a bool
+        e.depth = 0; // one instruction, no loop: the elements are bits, read through a bool
+        e.instructions = 1;
+        e.nodes = 0;
         e.bits = &bit_access;
     } else if constexpr (is_bitset<T>::value) {
         e.kind = kind::bitset;
@@ -407,6 +421,8 @@ constexpr field_entry sequence_entry()
         e.element = &entry_v<element>;
         e.stride = sizeof(element);
         e.depth = static_cast<std::uint8_t>(entry_v<element>.depth + 1);
+        e.instructions = 2 + entry_v<element>.instructions;
+        e.nodes = 1 + entry_v<element>.nodes;
         e.min_bits = bitrep::detail::multiply_bits(std::tuple_size_v<T>, entry_v<element>.min_bits);
         e.max_bits = bitrep::detail::multiply_bits(std::tuple_size_v<T>, entry_v<element>.max_bits);
     } else if constexpr (is_optional<T>::value) {
@@ -415,6 +431,8 @@ constexpr field_entry sequence_entry()
         e.element = &entry_v<element>;
         e.maybe = &optional_access_v<element>;
         e.depth = static_cast<std::uint8_t>(entry_v<element>.depth + 1);
+        e.instructions = 2 + entry_v<element>.instructions;
+        e.nodes = 1 + entry_v<element>.nodes;
         e.min_bits = 1;
         e.max_bits = bitrep::detail::add_bits(1, entry_v<element>.max_bits);
     } else {
@@ -491,8 +509,21 @@ struct table_of {
 };
 
 namespace detail {
+/// Static room for T's programs, one per scope (zero-filled: no space in
+/// the binary, and no allocation when the first call compiles them).
 template <class T>
-inline std::atomic<const void*> programs[3]{};
+struct program_storage {
+    static constexpr std::uint32_t instructions = entry_v<T>.instructions + 1; // and `done`
+    static constexpr std::uint32_t nodes = entry_v<T>.nodes == 0 ? 1 : entry_v<T>.nodes;
+    alignas(16) static inline unsigned char code[3][instructions * instruction_bytes]{};
+    alignas(16) static inline unsigned char node_room[3][nodes * path_node_bytes]{};
+    static inline std::atomic<std::uint8_t> state[3]{};
+    static constexpr program_room rooms[3] = {
+        {code[0], instructions, node_room[0], nodes, &state[0]},
+        {code[1], instructions, node_room[1], nodes, &state[1]},
+        {code[2], instructions, node_room[2], nodes, &state[2]},
+    };
+};
 } // namespace detail
 
 namespace detail {
@@ -509,7 +540,7 @@ constexpr const field_entry* checked_entry() noexcept
 
 /// A value of type T as the engine's entry points take it.
 template <class T>
-inline constexpr root root_v{detail::checked_entry<T>(), detail::programs<T>};
+inline constexpr root root_v{detail::checked_entry<T>(), detail::program_storage<T>::rooms};
 
 namespace detail {
 /// Where each field of T lies: taken from an object's storage that is never

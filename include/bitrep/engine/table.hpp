@@ -172,6 +172,11 @@ struct field_entry {
     const codec_access* codec = nullptr;
     /// How many containers deep the value nests (the engine's loop stack).
     std::uint8_t depth = 0;
+    /// The most instructions and error-path nodes the engine's program for
+    /// a value takes (its storage is sized by them: compiling allocates
+    /// nothing).
+    std::uint32_t instructions = 1;
+    std::uint32_t nodes = 0;
     /// The fewest bits any value takes (a reader bounds a count by them),
     /// and the most (the standard's measure rule: 7 bits per alignment).
     std::size_t min_bits = 0;
@@ -191,11 +196,25 @@ struct type_table {
     void (*compute_offsets)() noexcept = nullptr;
 };
 
-/// What the engine's entry points take: the value's entry, and where the
-/// programs compiled from it are kept (one per scope, built on first use).
+/// Room for one program the engine compiles from an entry on first use:
+/// `instructions` slots of instruction_bytes and `nodes` of path_node_bytes
+/// (the engine checks that its types fit), and its state (0: empty, 1:
+/// being compiled, 2: ready).
+inline constexpr std::size_t instruction_bytes = 56;
+inline constexpr std::size_t path_node_bytes = 32;
+struct program_room {
+    unsigned char* code = nullptr;
+    std::uint32_t instructions = 0;
+    unsigned char* nodes = nullptr;
+    std::uint32_t node_count = 0;
+    std::atomic<std::uint8_t>* state = nullptr;
+};
+
+/// What the engine's entry points take: the value's entry, and the room for
+/// the programs compiled from it (one per scope).
 struct root {
     const field_entry* entry = nullptr;
-    std::atomic<const void*>* programs = nullptr;
+    const program_room* programs = nullptr;
 };
 
 /// The deepest nesting of containers the engine runs (a type nested deeper

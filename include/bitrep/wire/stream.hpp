@@ -100,7 +100,12 @@ public:
     /// offset above span; readers refuse a decoded one.
     BITREP_ALWAYS_INLINE bool serialize_ranged_offset(std::uint64_t& offset, std::uint64_t span)
     {
-        const int bits = bits_required_for_span(span);
+        return serialize_ranged_offset(offset, span, bits_required_for_span(span));
+    }
+    /// The same with bits_required_for_span(span) worked out ahead (the
+    /// engine keeps it in each instruction).
+    BITREP_ALWAYS_INLINE bool serialize_ranged_offset(std::uint64_t& offset, std::uint64_t span, int bits)
+    {
         if constexpr (Derived::is_writing) {
             if (offset > span) [[unlikely]]
                 return fail(error::value_out_of_range, position(), "value outside its declared range");
