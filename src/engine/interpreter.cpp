@@ -27,7 +27,10 @@ struct loop_frame {
     std::size_t count;
     std::uint32_t stride;
     std::uint32_t body;
-    std::size_t start; // a map's entry being read: its first bit
+    union {
+        const void* const* entries; // a map being written: its entries in key order
+        std::size_t start;          // a map being read: the entry's first bit
+    };
 };
 
 /// Names the failing field: each enclosing field and element, innermost
@@ -70,6 +73,8 @@ BITREP_ALWAYS_INLINE bool enter_container(Stream& stream, const instruction& in,
         frame.count = static_cast<std::size_t>(e.min);
         frame.data = p;
         frame.stride = e.stride;
+    } else if (in.op == op::map) {
+        return enter_map(stream, e, p, frame);
     } else {
         bool present = e.maybe->has_value(p);
         if (!stream.serialize_bool(present))
@@ -105,7 +110,8 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
         case op::done: return true;
         case op::vector:
         case op::array:
-        case op::optional: {
+        case op::optional:
+        case op::map: {
             loop_frame& frame = frames[depth];
             if (!enter_container(stream, in, p, frame)) [[unlikely]] {
                 ok = false;
@@ -122,6 +128,12 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
             ++ip;
             continue;
         }
+        case op::end_map:
+            if (!next_map_entry(stream, e, frames[depth - 1].outer + in.offset, frames[depth - 1])) [[unlikely]] {
+                ok = false;
+                break;
+            }
+            [[fallthrough]];
         case op::end_loop: {
             loop_frame& frame = frames[depth - 1];
             if (++frame.index < frame.count) {
@@ -152,39 +164,6 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
             base = frames[--depth].outer;
             ip = code + in.end;
             continue;
-        case op::map: {
-            loop_frame& frame = frames[depth];
-            if (!enter_map(stream, e, p, frame)) [[unlikely]] {
-                ok = false;
-                break;
-            }
-            if (frame.count == 0) {
-                ip = code + in.end + 1;
-                continue;
-            }
-            frame.outer = base;
-            frame.body = static_cast<std::uint32_t>(ip - code + 1);
-            base = map_entry(stream, e, frame);
-            ++depth;
-            ++ip;
-            continue;
-        }
-        case op::end_map: {
-            loop_frame& frame = frames[depth - 1];
-            if (!leave_map_entry(stream, e, frame.outer + in.offset, frame)) [[unlikely]] {
-                ok = false;
-                break;
-            }
-            if (++frame.index < frame.count) {
-                base = map_entry(stream, e, frame);
-                ip = code + frame.body;
-            } else {
-                base = frame.outer;
-                --depth;
-                ++ip;
-            }
-            continue;
-        }
         case op::proxy: {
             loop_frame& frame = frames[depth++];
             frame.outer = base;

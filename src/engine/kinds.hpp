@@ -228,8 +228,22 @@ BITREP_ALWAYS_INLINE unsigned char* alternative_object(const field_entry& e, uns
         return static_cast<unsigned char*>(e.variant->held[k](p));
 }
 
-/// bounded_map / bounded_set: the count; reading empties the map, then
-/// decodes each entry into the thread's entry.
+/// Points the loop at map entry `index` (its stride is 0): when writing,
+/// the stored one that comes index-th in key order; when reading, the
+/// thread's entry made anew, whose first bit is kept.
+template <class Stream, class Frame>
+BITREP_ALWAYS_INLINE void to_map_entry(Stream& stream, const field_entry& e, Frame& frame, std::size_t index)
+{
+    if constexpr (Stream::is_reading) {
+        frame.start = stream.position();
+        frame.data = static_cast<unsigned char*>(e.map->fresh());
+    } else {
+        frame.data = static_cast<unsigned char*>(const_cast<void*>(frame.entries[index]));
+    }
+}
+
+/// bounded_map / bounded_set: the count, then a loop over the entries; a
+/// read empties the map first.
 template <class Stream, class Frame>
 BITREP_ALWAYS_INLINE bool enter_map(Stream& stream, const field_entry& e, unsigned char* p, Frame& frame)
 {
@@ -237,38 +251,28 @@ BITREP_ALWAYS_INLINE bool enter_map(Stream& stream, const field_entry& e, unsign
     std::uint64_t size = map.size(p);
     if (!bitrep::detail::serialize_keyed_count(stream, size, e.min, e.element->min_bits, map.has_values))
         return false;
-    frame.index = 0;
     frame.count = static_cast<std::size_t>(size);
+    frame.stride = 0;
     if constexpr (Stream::is_reading)
         map.clear(p);
     else if (size != 0)
-        frame.data = reinterpret_cast<unsigned char*>(const_cast<const void**>(map.sorted(p)));
+        frame.entries = map.sorted(p);
+    if (size != 0)
+        to_map_entry(stream, e, frame, 0);
     return true;
 }
 
-/// Where entry frame.index is: the next stored one in key order, or (when
-/// reading) the thread's entry, made anew, whose first bit is kept.
+/// After entry frame.index's body: a read entry joins the map, unless its
+/// key is there already; then on to the next entry, if any.
 template <class Stream, class Frame>
-BITREP_ALWAYS_INLINE unsigned char* map_entry(Stream& stream, const field_entry& e, Frame& frame)
-{
-    if constexpr (Stream::is_reading) {
-        frame.start = stream.position();
-        return static_cast<unsigned char*>(e.map->fresh());
-    } else {
-        const void* stored = reinterpret_cast<const void* const*>(frame.data)[frame.index];
-        return static_cast<unsigned char*>(const_cast<void*>(stored));
-    }
-}
-
-/// After an entry's body: a read entry joins the map, unless its key is
-/// there already.
-template <class Stream, class Frame>
-BITREP_ALWAYS_INLINE bool leave_map_entry(Stream& stream, const field_entry& e, unsigned char* p, const Frame& frame)
+BITREP_ALWAYS_INLINE bool next_map_entry(Stream& stream, const field_entry& e, unsigned char* p, Frame& frame)
 {
     if constexpr (Stream::is_reading) {
         if (!e.map->insert(p)) [[unlikely]]
             return bitrep::detail::refuse_duplicate_key(stream, frame.start, e.map->has_values);
     }
+    if (frame.index + 1 < frame.count)
+        to_map_entry(stream, e, frame, frame.index + 1);
     return true;
 }
 
