@@ -1,6 +1,6 @@
 // The descriptor tables the engine runs over: what a type costs the
 // compiler is one constant table per struct (its fields' kinds, constants
-// and offsets), not code. The engine (src/engine.cpp) is compiled once.
+// and offsets), not code. The engine (src/engine/) is compiled once.
 #pragma once
 
 #include <atomic>
@@ -15,7 +15,7 @@
 namespace bitrep::engine {
 
 /// What a field is, as far as the wire is concerned. Each kind's rule lives
-/// in one case of the engine's switch (src/engine.cpp).
+/// in src/engine/kinds.hpp, run by a case of the interpreter's switch.
 enum class kind : std::uint8_t {
     boolean,     // 1 bit
     integer,     // two's complement pattern at full width
@@ -35,8 +35,8 @@ enum class kind : std::uint8_t {
     variant,     // std::variant: the alternative's index, then the alternative
     map,         // bounded_map / bounded_set: count, then the entries by ascending key
     proxy,       // sent as its wire type (a duration as its count, a vector as its components)
-    structure,   // a reflected class: its own table
-    codec,       // anything else: the type's compiled codec, through function pointers
+    structure,   // a reflected class, a std::pair or a std::tuple: its own table
+    codec,       // a class with a serialization hook: its compiled codec, through function pointers
 };
 
 struct type_table;
@@ -102,10 +102,11 @@ struct map_access {
     bool (*insert)(void* map);
 };
 
-/// A value sent as another type, its wire type (detail::proxy_traits<T>):
-/// written from a wire object made from it, read into one it is then made
-/// from; or, where the value holds the wire type's object as it is, in
-/// place. An entity_array is sent as its slots, the wire object it holds.
+/// A value sent as another type, its wire type (detail::proxy_traits<T>, or
+/// a field's annotation given outside its class): written from a wire
+/// object made from it, read into one it is then made from; or, where the
+/// value holds the wire type's object as it is, in place. An entity_array
+/// is sent as its slots, the wire object it holds.
 struct proxy_access {
     /// Where the wire object lies in the value, from its start, when the
     /// value is it, as it is (nothing to convert); -1 when it is not.
@@ -122,7 +123,7 @@ struct proxy_access {
     void (*from_wire)(void* value, const void* wire);
 };
 
-/// The compiled codec of a type the tables do not describe yet.
+/// The compiled codec of a class with a serialization hook.
 struct codec_access {
     bool (*write)(write_stream& stream, const void* value);
     bool (*read)(read_stream& stream, void* value);
@@ -183,7 +184,8 @@ struct field_entry {
     std::size_t max_bits = 0;
 };
 
-/// A reflected class: its fields in declaration order, with their offsets.
+/// A reflected class (or a std::pair, a std::tuple): its fields in
+/// declaration order, with their offsets.
 struct type_table {
     std::string_view name;
     const field_entry* fields = nullptr;
