@@ -195,7 +195,7 @@ BITREP_ALWAYS_INLINE bool run_bit_vector(Stream& stream, const field_entry& e, u
 {
     const bit_vector_access& bits = *e.bits;
     std::uint64_t size = bits.size(p);
-    if (!bitrep::detail::serialize_vector_count(stream, size, e.min, 1))
+    if (!bitrep::detail::serialize_vector_count(stream, size, e.min, e.element->min_bits))
         return false;
     if constexpr (Stream::is_reading)
         bits.resize(p, static_cast<std::size_t>(size));
