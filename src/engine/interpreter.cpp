@@ -74,7 +74,10 @@ BITREP_ALWAYS_INLINE bool enter_container(Stream& stream, const instruction& in,
         frame.data = p;
         frame.stride = e.stride;
     } else if (in.op == op::map) {
-        return enter_map(stream, e, p, frame);
+        bool ok = false;
+        stream.resume(out_of_line<Stream, &enter_map<Stream, loop_frame>>(stream.state(), stream.failure(), ok, e, p,
+                                                                           frame));
+        return ok;
     } else {
         bool present = e.maybe->has_value(p);
         if (!stream.serialize_bool(present))
@@ -129,10 +132,10 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
             continue;
         }
         case op::end_map:
-            if (!next_map_entry(stream, e, frames[depth - 1].outer + in.offset, frames[depth - 1])) [[unlikely]] {
-                ok = false;
+            stream.resume(out_of_line<Stream, &next_map_entry<Stream, loop_frame>>(
+                stream.state(), stream.failure(), ok, e, frames[depth - 1].outer + in.offset, frames[depth - 1]));
+            if (!ok) [[unlikely]]
                 break;
-            }
             [[fallthrough]];
         case op::end_loop: {
             loop_frame& frame = frames[depth - 1];
@@ -207,9 +210,15 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
         case op::string:
             ok = stream.serialize_string(*reinterpret_cast<std::string*>(p), static_cast<std::size_t>(e.min) + 1);
             break;
-        case op::bit_vector: ok = run_bit_vector(stream, e, p); break;
-        case op::flags: ok = run_flags(stream, e, p); break;
-        case op::bitset: ok = run_bitset(stream, e, p); break;
+        case op::bit_vector:
+            stream.resume(out_of_line<Stream, &run_bit_vector<Stream>>(stream.state(), stream.failure(), ok, e, p));
+            break;
+        case op::flags:
+            stream.resume(out_of_line<Stream, &run_flags<Stream>>(stream.state(), stream.failure(), ok, e, p));
+            break;
+        case op::bitset:
+            stream.resume(out_of_line<Stream, &run_bitset<Stream>>(stream.state(), stream.failure(), ok, e, p));
+            break;
         case op::codec: stream.resume(call_codec<Stream>(stream.state(), stream.failure(), *e.codec, p, ok)); break;
         }
         if (!ok) [[unlikely]] {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include <bitrep/codecs/bitset.hpp>
 #include <bitrep/codecs/bounded_map.hpp>
@@ -88,6 +89,17 @@ template <class Stream>
         ok = codec.write(stream, p);
     else
         ok = codec.measure(stream, p);
+    return stream.state();
+}
+
+/// A rarer kind's rule, out of line in the same way, so that its loops do
+/// not crowd the interpreter's own registers.
+template <class Stream, auto Rule, class... Args>
+[[gnu::noinline]] typename Stream::state_type out_of_line(const typename Stream::state_type& state,
+                                                          failure_record& failure, bool& ok, Args&&... args)
+{
+    Stream stream(state, failure);
+    ok = Rule(stream, std::forward<Args>(args)...);
     return stream.state();
 }
 
