@@ -57,7 +57,7 @@ configure_and_build() {
 run_tidy() {
   configure build/tidy clang++ Debug -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DBITREP_BUILD_TESTS=OFF \
     -DBITREP_BUILD_BENCHMARKS=OFF
-  printf '%s\n' src/*.cpp tools/*.cpp examples/*.cpp examples/arena/*.cpp |
+  printf '%s\n' src/*.cpp src/engine/*.cpp tools/*.cpp examples/*.cpp examples/arena/*.cpp |
     xargs -P "$jobs" -n 1 clang-tidy-14 -p build/tidy --quiet
   echo "clang-tidy: no warnings"
 }
