@@ -259,3 +259,56 @@ TEST(Glm, QuaternionsWithAccessorMethodsAdaptToo)
     ASSERT_TRUE(bitrep::from_bytes(oracle::encode(q), got));
     EXPECT_TRUE(same_rotation(glm::quat(got->w(), got->x(), got->y(), got->z()), turned, 0.0005f));
 }
+
+// The table engine (what to_bytes runs) runs glm's floats where they lie
+// (x, y, z and the quaternion's x, y, z, w one after another) and sends the
+// inlined codecs' bits.
+using bitrep::detail::codec_path;
+
+template <class T>
+bytes inlined_bytes(const T& value)
+{
+    bytes out((bitrep::max_bits<T> + 7) / 8);
+    std::size_t written = 0;
+    EXPECT_TRUE(bitrep::detail::to_bytes_by<codec_path::inlined>(value, std::span<std::uint8_t>(out), written).ok());
+    out.resize(written);
+    return out;
+}
+
+TEST(GlmEngine, GlmMembersRunInPlaceWithTheCodecsBits)
+{
+    EXPECT_EQ(bitrep::engine::entry_v<position3>.proxy->in_place(), 0);
+    EXPECT_EQ(bitrep::engine::entry_v<rotation9>.proxy->in_place() >= 0, true);
+    Ship s = sample();
+    bytes by_engine;
+    ASSERT_TRUE(bitrep::to_bytes(s, by_engine).ok());
+    EXPECT_EQ(by_engine, inlined_bytes(s));
+    Ship got;
+    ASSERT_TRUE(bitrep::detail::from_bytes_by<codec_path::engine>(by_engine, got).ok());
+    Ship expected;
+    ASSERT_TRUE(bitrep::detail::from_bytes_by<codec_path::inlined>(by_engine, expected).ok());
+    EXPECT_TRUE(got.position.get() == expected.position.get() && got.facing.get() == expected.facing.get());
+    s.position->y = 2000.0f;
+    std::size_t written = 0;
+    const bitrep::status refused = bitrep::detail::to_bytes_by<codec_path::engine>(s, by_engine, written);
+    EXPECT_EQ(refused.field_path(), bitrep::detail::to_bytes_by<codec_path::inlined>(s, by_engine, written).field_path());
+    EXPECT_EQ(refused.field_path(), "Ship.position[1]");
+}
+
+TEST(GlmEngine, PlainGlmMembersAnnotatedFromOutsideRunInPlaceToo)
+{
+    const bitrep::engine::field_entry* fields = bitrep::engine::table_v<game::Probe>.fields;
+    EXPECT_EQ(fields[0].proxy->in_place(), 0);
+    EXPECT_EQ(fields[1].proxy->in_place(), 0);
+    game::Probe p;
+    p.at = glm::vec3(1.5f, 2.5f, -3.5f);
+    p.heading = turned;
+    bytes by_engine;
+    ASSERT_TRUE(bitrep::to_bytes(p, by_engine).ok());
+    EXPECT_EQ(by_engine, inlined_bytes(p));
+    game::Probe got;
+    ASSERT_TRUE(bitrep::detail::from_bytes_by<codec_path::engine>(by_engine, got).ok());
+    game::Probe expected;
+    ASSERT_TRUE(bitrep::detail::from_bytes_by<codec_path::inlined>(by_engine, expected).ok());
+    EXPECT_TRUE(got.at == expected.at && got.heading == expected.heading);
+}

@@ -27,6 +27,10 @@ struct loop_frame {
     std::size_t count;
     std::uint32_t stride;
     std::uint32_t body;
+    union {
+        const void* const* entries; // a map being written: its entries in key order
+        std::size_t start;          // a map being read: the entry's first bit
+    };
 };
 
 /// Names the failing field: each enclosing field and element, innermost
@@ -39,6 +43,8 @@ struct loop_frame {
             --depth;
             if (node->indexed)
                 failure.enter_index(frames[depth].index);
+            else if (node->alternative != nullptr)
+                failure.enter_alternative(*node->alternative);
         } else {
             bitrep::detail::enter_field(failure, *node->id);
         }
@@ -67,6 +73,11 @@ BITREP_ALWAYS_INLINE bool enter_container(Stream& stream, const instruction& in,
         frame.count = static_cast<std::size_t>(e.min);
         frame.data = p;
         frame.stride = e.stride;
+    } else if (in.op == op::map) {
+        bool ok = false;
+        stream.resume(out_of_line<Stream, &enter_map<Stream, loop_frame>>(stream.state(), stream.failure(), ok, e, p,
+                                                                           frame));
+        return ok;
     } else {
         bool present = e.maybe->has_value(p);
         if (!stream.serialize_bool(present))
@@ -102,7 +113,8 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
         case op::done: return true;
         case op::vector:
         case op::array:
-        case op::optional: {
+        case op::optional:
+        case op::map: {
             loop_frame& frame = frames[depth];
             if (!enter_container(stream, in, p, frame)) [[unlikely]] {
                 ok = false;
@@ -119,6 +131,12 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
             ++ip;
             continue;
         }
+        case op::end_map:
+            stream.resume(out_of_line<Stream, &next_map_entry<Stream, loop_frame>>(
+                stream.state(), stream.failure(), ok, e, frames[depth - 1].outer + in.offset, frames[depth - 1]));
+            if (!ok) [[unlikely]]
+                break;
+            [[fallthrough]];
         case op::end_loop: {
             loop_frame& frame = frames[depth - 1];
             if (++frame.index < frame.count) {
@@ -129,6 +147,39 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
                 --depth;
                 ++ip;
             }
+            continue;
+        }
+        case op::variant: {
+            std::size_t index = 0;
+            if (!run_variant_index(stream, e, p, index)) [[unlikely]] {
+                ok = false;
+                break;
+            }
+            ip += 1 + index;
+            continue;
+        }
+        case op::alternative:
+            frames[depth++].outer = base;
+            base = alternative_object<Stream>(e, p, in.min);
+            ip = code + in.end;
+            continue;
+        case op::end_variant:
+            base = frames[--depth].outer;
+            ip = code + in.end;
+            continue;
+        case op::proxy: {
+            loop_frame& frame = frames[depth++];
+            frame.outer = base;
+            frame.data = proxy_wire<Stream>(e, p);
+            base = frame.data;
+            ++ip;
+            continue;
+        }
+        case op::end_proxy: {
+            const loop_frame& frame = frames[--depth];
+            base = frame.outer;
+            leave_proxy<Stream>(e, base + in.offset, frame.data);
+            ++ip;
             continue;
         }
         case op::boolean: {
@@ -158,6 +209,15 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
             break;
         case op::string:
             ok = stream.serialize_string(*reinterpret_cast<std::string*>(p), static_cast<std::size_t>(e.min) + 1);
+            break;
+        case op::bit_vector:
+            stream.resume(out_of_line<Stream, &run_bit_vector<Stream>>(stream.state(), stream.failure(), ok, e, p));
+            break;
+        case op::flags:
+            stream.resume(out_of_line<Stream, &run_flags<Stream>>(stream.state(), stream.failure(), ok, e, p));
+            break;
+        case op::bitset:
+            stream.resume(out_of_line<Stream, &run_bitset<Stream>>(stream.state(), stream.failure(), ok, e, p));
             break;
         case op::codec: stream.resume(call_codec<Stream>(stream.state(), stream.failure(), *e.codec, p, ok)); break;
         }

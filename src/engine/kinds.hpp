@@ -6,12 +6,17 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 
+#include <bitrep/codecs/bitset.hpp>
+#include <bitrep/codecs/bounded_map.hpp>
 #include <bitrep/codecs/containers.hpp>
+#include <bitrep/codecs/flags.hpp>
 #include <bitrep/codecs/quantized.hpp>
 #include <bitrep/codecs/quat.hpp>
 #include <bitrep/codecs/ranged.hpp>
 #include <bitrep/codecs/scalars.hpp>
+#include <bitrep/codecs/variant.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/engine/table.hpp>
 
@@ -87,6 +92,17 @@ template <class Stream>
     return stream.state();
 }
 
+/// A rarer kind's rule, out of line in the same way, so that its loops do
+/// not crowd the interpreter's own registers.
+template <class Stream, auto Rule, class... Args>
+[[gnu::noinline]] typename Stream::state_type out_of_line(const typename Stream::state_type& state,
+                                                          failure_record& failure, bool& ok, Args&&... args)
+{
+    Stream stream(state, failure);
+    ok = Rule(stream, std::forward<Args>(args)...);
+    return stream.state();
+}
+
 template <class Stream>
 BITREP_ALWAYS_INLINE bool run_enumeration(Stream& stream, const field_entry& e, unsigned char* p)
 {
@@ -112,6 +128,30 @@ BITREP_ALWAYS_INLINE bool run_enumeration(Stream& stream, const field_entry& e, 
     if constexpr (Stream::is_reading)
         store_integer(p, e.width, e.values == nullptr ? index : e.values[index]);
     return true;
+}
+
+/// A flag enum: the codec's serialize_flag_bits over the value's pattern.
+template <class Stream>
+BITREP_ALWAYS_INLINE bool run_flags(Stream& stream, const field_entry& e, unsigned char* p)
+{
+    std::uint64_t bits = 0;
+    if constexpr (!Stream::is_reading)
+        bits = load_integer(p, e.width, false);
+    if (!bitrep::detail::serialize_flag_bits(stream, bits, e.values, static_cast<std::size_t>(e.span), e.min))
+        return false;
+    if constexpr (Stream::is_reading)
+        store_integer(p, e.width, bits);
+    return true;
+}
+
+/// std::bitset: the codec's serialize_bit_words over the set's words.
+template <class Stream>
+BITREP_ALWAYS_INLINE bool run_bitset(Stream& stream, const field_entry& e, unsigned char* p)
+{
+    const bitset_access& set = *e.bitset;
+    return bitrep::detail::serialize_bit_words(
+        stream, static_cast<std::size_t>(e.min), [&](std::size_t at, int count) { return set.word(p, at, count); },
+        [&](std::size_t at, int count, std::uint64_t word) { set.set_word(p, at, count, word); });
 }
 
 /// A full-width integer's pattern.
@@ -159,6 +199,112 @@ BITREP_ALWAYS_INLINE bool run_quantized(Stream& stream, const field_entry& e, un
             return bitrep::detail::refuse_quantized(stream, value);
     }
     return stream.serialize_quantized(value, e.quantizer);
+}
+
+/// bounded_vector<bool>: the vector's count, then each element as a bit.
+template <class Stream>
+BITREP_ALWAYS_INLINE bool run_bit_vector(Stream& stream, const field_entry& e, unsigned char* p)
+{
+    const bit_vector_access& bits = *e.bits;
+    std::uint64_t size = bits.size(p);
+    if (!bitrep::detail::serialize_vector_count(stream, size, e.min, e.element->min_bits))
+        return false;
+    if constexpr (Stream::is_reading)
+        bits.resize(p, static_cast<std::size_t>(size));
+    return bitrep::detail::serialize_bit_elements(
+        stream, static_cast<std::size_t>(size), [&](std::size_t i) { return bits.test(p, i); },
+        [&](std::size_t i, bool bit) { bits.assign(p, i, bit); });
+}
+
+/// std::variant: the held alternative's index, as the codec sends it.
+template <class Stream>
+BITREP_ALWAYS_INLINE bool run_variant_index(Stream& stream, const field_entry& e, const unsigned char* p,
+                                            std::size_t& index)
+{
+    std::uint64_t held = 0;
+    if constexpr (!Stream::is_reading)
+        held = e.variant->index(p);
+    if (!bitrep::detail::serialize_held_index(stream, held, e.span))
+        return false;
+    index = static_cast<std::size_t>(held);
+    return true;
+}
+
+/// Alternative k's object: made the one held when reading.
+template <class Stream>
+BITREP_ALWAYS_INLINE unsigned char* alternative_object(const field_entry& e, unsigned char* p, std::uint64_t k)
+{
+    if constexpr (Stream::is_reading)
+        return static_cast<unsigned char*>(e.variant->hold[k](p));
+    else
+        return static_cast<unsigned char*>(e.variant->held[k](p));
+}
+
+/// Points the loop at map entry `index` (its stride is 0): when writing,
+/// the stored one that comes index-th in key order; when reading, the
+/// thread's entry made anew, whose first bit is kept.
+template <class Stream, class Frame>
+BITREP_ALWAYS_INLINE void to_map_entry(Stream& stream, const field_entry& e, Frame& frame, std::size_t index)
+{
+    if constexpr (Stream::is_reading) {
+        frame.start = stream.position();
+        frame.data = static_cast<unsigned char*>(e.map->fresh());
+    } else {
+        frame.data = static_cast<unsigned char*>(const_cast<void*>(frame.entries[index]));
+    }
+}
+
+/// bounded_map / bounded_set: the count, then a loop over the entries; a
+/// read empties the map first.
+template <class Stream, class Frame>
+BITREP_ALWAYS_INLINE bool enter_map(Stream& stream, const field_entry& e, unsigned char* p, Frame& frame)
+{
+    const map_access& map = *e.map;
+    std::uint64_t size = map.size(p);
+    if (!bitrep::detail::serialize_keyed_count(stream, size, e.min, e.element->min_bits, map.has_values))
+        return false;
+    frame.count = static_cast<std::size_t>(size);
+    frame.stride = 0;
+    if constexpr (Stream::is_reading)
+        map.clear(p);
+    else if (size != 0)
+        frame.entries = map.sorted(p);
+    if (size != 0)
+        to_map_entry(stream, e, frame, 0);
+    return true;
+}
+
+/// After entry frame.index's body: a read entry joins the map, unless its
+/// key is there already; then on to the next entry, if any.
+template <class Stream, class Frame>
+BITREP_ALWAYS_INLINE bool next_map_entry(Stream& stream, const field_entry& e, unsigned char* p, Frame& frame)
+{
+    if constexpr (Stream::is_reading) {
+        if (!e.map->insert(p)) [[unlikely]]
+            return bitrep::detail::refuse_duplicate_key(stream, frame.start, e.map->has_values);
+    }
+    if (frame.index + 1 < frame.count)
+        to_map_entry(stream, e, frame, frame.index + 1);
+    return true;
+}
+
+/// A proxy's wire object: made from the value to write it, made anew to
+/// read into.
+template <class Stream>
+BITREP_ALWAYS_INLINE unsigned char* proxy_wire(const field_entry& e, unsigned char* p)
+{
+    if constexpr (Stream::is_reading)
+        return static_cast<unsigned char*>(e.proxy->wire_to_read(p));
+    else
+        return static_cast<unsigned char*>(e.proxy->wire_to_write(p));
+}
+
+/// After the wire object's body: a read makes the value from it.
+template <class Stream>
+BITREP_ALWAYS_INLINE void leave_proxy(const field_entry& e, unsigned char* p, const unsigned char* wire)
+{
+    if constexpr (Stream::is_reading)
+        e.proxy->from_wire(p, wire);
 }
 
 /// The layout of every quat<Bits> (checked where its entry is built).

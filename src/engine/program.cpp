@@ -35,14 +35,20 @@ op op_of(const field_entry& e) noexcept
     case kind::integer: return integer_op(e.width);
     case kind::ranged: return ranged_op(e.width, e.is_signed);
     case kind::enumeration: return op::enumeration;
+    case kind::flags: return op::flags;
+    case kind::bitset: return op::bitset;
     case kind::float32: return op::float32;
     case kind::float64: return op::float64;
     case kind::quantized: return op::quantized;
     case kind::quat: return op::quat;
     case kind::string: return op::string;
     case kind::vector: return op::vector;
+    case kind::bit_vector: return op::bit_vector;
     case kind::array: return op::array;
     case kind::optional: return op::optional;
+    case kind::variant: return op::variant;
+    case kind::map: return op::map;
+    case kind::proxy: return op::proxy;
     case kind::codec:
     case kind::structure: break;
     }
@@ -83,10 +89,23 @@ public:
             add_struct(*e.nested, offset, path);
             return;
         }
+        if (e.kind == kind::variant) {
+            add_variant(e, offset, path);
+            return;
+        }
+        if (e.kind == kind::proxy) {
+            add_proxy(e, offset, path);
+            return;
+        }
         const std::uint32_t at = emit(instruction{op_of(e), offset, 0, e.min, e.span, bits_required_for_span(e.span), &e, path});
-        if (e.kind == kind::vector || e.kind == kind::array || e.kind == kind::optional) {
-            add(*e.element, 0, node(path_node{nullptr, path, e.kind != kind::optional}));
-            code_[at].end = emit(instruction{op::end_loop, 0, 0, 0, 0, 0, &e, path});
+        if (e.kind == kind::vector || e.kind == kind::array || e.kind == kind::optional || e.kind == kind::map) {
+            const path_node* element = node(path_node{nullptr, path, e.kind != kind::optional});
+            add(*e.element, 0, element);
+            // A map's end adds a read entry, refusing a duplicate key at the element.
+            if (e.kind == kind::map)
+                code_[at].end = emit(instruction{op::end_map, offset, 0, 0, 0, 0, &e, element});
+            else
+                code_[at].end = emit(instruction{op::end_loop, 0, 0, 0, 0, 0, &e, path});
         }
     }
 
@@ -97,6 +116,43 @@ public:
     }
 
 private:
+    /// The index instruction, one `alternative` instruction per alternative
+    /// (the index picks one by its distance), then each alternative's body
+    /// on the alternative's object, each ending where the last one does.
+    void add_variant(const field_entry& e, std::uint32_t offset, const path_node* path) noexcept
+    {
+        const std::uint32_t at = emit(instruction{op::variant, offset, 0, 0, e.span, 0, &e, path});
+        for (std::uint64_t k = 0; k < e.span; ++k)
+            emit(instruction{op::alternative, offset, 0, k, 0, 0, &e, path});
+        for (std::uint64_t k = 0; k < e.span; ++k) {
+            code_[at + 1 + k].end = size_;
+            const path_node* held = node(path_node{nullptr, path, false, &e.variant->names[k]});
+            add(e.element[k], 0, held);
+            emit(instruction{op::end_variant, 0, 0, 0, 0, 0, &e, held});
+        }
+        code_[at].end = size_;
+        for (std::uint64_t k = 0; k < e.span; ++k) {
+            const std::uint32_t next = k + 1 < e.span ? code_[at + 2 + k].end : size_;
+            code_[next - 1].end = size_; // body k's end_variant
+        }
+    }
+
+    /// The wire type's instructions: where the value holds the wire object
+    /// as it is, on it; else on a wire object the proxy instruction makes
+    /// (on the value's side of the error path, which names no step for it).
+    void add_proxy(const field_entry& e, std::uint32_t offset, const path_node* path) noexcept
+    {
+        const std::ptrdiff_t in_place = e.proxy->in_place != nullptr ? e.proxy->in_place() : -1;
+        if (in_place >= 0) {
+            add(*e.element, offset + static_cast<std::uint32_t>(in_place), path);
+            return;
+        }
+        const std::uint32_t at = emit(instruction{op::proxy, offset, 0, 0, 0, 0, &e, path});
+        const path_node* wire = node(path_node{nullptr, path, false});
+        add(*e.element, 0, wire);
+        code_[at].end = emit(instruction{op::end_proxy, offset, 0, 0, 0, 0, &e, wire});
+    }
+
     std::uint32_t emit(const instruction& in) noexcept
     {
         if (size_ >= capacity_) [[unlikely]]

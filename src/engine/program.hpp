@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include <bitrep/engine/table.hpp>
 #include <bitrep/reflect.hpp>
@@ -18,6 +19,7 @@ struct path_node {
     const reflect::field_id* id = nullptr; // nullptr: a container's element
     const path_node* parent = nullptr;
     bool indexed = false; // an element the path names by index (not an optional's value)
+    const std::string_view* alternative = nullptr; // a variant's alternative, named by its type
 };
 
 /// The kinds, with integers split by width and signedness so that the
@@ -36,14 +38,24 @@ enum class op : std::uint8_t {
     ranged_i32,
     ranged_64,
     enumeration,
+    flags,
+    bitset,
     float32,
     float64,
     quantized,
     quat,
     string,
     vector,
+    bit_vector,
     array,
     optional,
+    variant,     // the index; then the alternative instruction that follows it at that distance
+    alternative, // enters alternative `min` (its body at `end`)
+    end_variant, // the end of an alternative's body: on to `end`, past the last
+    map,
+    end_map, // the end of a map's entry body (a read adds the entry to the map)
+    proxy,
+    end_proxy, // the end of a proxy's wire body (a read makes the value from the wire object)
     codec,
     end_loop, // the end of a container's element body
     done,     // the end of the program

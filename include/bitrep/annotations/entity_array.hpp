@@ -204,6 +204,12 @@ struct entity_array_access {
     {
         return array.slots_;
     }
+    /// After the slots were written wholesale.
+    template <class T, std::size_t N>
+    static void recount(entity_array<T, N>& array) noexcept
+    {
+        array.recount();
+    }
     /// Runs write(slots) on the array's slots, then recounts.
     template <class T, std::size_t N, class Write>
     static decltype(auto) rewrite(entity_array<T, N>& array, Write&& write)

@@ -5,6 +5,7 @@
 
 #include <bitrep/annotations/bounded_map.hpp>
 #include <bitrep/codec.hpp>
+#include <bitrep/codecs/containers.hpp>
 #include <bitrep/codecs/tuple.hpp>
 #include <bitrep/detail/counts.hpp>
 #include <bitrep/detail/inline.hpp>
@@ -69,35 +70,62 @@ constexpr bool iterates_in_key_order = [] {
 }();
 
 /// The canonical order: pointers to the entries by ascending key, in a
-/// per-thread buffer per type and Role (two at once for a delta), which
-/// keeps its capacity, so that sorting allocates nothing once grown.
-template <class T, int Role>
-const std::vector<const typename keyed_traits<T>::entry*>& sorted_entries(const T& value)
+/// per-thread buffer per type, Role (two at once for a delta) and Pointer
+/// (the engine's are untyped), which keeps its capacity, so that sorting
+/// allocates nothing once grown.
+template <class T, int Role, class Pointer = const typename keyed_traits<T>::entry*>
+const std::vector<Pointer>& sorted_entries(const T& value)
 {
     using traits = keyed_traits<T>;
+    using entry = typename traits::entry;
     static_assert(requires(const typename traits::key_type& a, const typename traits::key_type& b) {
         { a < b } -> std::convertible_to<bool>;
     }, "bounded_map / bounded_set: the key type needs operator<, which orders the entries on the wire");
-    thread_local std::vector<const typename traits::entry*> sorted;
+    thread_local std::vector<Pointer> sorted;
     sorted.clear();
     for (const auto& e : traits::entries(value))
         sorted.push_back(std::addressof(e));
     if constexpr (!iterates_in_key_order<typename traits::container>)
-        std::sort(sorted.begin(), sorted.end(),
-                  [](const auto* a, const auto* b) { return traits::key_of(*a) < traits::key_of(*b); });
+        std::sort(sorted.begin(), sorted.end(), [](Pointer a, Pointer b) {
+            return traits::key_of(*static_cast<const entry*>(a)) < traits::key_of(*static_cast<const entry*>(b));
+        });
     return sorted;
 }
 
-/// Adds a decoded entry; a key already there is refused (duplicate_key at
-/// `start`, the entry's first bit).
-template <class Traits, class Stream, class... Parts>
-bool add_decoded_entry(Stream& stream, typename Traits::container& entries, std::size_t start, Parts&&... parts)
+/// A map's or set's count in [0, max]: a larger one is refused on write,
+/// and when reading, one the rest of the input cannot hold.
+template <class Stream>
+BITREP_ALWAYS_INLINE bool serialize_keyed_count(Stream& stream, std::uint64_t& count, std::uint64_t max,
+                                                std::uint64_t entry_min_bits, bool has_values)
+{
+    return serialize_vector_count(stream, count, max, entry_min_bits,
+                                  has_values ? "map larger than its bound" : "set larger than its bound");
+}
+
+/// Adds a decoded entry at the end of the key order; false when the
+/// container holds its key already.
+template <class Container, class... Parts>
+bool emplace_new(Container& entries, Parts&&... parts)
 {
     const std::size_t before = entries.size();
     entries.emplace_hint(entries.end(), std::forward<Parts>(parts)...);
-    if (entries.size() == before) [[unlikely]]
-        return stream.fail(error::duplicate_key, start,
-                           Traits::has_values ? "a key the map already holds" : "a key the set already holds");
+    return entries.size() != before;
+}
+
+/// A key read twice is refused at `start`, the entry's first bit.
+template <class Stream>
+bool refuse_duplicate_key(Stream& stream, std::size_t start, bool has_values)
+{
+    return stream.fail(error::duplicate_key, start,
+                       has_values ? "a key the map already holds" : "a key the set already holds");
+}
+
+/// Adds a decoded entry; a key already there is refused.
+template <class Traits, class Stream, class... Parts>
+bool add_decoded_entry(Stream& stream, typename Traits::container& entries, std::size_t start, Parts&&... parts)
+{
+    if (!emplace_new(entries, std::forward<Parts>(parts)...)) [[unlikely]]
+        return refuse_duplicate_key(stream, start, Traits::has_values);
     return true;
 }
 
@@ -170,16 +198,9 @@ struct codec<T> {
     {
         auto& entries = traits::entries(value);
         std::uint64_t size = entries.size();
-        if constexpr (Stream::is_writing) {
-            if (size > N) [[unlikely]]
-                return stream.fail(error::value_out_of_range, stream.position(),
-                                   traits::has_values ? "map larger than its bound" : "set larger than its bound");
-        }
-        if (!stream.serialize_ranged_offset(size, N))
+        if (!detail::serialize_keyed_count(stream, size, N, entry_min_bits(), traits::has_values))
             return false;
         if constexpr (Stream::is_reading) {
-            if (!detail::count_fits_input(stream, size, entry_min_bits()))
-                return false;
             entries.clear();
             return detail::read_entries<traits>(stream, entries, size);
         } else if constexpr (Stream::is_writing && !detail::iterates_in_key_order<typename traits::container>) {

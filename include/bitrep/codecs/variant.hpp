@@ -35,6 +35,19 @@ BITREP_ALWAYS_INLINE bool serialize_alternative_index(Stream& stream, std::uint6
     return serialize_enum_index(stream, index, count, start, "variant index is not an alternative");
 }
 
+/// The held alternative's `index` among `count` (writing: std::variant_npos
+/// when the variant is valueless by exception, which is refused).
+template <class Stream>
+BITREP_ALWAYS_INLINE bool serialize_held_index(Stream& stream, std::uint64_t& index, std::uint64_t count)
+{
+    const std::size_t start = stream.position();
+    if constexpr (!Stream::is_reading) {
+        if (index == std::variant_npos) [[unlikely]]
+            return stream.fail(error::value_out_of_range, start, "variant valueless by exception");
+    }
+    return serialize_alternative_index(stream, index, count, start);
+}
+
 /// How an alternative is known in a save file's schema: a struct, a class
 /// with a serialization hook or an enum by its stable name (bitrep_name,
 /// else the compiler's spelling), which survives reordering the
@@ -83,14 +96,10 @@ struct codec<std::variant<Ts...>> {
     template <class Stream>
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, type& value)
     {
-        const std::size_t start = stream.position();
         std::uint64_t index = 0; // a reader's target may hold anything
-        if constexpr (!Stream::is_reading) {
-            if (value.valueless_by_exception()) [[unlikely]]
-                return stream.fail(error::value_out_of_range, start, "variant valueless by exception");
+        if constexpr (!Stream::is_reading)
             index = value.index();
-        }
-        if (!detail::serialize_alternative_index(stream, index, count, start))
+        if (!detail::serialize_held_index(stream, index, count))
             return false;
         return detail::with_index<count>(static_cast<std::size_t>(index), [&](auto i) BITREP_LAMBDA_ALWAYS_INLINE {
             return serialize_alternative<decltype(i)::value>(stream, value);

@@ -3,20 +3,33 @@
 // few one-line accessors per container type; no serialization code.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <bitset>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
+#include <variant>
+#include <vector>
 
+#include <bitrep/annotations/adapted.hpp>
 #include <bitrep/annotations/bounded_string.hpp>
 #include <bitrep/annotations/bounded_vector.hpp>
+#include <bitrep/annotations/delta_small.hpp>
+#include <bitrep/annotations/duration.hpp>
+#include <bitrep/annotations/entity_array.hpp>
 #include <bitrep/annotations/field_flags.hpp>
 #include <bitrep/annotations/quantized.hpp>
 #include <bitrep/annotations/quat.hpp>
 #include <bitrep/annotations/ranged.hpp>
+#include <bitrep/engine/access.hpp>
 #include <bitrep/engine/table.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/serialize.hpp>
@@ -29,13 +42,27 @@ struct is_bounded_vector : std::false_type {};
 template <class T, std::size_t N>
 struct is_bounded_vector<bounded_vector<T, N>> : std::bool_constant<!std::is_same_v<T, bool>> {};
 template <class T>
+struct is_bit_vector : std::false_type {};
+template <std::size_t N>
+struct is_bit_vector<bounded_vector<bool, N>> : std::true_type {};
+template <class T>
+struct is_bitset : std::false_type {};
+template <std::size_t N>
+struct is_bitset<std::bitset<N>> : std::true_type {
+    static constexpr std::size_t size = N;
+};
+template <class T>
 struct is_std_array : std::false_type {};
 template <class T, std::size_t N>
-struct is_std_array<std::array<T, N>> : std::bool_constant<!std::is_same_v<T, bool>> {};
+struct is_std_array<std::array<T, N>> : std::true_type {};
 template <class T>
 struct is_optional : std::false_type {};
 template <class T>
 struct is_optional<std::optional<T>> : std::true_type {};
+template <class T>
+struct is_variant : std::false_type {};
+template <class... Ts>
+struct is_variant<std::variant<Ts...>> : std::true_type {};
 template <class T>
 struct is_quantized : std::false_type {};
 template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
@@ -53,80 +80,35 @@ struct is_quat : std::false_type {};
 template <int Bits>
 struct is_quat<quat<Bits>> : std::true_type {};
 template <class T>
+struct is_delta_small : std::false_type {};
+template <class V, std::uint32_t MaxStep>
+struct is_delta_small<delta_small<V, MaxStep>> : std::true_type {};
+template <class T>
+struct is_entity_array : std::false_type {};
+template <class T, std::size_t N>
+struct is_entity_array<entity_array<T, N>> : std::true_type {};
+template <class T>
 struct is_flagged : std::false_type {};
 template <class T, field_flag Flag>
 struct is_flagged<flagged<T, Flag>> : std::true_type {};
 
-/// Classes the tables walk field by field: reflected, no hook, every field
-/// where it is declared.
+/// Classes the tables walk field by field: reflected, no hook (a field
+/// annotated from outside its class is a proxy for its annotation).
 template <class T>
 constexpr bool walked_class()
 {
     if constexpr (std::is_class_v<T> && requires { codec<T>::walks_fields; })
-        return codec<T>::walks_fields && !reflect::annotated_outside<T>;
+        return codec<T>::walks_fields;
     else
         return false;
 }
 
+/// The classes the tables describe member by member.
 template <class T>
-std::size_t vector_size(const void* v) noexcept
+constexpr bool tabled_class()
 {
-    return static_cast<const std::vector<T>*>(v)->size();
+    return walked_class<T>() || bitrep::detail::std_tuple<T>;
 }
-template <class T>
-void* vector_data(void* v) noexcept
-{
-    return static_cast<std::vector<T>*>(v)->data();
-}
-template <class T>
-void vector_resize(void* v, std::size_t size)
-{
-    bitrep::detail::resize_for_decode(*static_cast<std::vector<T>*>(v), size);
-}
-template <class T>
-inline constexpr container_access vector_access{&vector_size<T>, &vector_data<T>, &vector_resize<T>};
-
-template <class T>
-bool optional_has(const void* o) noexcept
-{
-    return static_cast<const std::optional<T>*>(o)->has_value();
-}
-template <class T>
-void* optional_value(void* o) noexcept
-{
-    return &**static_cast<std::optional<T>*>(o);
-}
-template <class T>
-void optional_reset(void* o) noexcept
-{
-    static_cast<std::optional<T>*>(o)->reset();
-}
-template <class T>
-void optional_emplace(void* o)
-{
-    static_cast<std::optional<T>*>(o)->emplace();
-}
-template <class T>
-inline constexpr optional_access optional_access_v{&optional_has<T>, &optional_value<T>, &optional_reset<T>,
-                                                   &optional_emplace<T>};
-
-template <class T>
-bool codec_write(write_stream& stream, const void* value)
-{
-    return bitrep::serialize(stream, *static_cast<const T*>(value));
-}
-template <class T>
-bool codec_read(read_stream& stream, void* value)
-{
-    return bitrep::serialize(stream, *static_cast<T*>(value));
-}
-template <class T>
-bool codec_measure(measure_stream& stream, const void* value)
-{
-    return bitrep::serialize(stream, *static_cast<const T*>(value));
-}
-template <class T>
-inline constexpr codec_access codec_access_v{&codec_write<T>, &codec_read<T>, &codec_measure<T>};
 
 template <class E>
 inline constexpr auto enum_values = [] {
@@ -135,6 +117,15 @@ inline constexpr auto enum_values = [] {
     for (std::size_t i = 0; i < table::count; ++i)
         values[i] = static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::underlying_type_t<E>>(table::values[i])));
     return values;
+}();
+
+template <class E>
+inline constexpr auto flag_masks = [] {
+    using flags = reflect::flags<E>;
+    std::array<std::uint64_t, flags::count> masks{};
+    for (std::size_t i = 0; i < flags::count; ++i)
+        masks[i] = flags::table.masks[i];
+    return masks;
 }();
 
 template <class T>
@@ -153,6 +144,22 @@ template <class T>
 inline constexpr const type_table& table_v = table_of<T>::table;
 
 namespace detail {
+template <class V>
+struct variant_table;
+template <class... Ts>
+struct variant_table<std::variant<Ts...>> {
+    using type = std::variant<Ts...>;
+    static constexpr std::array<field_entry, sizeof...(Ts)> alternatives{entry_v<Ts>...};
+    static constexpr auto held = []<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<void* (*)(void*) noexcept, sizeof...(Ts)>{&variant_held<type, I>...};
+    }(std::index_sequence_for<Ts...>{});
+    static constexpr auto hold = []<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<void* (*)(void*), sizeof...(Ts)>{&variant_hold<type, I>...};
+    }(std::index_sequence_for<Ts...>{});
+    static constexpr std::array<std::string_view, sizeof...(Ts)> names{reflect::type_name<Ts>()...};
+    static constexpr variant_access access{&variant_index<type>, held.data(), hold.data(), names.data()};
+};
+
 template <class Int>
 constexpr field_entry integer_entry(kind k)
 {
@@ -163,8 +170,170 @@ constexpr field_entry integer_entry(kind k)
     return e;
 }
 
+/// A value sent as the wire type whose entry is `wire`.
+constexpr field_entry proxy_entry(const field_entry& wire, const proxy_access* access)
+{
+    field_entry e;
+    e.kind = kind::proxy;
+    e.element = &wire;
+    e.proxy = access;
+    e.depth = static_cast<std::uint8_t>(wire.depth + 1);
+    e.instructions = 2 + wire.instructions; // in place: the wire's alone
+    e.nodes = 1 + wire.nodes;
+    e.min_bits = wire.min_bits;
+    e.max_bits = wire.max_bits;
+    return e;
+}
+
+/// A field annotated from outside its class (F sent as W) is in place where
+/// W's object is F's and W's own instructions run on it where it lies.
+template <class F, class W>
+std::ptrdiff_t annotation_in_place() noexcept
+{
+    const field_entry& wire = entry_v<W>;
+    if (wire.kind != kind::proxy)
+        return 0;
+    return wire.proxy->in_place != nullptr && wire.proxy->in_place() >= 0 ? 0 : -1;
+}
+template <class F, class W>
+inline constexpr proxy_access annotation_access_v{holds_as<W, F>::value ? &annotation_in_place<F, W> : nullptr,
+                                                  &annotation_to_write<F, W>, &annotation_to_read<F, W>,
+                                                  &annotation_from_wire<F, W>};
+
+template <class F, class W>
+inline constexpr field_entry annotation_entry_v = [] {
+    field_entry e = proxy_entry(entry_v<W>, &annotation_access_v<F, W>);
+    e.flag = entry_v<W>.flag; // a scope that does not carry W leaves the field out
+    return e;
+}();
+
+/// How a table reaches the members of a class it walks: reflection's
+/// fields, or a std::pair's or std::tuple's members, which are fields named
+/// by position (`#0`, `#1`, as the codec names them).
 template <class T>
-constexpr field_entry make_entry()
+struct members {
+    static constexpr std::size_t count = reflect::field_count<T>;
+    template <std::size_t I>
+    static constexpr const field_entry& entry() noexcept
+    {
+        if constexpr (reflect::sent_as_other<T, I>)
+            return annotation_entry_v<reflect::field_type_at<T, I>, reflect::wire_type_at<T, I>>;
+        else
+            return entry_v<reflect::wire_type_at<T, I>>;
+    }
+    template <std::size_t I>
+    static constexpr reflect::field_id id() noexcept
+    {
+        return reflect::field_id_at<T, I>();
+    }
+    template <std::size_t I>
+    static auto& at(T& object) noexcept
+    {
+        return reflect::field_at<I>(object);
+    }
+};
+template <bitrep::detail::std_tuple T>
+struct members<T> {
+    static constexpr std::size_t count = std::tuple_size_v<T>;
+    template <std::size_t I>
+    static constexpr const field_entry& entry() noexcept
+    {
+        return entry_v<std::tuple_element_t<I, T>>;
+    }
+    template <std::size_t I>
+    static constexpr reflect::field_id id() noexcept
+    {
+        return {{}, I};
+    }
+    template <std::size_t I>
+    static auto& at(T& object) noexcept
+    {
+        return std::get<I>(object);
+    }
+};
+
+/// A count of up to `max`, then that many of `element`.
+constexpr field_entry counted_entry(kind k, std::uint64_t max, const field_entry& element)
+{
+    field_entry e;
+    e.kind = k;
+    e.min = max;
+    e.element = &element;
+    e.depth = static_cast<std::uint8_t>(element.depth + 1);
+    e.instructions = 2 + element.instructions; // the loop's head and end
+    e.nodes = 1 + element.nodes;
+    e.min_bits = static_cast<std::size_t>(bitrep::detail::count_bits(max));
+    e.max_bits = bitrep::detail::add_bits(e.min_bits, bitrep::detail::multiply_bits(max, element.max_bits));
+    return e;
+}
+
+template <class T>
+constexpr field_entry variant_entry()
+{
+    using table = variant_table<T>;
+    field_entry e;
+    e.kind = kind::variant;
+    e.span = table::alternatives.size();
+    e.element = table::alternatives.data();
+    e.variant = &table::access;
+    std::size_t most = 0;
+    std::size_t least = unbounded_bits;
+    e.instructions = 1; // the index; then per alternative its jump, its body and its end
+    e.nodes = 0;
+    for (const field_entry& alternative : table::alternatives) {
+        most = std::max(most, alternative.max_bits);
+        least = std::min(least, alternative.min_bits);
+        e.depth = std::max(e.depth, static_cast<std::uint8_t>(alternative.depth + 1));
+        e.instructions += 2 + alternative.instructions;
+        e.nodes += 1 + alternative.nodes;
+    }
+    const auto index_bits = static_cast<std::size_t>(bitrep::detail::enum_index_bits(e.span));
+    e.min_bits = bitrep::detail::add_bits(index_bits, least);
+    e.max_bits = bitrep::detail::add_bits(index_bits, most);
+    return e;
+}
+
+/// The value's entry, carried by the streams the flag names.
+template <class T>
+constexpr field_entry flagged_entry()
+{
+    field_entry e;
+    if constexpr (T::flag != field_flag::transient) {
+        e = entry_v<typename T::value_type>;
+        if (!bitrep::is_condition(T::flag))
+            e.min_bits = 0;
+    } else {
+        e.instructions = 0;
+    }
+    e.flag = static_cast<std::uint8_t>(T::flag);
+    return e;
+}
+
+template <class T>
+constexpr field_entry structure_entry()
+{
+    field_entry e;
+    e.kind = kind::structure;
+    e.nested = &table_v<T>;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        using m = members<T>;
+        ((e.min_bits += m::template entry<I>().min_bits), ...);
+        ((e.max_bits = bitrep::detail::add_bits(e.max_bits, m::template entry<I>().max_bits)), ...);
+        ((e.depth = std::max(e.depth, m::template entry<I>().depth)), ...);
+        e.instructions = (0 + ... + m::template entry<I>().instructions);
+        e.nodes = (0 + ... + (1 + m::template entry<I>().nodes));
+    }(std::make_index_sequence<members<T>::count>{});
+    return e;
+}
+
+template <class T>
+constexpr field_entry sequence_entry();
+template <class T>
+constexpr field_entry composite_entry();
+
+/// bool, integers, floats, enums, flags, ranged, quantized, quat: numbers.
+template <class T>
+constexpr field_entry number_entry()
 {
     field_entry e;
     if constexpr (std::is_same_v<T, bool>) {
@@ -185,6 +354,12 @@ constexpr field_entry make_entry()
         e.span = table::count;
         e.values = table::values_are_indices ? nullptr : enum_values<T>.data();
         e.min_bits = e.max_bits = static_cast<std::size_t>(bitrep::detail::enum_index_bits(table::count));
+    } else if constexpr (reflect::flag_enum<T>) {
+        e = integer_entry<typename reflect::flags<T>::bits_type>(kind::flags);
+        e.min = reflect::flags<T>::table.all;
+        e.span = reflect::flags<T>::count;
+        e.values = flag_masks<T>.data();
+        e.min_bits = e.max_bits = reflect::flags<T>::count;
     } else if constexpr (is_ranged<T>::value) {
         using Int = typename T::value_type;
         e = integer_entry<Int>(kind::ranged);
@@ -204,7 +379,18 @@ constexpr field_entry make_entry()
         e.quantizer = T::component_quantizer;
         e.low = T::tie_margin;
         e.min_bits = e.max_bits = static_cast<std::size_t>(T::bits);
-    } else if constexpr (is_bounded_string<T>::value) {
+    } else {
+        return sequence_entry<T>();
+    }
+    return e;
+}
+
+/// Strings, vectors, arrays, bitsets, optionals: elements in a row.
+template <class T>
+constexpr field_entry sequence_entry()
+{
+    field_entry e;
+    if constexpr (is_bounded_string<T>::value) {
         static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(std::string));
         e.kind = kind::string;
         e.min = T::max_length;
@@ -213,17 +399,21 @@ constexpr field_entry make_entry()
     } else if constexpr (is_bounded_vector<T>::value) {
         using element = typename T::value_type;
         static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(std::vector<element>));
-        e.kind = kind::vector;
-        e.min = T::max_elements;
-        e.element = &entry_v<element>;
+        e = counted_entry(kind::vector, T::max_elements, entry_v<element>);
         e.stride = sizeof(element);
         e.container = &vector_access<element>;
-        e.depth = static_cast<std::uint8_t>(entry_v<element>.depth + 1);
-        e.instructions = 2 + entry_v<element>.instructions;
-        e.nodes = 1 + entry_v<element>.nodes;
-        e.min_bits = static_cast<std::size_t>(bitrep::detail::count_bits(T::max_elements));
-        e.max_bits = bitrep::detail::add_bits(e.min_bits,
-                                              bitrep::detail::multiply_bits(T::max_elements, entry_v<element>.max_bits));
+    } else if constexpr (is_bit_vector<T>::value) {
+        static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(std::vector<bool>));
+        e = counted_entry(kind::bit_vector, T::max_elements, entry_v<typename T::value_type>);
+        e.depth = 0; // one instruction, no loop: the elements are bits, read through a bool
+        e.instructions = 1;
+        e.nodes = 0;
+        e.bits = &bit_access;
+    } else if constexpr (is_bitset<T>::value) {
+        e.kind = kind::bitset;
+        e.min = is_bitset<T>::size;
+        e.bitset = &bitset_access_v<is_bitset<T>::size>;
+        e.min_bits = e.max_bits = is_bitset<T>::size;
     } else if constexpr (is_std_array<T>::value) {
         using element = typename T::value_type;
         e.kind = kind::array;
@@ -245,35 +435,56 @@ constexpr field_entry make_entry()
         e.nodes = 1 + entry_v<element>.nodes;
         e.min_bits = 1;
         e.max_bits = bitrep::detail::add_bits(1, entry_v<element>.max_bits);
-    } else if constexpr (is_flagged<T>::value) {
-        if constexpr (T::flag == field_flag::transient) {
-            e.flag = static_cast<std::uint8_t>(T::flag);
-            e.instructions = 0;
-        } else {
-            e = entry_v<typename T::value_type>;
-            e.flag = static_cast<std::uint8_t>(T::flag);
-            if (!bitrep::is_condition(T::flag))
-                e.min_bits = 0;
-        }
-    } else if constexpr (walked_class<T>()) {
-        e.kind = kind::structure;
-        e.nested = &table_v<T>;
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((e.min_bits += entry_v<reflect::wire_type_at<T, I>>.min_bits), ...);
-            ((e.max_bits = bitrep::detail::add_bits(e.max_bits, entry_v<reflect::wire_type_at<T, I>>.max_bits)), ...);
-            ((e.depth = e.depth > entry_v<reflect::wire_type_at<T, I>>.depth ? e.depth
-                                                                           : entry_v<reflect::wire_type_at<T, I>>.depth),
-             ...);
-            e.instructions = (0 + ... + entry_v<reflect::wire_type_at<T, I>>.instructions);
-            e.nodes = (0 + ... + (1 + entry_v<reflect::wire_type_at<T, I>>.nodes));
-        }(std::make_index_sequence<reflect::field_count<T>>{});
     } else {
+        return composite_entry<T>();
+    }
+    return e;
+}
+
+/// Variants, maps, flagged fields, proxies, classes; anything else (a class
+/// with a serialization hook) through its compiled codec.
+template <class T>
+constexpr field_entry composite_entry()
+{
+    if constexpr (is_variant<T>::value) {
+        return variant_entry<T>();
+    } else if constexpr (bitrep::detail::keyed_container<T>) {
+        // Stored entries are read where they are, through the layout of the
+        // entry a read decodes (a std::pair's key is const only in the map).
+        using entry = decoded_entry<T>;
+        static_assert(sizeof(entry) == sizeof(typename keyed<T>::entry) &&
+                      alignof(entry) == alignof(typename keyed<T>::entry));
+        field_entry e = counted_entry(kind::map, keyed<T>::max_entries, entry_v<entry>);
+        e.map = &map_access_v<T>;
+        return e;
+    } else if constexpr (is_delta_small<T>::value) {
+        // V's encoding (the step only changes deltas), V's object at the
+        // same address.
+        using V = typename T::annotated_type;
+        static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(V));
+        return entry_v<V>;
+    } else if constexpr (is_flagged<T>::value) {
+        return flagged_entry<T>();
+    } else if constexpr (bitrep::detail::proxied<T>) {
+        return proxy_entry(entry_v<typename proxy_traits<T>::wire>, &proxy_access_v<T>);
+    } else if constexpr (is_entity_array<T>::value) {
+        return proxy_entry(entry_v<typename T::slots_type>, &entity_access_v<T>);
+    } else if constexpr (tabled_class<T>()) {
+        return structure_entry<T>();
+    } else {
+        field_entry e;
         e.kind = kind::codec;
         e.codec = &codec_access_v<T>;
         e.min_bits = codec<T>::min_bits();
         e.max_bits = codec<T>::max_bits();
+        return e;
     }
-    return e;
+}
+
+template <class T>
+constexpr field_entry make_entry()
+{
+    return number_entry<T>();
 }
 
 template <class T>
@@ -282,12 +493,13 @@ void compute_offsets() noexcept;
 
 template <class T>
 struct table_of {
-    static constexpr std::size_t count = reflect::field_count<T>;
+    using members = detail::members<T>;
+    static constexpr std::size_t count = members::count;
     static constexpr auto fields = []<std::size_t... I>(std::index_sequence<I...>) {
-        return std::array<field_entry, count>{entry_v<reflect::wire_type_at<T, I>>...};
+        return std::array<field_entry, count>{members::template entry<I>()...};
     }(std::make_index_sequence<count>{});
     static constexpr auto ids = []<std::size_t... I>(std::index_sequence<I...>) {
-        return std::array<reflect::field_id, count>{reflect::field_id_at<T, I>()...};
+        return std::array<reflect::field_id, count>{members::template id<I>()...};
     }(std::make_index_sequence<count>{});
     static inline std::atomic<std::uint32_t> offsets[count == 0 ? 1 : count]{};
     static inline std::atomic<bool> ready{false};
@@ -314,9 +526,21 @@ struct program_storage {
 };
 } // namespace detail
 
+namespace detail {
+/// T's entry, whose containers, alternatives and proxies nest no deeper
+/// than the engine's loop stack.
+template <class T>
+constexpr const field_entry* checked_entry() noexcept
+{
+    static_assert(entry_v<T>.depth <= max_depth,
+                  "bitrep: containers, variants and proxies nested deeper than the engine runs (engine::max_depth)");
+    return &entry_v<T>;
+}
+} // namespace detail
+
 /// A value of type T as the engine's entry points take it.
 template <class T>
-inline constexpr root root_v{&entry_v<T>, detail::program_storage<T>::rooms};
+inline constexpr root root_v{detail::checked_entry<T>(), detail::program_storage<T>::rooms};
 
 namespace detail {
 /// Where each field of T lies: taken from an object's storage that is never
@@ -327,9 +551,10 @@ void compute_offsets() noexcept
     alignas(T) unsigned char storage[sizeof(T)];
     T& object = *reinterpret_cast<T*>(storage);
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-        (table_of<T>::offsets[I].store(
-             static_cast<std::uint32_t>(reinterpret_cast<const unsigned char*>(&reflect::field_at<I>(object)) - storage),
-             std::memory_order_relaxed),
+        (table_of<T>::offsets[I].store(static_cast<std::uint32_t>(
+                                           reinterpret_cast<const unsigned char*>(&members<T>::template at<I>(object)) -
+                                           storage),
+                                       std::memory_order_relaxed),
          ...);
     }(std::make_index_sequence<table_of<T>::count>{});
     table_of<T>::ready.store(true, std::memory_order_release);

@@ -1,6 +1,6 @@
 // The descriptor tables the engine runs over: what a type costs the
 // compiler is one constant table per struct (its fields' kinds, constants
-// and offsets), not code. The engine (src/engine.cpp) is compiled once.
+// and offsets), not code. The engine (src/engine/) is compiled once.
 #pragma once
 
 #include <atomic>
@@ -15,22 +15,28 @@
 namespace bitrep::engine {
 
 /// What a field is, as far as the wire is concerned. Each kind's rule lives
-/// in one case of the engine's switch (src/engine.cpp).
+/// in src/engine/kinds.hpp, run by a case of the interpreter's switch.
 enum class kind : std::uint8_t {
     boolean,     // 1 bit
     integer,     // two's complement pattern at full width
     ranged,      // offset from min in bits_required(span) bits
     enumeration, // declaration index among `count` enumerators
+    flags,       // a flag enum: a bit per flag
+    bitset,      // std::bitset: its bits, bit 0 first, in words of 32
     float32,     // IEEE-754 bit pattern
     float64,
     quantized,   // compressed_float with a quantizer
     quat,        // smallest three: the largest's index, three quantized components
     string,      // bounded_string: length, then aligned bytes
     vector,      // bounded_vector: count, then elements
+    bit_vector,  // bounded_vector<bool>: count, then a bit per element
     array,       // std::array: elements
     optional,    // presence bit, then the value
-    structure,   // a reflected class: its own table
-    codec,       // anything else: the type's compiled codec, through function pointers
+    variant,     // std::variant: the alternative's index, then the alternative
+    map,         // bounded_map / bounded_set: count, then the entries by ascending key
+    proxy,       // sent as its wire type (a duration as its count, a vector as its components)
+    structure,   // a reflected class, a std::pair or a std::tuple: its own table
+    codec,       // a class with a serialization hook: its compiled codec, through function pointers
 };
 
 struct type_table;
@@ -44,6 +50,21 @@ struct container_access {
     void (*resize)(void* container, std::size_t size);
 };
 
+/// A bounded_vector<bool>'s std::vector<bool>, whose elements are bits, not
+/// objects: each goes through a bool.
+struct bit_vector_access {
+    std::size_t (*size)(const void* vector) noexcept;
+    void (*resize)(void* vector, std::size_t size);
+    bool (*test)(const void* vector, std::size_t index) noexcept;
+    void (*assign)(void* vector, std::size_t index, bool bit) noexcept;
+};
+
+/// A std::bitset's bits, `count` (at most 32) at a time from bit `at`.
+struct bitset_access {
+    std::uint64_t (*word)(const void* set, std::size_t at, int count) noexcept;
+    void (*set_word)(void* set, std::size_t at, int count, std::uint64_t word) noexcept;
+};
+
 /// std::optional<T>.
 struct optional_access {
     bool (*has_value)(const void* optional) noexcept;
@@ -52,7 +73,57 @@ struct optional_access {
     void (*emplace)(void* optional);
 };
 
-/// The compiled codec of a type the tables do not describe yet.
+/// std::variant<Ts...>: which alternative it holds, and where.
+struct variant_access {
+    /// std::variant_npos when valueless by exception.
+    std::size_t (*index)(const void* variant) noexcept;
+    /// Per alternative: its object, which the variant holds (writing).
+    void* (*const* held)(void* variant) noexcept;
+    /// Per alternative: makes it the one held (default-made, unless it is
+    /// held already: a read then assigns every part it carries) and
+    /// returns it (reading).
+    void* (*const* hold)(void* variant);
+    /// Per alternative: its type's name, which the error path gives
+    /// (`Pickup.item<Weapon>.damage`).
+    const std::string_view* names;
+};
+
+/// bounded_map<K, V, N> (entries: std::pair<K, V>) or bounded_set<K, N>
+/// (entries: K), whose entries are not where a read can decode them.
+struct map_access {
+    bool has_values; // a map, not a set
+    std::size_t (*size)(const void* map) noexcept;
+    /// The entries in ascending key order: the thread's buffer of pointers.
+    const void* const* (*sorted)(const void* map);
+    void (*clear)(void* map) noexcept;
+    /// The thread's entry to decode into, made anew.
+    void* (*fresh)();
+    /// Moves that entry into the map: false when the map holds its key.
+    bool (*insert)(void* map);
+};
+
+/// A value sent as another type, its wire type (detail::proxy_traits<T>, or
+/// a field's annotation given outside its class): written from a wire
+/// object made from it, read into one it is then made from; or, where the
+/// value holds the wire type's object as it is, in place. An entity_array
+/// is sent as its slots, the wire object it holds.
+struct proxy_access {
+    /// Where the wire object lies in the value, from its start, when the
+    /// value is it, as it is (nothing to convert); -1 when it is not.
+    /// nullptr: never. Asked once per program.
+    std::ptrdiff_t (*in_place)() noexcept;
+    /// The wire object a write (or measure) sends: the thread's, made from
+    /// the value (or the part of the value that is one).
+    void* (*wire_to_write)(const void* value);
+    /// The wire object a read decodes into: the thread's, made anew (or the
+    /// part of the value that is one).
+    void* (*wire_to_read)(void* value);
+    /// After a read: the value made from the wire object (or brought in line
+    /// with its part).
+    void (*from_wire)(void* value, const void* wire);
+};
+
+/// The compiled codec of a class with a serialization hook.
 struct codec_access {
     bool (*write)(write_stream& stream, const void* value);
     bool (*read)(read_stream& stream, void* value);
@@ -63,32 +134,42 @@ struct codec_access {
 /// rule needs. Constant-initialized; nothing in it depends on an object.
 struct field_entry {
     engine::kind kind = engine::kind::boolean;
-    /// Bytes of the C++ integer (integer, ranged, enumeration).
+    /// Bytes of the C++ integer (integer, ranged, enumeration, flags).
     std::uint8_t width = 0;
     bool is_signed = false;
     /// field_flag as an integer (0: none): which streams carry the field.
     std::uint8_t flag = 0;
-    /// ranged: min's pattern; enumeration: unused; string / vector: max
-    /// length; array: element count.
+    /// ranged: min's pattern; enumeration: unused; flags: every flag's bit;
+    /// string / vector / bit_vector / map: max length; array: element
+    /// count; bitset: bit count.
     std::uint64_t min = 0;
-    /// ranged: max - min; enumeration: enumerator count.
+    /// ranged: max - min; enumeration: enumerator count; flags: flag count;
+    /// variant: alternative count.
     std::uint64_t span = 0;
     /// quantized: the quantizer, the largest value in range, clamping;
     /// quat: the components' quantizer, and the tie margin in `low`.
-    detail::quantizer quantizer{};
+    bitrep::detail::quantizer quantizer{};
     float low = 0;
     float top = 0;
     bool clamp = false;
     /// enumeration: the enumerators' values (sign-extended patterns), or
-    /// nullptr when they are 0, 1, 2, ... in declaration order.
+    /// nullptr when they are 0, 1, 2, ... in declaration order; flags: each
+    /// flag's bit, in declaration order.
     const std::uint64_t* values = nullptr;
     /// structure: the nested type's table.
     const type_table* nested = nullptr;
-    /// vector, array, optional: the element, and the distance between two.
+    /// vector, array, optional: the element, and the distance between two;
+    /// variant: the alternatives (`span` of them); map: the entry as a read
+    /// decodes it (std::pair<K, V>, or K); proxy: the wire type.
     const field_entry* element = nullptr;
     std::uint32_t stride = 0;
     const container_access* container = nullptr;
+    const bit_vector_access* bits = nullptr;
+    const bitset_access* bitset = nullptr;
     const optional_access* maybe = nullptr;
+    const variant_access* variant = nullptr;
+    const map_access* map = nullptr;
+    const proxy_access* proxy = nullptr;
     const codec_access* codec = nullptr;
     /// How many containers deep the value nests (the engine's loop stack).
     std::uint8_t depth = 0;
@@ -103,7 +184,8 @@ struct field_entry {
     std::size_t max_bits = 0;
 };
 
-/// A reflected class: its fields in declaration order, with their offsets.
+/// A reflected class (or a std::pair, a std::tuple): its fields in
+/// declaration order, with their offsets.
 struct type_table {
     std::string_view name;
     const field_entry* fields = nullptr;
@@ -121,7 +203,7 @@ struct type_table {
 /// (the engine checks that its types fit), and its state (0: empty, 1:
 /// being compiled, 2: ready).
 inline constexpr std::size_t instruction_bytes = 56;
-inline constexpr std::size_t path_node_bytes = 24;
+inline constexpr std::size_t path_node_bytes = 32;
 struct program_room {
     unsigned char* code = nullptr;
     std::uint32_t instructions = 0;

@@ -1,0 +1,241 @@
+// The few accessor functions per type that the engine's tables point to
+// (each a line or two, and no serialization code): how to reach a
+// container's elements, an optional's value, a variant's alternatives, a
+// map's entries and a proxy's wire object.
+#pragma once
+
+#include <bitset>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <bitrep/annotations/entity_array.hpp>
+#include <bitrep/detail/proxy_traits.hpp>
+#include <bitrep/detail/resize.hpp>
+#include <bitrep/engine/in_place.hpp>
+#include <bitrep/engine/table.hpp>
+#include <bitrep/serialize.hpp>
+
+namespace bitrep::engine::detail {
+
+template <class T>
+std::size_t vector_size(const void* v) noexcept
+{
+    return static_cast<const std::vector<T>*>(v)->size();
+}
+template <class T>
+void* vector_data(void* v) noexcept
+{
+    return static_cast<std::vector<T>*>(v)->data();
+}
+template <class T>
+void vector_resize(void* v, std::size_t size)
+{
+    bitrep::detail::resize_for_decode(*static_cast<std::vector<T>*>(v), size);
+}
+template <class T>
+inline constexpr container_access vector_access{&vector_size<T>, &vector_data<T>, &vector_resize<T>};
+
+inline bool bit_test(const void* v, std::size_t i) noexcept
+{
+    return (*static_cast<const std::vector<bool>*>(v))[i];
+}
+inline void bit_assign(void* v, std::size_t i, bool bit) noexcept
+{
+    (*static_cast<std::vector<bool>*>(v))[i] = bit;
+}
+inline constexpr bit_vector_access bit_access{&vector_size<bool>, &vector_resize<bool>, &bit_test, &bit_assign};
+
+template <std::size_t N>
+std::uint64_t bitset_word(const void* set, std::size_t at, int count) noexcept
+{
+    return bitrep::detail::bitset_word(*static_cast<const std::bitset<N>*>(set), at, count);
+}
+template <std::size_t N>
+void set_bitset_word(void* set, std::size_t at, int count, std::uint64_t word) noexcept
+{
+    bitrep::detail::set_bitset_word(*static_cast<std::bitset<N>*>(set), at, count, word);
+}
+template <std::size_t N>
+inline constexpr bitset_access bitset_access_v{&bitset_word<N>, &set_bitset_word<N>};
+
+template <class T>
+bool optional_has(const void* o) noexcept
+{
+    return static_cast<const std::optional<T>*>(o)->has_value();
+}
+template <class T>
+void* optional_value(void* o) noexcept
+{
+    return &**static_cast<std::optional<T>*>(o);
+}
+template <class T>
+void optional_reset(void* o) noexcept
+{
+    static_cast<std::optional<T>*>(o)->reset();
+}
+template <class T>
+void optional_emplace(void* o)
+{
+    static_cast<std::optional<T>*>(o)->emplace();
+}
+template <class T>
+inline constexpr optional_access optional_access_v{&optional_has<T>, &optional_value<T>, &optional_reset<T>,
+                                                   &optional_emplace<T>};
+
+template <class V>
+std::size_t variant_index(const void* v) noexcept
+{
+    return static_cast<const V*>(v)->index();
+}
+template <class V, std::size_t I>
+void* variant_held(void* v) noexcept
+{
+    return std::get_if<I>(static_cast<V*>(v));
+}
+template <class V, std::size_t I>
+void* variant_hold(void* v)
+{
+    return &bitrep::detail::hold_alternative<I>(*static_cast<V*>(v));
+}
+
+template <class T>
+using keyed = bitrep::detail::keyed_traits<T>;
+
+/// What a read decodes a map's or set's entry into: std::pair<K, V>, whose
+/// key is not const (the stored entries' layout), or K.
+template <class T>
+using decoded_entry = std::conditional_t<keyed<T>::has_values,
+                                         std::pair<typename keyed<T>::key_type, typename keyed<T>::mapped_type>,
+                                         typename keyed<T>::key_type>;
+template <class T>
+inline thread_local std::optional<decoded_entry<T>> decoded_entries;
+
+template <class T>
+std::size_t keyed_size(const void* m) noexcept
+{
+    return keyed<T>::entries(*static_cast<const T*>(m)).size();
+}
+template <class T>
+const void* const* keyed_sorted(const void* m)
+{
+    return bitrep::detail::sorted_entries<T, 0, const void*>(*static_cast<const T*>(m)).data();
+}
+template <class T>
+void keyed_clear(void* m) noexcept
+{
+    keyed<T>::entries(*static_cast<T*>(m)).clear();
+}
+template <class T>
+void* keyed_fresh()
+{
+    return &decoded_entries<T>.emplace();
+}
+template <class T>
+bool keyed_insert(void* m)
+{
+    auto& entries = keyed<T>::entries(*static_cast<T*>(m));
+    auto& entry = *decoded_entries<T>;
+    if constexpr (keyed<T>::has_values)
+        return bitrep::detail::emplace_new(entries, std::move(entry.first), std::move(entry.second));
+    else
+        return bitrep::detail::emplace_new(entries, std::move(entry));
+}
+template <class T>
+inline constexpr map_access map_access_v{keyed<T>::has_values, &keyed_size<T>, &keyed_sorted<T>, &keyed_clear<T>,
+                                         &keyed_fresh<T>, &keyed_insert<T>};
+
+template <class T>
+using proxy_traits = bitrep::detail::proxy_traits<T>;
+
+/// The thread's wire object of proxy type T (proxies do not nest in their
+/// own wire types: a type containing itself has no encoding).
+template <class T>
+inline thread_local std::optional<typename proxy_traits<T>::wire> proxy_wires;
+
+template <class T>
+void* proxy_to_write(const void* value)
+{
+    return &proxy_wires<T>.emplace(proxy_traits<T>::to_wire(*static_cast<const T*>(value)));
+}
+template <class T>
+void* proxy_to_read(void*)
+{
+    return &proxy_wires<T>.emplace();
+}
+template <class T>
+void proxy_from_wire(void* value, const void* wire)
+{
+    proxy_traits<T>::from_wire(*static_cast<T*>(value), *static_cast<const typename proxy_traits<T>::wire*>(wire));
+}
+
+template <class T>
+inline constexpr proxy_access proxy_access_v{proxy_in_place<T>, &proxy_to_write<T>, &proxy_to_read<T>,
+                                             &proxy_from_wire<T>};
+
+/// An entity_array is sent as its slots, read where they are; a read then
+/// recounts the live entities.
+using bitrep::detail::entity_array_access;
+template <class T>
+void* entity_slots_to_write(const void* array)
+{
+    return &entity_array_access::slots(*const_cast<T*>(static_cast<const T*>(array)));
+}
+template <class T>
+void* entity_slots_to_read(void* array)
+{
+    return &entity_array_access::slots(*static_cast<T*>(array));
+}
+template <class T>
+void entity_recount(void* array, const void*)
+{
+    entity_array_access::recount(*static_cast<T*>(array));
+}
+template <class T>
+inline constexpr proxy_access entity_access_v{nullptr, &entity_slots_to_write<T>, &entity_slots_to_read<T>,
+                                              &entity_recount<T>};
+
+/// A field of type F annotated from outside its class as W: a proxy for W,
+/// made from the field to write it and to read into it (the part a stream
+/// does not carry keeps the field's), the field then assigned from it.
+template <class F, class W>
+inline thread_local std::optional<W> annotation_wires;
+
+template <class F, class W>
+void* annotation_to_write(const void* field)
+{
+    return &annotation_wires<F, W>.emplace(*static_cast<const F*>(field));
+}
+template <class F, class W>
+void* annotation_to_read(void* field)
+{
+    return &annotation_wires<F, W>.emplace(*static_cast<F*>(field));
+}
+template <class F, class W>
+void annotation_from_wire(void* field, const void* wire)
+{
+    *static_cast<F*>(field) = static_cast<F>(*static_cast<W*>(const_cast<void*>(wire)));
+}
+template <class T>
+bool codec_write(write_stream& stream, const void* value)
+{
+    return bitrep::serialize(stream, *static_cast<const T*>(value));
+}
+template <class T>
+bool codec_read(read_stream& stream, void* value)
+{
+    return bitrep::serialize(stream, *static_cast<T*>(value));
+}
+template <class T>
+bool codec_measure(measure_stream& stream, const void* value)
+{
+    return bitrep::serialize(stream, *static_cast<const T*>(value));
+}
+template <class T>
+inline constexpr codec_access codec_access_v{&codec_write<T>, &codec_read<T>, &codec_measure<T>};
+
+} // namespace bitrep::engine::detail
