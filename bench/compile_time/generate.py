@@ -4,11 +4,18 @@
     generate.py N OUTDIR
 
 OUTDIR/bitrep_N.cpp: N plain aggregates S0..S{N-1} annotated with bitrep's
-types, serialized by reflection (bitrep::to_bytes / bitrep::from_bytes).
+types, serialized by reflection (bitrep::to_bytes / bitrep::from_bytes) with
+every type's codec compiled inline (BITREP_INLINE_CODECS defined to 1 before
+the include).
 
 OUTDIR/extern_N.cpp: the same, each struct followed by BITREP_EXTERN(Si), so
 that the file uses the codecs without compiling them (compile only: the
 definitions would come from one file with BITREP_INSTANTIATE).
+
+OUTDIR/tables_N.cpp: bitrep_N.cpp without that definition, so through the
+table engine, bitrep's default: each struct is a constant descriptor table,
+run by the interpreter compiled once in the library (src/engine/*.cpp: link
+them to run the program).
 
 OUTDIR/hand_N.cpp: the same N structs with plain members and a hand-written
 `template <class Stream> bool serialize(Stream&)` member each, over the
@@ -208,13 +215,17 @@ def main(argv):
     outdir = argv[2]
     os.makedirs(outdir, exist_ok=True)
     here = os.path.dirname(os.path.abspath(__file__))
-    write_tu(os.path.join(outdir, "bitrep_%d.cpp" % n), n, "bitrep", "#include <bitrep/bitrep.hpp>",
-             BITREP_STRUCT)
+    inlined = "#define BITREP_INLINE_CODECS 1 // every type through its inlined codec\n#include <bitrep/bitrep.hpp>"
+    write_tu(os.path.join(outdir, "bitrep_%d.cpp" % n), n, "bitrep", inlined, BITREP_STRUCT)
     # The same, with each struct's codecs declared extern (BITREP_EXTERN): what
     # every file but one costs when a program compiles them once
     # (BITREP_INSTANTIATE in a file of their own).
-    write_tu(os.path.join(outdir, "extern_%d.cpp" % n), n, "bitrep", "#include <bitrep/bitrep.hpp>",
-             BITREP_STRUCT, "BITREP_EXTERN(S{i})\n\n")
+    write_tu(os.path.join(outdir, "extern_%d.cpp" % n), n, "bitrep", inlined, BITREP_STRUCT,
+             "BITREP_EXTERN(S{i})\n\n")
+    # The same structs through the table engine: one constant table per
+    # struct, the interpreter in the library (src/engine/*.cpp).
+    write_tu(os.path.join(outdir, "tables_%d.cpp" % n), n, "tables", "#include <bitrep/bitrep.hpp>",
+             BITREP_STRUCT)
     write_tu(os.path.join(outdir, "hand_%d.cpp" % n), n, "hand",
              '#include "%s"' % os.path.join(here, "handwritten.hpp"), HAND_STRUCT)
     return 0

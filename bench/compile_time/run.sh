@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Compile-time benchmark: bitrep's reflected serialization against the same
-# structs serialized by hand (see README.md).
+# Compile-time benchmark: bitrep's reflected serialization (the table engine,
+# and every type's codec inlined) against the same structs serialized by hand
+# (see README.md).
 #
 #   bench/compile_time/run.sh [N...]          (default: 1 20 100)
 #
@@ -11,14 +12,17 @@
 #   COMPILERS="g++ clang++"
 #   OPTS="-O0 -O2"
 #   CHECK=1         first link and run each generated program at -O2 (every
-#                   compiler) to prove both sides round-trip
+#                   compiler) to prove every side round-trips (the tables
+#                   side linked with src/engine/*.cpp, compiled once per
+#                   compiler)
 #   KEEP=1          keep the build directory (its path is printed)
 #
 # Compiles run one at a time (no parallelism) so that timings are not disturbed.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
-include_dir="$(cd "$here/../../include" && pwd)"
+source_dir="$(cd "$here/../.." && pwd)"
+include_dir="$source_dir/include"
 repeat="${REPEAT:-3}"
 extra_flags="${EXTRA_FLAGS:-}"
 compilers="${COMPILERS:-g++ clang++}"
@@ -98,6 +102,9 @@ time_compile() {
     cat "$build/one.txt" >>"$results"
 }
 
+# ratio A B: A / B to one decimal ("-" when B is not positive).
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }'; }
+
 mb() { [ "$1" = "-" ] && echo "-" || awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 
 # Header: what is measured.
@@ -119,12 +126,25 @@ for n in "${sizes[@]}"; do
 done
 
 if [ "${CHECK:-0}" = 1 ]; then
+    # The tables side runs the engine of the library: src/engine/*.cpp,
+    # which need nothing else of the library, compiled once per compiler.
+    for cxx in $compilers; do
+        engine_objects=()
+        for source in "$source_dir"/src/engine/*.cpp; do
+            object="$build/engine_${cxx}_$(basename "$source" .cpp).o"
+            "$cxx" "${common_flags[@]}" -O2 "${bitrep_flags[@]}" -c "$source" -o "$object"
+            engine_objects+=("$object")
+        done
+        ar rcs "$build/engine_$cxx.a" "${engine_objects[@]}"
+    done
     for n in "${sizes[@]}"; do
         for cxx in $compilers; do
-            for side in bitrep hand; do
+            for side in bitrep tables hand; do
                 flags=("${common_flags[@]}" -O2)
-                [ "$side" = bitrep ] && flags+=("${bitrep_flags[@]}")
-                "$cxx" "${flags[@]}" "$build/${side}_$n.cpp" -o "$build/${side}_$n.exe"
+                [ "$side" != hand ] && flags+=("${bitrep_flags[@]}")
+                objects=()
+                [ "$side" = tables ] && objects=("$build/engine_$cxx.a")
+                "$cxx" "${flags[@]}" "$build/${side}_$n.cpp" "${objects[@]}" -o "$build/${side}_$n.exe"
                 printf 'check %-8s ' "$cxx"
                 "$build/${side}_$n.exe"
             done
@@ -133,19 +153,25 @@ if [ "${CHECK:-0}" = 1 ]; then
     echo
 fi
 
-printf '%s\n' '#include <bitrep/bitrep.hpp>' 'int main() {}' >"$build/bare.cpp"
+# bitrep.hpp: everything; annotations.hpp: what declaring annotated types needs.
+bare_headers=(bitrep/bitrep.hpp bitrep/annotations.hpp)
+for header in "${bare_headers[@]}"; do
+    printf '%s\n' "#include <$header>" 'int main() {}' >"$build/bare_${header//\//_}.cpp"
+done
 
-row_format='%-8s %-4s %5s %9s %8s %6s %10s %8s %9s %7s\n'
-printf "$row_format" compiler opt N bitrep_s hand_s ratio bitrep_MB hand_MB extern_s ratio
+row_format='%-8s %-4s %5s %9s %8s %6s %10s %8s %9s %6s %9s %6s %10s\n'
+printf "$row_format" compiler opt N bitrep_s hand_s ratio bitrep_MB hand_MB extern_s ratio tables_s ratio tables_MB
 for n in "${sizes[@]}"; do
     for cxx in $compilers; do
         for opt in $opts; do
             rb="$build/results_bitrep.txt"
             rh="$build/results_hand.txt"
             re="$build/results_extern.txt"
+            rt="$build/results_tables.txt"
             : >"$rb"
             : >"$rh"
             : >"$re"
+            : >"$rt"
             for ((r = 0; r < repeat; r++)); do
                 time_compile "$rb" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
                     -c "$build/bitrep_$n.cpp" -o "$build/bitrep_$n.o"
@@ -153,30 +179,34 @@ for n in "${sizes[@]}"; do
                     -c "$build/hand_$n.cpp" -o "$build/hand_$n.o"
                 time_compile "$re" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
                     -c "$build/extern_$n.cpp" -o "$build/extern_$n.o"
+                time_compile "$rt" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
+                    -c "$build/tables_$n.cpp" -o "$build/tables_$n.o"
             done
-            es="$(median "$re" 1)"
-            extern_ratio="$(awk -v b="$es" -v h="$(median "$rh" 1)" 'BEGIN { if (h > 0) printf "%.1f", b / h; else print "-" }')"
-            bs="$(median "$rb" 1)"
             hs="$(median "$rh" 1)"
-            ratio="$(awk -v b="$bs" -v h="$hs" 'BEGIN { if (h > 0) printf "%.1f", b / h; else print "-" }')"
-            printf "$row_format" "$cxx" "$opt" "$n" "$bs" "$hs" "$ratio" \
-                "$(mb "$(median "$rb" 2)")" "$(mb "$(median "$rh" 2)")" "$es" "$extern_ratio"
+            bs="$(median "$rb" 1)"
+            es="$(median "$re" 1)"
+            ts="$(median "$rt" 1)"
+            printf "$row_format" "$cxx" "$opt" "$n" "$bs" "$hs" "$(ratio "$bs" "$hs")" \
+                "$(mb "$(median "$rb" 2)")" "$(mb "$(median "$rh" 2)")" "$es" "$(ratio "$es" "$hs")" \
+                "$ts" "$(ratio "$ts" "$hs")" "$(mb "$(median "$rt" 2)")"
         done
     done
 done
 
 echo
-echo "bare include (#include <bitrep/bitrep.hpp> and an empty main):"
-bare_format='%-8s %-4s %9s %10s\n'
-printf "$bare_format" compiler opt seconds MB
+echo "bare include (the header and an empty main):"
+bare_format='%-8s %-4s %-22s %9s %10s\n'
+printf "$bare_format" compiler opt header seconds MB
 for cxx in $compilers; do
     for opt in $opts; do
-        rb="$build/results_bare.txt"
-        : >"$rb"
-        for ((r = 0; r < repeat; r++)); do
-            time_compile "$rb" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
-                -c "$build/bare.cpp" -o "$build/bare.o"
+        for header in "${bare_headers[@]}"; do
+            rb="$build/results_bare.txt"
+            : >"$rb"
+            for ((r = 0; r < repeat; r++)); do
+                time_compile "$rb" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
+                    -c "$build/bare_${header//\//_}.cpp" -o "$build/bare.o"
+            done
+            printf "$bare_format" "$cxx" "$opt" "$header" "$(median "$rb" 1)" "$(mb "$(median "$rb" 2)")"
         done
-        printf "$bare_format" "$cxx" "$opt" "$(median "$rb" 1)" "$(mb "$(median "$rb" 2)")"
     done
 done
