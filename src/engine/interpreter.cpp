@@ -12,6 +12,7 @@
 #include <bitrep/codecs/classes.hpp>
 
 #include "kinds.hpp"
+#include "leaf_stream.hpp"
 #include "program.hpp"
 
 namespace bitrep::engine {
@@ -95,6 +96,127 @@ BITREP_ALWAYS_INLINE bool enter_container(Stream& stream, const instruction& in,
     return true;
 }
 
+/// A fixed-width leaf's rule, its op known where it is compiled: each case of
+/// the interpreter's switch and of run_leaf's is one of these.
+template <op Op, class Stream>
+BITREP_ALWAYS_INLINE bool run_leaf_as(Stream& stream, const instruction& in, unsigned char* p)
+{
+    const field_entry& e = *in.entry;
+    if constexpr (Op == op::boolean) {
+        bool value = Stream::is_reading ? false : *reinterpret_cast<const bool*>(p);
+        if (!stream.serialize_bool(value))
+            return false;
+        if constexpr (Stream::is_reading)
+            *reinterpret_cast<bool*>(p) = value;
+        return true;
+    } else if constexpr (Op == op::integer8) {
+        return run_integer<Stream, std::uint8_t>(stream, p);
+    } else if constexpr (Op == op::integer16) {
+        return run_integer<Stream, std::uint16_t>(stream, p);
+    } else if constexpr (Op == op::integer32) {
+        return run_integer<Stream, std::uint32_t>(stream, p);
+    } else if constexpr (Op == op::integer64) {
+        return run_integer<Stream, std::uint64_t>(stream, p);
+    } else if constexpr (Op == op::ranged_u8) {
+        return run_ranged<Stream, std::uint8_t>(stream, in, p);
+    } else if constexpr (Op == op::ranged_i8) {
+        return run_ranged<Stream, std::int8_t>(stream, in, p);
+    } else if constexpr (Op == op::ranged_u16) {
+        return run_ranged<Stream, std::uint16_t>(stream, in, p);
+    } else if constexpr (Op == op::ranged_i16) {
+        return run_ranged<Stream, std::int16_t>(stream, in, p);
+    } else if constexpr (Op == op::ranged_u32) {
+        return run_ranged<Stream, std::uint32_t>(stream, in, p);
+    } else if constexpr (Op == op::ranged_i32) {
+        return run_ranged<Stream, std::int32_t>(stream, in, p);
+    } else if constexpr (Op == op::ranged_64) {
+        return run_ranged<Stream, std::uint64_t>(stream, in, p);
+    } else if constexpr (Op == op::enumeration) {
+        return run_enumeration(stream, e, p);
+    } else if constexpr (Op == op::float32) {
+        return stream.serialize_float(*reinterpret_cast<float*>(p));
+    } else if constexpr (Op == op::float64) {
+        return stream.serialize_double(*reinterpret_cast<double*>(p));
+    } else if constexpr (Op == op::quantized) {
+        return run_quantized(stream, e, p);
+    } else {
+        static_assert(Op == op::quat);
+        return bitrep::detail::serialize_smallest_three(stream, *reinterpret_cast<quat_floats*>(p), e.quantizer, e.low);
+    }
+}
+
+/// A leaf of a run.
+template <class Stream>
+BITREP_ALWAYS_INLINE bool run_leaf(Stream& stream, const instruction& in, unsigned char* p)
+{
+    switch (in.leaf) {
+    case op::boolean: return run_leaf_as<op::boolean>(stream, in, p);
+    case op::integer8: return run_leaf_as<op::integer8>(stream, in, p);
+    case op::integer16: return run_leaf_as<op::integer16>(stream, in, p);
+    case op::integer32: return run_leaf_as<op::integer32>(stream, in, p);
+    case op::integer64: return run_leaf_as<op::integer64>(stream, in, p);
+    case op::ranged_u8: return run_leaf_as<op::ranged_u8>(stream, in, p);
+    case op::ranged_i8: return run_leaf_as<op::ranged_i8>(stream, in, p);
+    case op::ranged_u16: return run_leaf_as<op::ranged_u16>(stream, in, p);
+    case op::ranged_i16: return run_leaf_as<op::ranged_i16>(stream, in, p);
+    case op::ranged_u32: return run_leaf_as<op::ranged_u32>(stream, in, p);
+    case op::ranged_i32: return run_leaf_as<op::ranged_i32>(stream, in, p);
+    case op::ranged_64: return run_leaf_as<op::ranged_64>(stream, in, p);
+    case op::enumeration: return run_leaf_as<op::enumeration>(stream, in, p);
+    case op::float32: return run_leaf_as<op::float32>(stream, in, p);
+    case op::float64: return run_leaf_as<op::float64>(stream, in, p);
+    case op::quantized: return run_leaf_as<op::quantized>(stream, in, p);
+    case op::quat: return run_leaf_as<op::quat>(stream, in, p);
+    default: return true; // join_runs puts no other op in a run
+    }
+}
+
+/// Where a run of leaves failed: the leaf, and the element it belongs to.
+struct leaf_failure {
+    const instruction* leaf = nullptr;
+    std::size_t element = 0;
+};
+
+/// A run of fixed-width leaves [first, last), on `count` objects `stride`
+/// apart (one for a run of fields; each element for a container whose
+/// element is the run), on a leaf stream (leaf_stream.hpp): out of the
+/// interpreter's loop, the bit writer's or reader's state stays in
+/// registers, where in the interpreter's one big function the compilers
+/// keep it in memory.
+template <class Stream>
+[[gnu::noinline]] void run_leaves(Stream& outer, const instruction* first, const instruction* last,
+                                  unsigned char* data, std::size_t count, std::uint32_t stride, leaf_failure& failed)
+{
+    leaf_stream_for<Stream> stream(outer.state(), outer.failure());
+    for (std::size_t i = 0; i < count; ++i, data += stride) {
+        for (const instruction* ip = first; ip != last; ++ip) {
+            if (!run_leaf(stream, *ip, data + ip->offset)) [[unlikely]] {
+                failed = {ip, i};
+                outer.resume(stream.state());
+                return;
+            }
+        }
+    }
+    outer.resume(stream.state());
+}
+
+/// Runs [first, last) on `count` objects; measuring, only counts their bits
+/// (fixed-width leaves refuse nothing when measured).
+template <class Stream>
+BITREP_ALWAYS_INLINE void run_fixed(Stream& stream, const instruction* first, const instruction* last,
+                                    unsigned char* data, std::size_t count, std::uint32_t stride, leaf_failure& failed)
+{
+    if constexpr (Stream::is_measuring) {
+        const std::size_t bits = first->run_bits * count;
+        auto state = stream.state();
+        state.bits += bits;
+        state.exact_bits += bits;
+        stream.resume(state);
+    } else {
+        run_leaves(stream, first, last, data, count, stride, failed);
+    }
+}
+
 /// Runs the program: one switch over every instruction, leaves and loops
 /// alike, so that each costs one dispatch.
 template <class Stream>
@@ -111,6 +233,16 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
         bool ok = true;
         switch (in.op) {
         case op::done: return true;
+        case op::run: {
+            leaf_failure failed;
+            run_fixed(stream, ip, code + in.end, base, 1, 0, failed);
+            if (failed.leaf != nullptr) [[unlikely]] {
+                record_path(stream.failure(), failed.leaf->path, frames, depth);
+                return false;
+            }
+            ip = code + in.end;
+            continue;
+        }
         case op::vector:
         case op::array:
         case op::optional:
@@ -119,6 +251,16 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
             if (!enter_container(stream, in, p, frame)) [[unlikely]] {
                 ok = false;
                 break;
+            }
+            if (in.leaf_body && frame.count != 0) {
+                leaf_failure failed;
+                run_fixed(stream, ip + 1, code + in.end, frame.data, frame.count, frame.stride, failed);
+                if (failed.leaf != nullptr) [[unlikely]] {
+                    frame.index = failed.element;
+                    record_path(stream.failure(), failed.leaf->path, frames, depth + 1);
+                    return false;
+                }
+                frame.count = 0;
             }
             if (frame.count == 0) {
                 ip = code + in.end + 1;
@@ -182,31 +324,6 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
             ++ip;
             continue;
         }
-        case op::boolean: {
-            bool value = Stream::is_reading ? false : *reinterpret_cast<const bool*>(p);
-            ok = stream.serialize_bool(value);
-            if constexpr (Stream::is_reading)
-                *reinterpret_cast<bool*>(p) = value;
-            break;
-        }
-        case op::integer8: ok = run_integer<Stream, std::uint8_t>(stream, p); break;
-        case op::integer16: ok = run_integer<Stream, std::uint16_t>(stream, p); break;
-        case op::integer32: ok = run_integer<Stream, std::uint32_t>(stream, p); break;
-        case op::integer64: ok = run_integer<Stream, std::uint64_t>(stream, p); break;
-        case op::ranged_u8: ok = run_ranged<Stream, std::uint8_t>(stream, in, p); break;
-        case op::ranged_i8: ok = run_ranged<Stream, std::int8_t>(stream, in, p); break;
-        case op::ranged_u16: ok = run_ranged<Stream, std::uint16_t>(stream, in, p); break;
-        case op::ranged_i16: ok = run_ranged<Stream, std::int16_t>(stream, in, p); break;
-        case op::ranged_u32: ok = run_ranged<Stream, std::uint32_t>(stream, in, p); break;
-        case op::ranged_i32: ok = run_ranged<Stream, std::int32_t>(stream, in, p); break;
-        case op::ranged_64: ok = run_ranged<Stream, std::uint64_t>(stream, in, p); break;
-        case op::enumeration: ok = run_enumeration(stream, e, p); break;
-        case op::float32: ok = stream.serialize_float(*reinterpret_cast<float*>(p)); break;
-        case op::float64: ok = stream.serialize_double(*reinterpret_cast<double*>(p)); break;
-        case op::quantized: ok = run_quantized(stream, e, p); break;
-        case op::quat:
-            ok = bitrep::detail::serialize_smallest_three(stream, *reinterpret_cast<quat_floats*>(p), e.quantizer, e.low);
-            break;
         case op::string:
             ok = stream.serialize_string(*reinterpret_cast<std::string*>(p), static_cast<std::size_t>(e.min) + 1);
             break;
@@ -220,6 +337,23 @@ BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, u
             stream.resume(out_of_line<Stream, &run_bitset<Stream>>(stream.state(), stream.failure(), ok, e, p));
             break;
         case op::codec: stream.resume(call_codec<Stream>(stream.state(), stream.failure(), *e.codec, p, ok)); break;
+        case op::boolean: ok = run_leaf_as<op::boolean>(stream, in, p); break;
+        case op::integer8: ok = run_leaf_as<op::integer8>(stream, in, p); break;
+        case op::integer16: ok = run_leaf_as<op::integer16>(stream, in, p); break;
+        case op::integer32: ok = run_leaf_as<op::integer32>(stream, in, p); break;
+        case op::integer64: ok = run_leaf_as<op::integer64>(stream, in, p); break;
+        case op::ranged_u8: ok = run_leaf_as<op::ranged_u8>(stream, in, p); break;
+        case op::ranged_i8: ok = run_leaf_as<op::ranged_i8>(stream, in, p); break;
+        case op::ranged_u16: ok = run_leaf_as<op::ranged_u16>(stream, in, p); break;
+        case op::ranged_i16: ok = run_leaf_as<op::ranged_i16>(stream, in, p); break;
+        case op::ranged_u32: ok = run_leaf_as<op::ranged_u32>(stream, in, p); break;
+        case op::ranged_i32: ok = run_leaf_as<op::ranged_i32>(stream, in, p); break;
+        case op::ranged_64: ok = run_leaf_as<op::ranged_64>(stream, in, p); break;
+        case op::enumeration: ok = run_leaf_as<op::enumeration>(stream, in, p); break;
+        case op::float32: ok = run_leaf_as<op::float32>(stream, in, p); break;
+        case op::float64: ok = run_leaf_as<op::float64>(stream, in, p); break;
+        case op::quantized: ok = run_leaf_as<op::quantized>(stream, in, p); break;
+        case op::quat: ok = run_leaf_as<op::quat>(stream, in, p); break;
         }
         if (!ok) [[unlikely]] {
             record_path(stream.failure(), in.path, frames, depth);
