@@ -305,7 +305,7 @@ constexpr field_entry flagged_entry()
     } else {
         e.instructions = 0;
     }
-    e.flag = static_cast<std::uint8_t>(T::flag);
+    e.flag = static_cast<std::uint8_t>(static_cast<std::uint8_t>(T::flag) + 1);
     return e;
 }
 
