@@ -16,6 +16,7 @@
 #                   side linked with src/engine/*.cpp, compiled once per
 #                   compiler)
 #   KEEP=1          keep the build directory (its path is printed)
+#   SIDES="bitrep hand extern tables"  the sides to time (the others print -)
 #
 # Compiles run one at a time (no parallelism) so that timings are not disturbed.
 set -euo pipefail
@@ -27,6 +28,7 @@ repeat="${REPEAT:-3}"
 extra_flags="${EXTRA_FLAGS:-}"
 compilers="${COMPILERS:-g++ clang++}"
 opts="${OPTS:--O0 -O2}"
+sides=" ${SIDES:-bitrep hand extern tables} "
 sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(1 20 100)
 
@@ -103,7 +105,7 @@ time_compile() {
 }
 
 # ratio A B: A / B to one decimal ("-" when B is not positive).
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b > 0) printf "%.1f", a / b; else print "-" }'; }
 
 mb() { [ "$1" = "-" ] && echo "-" || awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 
@@ -173,14 +175,13 @@ for n in "${sizes[@]}"; do
             : >"$re"
             : >"$rt"
             for ((r = 0; r < repeat; r++)); do
-                time_compile "$rb" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
-                    -c "$build/bitrep_$n.cpp" -o "$build/bitrep_$n.o"
-                time_compile "$rh" "$cxx" "${common_flags[@]}" "$opt" \
-                    -c "$build/hand_$n.cpp" -o "$build/hand_$n.o"
-                time_compile "$re" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
-                    -c "$build/extern_$n.cpp" -o "$build/extern_$n.o"
-                time_compile "$rt" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
-                    -c "$build/tables_$n.cpp" -o "$build/tables_$n.o"
+                for side in bitrep hand extern tables; do
+                    [[ "$sides" == *" $side "* ]] || continue
+                    flags=("${common_flags[@]}" "$opt")
+                    [ "$side" != hand ] && flags+=("${bitrep_flags[@]}")
+                    time_compile "$build/results_$side.txt" "$cxx" "${flags[@]}" \
+                        -c "$build/${side}_$n.cpp" -o "$build/${side}_$n.o"
+                done
             done
             hs="$(median "$rh" 1)"
             bs="$(median "$rb" 1)"

@@ -71,25 +71,34 @@ BITREP_ALWAYS_INLINE bool read_value(Stream& stream, T& value)
 template <codec_path Path, class T>
 std::size_t bit_size_by(const T& value)
 {
-    failure_record failure;
-    measure_stream stream(failure);
-    // Measuring checks no value, so only a hook that refuses can stop it; the
-    // count then ends where it refused, and to_bytes reports that refusal.
-    static_cast<void>(write_value<Path>(stream, value));
-    return stream.exact_bits();
+    if constexpr (Path == codec_path::engine) {
+        return engine::bit_size(engine::value_type_v<T>, &value);
+    } else {
+        failure_record failure;
+        measure_stream stream(failure);
+        // Measuring checks no value, so only a hook that refuses can stop it;
+        // the count then ends where it refused, and to_bytes reports that
+        // refusal.
+        static_cast<void>(write_value<Path>(stream, value));
+        return stream.exact_bits();
+    }
 }
 
 template <codec_path Path, class T>
 status to_bytes_by(const T& value, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
 {
-    failure_record failure;
-    write_stream stream(buffer, failure);
-    if (!write_value<Path>(stream, value)) [[unlikely]] {
-        bytes_written = 0;
-        return stream.failure_status(reflect::type_name<T>());
+    if constexpr (Path == codec_path::engine) {
+        return engine::to_bytes(engine::value_type_v<T>, &value, buffer, bytes_written);
+    } else {
+        failure_record failure;
+        write_stream stream(buffer, failure);
+        if (!write_value<Path>(stream, value)) [[unlikely]] {
+            bytes_written = 0;
+            return stream.failure_status(reflect::type_name<T>());
+        }
+        bytes_written = stream.flush();
+        return {};
     }
-    bytes_written = stream.flush();
-    return {};
 }
 } // namespace detail
 
@@ -149,9 +158,13 @@ status append_encoding(const T& value, std::vector<std::uint8_t>& out, std::size
 template <class T>
 status to_bytes(const T& value, std::vector<std::uint8_t>& out)
 {
-    out.clear();
-    std::size_t bits = 0;
-    return detail::append_encoding<scope::all>(value, out, bits);
+    if constexpr (detail::path_of<T> == detail::codec_path::engine) {
+        return engine::to_bytes(engine::value_type_v<T>, &value, out);
+    } else {
+        out.clear();
+        std::size_t bits = 0;
+        return detail::append_encoding<scope::all>(value, out, bits);
+    }
 }
 
 namespace detail {
@@ -189,15 +202,30 @@ namespace detail {
 template <codec_path Path, class T>
 BITREP_ALWAYS_INLINE status decode_in_place(std::span<const std::uint8_t> bytes, T& target)
 {
-    failure_record failure;
-    read_stream stream(bytes, failure);
-    if (!read_value<Path>(stream, target)) [[unlikely]]
-        return stream.failure_status(reflect::type_name<T>());
-    const std::size_t used_bytes = (stream.bit_position() + 7) / 8;
-    if (used_bytes != bytes.size()) [[unlikely]]
-        return status(error::trailing_data, used_bytes * 8, reflect::type_name<T>(),
-                      "whole bytes left over after the value");
-    return {};
+    if constexpr (Path == codec_path::engine) {
+        return engine::decode_in_place(engine::value_type_v<T>, bytes, &target);
+    } else {
+        failure_record failure;
+        read_stream stream(bytes, failure);
+        if (!read_value<Path>(stream, target)) [[unlikely]]
+            return stream.failure_status(reflect::type_name<T>());
+        const std::size_t used_bytes = (stream.bit_position() + 7) / 8;
+        if (used_bytes != bytes.size()) [[unlikely]]
+            return status(error::trailing_data, used_bytes * 8, reflect::type_name<T>(),
+                          "whole bytes left over after the value");
+        return {};
+    }
+}
+
+/// Whether a read by Path writes every field of T (the engine asks T's
+/// entries; the codecs, T's codecs).
+template <codec_path Path, class T>
+constexpr bool reads_every_field_by()
+{
+    if constexpr (Path == codec_path::engine)
+        return engine::value_type_v<T>.reads_every_field;
+    else
+        return every_field_carried<T, scope::all>::value;
 }
 
 /// Decodes into `working`, an object kept between messages, and exchanges it
@@ -209,21 +237,26 @@ BITREP_ALWAYS_INLINE status decode_in_place(std::span<const std::uint8_t> bytes,
 template <codec_path Path, class T>
 BITREP_ALWAYS_INLINE status decode_and_exchange(std::span<const std::uint8_t> bytes, T& working, T& out)
 {
-    if constexpr (!every_field_carried<T, scope::all>::value)
-        working = out; // the fields the encoding does not carry come from out
-    status result = decode_in_place<Path>(bytes, working);
-    if (result) {
-        // A swap exchanges pointers for containers; for a flat T (an array
-        // of plain structs) it would copy three times what one assignment
-        // copies once.
-        if constexpr (std::is_trivially_copyable_v<T>) {
-            out = working;
-        } else {
-            using std::swap;
-            swap(out, working);
+    if constexpr (Path == codec_path::engine && engine::detail::kept_working<T>) {
+        return engine::decode_and_exchange(engine::value_type_v<T>, engine::detail::object_ops_v<T>, bytes, &working,
+                                           &out);
+    } else {
+        if constexpr (!reads_every_field_by<Path, T>())
+            working = out; // the fields the encoding does not carry come from out
+        status result = decode_in_place<Path>(bytes, working);
+        if (result) {
+            // A swap exchanges pointers for containers; for a flat T (an
+            // array of plain structs) it would copy three times what one
+            // assignment copies once.
+            if constexpr (std::is_trivially_copyable_v<T>) {
+                out = working;
+            } else {
+                using std::swap;
+                swap(out, working);
+            }
         }
+        return result;
     }
-    return result;
 }
 
 template <codec_path Path, class T>
@@ -235,6 +268,8 @@ status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
         if (result)
             out = std::move(decoded);
         return result;
+    } else if constexpr (Path == codec_path::engine) {
+        return engine::from_bytes(engine::value_type_v<T>, engine::detail::object_ops_v<T>, bytes, &out);
     } else {
         // Taken out of the thread's slot while in use, so that a nested call
         // for the same T finds the slot empty rather than a half-written

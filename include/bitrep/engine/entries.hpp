@@ -93,12 +93,14 @@ template <class T, field_flag Flag>
 struct is_flagged<flagged<T, Flag>> : std::true_type {};
 
 /// Classes the tables walk field by field: reflected, no hook (a field
-/// annotated from outside its class is a proxy for its annotation).
+/// annotated from outside its class is a proxy for its annotation). Asked
+/// of the route, not of codec<T>, whose instantiation checks every field's
+/// codec; the entry dispatch has taken every annotation by then.
 template <class T>
 constexpr bool walked_class()
 {
-    if constexpr (std::is_class_v<T> && requires { codec<T>::walks_fields; })
-        return codec<T>::walks_fields;
+    if constexpr (std::is_class_v<T>)
+        return bitrep::detail::route_for<T>() == bitrep::detail::class_route::reflected;
     else
         return false;
 }
@@ -207,6 +209,23 @@ inline constexpr field_entry annotation_entry_v = [] {
     return e;
 }();
 
+/// Whether T's entry is its compiled codec (a class with a hook, or a type
+/// bitrep refuses): none of the kinds make_entry tells apart.
+template <class T>
+constexpr bool by_codec()
+{
+    if constexpr (std::is_arithmetic_v<T>)
+        return false;
+    else if constexpr (std::is_enum_v<T>)
+        return !reflect::described_enum<T>;
+    else
+        return !(is_ranged<T>::value || is_quantized<T>::value || is_quat<T>::value || is_bounded_string<T>::value ||
+                 is_bounded_vector<T>::value || is_bit_vector<T>::value || is_bitset<T>::value ||
+                 is_std_array<T>::value || is_optional<T>::value || is_variant<T>::value ||
+                 bitrep::detail::keyed_container<T> || is_delta_small<T>::value || is_flagged<T>::value ||
+                 bitrep::detail::proxied<T> || is_entity_array<T>::value || tabled_class<T>());
+}
+
 /// How a table reaches the members of a class it walks: reflection's
 /// fields, or a std::pair's or std::tuple's members, which are fields named
 /// by position (`#0`, `#1`, as the codec names them).
@@ -216,6 +235,10 @@ struct members {
     template <std::size_t I>
     static constexpr const field_entry& entry() noexcept
     {
+        // A field whose type bitrep refuses names the struct and the field
+        // in the refusal, before the type's own message.
+        if constexpr (by_codec<reflect::wire_type_at<T, I>>())
+            static_assert(bitrep::detail::accept_field<T, I>());
         if constexpr (reflect::sent_as_other<T, I>)
             return annotation_entry_v<reflect::field_type_at<T, I>, reflect::wire_type_at<T, I>>;
         else
@@ -489,6 +512,22 @@ constexpr field_entry make_entry()
 
 template <class T>
 void compute_offsets() noexcept;
+
+/// Whether T's fields are all its members: not a described class whose
+/// description may leave some out (members it does not list are never read,
+/// so an all-or-nothing read must start from a copy).
+template <class T>
+constexpr bool lists_every_member()
+{
+    if constexpr (reflect::described<T> && !bitrep::detail::std_tuple<T>) {
+        if constexpr (std::is_aggregate_v<T> && boost::mp11::mp_empty<reflect::detail::bases_of<T>>::value)
+            return reflect::detail::aggregate_size<T> == reflect::field_count<T>;
+        else
+            return false;
+    } else {
+        return true;
+    }
+}
 } // namespace detail
 
 template <class T>
@@ -505,7 +544,7 @@ struct table_of {
     static inline std::atomic<bool> ready{false};
     static constexpr type_table table{reflect::type_name<T>(), fields.data(), ids.data(),
                                       static_cast<std::uint32_t>(count), offsets, &ready,
-                                      &detail::compute_offsets<T>};
+                                      &detail::compute_offsets<T>, detail::lists_every_member<T>()};
 };
 
 namespace detail {
@@ -543,20 +582,139 @@ template <class T>
 inline constexpr root root_v{detail::checked_entry<T>(), detail::program_storage<T>::rooms};
 
 namespace detail {
+/// Whether a read of the whole value writes all of it: no transient field, no
+/// hook (which may skip some), no member a description leaves out.
+constexpr bool carries_every_field(const field_entry& e) noexcept
+{
+    if (e.flag == static_cast<std::uint8_t>(field_flag::transient))
+        return false;
+    switch (e.kind) {
+    case kind::codec: return false;
+    case kind::structure:
+        if (!e.nested->complete)
+            return false;
+        for (std::uint32_t i = 0; i < e.nested->count; ++i)
+            if (!carries_every_field(e.nested->fields[i]))
+                return false;
+        return true;
+    case kind::vector:
+    case kind::array:
+    case kind::optional:
+    case kind::proxy: return carries_every_field(*e.element);
+    case kind::variant:
+        for (std::uint64_t i = 0; i < e.span; ++i)
+            if (!carries_every_field(e.element[i]))
+                return false;
+        return true;
+    default: return true; // a map's entries are made anew; leaves are written whole
+    }
+}
+
+template <class T>
+void* make_object()
+{
+    return new T();
+}
+template <class T>
+void destroy_object(void* object) noexcept
+{
+    delete static_cast<T*>(object);
+}
+template <class T>
+void assign_object(void* to, const void* from)
+{
+    *static_cast<T*>(to) = *static_cast<const T*>(from);
+}
+/// A swap exchanges pointers for containers; for a flat T (an array of
+/// plain structs) it would copy three times what one assignment copies once.
+template <class T>
+void exchange_objects(void* out, void* working)
+{
+    if constexpr (std::is_trivially_copyable_v<T>) {
+        *static_cast<T*>(out) = *static_cast<const T*>(working);
+    } else {
+        using std::swap;
+        swap(*static_cast<T*>(out), *static_cast<T*>(working));
+    }
+}
+
+template <class T>
+inline constexpr bool reads_every_field = carries_every_field(entry_v<T>) && std::is_default_constructible_v<T>;
+
+/// Whether from_bytes decodes T into a working object the library keeps
+/// (else into a copy of the destination on the stack, in the header): a
+/// flat T has no capacity to reuse, and one with no default constructor
+/// cannot be made.
+template <class T>
+inline constexpr bool kept_working = !std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T>;
+
+/// (if constexpr: a function whose address is not taken is not compiled.)
+template <class T>
+constexpr auto assign_for() noexcept
+{
+    if constexpr (reads_every_field<T>)
+        return static_cast<void (*)(void*, const void*)>(nullptr);
+    else
+        return &assign_object<T>;
+}
+
+template <class T>
+inline constexpr object_ops object_ops_v{&make_object<T>, &destroy_object<T>, assign_for<T>(), &exchange_objects<T>};
+
+} // namespace detail
+
+/// T as to_bytes, from_bytes, bit_size and decoder<T> hand it to the engine
+/// (and, to decode into a working object, detail::object_ops_v<T>).
+template <class T>
+inline constexpr value_type value_type_v{root_v<T>, reflect::type_name<T>(), detail::reads_every_field<T>};
+
+namespace detail {
+/// The addresses of object's fields, in table order, all at once: one tie
+/// (or one pass over a description's member pointers) per type, so that a
+/// type's offsets instantiate one function rather than an accessor chain per
+/// field.
+template <class T>
+void field_addresses(T& object, const void** out) noexcept
+{
+    if constexpr (reflect::described<T> && !bitrep::detail::std_tuple<T>) {
+        using bases = reflect::detail::bases_of<T>;
+        constexpr std::size_t base_count = boost::mp11::mp_size<bases>::value;
+        [&]<class... B>(boost::mp11::mp_list<B...>) {
+            std::size_t i = 0;
+            ((out[i++] = &static_cast<typename B::type&>(object)), ...);
+        }(bases{});
+        [&]<class... M>(boost::mp11::mp_list<M...>) {
+            std::size_t i = base_count;
+            ((out[i++] = &(object.*M::pointer)), ...);
+        }(reflect::detail::members_of<T>{});
+#if BITREP_COUNT_AGGREGATE_FIELDS
+    } else if constexpr (reflect::aggregate<T> && !bitrep::detail::std_tuple<T>) {
+        namespace tied = boost::pfr::detail::sequence_tuple;
+        auto fields = reflect::detail::aggregate_tie(object);
+        [&]<std::size_t... I, class... F>(tied::tuple_base<std::index_sequence<I...>, F...>& tie) {
+            ((out[I] = &static_cast<tied::base_from_member<I, F>&>(tie).value), ...);
+        }(fields);
+#endif
+    } else {
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ((out[I] = &members<T>::template at<I>(object)), ...);
+        }(std::make_index_sequence<members<T>::count>{});
+    }
+}
+
 /// Where each field of T lies: taken from an object's storage that is never
 /// constructed (only member addresses are formed), once per program.
 template <class T>
 void compute_offsets() noexcept
 {
     alignas(T) unsigned char storage[sizeof(T)];
-    T& object = *reinterpret_cast<T*>(storage);
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-        (table_of<T>::offsets[I].store(static_cast<std::uint32_t>(
-                                           reinterpret_cast<const unsigned char*>(&members<T>::template at<I>(object)) -
-                                           storage),
-                                       std::memory_order_relaxed),
-         ...);
-    }(std::make_index_sequence<table_of<T>::count>{});
+    constexpr std::size_t count = table_of<T>::count;
+    const void* addresses[count == 0 ? 1 : count];
+    field_addresses(*reinterpret_cast<T*>(storage), addresses);
+    for (std::size_t i = 0; i < count; ++i)
+        table_of<T>::offsets[i].store(
+            static_cast<std::uint32_t>(static_cast<const unsigned char*>(addresses[i]) - storage),
+            std::memory_order_relaxed);
     table_of<T>::ready.store(true, std::memory_order_release);
 }
 } // namespace detail

@@ -6,9 +6,12 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include <bitrep/reflect.hpp>
+#include <bitrep/status.hpp>
 #include <bitrep/wire/quantize.hpp>
 #include <bitrep/wire/stream.hpp>
 
@@ -196,6 +199,9 @@ struct type_table {
     std::atomic<std::uint32_t>* offsets = nullptr;
     std::atomic<bool>* ready = nullptr;
     void (*compute_offsets)() noexcept = nullptr;
+    /// Every member is a field (a description lists them all): a read
+    /// leaves none of the object as it was.
+    bool complete = true;
 };
 
 /// Room for one program the engine compiles from an entry on first use:
@@ -227,5 +233,41 @@ inline constexpr std::uint8_t max_depth = 32;
 bool write(write_stream& stream, const root& value_type, const void* object);
 bool read(read_stream& stream, const root& value_type, void* object);
 bool measure(measure_stream& stream, const root& value_type, const void* object);
+
+/// What from_bytes does with a T it does not know: the working object it
+/// keeps per thread and type, made, exchanged with the caller's and
+/// destroyed through these (one constant per type, so that the header
+/// compiles no decoding code per type).
+struct object_ops {
+    void* (*make)();                            // a new default-made T
+    void (*destroy)(void* object) noexcept;     // deletes what make made
+    void (*assign)(void* to, const void* from); // to = from; nullptr when a read writes every field
+    void (*exchange)(void* out, void* working); // out gets the decoded value (swap, or copy if flat)
+};
+
+/// A whole value's type as to_bytes / from_bytes / bit_size / decoder take
+/// it: its root and its name for error paths.
+struct value_type {
+    engine::root root;
+    std::string_view name;
+    /// A read writes every field (nothing is transient, no hook, every
+    /// member described), so the working object need not start as a copy.
+    bool reads_every_field = false;
+};
+
+// The entry points of bytes.hpp, compiled once (src/engine/bytes.cpp).
+std::size_t bit_size(const value_type& type, const void* object);
+status to_bytes(const value_type& type, const void* object, std::span<std::uint8_t> buffer,
+                std::size_t& bytes_written);
+status to_bytes(const value_type& type, const void* object, std::vector<std::uint8_t>& out);
+/// Reads a whole encoding into target in place (not all or nothing) and
+/// refuses whole bytes left after the value.
+status decode_in_place(const value_type& type, std::span<const std::uint8_t> bytes, void* target);
+/// Decodes into working (a copy of out first, unless a read writes every
+/// field) and gives out the result on success.
+status decode_and_exchange(const value_type& type, const object_ops& ops, std::span<const std::uint8_t> bytes,
+                           void* working, void* out);
+/// decode_and_exchange with the thread's working object for the type.
+status from_bytes(const value_type& type, const object_ops& ops, std::span<const std::uint8_t> bytes, void* out);
 
 } // namespace bitrep::engine
