@@ -311,7 +311,10 @@ status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
 template <class T>
 status from_bytes(std::span<const std::uint8_t> bytes, T& out)
 {
-    return detail::from_bytes_by<detail::path_of<T>>(bytes, out);
+    if constexpr (detail::path_of<T> == detail::codec_path::engine && engine::detail::kept_working<T>)
+        return engine::from_bytes(engine::value_type_v<T>, engine::detail::object_ops_v<T>, bytes, &out);
+    else
+        return detail::from_bytes_by<detail::path_of<T>>(bytes, out);
 }
 
 

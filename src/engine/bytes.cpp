@@ -2,12 +2,17 @@
 // compiled once: the header's templates only pass a type's constant
 // value_type and the object, so a file using many types compiles none of
 // this per type (bench/compile_time).
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
+#include <bitrep/annotations/field_flags.hpp>
 #include <bitrep/engine/table.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/stream.hpp>
@@ -71,6 +76,64 @@ status decode_in_place(const value_type& type, std::span<const std::uint8_t> byt
     return {};
 }
 
+namespace {
+
+void exchange_part(const field_entry& e, unsigned char* a, unsigned char* b, std::size_t extent) noexcept;
+
+/// Where field i of a struct (at `offsets`) ends at the latest: where the
+/// next field in memory starts, or `limit`. A field's size may reach past
+/// that: a base's or a [[no_unique_address]] member's tail padding may hold
+/// the next member, which must not be exchanged twice.
+std::size_t field_end(const type_table& table, std::uint32_t i, std::size_t limit) noexcept
+{
+    const std::uint32_t at = table.offsets[i].load(std::memory_order_relaxed);
+    std::size_t end = limit;
+    for (std::uint32_t j = 0; j < table.count; ++j) {
+        const std::uint32_t other = table.offsets[j].load(std::memory_order_relaxed);
+        if (table.fields[j].object_size != 0 && other > at && other < end)
+            end = other;
+    }
+    return end;
+}
+
+/// Exchanges the fields of two objects of a struct, whose parts lie in the
+/// first `limit` bytes.
+void exchange_fields(const type_table& table, unsigned char* a, unsigned char* b, std::size_t limit) noexcept
+{
+    if (!table.ready->load(std::memory_order_acquire)) [[unlikely]]
+        table.compute_offsets();
+    for (std::uint32_t i = 0; i < table.count; ++i) {
+        const std::uint32_t at = table.offsets[i].load(std::memory_order_relaxed);
+        exchange_part(table.fields[i], a + at, b + at, field_end(table, i, limit) - at);
+    }
+}
+
+/// Exchanges two objects of the type `e` describes (exchanged_by_parts),
+/// of which the first `extent` bytes are theirs.
+void exchange_part(const field_entry& e, unsigned char* a, unsigned char* b, std::size_t extent) noexcept
+{
+    if (e.flag == static_cast<std::uint8_t>(field_flag::transient) || e.object_size == 0)
+        return; // a transient field is the same in both: the working object started as a copy
+    const std::size_t size = std::min<std::size_t>(e.object_size, extent);
+    if (e.trivially_copyable) {
+        unsigned char held[256];
+        for (std::size_t done = 0; done < size; done += sizeof(held)) {
+            const std::size_t n = std::min(sizeof(held), size - done);
+            std::memcpy(held, a + done, n);
+            std::memcpy(a + done, b + done, n);
+            std::memcpy(b + done, held, n);
+        }
+    } else if (e.kind == kind::string) {
+        reinterpret_cast<std::string*>(a)->swap(*reinterpret_cast<std::string*>(b));
+    } else if (e.kind == kind::vector) {
+        e.container->swap(a, b);
+    } else {
+        exchange_fields(*e.nested, a, b, size);
+    }
+}
+
+} // namespace
+
 status decode_and_exchange(const value_type& type, const object_ops& ops, std::span<const std::uint8_t> bytes,
                            void* working, void* out)
 {
@@ -82,8 +145,13 @@ status decode_and_exchange(const value_type& type, const object_ops& ops, std::s
     if (!type.reads_every_field)
         ops.assign(working, out);
     status result = decode_in_place(type, bytes, working);
-    if (result)
-        ops.exchange(out, working);
+    if (result) {
+        if (ops.exchange != nullptr)
+            ops.exchange(out, working);
+        else
+            exchange_part(*type.root.entry, static_cast<unsigned char*>(out), static_cast<unsigned char*>(working),
+                          type.root.entry->object_size);
+    }
     return result;
 }
 

@@ -38,7 +38,13 @@ void vector_resize(void* v, std::size_t size)
     bitrep::detail::resize_for_decode(*static_cast<std::vector<T>*>(v), size);
 }
 template <class T>
-inline constexpr container_access vector_access{&vector_size<T>, &vector_data<T>, &vector_resize<T>};
+void vector_swap(void* a, void* b) noexcept
+{
+    static_cast<std::vector<T>*>(a)->swap(*static_cast<std::vector<T>*>(b));
+}
+template <class T>
+inline constexpr container_access vector_access{&vector_size<T>, &vector_data<T>, &vector_resize<T>,
+                                                &vector_swap<T>};
 
 inline bool bit_test(const void* v, std::size_t i) noexcept
 {

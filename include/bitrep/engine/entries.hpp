@@ -132,6 +132,15 @@ inline constexpr auto flag_masks = [] {
 
 template <class T>
 constexpr field_entry make_entry();
+
+/// What the library needs to exchange a T's object byte by byte.
+template <class T>
+constexpr field_entry with_object(field_entry e)
+{
+    e.object_size = std::is_empty_v<T> ? 0 : static_cast<std::uint32_t>(sizeof(T));
+    e.trivially_copyable = std::is_trivially_copyable_v<T>;
+    return e;
+}
 } // namespace detail
 
 /// The entry of a field of type T.
@@ -204,10 +213,40 @@ inline constexpr proxy_access annotation_access_v{holds_as<W, F>::value ? &annot
 
 template <class F, class W>
 inline constexpr field_entry annotation_entry_v = [] {
-    field_entry e = proxy_entry(entry_v<W>, &annotation_access_v<F, W>);
+    field_entry e = with_object<F>(proxy_entry(entry_v<W>, &annotation_access_v<F, W>));
     e.flag = entry_v<W>.flag; // a scope that does not carry W leaves the field out
     return e;
 }();
+
+/// The annotations and standard types make_entry gives a kind of their own
+/// (one class to match per type, where a trait per kind instantiated one
+/// class each).
+template <class T>
+struct own_kind : std::false_type {};
+template <class Int, Int Min, Int Max>
+struct own_kind<ranged<Int, Min, Max>> : std::true_type {};
+template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
+struct own_kind<quantized<Min, Max, Resolution, Policy>> : std::true_type {};
+template <int Bits>
+struct own_kind<quat<Bits>> : std::true_type {};
+template <std::size_t N>
+struct own_kind<bounded_string<N>> : std::true_type {};
+template <class T, std::size_t N>
+struct own_kind<bounded_vector<T, N>> : std::true_type {};
+template <std::size_t N>
+struct own_kind<std::bitset<N>> : std::true_type {};
+template <class T, std::size_t N>
+struct own_kind<std::array<T, N>> : std::true_type {};
+template <class T>
+struct own_kind<std::optional<T>> : std::true_type {};
+template <class... Ts>
+struct own_kind<std::variant<Ts...>> : std::true_type {};
+template <class V, std::uint32_t MaxStep>
+struct own_kind<delta_small<V, MaxStep>> : std::true_type {};
+template <class T, field_flag Flag>
+struct own_kind<flagged<T, Flag>> : std::true_type {};
+template <class T, std::size_t N>
+struct own_kind<entity_array<T, N>> : std::true_type {};
 
 /// Whether T's entry is its compiled codec (a class with a hook, or a type
 /// bitrep refuses): none of the kinds make_entry tells apart.
@@ -218,12 +257,12 @@ constexpr bool by_codec()
         return false;
     else if constexpr (std::is_enum_v<T>)
         return !reflect::described_enum<T>;
+    else if constexpr (own_kind<T>::value)
+        return false;
+    else if constexpr (bitrep::detail::keyed_container<T> || bitrep::detail::proxied<T>)
+        return false;
     else
-        return !(is_ranged<T>::value || is_quantized<T>::value || is_quat<T>::value || is_bounded_string<T>::value ||
-                 is_bounded_vector<T>::value || is_bit_vector<T>::value || is_bitset<T>::value ||
-                 is_std_array<T>::value || is_optional<T>::value || is_variant<T>::value ||
-                 bitrep::detail::keyed_container<T> || is_delta_small<T>::value || is_flagged<T>::value ||
-                 bitrep::detail::proxied<T> || is_entity_array<T>::value || tabled_class<T>());
+        return !tabled_class<T>();
 }
 
 /// How a table reaches the members of a class it walks: reflection's
@@ -248,6 +287,51 @@ struct members {
     static constexpr reflect::field_id id() noexcept
     {
         return reflect::field_id_at<T, I>();
+    }
+    template <std::size_t I>
+    static auto& at(T& object) noexcept
+    {
+        return reflect::field_at<I>(object);
+    }
+};
+/// The types of an aggregate's fields, read off the type of its tie (no
+/// accessor instantiated per field).
+template <class Tie>
+struct tied_types;
+template <template <class...> class Tuple, class... F>
+struct tied_types<Tuple<F...>> {
+    using type = boost::mp11::mp_list<std::remove_cvref_t<F>...>;
+};
+template <class T>
+using aggregate_field_types = typename tied_types<decltype(reflect::detail::aggregate_tie(std::declval<T&>()))>::type;
+
+/// Field I (of type F) of T: its entry, after the check that names the
+/// struct and the field when bitrep refuses F.
+template <class T, std::size_t I, class F>
+constexpr const field_entry& checked_field_entry() noexcept
+{
+    if constexpr (by_codec<F>())
+        static_assert(bitrep::detail::accept_field<T, I>());
+    return entry_v<F>;
+}
+
+/// A plain aggregate (no description, no annotation from outside): every
+/// field sent as its own type, named by position.
+template <class T>
+    requires(reflect::aggregate<T> && !reflect::annotated_outside<T> && !bitrep::detail::std_tuple<T>)
+struct members<T> {
+    static constexpr std::size_t count = reflect::field_count<T>;
+    static constexpr auto all_entries()
+    {
+        return []<class... F, std::size_t... I>(boost::mp11::mp_list<F...>, std::index_sequence<I...>) {
+            return std::array<field_entry, count>{checked_field_entry<T, I, F>()...};
+        }(aggregate_field_types<T>{}, std::make_index_sequence<count>{});
+    }
+    static constexpr auto all_ids()
+    {
+        return []<std::size_t... I>(std::index_sequence<I...>) {
+            return std::array<reflect::field_id, count>{reflect::detail::position_id<I>...};
+        }(std::make_index_sequence<count>{});
     }
     template <std::size_t I>
     static auto& at(T& object) noexcept
@@ -338,14 +422,14 @@ constexpr field_entry structure_entry()
     field_entry e;
     e.kind = kind::structure;
     e.nested = &table_v<T>;
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-        using m = members<T>;
-        ((e.min_bits += m::template entry<I>().min_bits), ...);
-        ((e.max_bits = bitrep::detail::add_bits(e.max_bits, m::template entry<I>().max_bits)), ...);
-        ((e.depth = std::max(e.depth, m::template entry<I>().depth)), ...);
-        e.instructions = (0 + ... + m::template entry<I>().instructions);
-        e.nodes = (0 + ... + (1 + m::template entry<I>().nodes));
-    }(std::make_index_sequence<members<T>::count>{});
+    e.instructions = 0;
+    for (const field_entry& field : table_of<T>::fields) {
+        e.min_bits += field.min_bits;
+        e.max_bits = bitrep::detail::add_bits(e.max_bits, field.max_bits);
+        e.depth = std::max(e.depth, field.depth);
+        e.instructions += field.instructions;
+        e.nodes += 1 + field.nodes;
+    }
     return e;
 }
 
@@ -507,7 +591,7 @@ constexpr field_entry composite_entry()
 template <class T>
 constexpr field_entry make_entry()
 {
-    return number_entry<T>();
+    return with_object<T>(number_entry<T>());
 }
 
 template <class T>
@@ -530,16 +614,35 @@ constexpr bool lists_every_member()
 }
 } // namespace detail
 
+namespace detail {
+template <class M>
+constexpr auto entries_of()
+{
+    if constexpr (requires { M::all_entries(); })
+        return M::all_entries();
+    else
+        return []<std::size_t... I>(std::index_sequence<I...>) {
+            return std::array<field_entry, M::count>{M::template entry<I>()...};
+        }(std::make_index_sequence<M::count>{});
+}
+template <class M>
+constexpr auto ids_of()
+{
+    if constexpr (requires { M::all_ids(); })
+        return M::all_ids();
+    else
+        return []<std::size_t... I>(std::index_sequence<I...>) {
+            return std::array<reflect::field_id, M::count>{M::template id<I>()...};
+        }(std::make_index_sequence<M::count>{});
+}
+} // namespace detail
+
 template <class T>
 struct table_of {
     using members = detail::members<T>;
     static constexpr std::size_t count = members::count;
-    static constexpr auto fields = []<std::size_t... I>(std::index_sequence<I...>) {
-        return std::array<field_entry, count>{members::template entry<I>()...};
-    }(std::make_index_sequence<count>{});
-    static constexpr auto ids = []<std::size_t... I>(std::index_sequence<I...>) {
-        return std::array<reflect::field_id, count>{members::template id<I>()...};
-    }(std::make_index_sequence<count>{});
+    static constexpr auto fields = detail::entries_of<members>();
+    static constexpr auto ids = detail::ids_of<members>();
     static inline std::atomic<std::uint32_t> offsets[count == 0 ? 1 : count]{};
     static inline std::atomic<bool> ready{false};
     static constexpr type_table table{reflect::type_name<T>(), fields.data(), ids.data(),
@@ -610,6 +713,27 @@ constexpr bool carries_every_field(const field_entry& e) noexcept
     }
 }
 
+/// Whether the library can exchange two objects part by part from their
+/// entries (exchange_parts): bytes, strings and vectors, in structs whose
+/// every member is a field.
+constexpr bool exchanged_by_parts(const field_entry& e) noexcept
+{
+    if (e.flag == static_cast<std::uint8_t>(field_flag::transient) || e.object_size == 0 || e.trivially_copyable)
+        return true;
+    switch (e.kind) {
+    case kind::string: return true;
+    case kind::vector: return e.container->swap != nullptr;
+    case kind::structure:
+        if (!e.nested->complete)
+            return false;
+        for (std::uint32_t i = 0; i < e.nested->count; ++i)
+            if (!exchanged_by_parts(e.nested->fields[i]))
+                return false;
+        return true;
+    default: return false;
+    }
+}
+
 template <class T>
 void* make_object()
 {
@@ -659,7 +783,16 @@ constexpr auto assign_for() noexcept
 }
 
 template <class T>
-inline constexpr object_ops object_ops_v{&make_object<T>, &destroy_object<T>, assign_for<T>(), &exchange_objects<T>};
+constexpr auto exchange_for() noexcept
+{
+    if constexpr (exchanged_by_parts(entry_v<T>))
+        return static_cast<void (*)(void*, void*)>(nullptr);
+    else
+        return &exchange_objects<T>;
+}
+
+template <class T>
+inline constexpr object_ops object_ops_v{&make_object<T>, &destroy_object<T>, assign_for<T>(), exchange_for<T>()};
 
 } // namespace detail
 

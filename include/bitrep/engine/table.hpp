@@ -51,6 +51,9 @@ struct container_access {
     void* (*data)(void* container) noexcept;
     /// resize_for_decode: a count the reader has already bounded.
     void (*resize)(void* container, std::size_t size);
+    /// Exchanges two containers' elements (from_bytes hands a decoded value
+    /// over by exchanging its parts).
+    void (*swap)(void* a, void* b) noexcept;
 };
 
 /// A bounded_vector<bool>'s std::vector<bool>, whose elements are bits, not
@@ -185,6 +188,10 @@ struct field_entry {
     /// and the most (the standard's measure rule: 7 bits per alignment).
     std::size_t min_bits = 0;
     std::size_t max_bits = 0;
+    /// The C++ object's size (0 for an empty class, which holds nothing),
+    /// and whether it is trivially copyable: exchanged byte by byte.
+    std::uint32_t object_size = 0;
+    bool trivially_copyable = false;
 };
 
 /// A reflected class (or a std::pair, a std::tuple): its fields in
@@ -242,7 +249,9 @@ struct object_ops {
     void* (*make)();                            // a new default-made T
     void (*destroy)(void* object) noexcept;     // deletes what make made
     void (*assign)(void* to, const void* from); // to = from; nullptr when a read writes every field
-    void (*exchange)(void* out, void* working); // out gets the decoded value (swap, or copy if flat)
+    /// out gets the decoded value (a swap); nullptr when the library
+    /// exchanges the parts the type's entries describe (exchange_parts).
+    void (*exchange)(void* out, void* working);
 };
 
 /// A whole value's type as to_bytes / from_bytes / bit_size / decoder take
