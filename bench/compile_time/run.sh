@@ -17,6 +17,8 @@
 #                   compiler)
 #   KEEP=1          keep the build directory (its path is printed)
 #   SIDES="bitrep hand extern tables"  the sides to time (the others print -)
+#   CLOCK=wall      wall: elapsed seconds; cpu: user + system seconds (steadier
+#                   on a machine running other jobs)
 #
 # Compiles run one at a time (no parallelism) so that timings are not disturbed.
 set -euo pipefail
@@ -29,6 +31,8 @@ extra_flags="${EXTRA_FLAGS:-}"
 compilers="${COMPILERS:-g++ clang++}"
 opts="${OPTS:--O0 -O2}"
 sides=" ${SIDES:-bitrep hand extern tables} "
+clock_cpu=0
+[ "${CLOCK:-wall}" = cpu ] && clock_cpu=1
 sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(1 20 100)
 
@@ -68,11 +72,14 @@ measure() {
     shift
     local err="$build/stderr.txt"
     if [ "$have_time" = 1 ]; then
-        if ! /usr/bin/time -f "%e %M" -o "$out" "$@" 2>"$err"; then
+        if ! /usr/bin/time -f "%e %M %U %S" -o "$out.raw" "$@" 2>"$err"; then
             echo "compile failed: $*" >&2
             cat "$err" >&2
             exit 1
         fi
+        # CLOCK=cpu: user + system time, which other jobs on the machine
+        # disturb less than the wall clock.
+        awk -v cpu="$clock_cpu" '{ if (cpu) printf "%.2f %s\n", $3 + $4, $2; else print $1, $2 }' "$out.raw" >"$out"
     else
         local TIMEFORMAT=%R status=0
         { time "$@" 2>"$err"; } 2>"$out.t" || status=$?
@@ -110,7 +117,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b > 0) printf "%.1f",
 mb() { [ "$1" = "-" ] && echo "-" || awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 
 # Header: what is measured.
-echo "bitrep compile-time benchmark: REPEAT=$repeat (median), compile only (-c)"
+echo "bitrep compile-time benchmark: REPEAT=$repeat (median), compile only (-c), ${CLOCK:-wall} seconds"
 echo "include: $include_dir"
 if git -C "$include_dir" rev-parse --short HEAD >/dev/null 2>&1; then
     dirty=""

@@ -102,22 +102,33 @@ status to_bytes_by(const T& value, std::span<std::uint8_t> buffer, std::size_t& 
 }
 } // namespace detail
 
+// The entry points below are forced inline even at -O0: on the engine's path
+// each is one call into the library, and a file using many types would
+// otherwise emit a copy of each per type.
+
 /// Exactly the number of bits to_bytes writes for this value (its byte count
 /// is the ceiling over 8). Unlike measure_stream::bits() it counts the real
 /// alignment padding from an aligned start instead of the standard's 7.
 template <class T>
-std::size_t bit_size(const T& value)
+[[gnu::always_inline]] inline std::size_t bit_size(const T& value)
 {
-    return detail::bit_size_by<detail::path_of<T>>(value);
+    if constexpr (detail::path_of<T> == detail::codec_path::engine)
+        return engine::bit_size(engine::value_type_v<T>, &value);
+    else
+        return detail::bit_size_by<detail::path_of<T>>(value);
 }
 
 /// Encodes every field that is not transient into a caller buffer. Never
 /// allocates on success; buffer_too_small when it does not fit, and
 /// value_out_of_range (naming the field) for a value outside its annotation.
 template <class T>
-status to_bytes(const T& value, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
+[[gnu::always_inline]] inline status to_bytes(const T& value, std::span<std::uint8_t> buffer,
+                                              std::size_t& bytes_written)
 {
-    return detail::to_bytes_by<detail::path_of<T>>(value, buffer, bytes_written);
+    if constexpr (detail::path_of<T> == detail::codec_path::engine)
+        return engine::to_bytes(engine::value_type_v<T>, &value, buffer, bytes_written);
+    else
+        return detail::to_bytes_by<detail::path_of<T>>(value, buffer, bytes_written);
 }
 
 namespace detail {
@@ -156,7 +167,7 @@ status append_encoding(const T& value, std::vector<std::uint8_t>& out, std::size
 
 /// Encodes into out, replacing its contents (out is empty on failure).
 template <class T>
-status to_bytes(const T& value, std::vector<std::uint8_t>& out)
+[[gnu::always_inline]] inline status to_bytes(const T& value, std::vector<std::uint8_t>& out)
 {
     if constexpr (detail::path_of<T> == detail::codec_path::engine) {
         return engine::to_bytes(engine::value_type_v<T>, &value, out);
@@ -309,7 +320,7 @@ status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
 /// 1.3-1.4x the time of a hand-written decoder that reads straight into the
 /// caller's object; the working object, 0.74-0.80x; docs/benchmarks.md.)
 template <class T>
-status from_bytes(std::span<const std::uint8_t> bytes, T& out)
+[[gnu::always_inline]] inline status from_bytes(std::span<const std::uint8_t> bytes, T& out)
 {
     if constexpr (detail::path_of<T> == detail::codec_path::engine && engine::detail::kept_working<T>)
         return engine::from_bytes(engine::value_type_v<T>, engine::detail::object_ops_v<T>, bytes, &out);

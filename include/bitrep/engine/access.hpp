@@ -15,7 +15,6 @@
 
 #include <bitrep/annotations/entity_array.hpp>
 #include <bitrep/detail/proxy_traits.hpp>
-#include <bitrep/detail/resize.hpp>
 #include <bitrep/engine/in_place.hpp>
 #include <bitrep/engine/table.hpp>
 #include <bitrep/serialize.hpp>
@@ -32,10 +31,14 @@ void* vector_data(void* v) noexcept
 {
     return static_cast<std::vector<T>*>(v)->data();
 }
+/// Out of line already (the engine calls it through a pointer), so it
+/// resizes itself rather than through resize_for_decode's out-of-line call.
 template <class T>
 void vector_resize(void* v, std::size_t size)
 {
-    bitrep::detail::resize_for_decode(*static_cast<std::vector<T>*>(v), size);
+    auto& vector = *static_cast<std::vector<T>*>(v);
+    if (vector.size() != size)
+        vector.resize(size);
 }
 template <class T>
 void vector_swap(void* a, void* b) noexcept

@@ -807,7 +807,7 @@ namespace detail {
 /// type's offsets instantiate one function rather than an accessor chain per
 /// field.
 template <class T>
-void field_addresses(T& object, const void** out) noexcept
+[[gnu::always_inline]] inline void field_addresses(T& object, const void** out) noexcept
 {
     if constexpr (reflect::described<T> && !bitrep::detail::std_tuple<T>) {
         using bases = reflect::detail::bases_of<T>;
