@@ -68,43 +68,51 @@ BITREP_ALWAYS_INLINE bool read_value(Stream& stream, T& value)
         return bitrep::serialize(stream, value);
 }
 
+// On the engine's path each entry point is one call into the library,
+// forced inline even at -O0: a file using many types would otherwise emit a
+// copy of each per type. The inlined path's forms are as they always were.
+
 template <codec_path Path, class T>
+    requires(Path == codec_path::engine)
+[[gnu::always_inline]] inline std::size_t bit_size_by(const T& value)
+{
+    return engine::bit_size(engine::value_type_v<T>, &value);
+}
+
+template <codec_path Path, class T>
+    requires(Path == codec_path::inlined)
 std::size_t bit_size_by(const T& value)
 {
-    if constexpr (Path == codec_path::engine) {
-        return engine::bit_size(engine::value_type_v<T>, &value);
-    } else {
-        failure_record failure;
-        measure_stream stream(failure);
-        // Measuring checks no value, so only a hook that refuses can stop it;
-        // the count then ends where it refused, and to_bytes reports that
-        // refusal.
-        static_cast<void>(write_value<Path>(stream, value));
-        return stream.exact_bits();
-    }
+    failure_record failure;
+    measure_stream stream(failure);
+    // Measuring checks no value, so only a hook that refuses can stop it; the
+    // count then ends where it refused, and to_bytes reports that refusal.
+    static_cast<void>(write_value<Path>(stream, value));
+    return stream.exact_bits();
 }
 
 template <codec_path Path, class T>
+    requires(Path == codec_path::engine)
+[[gnu::always_inline]] inline status to_bytes_by(const T& value, std::span<std::uint8_t> buffer,
+                                                 std::size_t& bytes_written)
+{
+    return engine::to_bytes(engine::value_type_v<T>, &value, buffer, bytes_written);
+}
+
+template <codec_path Path, class T>
+    requires(Path == codec_path::inlined)
 status to_bytes_by(const T& value, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
 {
-    if constexpr (Path == codec_path::engine) {
-        return engine::to_bytes(engine::value_type_v<T>, &value, buffer, bytes_written);
-    } else {
-        failure_record failure;
-        write_stream stream(buffer, failure);
-        if (!write_value<Path>(stream, value)) [[unlikely]] {
-            bytes_written = 0;
-            return stream.failure_status(reflect::type_name<T>());
-        }
-        bytes_written = stream.flush();
-        return {};
+    failure_record failure;
+    write_stream stream(buffer, failure);
+    if (!write_value<Path>(stream, value)) [[unlikely]] {
+        bytes_written = 0;
+        return stream.failure_status(reflect::type_name<T>());
     }
+    bytes_written = stream.flush();
+    return {};
 }
 } // namespace detail
-
-// The entry points below are forced inline even at -O0: on the engine's path
-// each is one call into the library, and a file using many types would
-// otherwise emit a copy of each per type.
 
 /// Exactly the number of bits to_bytes writes for this value (its byte count
 /// is the ceiling over 8). Unlike measure_stream::bits() it counts the real
@@ -112,10 +120,7 @@ status to_bytes_by(const T& value, std::span<std::uint8_t> buffer, std::size_t& 
 template <class T>
 [[gnu::always_inline]] inline std::size_t bit_size(const T& value)
 {
-    if constexpr (detail::path_of<T> == detail::codec_path::engine)
-        return engine::bit_size(engine::value_type_v<T>, &value);
-    else
-        return detail::bit_size_by<detail::path_of<T>>(value);
+    return detail::bit_size_by<detail::path_of<T>>(value);
 }
 
 /// Encodes every field that is not transient into a caller buffer. Never
@@ -125,10 +130,7 @@ template <class T>
 [[gnu::always_inline]] inline status to_bytes(const T& value, std::span<std::uint8_t> buffer,
                                               std::size_t& bytes_written)
 {
-    if constexpr (detail::path_of<T> == detail::codec_path::engine)
-        return engine::to_bytes(engine::value_type_v<T>, &value, buffer, bytes_written);
-    else
-        return detail::to_bytes_by<detail::path_of<T>>(value, buffer, bytes_written);
+    return detail::to_bytes_by<detail::path_of<T>>(value, buffer, bytes_written);
 }
 
 namespace detail {
@@ -271,6 +273,22 @@ BITREP_ALWAYS_INLINE status decode_and_exchange(std::span<const std::uint8_t> by
 }
 
 template <codec_path Path, class T>
+    requires(Path == codec_path::engine)
+[[gnu::always_inline]] inline status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
+{
+    if constexpr (engine::detail::kept_working<T>) {
+        return engine::from_bytes(engine::value_type_v<T>, engine::detail::object_ops_v<T>, bytes, &out);
+    } else {
+        T decoded(out);
+        status result = engine::decode_in_place(engine::value_type_v<T>, bytes, &decoded);
+        if (result)
+            out = std::move(decoded);
+        return result;
+    }
+}
+
+template <codec_path Path, class T>
+    requires(Path == codec_path::inlined)
 status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
 {
     if constexpr (std::is_trivially_copyable_v<T> || !std::is_default_constructible_v<T>) {
@@ -279,8 +297,6 @@ status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
         if (result)
             out = std::move(decoded);
         return result;
-    } else if constexpr (Path == codec_path::engine) {
-        return engine::from_bytes(engine::value_type_v<T>, engine::detail::object_ops_v<T>, bytes, &out);
     } else {
         // Taken out of the thread's slot while in use, so that a nested call
         // for the same T finds the slot empty rather than a half-written
@@ -322,10 +338,7 @@ status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
 template <class T>
 [[gnu::always_inline]] inline status from_bytes(std::span<const std::uint8_t> bytes, T& out)
 {
-    if constexpr (detail::path_of<T> == detail::codec_path::engine && engine::detail::kept_working<T>)
-        return engine::from_bytes(engine::value_type_v<T>, engine::detail::object_ops_v<T>, bytes, &out);
-    else
-        return detail::from_bytes_by<detail::path_of<T>>(bytes, out);
+    return detail::from_bytes_by<detail::path_of<T>>(bytes, out);
 }
 
 
