@@ -68,9 +68,10 @@ BITREP_ALWAYS_INLINE bool read_value(Stream& stream, T& value)
         return bitrep::serialize(stream, value);
 }
 
-// On the engine's path each entry point is one call into the library,
-// forced inline even at -O0: a file using many types would otherwise emit a
-// copy of each per type. The inlined path's forms are as they always were.
+// On the engine's path each *_by form is one call into the library, forced
+// inline even at -O0 into the entry point, which stays a function of its own
+// (BITREP_EXTERN declares it); the inlined path's forms are as they always
+// were.
 
 template <codec_path Path, class T>
     requires(Path == codec_path::engine)
@@ -118,7 +119,7 @@ status to_bytes_by(const T& value, std::span<std::uint8_t> buffer, std::size_t& 
 /// is the ceiling over 8). Unlike measure_stream::bits() it counts the real
 /// alignment padding from an aligned start instead of the standard's 7.
 template <class T>
-[[gnu::always_inline]] inline std::size_t bit_size(const T& value)
+std::size_t bit_size(const T& value)
 {
     return detail::bit_size_by<detail::path_of<T>>(value);
 }
@@ -127,8 +128,7 @@ template <class T>
 /// allocates on success; buffer_too_small when it does not fit, and
 /// value_out_of_range (naming the field) for a value outside its annotation.
 template <class T>
-[[gnu::always_inline]] inline status to_bytes(const T& value, std::span<std::uint8_t> buffer,
-                                              std::size_t& bytes_written)
+status to_bytes(const T& value, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
 {
     return detail::to_bytes_by<detail::path_of<T>>(value, buffer, bytes_written);
 }
@@ -169,7 +169,7 @@ status append_encoding(const T& value, std::vector<std::uint8_t>& out, std::size
 
 /// Encodes into out, replacing its contents (out is empty on failure).
 template <class T>
-[[gnu::always_inline]] inline status to_bytes(const T& value, std::vector<std::uint8_t>& out)
+status to_bytes(const T& value, std::vector<std::uint8_t>& out)
 {
     if constexpr (detail::path_of<T> == detail::codec_path::engine) {
         return engine::to_bytes(engine::value_type_v<T>, &value, out);
@@ -336,7 +336,7 @@ status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
 /// 1.3-1.4x the time of a hand-written decoder that reads straight into the
 /// caller's object; the working object, 0.74-0.80x; docs/benchmarks.md.)
 template <class T>
-[[gnu::always_inline]] inline status from_bytes(std::span<const std::uint8_t> bytes, T& out)
+status from_bytes(std::span<const std::uint8_t> bytes, T& out)
 {
     return detail::from_bytes_by<detail::path_of<T>>(bytes, out);
 }

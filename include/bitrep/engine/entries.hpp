@@ -7,7 +7,6 @@
 #include <array>
 #include <atomic>
 #include <bitset>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -23,12 +22,12 @@
 #include <bitrep/annotations/bounded_string.hpp>
 #include <bitrep/annotations/bounded_vector.hpp>
 #include <bitrep/annotations/delta_small.hpp>
-#include <bitrep/annotations/duration.hpp>
 #include <bitrep/annotations/entity_array.hpp>
 #include <bitrep/annotations/field_flags.hpp>
 #include <bitrep/annotations/quantized.hpp>
 #include <bitrep/annotations/quat.hpp>
 #include <bitrep/annotations/ranged.hpp>
+#include <bitrep/detail/working_object.hpp>
 #include <bitrep/engine/access.hpp>
 #include <bitrep/engine/table.hpp>
 #include <bitrep/reflect.hpp>
@@ -603,14 +602,10 @@ void compute_offsets() noexcept;
 template <class T>
 constexpr bool lists_every_member()
 {
-    if constexpr (reflect::described<T> && !bitrep::detail::std_tuple<T>) {
-        if constexpr (std::is_aggregate_v<T> && boost::mp11::mp_empty<reflect::detail::bases_of<T>>::value)
-            return reflect::detail::aggregate_size<T> == reflect::field_count<T>;
-        else
-            return false;
-    } else {
+    if constexpr (reflect::described<T>)
+        return bitrep::detail::described_completely<T>();
+    else
         return true;
-    }
 }
 } // namespace detail
 
@@ -785,7 +780,9 @@ constexpr auto assign_for() noexcept
 template <class T>
 constexpr auto exchange_for() noexcept
 {
-    if constexpr (exchanged_by_parts(entry_v<T>))
+    constexpr const field_entry& e = entry_v<T>;
+    if constexpr (e.flag != static_cast<std::uint8_t>(field_flag::transient) && e.object_size != 0 &&
+                  exchanged_by_parts(e))
         return static_cast<void (*)(void*, void*)>(nullptr);
     else
         return &exchange_objects<T>;
