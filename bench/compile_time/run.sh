@@ -11,10 +11,10 @@
 #                   e.g. EXTRA_FLAGS=-DSOMETHING
 #   COMPILERS="g++ clang++"
 #   OPTS="-O0 -O2"
-#   CHECK=1         first link and run each generated program at -O2 (every
-#                   compiler) to prove every side round-trips (the tables
-#                   side linked with src/engine/*.cpp, compiled once per
-#                   compiler)
+#   CHECK=1         first link and run each generated program and gameplay.cpp
+#                   at -O2 (every compiler) to prove every side round-trips
+#                   (the tables side and the gameplay file linked with the
+#                   library's sources, compiled once per compiler)
 #   KEEP=1          keep the build directory (its path is printed)
 #   SIDES="bitrep hand extern tables"  the sides to time (the others print -)
 #   CLOCK=wall      wall: elapsed seconds; cpu: user + system seconds (steadier
@@ -135,16 +135,17 @@ for n in "${sizes[@]}"; do
 done
 
 if [ "${CHECK:-0}" = 1 ]; then
-    # The tables side runs the engine of the library: src/engine/*.cpp,
-    # which need nothing else of the library, compiled once per compiler.
+    # The tables side runs the engine of the library and the gameplay file
+    # the whole library: src/*.cpp and src/engine/*.cpp (without zstd and
+    # libsodium, which neither uses), compiled once per compiler.
     for cxx in $compilers; do
-        engine_objects=()
-        for source in "$source_dir"/src/engine/*.cpp; do
-            object="$build/engine_${cxx}_$(basename "$source" .cpp).o"
+        library_objects=()
+        for source in "$source_dir"/src/*.cpp "$source_dir"/src/engine/*.cpp; do
+            object="$build/library_${cxx}_$(basename "$source" .cpp).o"
             "$cxx" "${common_flags[@]}" -O2 "${bitrep_flags[@]}" -c "$source" -o "$object"
-            engine_objects+=("$object")
+            library_objects+=("$object")
         done
-        ar rcs "$build/engine_$cxx.a" "${engine_objects[@]}"
+        ar rcs "$build/library_$cxx.a" "${library_objects[@]}"
     done
     for n in "${sizes[@]}"; do
         for cxx in $compilers; do
@@ -152,12 +153,18 @@ if [ "${CHECK:-0}" = 1 ]; then
                 flags=("${common_flags[@]}" -O2)
                 [ "$side" != hand ] && flags+=("${bitrep_flags[@]}")
                 objects=()
-                [ "$side" = tables ] && objects=("$build/engine_$cxx.a")
+                [ "$side" = tables ] && objects=("$build/library_$cxx.a")
                 "$cxx" "${flags[@]}" "$build/${side}_$n.cpp" "${objects[@]}" -o "$build/${side}_$n.exe"
                 printf 'check %-8s ' "$cxx"
                 "$build/${side}_$n.exe"
             done
         done
+    done
+    for cxx in $compilers; do
+        "$cxx" "${common_flags[@]}" -O2 "${bitrep_flags[@]}" "$here/gameplay.cpp" "$build/library_$cxx.a" -pthread \
+            -o "$build/gameplay.exe"
+        printf 'check %-8s ' "$cxx"
+        "$build/gameplay.exe"
     done
     echo
 fi
@@ -216,5 +223,22 @@ for cxx in $compilers; do
             done
             printf "$bare_format" "$cxx" "$opt" "$header" "$(median "$rb" 1)" "$(mb "$(median "$rb" 2)")"
         done
+    done
+done
+
+# The gameplay file: a world, its save slot, a server and clients (gameplay.cpp).
+echo
+echo "gameplay file (gameplay.cpp: annotates, saves, loads and replicates):"
+gameplay_format='%-8s %-4s %9s %10s\n'
+printf "$gameplay_format" compiler opt seconds MB
+for cxx in $compilers; do
+    for opt in $opts; do
+        rg="$build/results_gameplay.txt"
+        : >"$rg"
+        for ((r = 0; r < repeat; r++)); do
+            time_compile "$rg" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
+                -c "$here/gameplay.cpp" -o "$build/gameplay.o"
+        done
+        printf "$gameplay_format" "$cxx" "$opt" "$(median "$rg" 1)" "$(mb "$(median "$rg" 2)")"
     done
 done

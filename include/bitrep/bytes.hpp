@@ -40,10 +40,10 @@ enum class codec_path { engine, inlined };
 template <class T>
 inline constexpr codec_path path_of = inline_codec<T> ? codec_path::inlined : codec_path::engine;
 
-/// The engine runs whole values (scope::all); streams of one scope (save
-/// files, which the engine does not run yet) take the inlined codec.
+/// The engine runs the bit streams of every scope; a coded stream (a
+/// range coder's) takes the codecs.
 template <codec_path Path, class Stream>
-inline constexpr bool engine_runs = Path == codec_path::engine && Stream::field_scope == scope::all;
+inline constexpr bool engine_runs = Path == codec_path::engine && !Stream::is_coded;
 
 template <codec_path Path, class Stream, class T>
 BITREP_ALWAYS_INLINE bool write_value(Stream& stream, const T& value)

@@ -12,7 +12,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include <bitrep/annotations/field_flags.hpp>
 #include <bitrep/engine/table.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/stream.hpp>
@@ -123,7 +122,7 @@ void plan_fields(const type_table& table, std::size_t base, std::size_t limit, e
         table.compute_offsets();
     for (std::uint32_t i = 0; i < table.count; ++i) {
         const field_entry& e = table.fields[i];
-        if (e.flag == static_cast<std::uint8_t>(field_flag::transient) || e.object_size == 0)
+        if (is_transient(e) || e.object_size == 0)
             continue;
         const std::size_t at = offset_of(table, i);
         plan_part(e, base + at, field_end(table, i, limit) - at, plan);

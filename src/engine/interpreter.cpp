@@ -240,21 +240,26 @@ bool run(Stream& caller, program prog, unsigned char* object)
 
 } // namespace
 
-bool write(write_stream& stream, const root& value_type, const void* object)
+template <scope Scope>
+bool write(basic_write_stream<Scope>& stream, const root& value_type, const void* object)
 {
-    return run(stream, program_for(value_type, write_stream::field_scope),
-               static_cast<unsigned char*>(const_cast<void*>(object)));
+    return run(stream, program_for(value_type, Scope), static_cast<unsigned char*>(const_cast<void*>(object)));
 }
 
-bool read(read_stream& stream, const root& value_type, void* object)
+template <scope Scope>
+bool read(basic_read_stream<Scope>& stream, const root& value_type, void* object)
 {
-    return run(stream, program_for(value_type, read_stream::field_scope), static_cast<unsigned char*>(object));
+    return run(stream, program_for(value_type, Scope), static_cast<unsigned char*>(object));
 }
 
-bool measure(measure_stream& stream, const root& value_type, const void* object)
+template <scope Scope>
+bool measure(basic_measure_stream<Scope>& stream, const root& value_type, const void* object)
 {
-    return run(stream, program_for(value_type, measure_stream::field_scope),
-               static_cast<unsigned char*>(const_cast<void*>(object)));
+    return run(stream, program_for(value_type, Scope), static_cast<unsigned char*>(const_cast<void*>(object)));
 }
+
+BITREP_ENGINE_ENTRY_POINTS(, scope::all);
+BITREP_ENGINE_ENTRY_POINTS(, scope::save);
+BITREP_ENGINE_ENTRY_POINTS(, scope::replication);
 
 } // namespace bitrep::engine

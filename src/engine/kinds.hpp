@@ -83,12 +83,20 @@ template <class Stream>
                                                          unsigned char* p, bool& ok)
 {
     Stream stream(state, failure);
+    const auto& calls = [&codec]() -> const auto& {
+        if constexpr (Stream::field_scope == scope::save)
+            return codec.save;
+        else if constexpr (Stream::field_scope == scope::replication)
+            return codec.replication;
+        else
+            return codec.all;
+    }();
     if constexpr (Stream::is_reading)
-        ok = codec.read(stream, p);
+        ok = calls.read(stream, p);
     else if constexpr (Stream::is_writing)
-        ok = codec.write(stream, p);
+        ok = calls.write(stream, p);
     else
-        ok = codec.measure(stream, p);
+        ok = calls.measure(stream, p);
     return stream.state();
 }
 

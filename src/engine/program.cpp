@@ -77,14 +77,23 @@ public:
         ensure_offsets(table);
         for (std::uint32_t i = 0; i < table.count; ++i) {
             const field_entry& e = table.fields[i];
-            if (e.flag != 0 && !bitrep::detail::flag_carried(static_cast<field_flag>(e.flag), scope_))
+            if (!carried(e))
                 continue;
             add(e, base + table.offsets[i].load(std::memory_order_relaxed), node(path_node{&table.ids[i], parent}));
         }
     }
 
+    /// Whether the scope carries values of this entry (a flagged field or
+    /// element: save_only, net_only, transient).
+    bool carried(const field_entry& e) const noexcept
+    {
+        return e.flag == 0 || bitrep::detail::flag_carried(static_cast<field_flag>(e.flag - 1), scope_);
+    }
+
     void add(const field_entry& e, std::uint32_t offset, const path_node* path) noexcept
     {
+        if (!carried(e))
+            return; // an element the scope leaves out: a container of nothing
         if (e.kind == kind::structure) {
             add_struct(*e.nested, offset, path);
             return;

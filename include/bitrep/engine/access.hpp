@@ -229,22 +229,26 @@ void annotation_from_wire(void* field, const void* wire)
 {
     *static_cast<F*>(field) = static_cast<F>(*static_cast<W*>(const_cast<void*>(wire)));
 }
-template <class T>
-bool codec_write(write_stream& stream, const void* value)
+template <class T, scope Scope>
+bool codec_write(basic_write_stream<Scope>& stream, const void* value)
 {
     return bitrep::serialize(stream, *static_cast<const T*>(value));
 }
-template <class T>
-bool codec_read(read_stream& stream, void* value)
+template <class T, scope Scope>
+bool codec_read(basic_read_stream<Scope>& stream, void* value)
 {
     return bitrep::serialize(stream, *static_cast<T*>(value));
 }
-template <class T>
-bool codec_measure(measure_stream& stream, const void* value)
+template <class T, scope Scope>
+bool codec_measure(basic_measure_stream<Scope>& stream, const void* value)
 {
     return bitrep::serialize(stream, *static_cast<const T*>(value));
 }
+template <class T, scope Scope>
+inline constexpr codec_calls<Scope> codec_calls_v{&codec_write<T, Scope>, &codec_read<T, Scope>,
+                                                  &codec_measure<T, Scope>};
 template <class T>
-inline constexpr codec_access codec_access_v{&codec_write<T>, &codec_read<T>, &codec_measure<T>};
+inline constexpr codec_access codec_access_v{codec_calls_v<T, scope::all>, codec_calls_v<T, scope::save>,
+                                             codec_calls_v<T, scope::replication>};
 
 } // namespace bitrep::engine::detail

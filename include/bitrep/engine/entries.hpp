@@ -411,7 +411,7 @@ constexpr field_entry flagged_entry()
     } else {
         e.instructions = 0;
     }
-    e.flag = static_cast<std::uint8_t>(T::flag);
+    e.flag = static_cast<std::uint8_t>(static_cast<std::uint8_t>(T::flag) + 1);
     return e;
 }
 
@@ -684,7 +684,7 @@ namespace detail {
 /// hook (which may skip some), no member a description leaves out.
 constexpr bool carries_every_field(const field_entry& e) noexcept
 {
-    if (e.flag == static_cast<std::uint8_t>(field_flag::transient))
+    if (is_transient(e))
         return false;
     switch (e.kind) {
     case kind::codec: return false;
@@ -713,7 +713,7 @@ constexpr bool carries_every_field(const field_entry& e) noexcept
 /// every member is a field.
 constexpr bool exchanged_by_parts(const field_entry& e) noexcept
 {
-    if (e.flag == static_cast<std::uint8_t>(field_flag::transient) || e.object_size == 0 || e.trivially_copyable)
+    if (is_transient(e) || e.object_size == 0 || e.trivially_copyable)
         return true;
     switch (e.kind) {
     case kind::string: return true;
@@ -781,8 +781,7 @@ template <class T>
 constexpr auto exchange_for() noexcept
 {
     constexpr const field_entry& e = entry_v<T>;
-    if constexpr (e.flag != static_cast<std::uint8_t>(field_flag::transient) && e.object_size != 0 &&
-                  exchanged_by_parts(e))
+    if constexpr (!is_transient(e) && e.object_size != 0 && exchanged_by_parts(e))
         return static_cast<void (*)(void*, void*)>(nullptr);
     else
         return &exchange_objects<T>;

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include <bitrep/annotations/field_flags.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/quantize.hpp>
@@ -129,11 +130,20 @@ struct proxy_access {
     void (*from_wire)(void* value, const void* wire);
 };
 
-/// The compiled codec of a class with a serialization hook.
+/// The compiled codec of a class with a serialization hook, on the streams
+/// of one scope.
+template <scope Scope>
+struct codec_calls {
+    bool (*write)(basic_write_stream<Scope>& stream, const void* value);
+    bool (*read)(basic_read_stream<Scope>& stream, void* value);
+    bool (*measure)(basic_measure_stream<Scope>& stream, const void* value);
+};
+
+/// ... on every scope's streams (a hook may write a field only in saves).
 struct codec_access {
-    bool (*write)(write_stream& stream, const void* value);
-    bool (*read)(read_stream& stream, void* value);
-    bool (*measure)(measure_stream& stream, const void* value);
+    codec_calls<scope::all> all;
+    codec_calls<scope::save> save;
+    codec_calls<scope::replication> replication;
 };
 
 /// One field (or a container's element): its kind and the constants its
@@ -143,7 +153,8 @@ struct field_entry {
     /// Bytes of the C++ integer (integer, ranged, enumeration, flags).
     std::uint8_t width = 0;
     bool is_signed = false;
-    /// field_flag as an integer (0: none): which streams carry the field.
+    /// field_flag as an integer plus 1 (0: none): which streams carry the
+    /// field.
     std::uint8_t flag = 0;
     /// ranged: min's pattern; enumeration: unused; flags: every flag's bit;
     /// string / vector / bit_vector / map: max length; array: element
@@ -194,6 +205,12 @@ struct field_entry {
     bool trivially_copyable = false;
 };
 
+/// Whether the entry is a transient field's, which no stream carries.
+constexpr bool is_transient(const field_entry& e) noexcept
+{
+    return e.flag == static_cast<std::uint8_t>(field_flag::transient) + 1;
+}
+
 /// A reflected class (or a std::pair, a std::tuple): its fields in
 /// declaration order, with their offsets.
 struct type_table {
@@ -236,10 +253,22 @@ struct root {
 /// does not compile).
 inline constexpr std::uint8_t max_depth = 32;
 
-// The engine: compiled once in the library, for every type.
-bool write(write_stream& stream, const root& value_type, const void* object);
-bool read(read_stream& stream, const root& value_type, void* object);
-bool measure(measure_stream& stream, const root& value_type, const void* object);
+// The engine: compiled once in the library, for every type, on the streams
+// of every scope (whole values, save files, replication).
+template <scope Scope>
+bool write(basic_write_stream<Scope>& stream, const root& value_type, const void* object);
+template <scope Scope>
+bool read(basic_read_stream<Scope>& stream, const root& value_type, void* object);
+template <scope Scope>
+bool measure(basic_measure_stream<Scope>& stream, const root& value_type, const void* object);
+
+#define BITREP_ENGINE_ENTRY_POINTS(prefix, Scope)                                                     \
+    prefix template bool write<Scope>(basic_write_stream<Scope>&, const root&, const void*);       \
+    prefix template bool read<Scope>(basic_read_stream<Scope>&, const root&, void*);               \
+    prefix template bool measure<Scope>(basic_measure_stream<Scope>&, const root&, const void*)
+BITREP_ENGINE_ENTRY_POINTS(extern, scope::all);
+BITREP_ENGINE_ENTRY_POINTS(extern, scope::save);
+BITREP_ENGINE_ENTRY_POINTS(extern, scope::replication);
 
 /// What from_bytes does with a T it does not know: the working object it
 /// keeps per thread and type, made, exchanged with the caller's and
@@ -250,7 +279,8 @@ struct object_ops {
     void (*destroy)(void* object) noexcept;     // deletes what make made
     void (*assign)(void* to, const void* from); // to = from; nullptr when a read writes every field
     /// out gets the decoded value (a swap); nullptr when the library
-    /// exchanges the parts the type's entries describe (exchange_parts).
+    /// exchanges the parts the type's entries describe, by a plan it
+    /// makes once per thread and type.
     void (*exchange)(void* out, void* working);
 };
 

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include <bitrep/bytes.hpp>
 #include <bitrep/delta.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/replication/message_channel.hpp>
@@ -90,7 +91,7 @@ public:
             return status(error::out_of_range, 0, "input", "tick not newer than the previous input's");
         failure_record failure;
         message_write_stream check(scratch_, failure);
-        if (!bitrep::serialize(check, input)) [[unlikely]]
+        if (!detail::write_value<detail::path_of<Input>>(check, input)) [[unlikely]]
             return check.failure_status(reflect::type_name<Input>());
         if (count_ == window_) {
             first_ = (first_ + 1) % window_;
@@ -147,7 +148,7 @@ public:
             const received_input<Input>& entry = inputs_[(first_ + i) % window_];
             std::uint32_t tick = entry.tick;
             if (previous == nullptr) {
-                if (!stream.serialize_bits(tick, 32) || !bitrep::serialize(stream, entry.input))
+                if (!stream.serialize_bits(tick, 32) || !detail::write_value<detail::path_of<Input>>(stream, entry.input))
                     return false;
             } else {
                 bool next = entry.tick == previous->tick + 1;
@@ -218,7 +219,8 @@ public:
             const std::size_t tick_at = stream.bit_position();
             bool ok;
             if (i == 0) {
-                ok = stream.serialize_bits(entry.tick, 32) && bitrep::serialize(stream, entry.input);
+                ok = stream.serialize_bits(entry.tick, 32) &&
+                     detail::read_value<detail::path_of<Input>>(stream, entry.input);
             } else {
                 const received_input<Input>& previous = read_[i - 1];
                 bool next = false;

@@ -15,6 +15,7 @@
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
+#include <bitrep/bytes.hpp>
 #include <bitrep/codec.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/replication/message_channel.hpp>
@@ -71,7 +72,7 @@ public:
         static_assert(contains<T>, "bitrep: this type is not in the message_set");
         failure_record failure;
         message_write_stream stream(slot, failure);
-        if (!bitrep::serialize(stream, message)) [[unlikely]] {
+        if (!detail::write_value<detail::path_of<T>>(stream, message)) [[unlikely]] {
             status why = stream.failure_status(reflect::type_name<T>());
             if (why == error::buffer_too_small)
                 return status(error::buffer_too_small, 0, reflect::type_name<T>(),
@@ -109,7 +110,7 @@ private:
             return stream.fail(error::out_of_range, stream.bit_position(), "message type index past the message set");
         bool ok = false;
         with_scratch(type, [&]<class T>(T& value) {
-            ok = bitrep::serialize(stream, value);
+            ok = detail::read_value<detail::path_of<T>>(stream, value);
             if (!ok)
                 stream.enter_member(reflect::type_name<T>());
         });

@@ -2304,11 +2304,11 @@ private:
     {
         failure_record measured;
         basic_measure_stream<scope::replication> measure(measured);
-        static_cast<void>(bitrep::serialize(measure, value));
+        static_cast<void>(detail::write_value<detail::path_of<T>>(measure, value));
         scratch.resize((measure.exact_bits() + 7) / 8 + 8);
         failure_record failure;
         basic_write_stream<scope::replication> stream(scratch, failure);
-        if (bitrep::serialize(stream, value))
+        if (detail::write_value<detail::path_of<T>>(stream, value))
             return {};
         if (slot != entity_key::whole_field)
             failure.enter_index(slot);

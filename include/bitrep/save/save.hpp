@@ -471,7 +471,7 @@ status decode_section(std::span<const std::uint8_t> file_schema, std::span<const
     const schema_encoding encoding = info.header.schema_encoding();
     if (encoding == schema_encoding::compact &&
         std::equal(file_schema.begin(), file_schema.end(), mine.encoded.begin(), mine.encoded.end())) {
-        if (!bitrep::serialize(stream, target)) [[unlikely]]
+        if (!read_value<path_of<T>>(stream, target)) [[unlikely]]
             return payload_status(stream.failure_status(root), payload_offset);
     } else {
         path = load_info::route::schema;
