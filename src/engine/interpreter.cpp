@@ -183,12 +183,15 @@ struct leaf_failure {
 /// element is the run), on a leaf stream (leaf_stream.hpp): out of the
 /// interpreter's loop, the bit writer's or reader's state stays in
 /// registers, where in the interpreter's one big function the compilers
-/// keep it in memory.
-template <class Stream>
-[[gnu::noinline]] void run_leaves(Stream& outer, const instruction* first, const instruction* last,
-                                  unsigned char* data, std::size_t count, std::uint32_t stride, leaf_failure& failed)
+/// keep it in memory. Unchecked (Checked = false) where the room for all
+/// `count` objects was checked once: a run that does not fit runs checked,
+/// to refuse at the same bit as each leaf's own check.
+template <bool Checked, class Stream>
+BITREP_ALWAYS_INLINE void run_leaves_on(Stream& outer, const instruction* first, const instruction* last,
+                                        unsigned char* data, std::size_t count, std::uint32_t stride,
+                                        leaf_failure& failed)
 {
-    leaf_stream_for<Stream> stream(outer.state(), outer.failure());
+    leaf_stream_for<Stream, Checked> stream(outer.state(), outer.failure());
     for (std::size_t i = 0; i < count; ++i, data += stride) {
         for (const instruction* ip = first; ip != last; ++ip) {
             const bool ok = with_leaf_op(ip->leaf, [&](auto leaf) BITREP_LAMBDA_ALWAYS_INLINE {
@@ -204,15 +207,35 @@ template <class Stream>
     outer.resume(stream.state());
 }
 
+/// The checked form apart, so that the unchecked one keeps its function's
+/// registers to itself (both in one function cost g++ 3% more instructions
+/// on the cubes' decode).
+template <class Stream>
+[[gnu::noinline, gnu::cold]] void run_leaves_checked(Stream& outer, const instruction* first,
+                                                     const instruction* last, unsigned char* data, std::size_t count,
+                                                     std::uint32_t stride, leaf_failure& failed)
+{
+    run_leaves_on<true>(outer, first, last, data, count, stride, failed);
+}
+
+template <class Stream>
+[[gnu::noinline]] void run_leaves(Stream& outer, const instruction* first, const instruction* last,
+                                  unsigned char* data, std::size_t count, std::uint32_t stride, leaf_failure& failed)
+{
+    if (!has_room_for(outer.state(), count, first->run_bits)) [[unlikely]]
+        return run_leaves_checked(outer, first, last, data, count, stride, failed);
+    run_leaves_on<false>(outer, first, last, data, count, stride, failed);
+}
+
 /// Elements that are one leaf each (a vector of bytes, of ranged integers):
 /// one dispatch for all of them. A function of its own, since its loops,
 /// one per kind, would crowd run_leaves' registers (callgrind: the cubes'
-/// decode took 14% more instructions with them there).
-template <class Stream>
-[[gnu::noinline]] void run_leaf_elements(Stream& outer, const instruction& leaf, unsigned char* data,
-                                         std::size_t count, std::uint32_t stride, leaf_failure& failed)
+/// decode took 14% more instructions with them there). Checked as run_leaves.
+template <bool Checked, class Stream>
+BITREP_ALWAYS_INLINE void run_leaf_elements_on(Stream& outer, const instruction& leaf, unsigned char* data,
+                                               std::size_t count, std::uint32_t stride, leaf_failure& failed)
 {
-    leaf_stream_for<Stream> stream(outer.state(), outer.failure());
+    leaf_stream_for<Stream, Checked> stream(outer.state(), outer.failure());
     const std::size_t done = with_leaf_op(leaf.leaf, [&](auto op) BITREP_LAMBDA_ALWAYS_INLINE {
         std::size_t i = 0;
         for (unsigned char* p = data + leaf.offset; i < count; ++i, p += stride)
@@ -223,6 +246,23 @@ template <class Stream>
     if (done < count) [[unlikely]]
         failed = {&leaf, done};
     outer.resume(stream.state());
+}
+
+template <class Stream>
+[[gnu::noinline, gnu::cold]] void run_leaf_elements_checked(Stream& outer, const instruction& leaf,
+                                                            unsigned char* data, std::size_t count,
+                                                            std::uint32_t stride, leaf_failure& failed)
+{
+    run_leaf_elements_on<true>(outer, leaf, data, count, stride, failed);
+}
+
+template <class Stream>
+[[gnu::noinline]] void run_leaf_elements(Stream& outer, const instruction& leaf, unsigned char* data,
+                                         std::size_t count, std::uint32_t stride, leaf_failure& failed)
+{
+    if (!has_room_for(outer.state(), count, leaf.run_bits)) [[unlikely]]
+        return run_leaf_elements_checked(outer, leaf, data, count, stride, failed);
+    run_leaf_elements_on<false>(outer, leaf, data, count, stride, failed);
 }
 
 /// Where the interpreter stands: the instruction, the object or element

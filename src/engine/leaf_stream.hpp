@@ -3,7 +3,9 @@
 // the failure record's address, and nothing else, so that the call that
 // hands the state over and back is a handful of moves (write_stream and
 // read_stream also carry a failure record of their own, hundreds of bytes).
-// Their bit groups and refusals are write_stream's and read_stream's.
+// Their bit groups and refusals are write_stream's and read_stream's. The
+// unchecked forms (Checked = false) run where the caller has checked the
+// room for the whole run once: they can refuse a value, never for room.
 #pragma once
 
 #include <cstddef>
@@ -16,8 +18,8 @@
 
 namespace bitrep::engine {
 
-template <bitrep::scope Scope>
-class leaf_writer : public stream_primitives<leaf_writer<Scope>> {
+template <bitrep::scope Scope, bool Checked = true>
+class leaf_writer : public stream_primitives<leaf_writer<Scope, Checked>> {
 public:
     static constexpr bool is_writing = true;
     static constexpr bool is_reading = false;
@@ -33,6 +35,10 @@ public:
     using stream_primitives<leaf_writer>::serialize_bits;
     BITREP_ALWAYS_INLINE bool serialize_bits(std::uint32_t& value, int bits)
     {
+        if constexpr (!Checked) {
+            writer_.write_bits_unchecked(value, bits);
+            return true;
+        }
         if (!writer_.write_bits(value, bits)) [[unlikely]]
             return this->fail(error::buffer_too_small, writer_.bits_written(), "output buffer is full");
         return true;
@@ -43,8 +49,8 @@ private:
     bit_writer writer_;
 };
 
-template <bitrep::scope Scope>
-class leaf_reader : public stream_primitives<leaf_reader<Scope>> {
+template <bitrep::scope Scope, bool Checked = true>
+class leaf_reader : public stream_primitives<leaf_reader<Scope, Checked>> {
 public:
     static constexpr bool is_writing = false;
     static constexpr bool is_reading = true;
@@ -60,6 +66,10 @@ public:
     using stream_primitives<leaf_reader>::serialize_bits;
     BITREP_ALWAYS_INLINE bool serialize_bits(std::uint32_t& value, int bits)
     {
+        if constexpr (!Checked) {
+            value = reader_.read_bits_unchecked(bits);
+            return true;
+        }
         if (!reader_.read_bits(value, bits)) [[unlikely]]
             return this->fail(error::truncated, reader_.bits_read(), "input ends before the value");
         return true;
@@ -71,8 +81,22 @@ private:
 };
 
 /// The leaf stream for the interpreter's `Stream`.
-template <class Stream>
-using leaf_stream_for = std::conditional_t<Stream::is_reading, leaf_reader<Stream::field_scope>,
-                                           leaf_writer<Stream::field_scope>>;
+template <class Stream, bool Checked = true>
+using leaf_stream_for = std::conditional_t<Stream::is_reading, leaf_reader<Stream::field_scope, Checked>,
+                                           leaf_writer<Stream::field_scope, Checked>>;
+
+/// Whether `count` runs of `run_bits` bits each fit in what the stream has
+/// left to write or read.
+template <class State>
+BITREP_ALWAYS_INLINE bool has_room_for(const State& state, std::size_t count, std::size_t run_bits) noexcept
+{
+    std::size_t bits = 0;
+    if (__builtin_mul_overflow(count, run_bits, &bits)) [[unlikely]]
+        return false;
+    if constexpr (requires { state.has_room(bits); })
+        return state.has_room(bits);
+    else
+        return state.has_bits(bits);
+}
 
 } // namespace bitrep::engine

@@ -62,8 +62,9 @@ inline std::uint32_t load_le32(const std::uint8_t* in) noexcept
 } // namespace detail
 
 /// Packs bit groups into a caller-owned buffer. Never writes outside it:
-/// every write checks the room left first and reports false when it would
-/// not fit, leaving the buffer's meaningful content unchanged.
+/// every write checks the room left first (or, unchecked, relies on a
+/// has_room for the whole run) and reports false when it would not fit,
+/// leaving the buffer's meaningful content unchanged.
 class bit_writer {
 public:
     explicit bit_writer(std::span<std::uint8_t> buffer) noexcept
@@ -74,10 +75,25 @@ public:
     /// Appends the low `bits` bits of value (1 <= bits <= 32).
     BITREP_ALWAYS_INLINE bool write_bits(std::uint32_t value, int bits) noexcept
     {
+        if (!has_room(static_cast<std::size_t>(bits))) [[unlikely]]
+            return false;
+        write_bits_unchecked(value, bits);
+        return true;
+    }
+
+    /// Whether `bits` more bits fit: a run of fixed-width writes checks once,
+    /// then writes unchecked.
+    BITREP_ALWAYS_INLINE bool has_room(std::size_t bits) const noexcept
+    {
+        return bits <= capacity_bits_ - bits_written_;
+    }
+
+    /// write_bits where has_room has already vouched for these bits.
+    BITREP_ALWAYS_INLINE void write_bits_unchecked(std::uint32_t value, int bits) noexcept
+    {
         assert(bits >= 1 && bits <= 32);
         assert(bits == 32 || (value >> bits) == 0);
-        if (static_cast<std::size_t>(bits) > capacity_bits_ - bits_written_) [[unlikely]]
-            return false;
+        assert(has_room(static_cast<std::size_t>(bits)));
         scratch_ |= static_cast<std::uint64_t>(value) << scratch_bits_;
         scratch_bits_ += bits;
         bits_written_ += static_cast<std::size_t>(bits);
@@ -89,7 +105,6 @@ public:
             scratch_ >>= 32;
             scratch_bits_ -= 32;
         }
-        return true;
     }
 
     /// Appends whole bytes at a byte-aligned position: the few that complete
@@ -102,7 +117,7 @@ public:
             return false;
         std::size_t i = 0;
         for (; i < count && scratch_bits_ != 0; ++i)
-            write_bits(bytes[i], 8);
+            write_bits_unchecked(bytes[i], 8);
         if (i < count) {
             std::memcpy(data_ + byte_index_, bytes + i, count - i);
             byte_index_ += count - i;
@@ -147,9 +162,21 @@ public:
     /// Reads `bits` bits (1 <= bits <= 32) into value.
     BITREP_ALWAYS_INLINE bool read_bits(std::uint32_t& value, int bits) noexcept
     {
-        assert(bits >= 1 && bits <= 32);
-        if (static_cast<std::size_t>(bits) > total_bits_ - bits_read_) [[unlikely]]
+        if (!has_bits(static_cast<std::size_t>(bits))) [[unlikely]]
             return false;
+        value = read_bits_unchecked(bits);
+        return true;
+    }
+
+    /// Whether `bits` more bits remain: a run of fixed-width reads checks
+    /// once, then reads unchecked.
+    BITREP_ALWAYS_INLINE bool has_bits(std::size_t bits) const noexcept { return bits <= total_bits_ - bits_read_; }
+
+    /// read_bits where has_bits has already vouched for these bits.
+    BITREP_ALWAYS_INLINE std::uint32_t read_bits_unchecked(int bits) noexcept
+    {
+        assert(bits >= 1 && bits <= 32);
+        assert(has_bits(static_cast<std::size_t>(bits)));
         if (scratch_bits_ < bits) {
             std::uint64_t word;
             if (size_bytes_ - byte_index_ >= 4) {
@@ -165,11 +192,11 @@ public:
             scratch_ |= word << scratch_bits_;
             scratch_bits_ += 32;
         }
-        value = static_cast<std::uint32_t>(scratch_ & ((std::uint64_t{1} << bits) - 1));
+        const auto value = static_cast<std::uint32_t>(scratch_ & ((std::uint64_t{1} << bits) - 1));
         scratch_ >>= bits;
         scratch_bits_ -= bits;
         bits_read_ += static_cast<std::size_t>(bits);
-        return true;
+        return value;
     }
 
     /// Reads whole bytes at a byte-aligned position; the mirror of
@@ -179,12 +206,16 @@ public:
         assert(bits_read_ % 8 == 0);
         if (count > (total_bits_ - bits_read_) / 8) [[unlikely]]
             return false;
+        // At a byte-aligned position the scratch word holds whole bytes (at
+        // most seven), all vouched for by the check above: those come first,
+        // straight out of it, with no check or load per byte.
         std::size_t i = 0;
         for (; i < count && scratch_bits_ != 0; ++i) {
-            std::uint32_t byte = 0;
-            read_bits(byte, 8);
-            out[i] = static_cast<std::uint8_t>(byte);
+            out[i] = static_cast<std::uint8_t>(scratch_);
+            scratch_ >>= 8;
+            scratch_bits_ -= 8;
         }
+        bits_read_ += 8 * i;
         // Only reached with an empty scratch word, which means every loaded
         // byte was consumed and byte_index_ is the next unread byte.
         if (i < count) {
