@@ -1,9 +1,10 @@
 // The schema a save file carries: every saved field's kind, bounds,
 // nesting, and its name (Boost.Describe) or position (Boost.PFR). It is built
-// from T's codecs (each codec's describe facet), written once per file, and
-// read back without T, so that a file stays loadable after T changes and can
-// be printed by a tool that has never seen T (docs/save-format.md, section 2).
-// The encoding and parsing are compiled once, in src/schema.cpp.
+// from T's entry in the engine's tables (engine::describe), written once per
+// file, and read back without T, so that a file stays loadable after T
+// changes and can be printed by a tool that has never seen T
+// (docs/save-format.md, section 2). Building, encoding and parsing are
+// compiled once, in src/engine/describe.cpp and src/schema.cpp.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include <bitrep/detail/checksums.hpp>
+#include <bitrep/engine/entries.hpp>
 #include <bitrep/renames.hpp>
 #include <bitrep/save/schema_node.hpp>
 #include <bitrep/serialize.hpp>
@@ -63,9 +65,10 @@ status parse_schema(std::span<const std::uint8_t> encoded, schema& out,
 /// allocated for it (docs/save-format.md, section 5).
 std::uint64_t max_payload_bits(const schema& tree) noexcept;
 
-/// Builds a schema from the codecs' describe facets: each codec calls the
-/// member for its kind, and a container or struct wraps its children in
-/// begin_... / end(). Only what a save file carries is described.
+/// Builds a schema: engine::describe (and a proxy's own describe, and the
+/// codecs' describe facets) calls the member for each value's kind, and a
+/// container or struct wraps its children in begin_... / end(). Only what a
+/// save file carries is described.
 class schema_builder {
 public:
     static constexpr scope field_scope = scope::save;
@@ -220,6 +223,13 @@ private:
     std::uint32_t pending_position_ = 0;
 };
 
+namespace engine {
+/// Describes a value of the entry's type to `builder`, as its codec's
+/// describe facet does (the same calls in the same order), from the
+/// tables: what the scope of saves carries.
+void describe(const field_entry& value, schema_builder& builder);
+} // namespace engine
+
 /// T's schema, its encoding and fingerprint, built once per program.
 struct program_schema {
     schema tree;
@@ -233,7 +243,7 @@ const program_schema& schema_of()
 {
     static const program_schema built = [] {
         schema_builder builder;
-        codec<T>::describe(builder);
+        engine::describe(engine::entry_v<T>, builder);
         program_schema result;
         result.tree = builder.take();
         result.built = encode_schema(result.tree, result.encoded);
