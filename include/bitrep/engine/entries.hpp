@@ -35,6 +35,7 @@
 #include <bitrep/engine/table.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/renames.hpp>
+#include <bitrep/save/schema_builder.hpp>
 #include <bitrep/serialize.hpp>
 
 namespace bitrep::engine {
@@ -175,10 +176,10 @@ template <class T>
 constexpr bool proxy_describes_itself()
 {
     using traits = bitrep::detail::proxy_traits<T>;
-    return requires { traits::schema_struct; } || requires(bitrep::schema_builder& builder) { traits::describe(builder); };
+    return requires { traits::schema_struct; } || requires(schema_builder& builder) { traits::describe(builder); };
 }
-template <class T, class Builder>
-void proxy_describe(Builder& builder)
+template <class T>
+void proxy_describe(schema_builder& builder)
 {
     bitrep::detail::proxy_traits<T>::describe(builder);
 }
@@ -189,7 +190,7 @@ inline constexpr schema_info proxy_info_v = [] {
     if constexpr (requires { traits::schema_struct; })
         info.type_name = traits::schema_struct;
     else
-        info.describe = &proxy_describe<T, bitrep::schema_builder>;
+        info.describe = &proxy_describe<T>;
     return info;
 }();
 
