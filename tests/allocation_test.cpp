@@ -169,6 +169,31 @@ TEST(Allocation, FromBytesOfATypeWithContainersAllocatesNothingOnceWarm)
     EXPECT_EQ(cached.cache.get(), (std::vector<int>{1, 2, 3}));
 }
 
+TEST(Allocation, FromBytesOfTypesTakenInTurnAllocatesNothingOnceWarm)
+{
+    // The thread keeps a working object per type: switching type on every
+    // message finds each one's again.
+    const Roster roster{"a title longer than any inline buffer", {{1, 2, 3}, {4}}};
+    CachedRoster cached_sent{roster, {}};
+    const std::vector<std::uint8_t> roster_bytes = bitrep::to_bytes(roster);
+    const std::vector<std::uint8_t> cached_bytes = bitrep::to_bytes(cached_sent);
+    Roster roster_target{};
+    CachedRoster cached_target{};
+    cached_target.cache.get() = {7};
+    bool all_ok = true;
+    auto in_turn = [&](int count) {
+        for (int i = 0; i < count; ++i) {
+            all_ok = bitrep::from_bytes(roster_bytes, roster_target) && all_ok;
+            all_ok = bitrep::from_bytes(cached_bytes, cached_target) && all_ok;
+        }
+    };
+    in_turn(2);
+    EXPECT_EQ(allocations_during([&] { in_turn(50); }), 0u);
+    EXPECT_TRUE(all_ok);
+    EXPECT_EQ(roster_target.title.str(), roster.title.str());
+    EXPECT_EQ(cached_target.cache.get(), (std::vector<int>{7}));
+}
+
 TEST(Allocation, TheCounterSeesAllocations)
 {
     // The counter itself must work, or the tests above would pass vacuously.

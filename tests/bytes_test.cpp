@@ -1281,6 +1281,48 @@ TEST(FromBytes, ANestedCallForTheSameTypeDecodesIntoAnObjectOfItsOwn)
     EXPECT_EQ(target.sizes_inside, (std::vector<int>{1, 0}));
 }
 
+namespace {
+
+/// Not a POD for layout (ranged has a constructor), with three bytes of
+/// tail padding: a [[no_unique_address]] member of this type may hold the
+/// next member in them.
+struct Padded {
+    bitrep::ranged<int, 0, 9> a;
+    bool b = false;
+};
+struct Overlapped {
+    [[no_unique_address]] Padded padded;
+    bool inside = false; // in padded's tail padding (Itanium C++ ABI)
+    bitrep::bounded_string<64> name;
+    bitrep::bounded_vector<bitrep::ranged<int, 0, 99>, 4> numbers;
+};
+
+} // namespace
+
+TEST(FromBytes, TheDecodedValueIsHandedOverWholeAlsoWhereMembersShareBytes)
+{
+    // from_bytes hands a decoded value to the target by exchanging it part by
+    // part with the thread's working object; a member in another's tail
+    // padding is exchanged once, not twice.
+    static_assert(bitrep::engine::detail::object_ops_v<Overlapped>.exchange == nullptr); // by parts, not std::swap
+    Overlapped probe{};
+    ASSERT_LT(reinterpret_cast<const unsigned char*>(&probe.inside) - reinterpret_cast<const unsigned char*>(&probe),
+              static_cast<std::ptrdiff_t>(sizeof(Padded)));
+    Overlapped first{{7, true}, true, "a name too long for a string's inline buffer", {1, 2, 3}};
+    Overlapped second{{3, false}, false, "short", {}};
+    Overlapped target{};
+    for (int round = 0; round < 3; ++round) {
+        for (const Overlapped* sent : {&first, &second}) {
+            ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(*sent), target));
+            EXPECT_EQ(target.padded.a, sent->padded.a);
+            EXPECT_EQ(target.padded.b, sent->padded.b);
+            EXPECT_EQ(target.inside, sent->inside);
+            EXPECT_EQ(target.name.str(), sent->name.str());
+            EXPECT_EQ(target.numbers, sent->numbers);
+        }
+    }
+}
+
 TEST(FromBytes, EachThreadDecodesIntoItsOwnWorkingObject)
 {
     // Two threads decoding the same type at once, each checking every value

@@ -782,6 +782,32 @@ TEST(Engine, RandomValuesEncodeAlike)
     EXPECT_LT(refused, 2700);
 }
 
+TEST(Engine, BuffersTooSmallAreRefusedAlikeAtEverySize)
+{
+    // The engine checks a run of fixed-width fields' room once; where the
+    // buffer ends inside a run, the field that does not fit is refused at
+    // its own bit, as the codec refuses it.
+    generator gen(404);
+    int compared = 0;
+    for (int i = 0; i < 40; ++i) {
+        const Everything value = gen.everything();
+        std::vector<std::uint8_t> bytes;
+        if (!bitrep::to_bytes(value, bytes).ok())
+            continue;
+        for (std::size_t size = 0; size < bytes.size(); ++size) {
+            std::vector<std::uint8_t> by_engine(size);
+            std::vector<std::uint8_t> by_codec(size);
+            std::size_t written = 0;
+            const bitrep::status e = engine_to_bytes(value, std::span<std::uint8_t>(by_engine), written);
+            const bitrep::status c = inlined_to_bytes(value, std::span<std::uint8_t>(by_codec), written);
+            EXPECT_EQ(e.code(), bitrep::error::buffer_too_small);
+            expect_same_status(e, c);
+            ++compared;
+        }
+    }
+    EXPECT_GT(compared, 100);
+}
+
 TEST(Engine, DescribedClassesAndBasesEncodeAlike)
 {
     generator gen(7);
@@ -1088,6 +1114,61 @@ TEST(EngineKinds, EveryKindButHooksRunsInTheEngine)
         expect_same_encoding(std::pair<Hooked, Inner>{{gen.between<int>(-5, gen.coin(10) ? 9 : 5)}, gen.inner()},
                              refused);
     EXPECT_GT(refused, 0);
+}
+
+/// Fields a whole read leaves as they were: transient ones, wherever they
+/// nest, and members a description does not list.
+struct Remembered {
+    bitrep::ranged<int, 0, 9> sent;
+    bitrep::transient<int> kept;
+};
+struct RememberedInside {
+    bitrep::bounded_vector<std::optional<Remembered>, 3> deep;
+};
+struct Listed {
+    bitrep::ranged<int, 0, 9> sent;
+    int unlisted = 0;
+    static constexpr bool bitrep_partial_description = true;
+};
+BOOST_DESCRIBE_STRUCT(Listed, (), (sent))
+
+template <class T>
+constexpr bool reads_alike()
+{
+    return bitrep::engine::value_type_v<T>.reads_every_field == bitrep::detail::reads_every_field<T, bitrep::scope::all>;
+}
+
+TEST(Engine, AReadWritesEveryFieldExactlyWhenTheCodecsSaySo)
+{
+    // from_bytes and decoder copy the target into their working object first
+    // exactly when a read leaves some of it as it was.
+    static_assert(reads_alike<Everything>() && reads_alike<Described>() && reads_alike<Derived>() &&
+                  reads_alike<Bits>() && reads_alike<Flags>() && reads_alike<Bitsets>() && reads_alike<Steps>() &&
+                  reads_alike<Tuples>() && reads_alike<Variants>() && reads_alike<Maps>() && reads_alike<Proxies>() &&
+                  reads_alike<Durations>() && reads_alike<Adapted>() && reads_alike<World>() && reads_alike<Held>() &&
+                  reads_alike<Hooked>() && reads_alike<Remembered>() && reads_alike<RememberedInside>() &&
+                  reads_alike<Listed>() && reads_alike<std::variant<int, Remembered>>());
+    static_assert(bitrep::engine::value_type_v<Inner>.reads_every_field && bitrep::engine::value_type_v<Described>.reads_every_field);
+    static_assert(!bitrep::engine::value_type_v<Everything>.reads_every_field); // its cache is transient
+    static_assert(!bitrep::engine::value_type_v<RememberedInside>.reads_every_field);
+    static_assert(!bitrep::engine::value_type_v<Listed>.reads_every_field);
+    static_assert(!bitrep::engine::value_type_v<Hooked>.reads_every_field);
+
+    RememberedInside target{};
+    target.deep.resize(1);
+    target.deep[0] = Remembered{};
+    target.deep[0]->kept = 5;
+    RememberedInside sent = target;
+    sent.deep[0]->sent = 7;
+    sent.deep[0]->kept = 6;
+    ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(sent), target));
+    EXPECT_EQ(target.deep[0]->sent, 7);
+    EXPECT_EQ(target.deep[0]->kept.get(), 5);
+    Listed listed{};
+    listed.unlisted = 4;
+    ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(Listed{{3}, 8}), listed));
+    EXPECT_EQ(listed.sent, 3);
+    EXPECT_EQ(listed.unlisted, 4);
 }
 
 /// A hook that writes a field only in save files, as a class with its own

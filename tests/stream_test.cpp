@@ -1620,6 +1620,23 @@ TEST_F(String, WriterRefusesAnInteriorNul)
     EXPECT_EQ(e.bits, 0u);
 }
 
+TEST_F(String, WriterFindsAZeroOrNonAsciiByteAtEveryPositionOfEveryLength)
+{
+    // The check reads the text a word at a time, the last word overlapping:
+    // every position of every length up to three words is seen.
+    for (std::size_t length = 1; length <= 24; ++length) {
+        for (std::size_t at = 0; at < length; ++at) {
+            std::string text(length, 'a');
+            text[at] = '\0';
+            EXPECT_EQ(encode_string(text, 32).code, error::interior_nul) << length << " " << at;
+            text[at] = static_cast<char>(0x80); // a lone continuation byte
+            EXPECT_EQ(encode_string(text, 32).code, error::bad_utf8) << length << " " << at;
+            text[at] = '\x7f';
+            EXPECT_TRUE(encode_string(text, 32).code == error::none) << length << " " << at;
+        }
+    }
+}
+
 TEST_F(String, WriterRefusesMalformedUtf8)
 {
     for (const std::string& bad : {text_of({0xC0, 0x80}), text_of({0xED, 0xA0, 0x80}), text_of({0x80}),

@@ -16,6 +16,9 @@
 #                   (the tables side and the gameplay file linked with the
 #                   library's sources, compiled once per compiler)
 #   KEEP=1          keep the build directory (its path is printed)
+#   SIDES="bitrep hand extern tables"  the sides to time (the others print -)
+#   CLOCK=wall      wall: elapsed seconds; cpu: user + system seconds (steadier
+#                   on a machine running other jobs)
 #
 # Compiles run one at a time (no parallelism) so that timings are not disturbed.
 set -euo pipefail
@@ -27,6 +30,9 @@ repeat="${REPEAT:-3}"
 extra_flags="${EXTRA_FLAGS:-}"
 compilers="${COMPILERS:-g++ clang++}"
 opts="${OPTS:--O0 -O2}"
+sides=" ${SIDES:-bitrep hand extern tables} "
+clock_cpu=0
+[ "${CLOCK:-wall}" = cpu ] && clock_cpu=1
 sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(1 20 100)
 
@@ -66,11 +72,14 @@ measure() {
     shift
     local err="$build/stderr.txt"
     if [ "$have_time" = 1 ]; then
-        if ! /usr/bin/time -f "%e %M" -o "$out" "$@" 2>"$err"; then
+        if ! /usr/bin/time -f "%e %M %U %S" -o "$out.raw" "$@" 2>"$err"; then
             echo "compile failed: $*" >&2
             cat "$err" >&2
             exit 1
         fi
+        # CLOCK=cpu: user + system time, which other jobs on the machine
+        # disturb less than the wall clock.
+        awk -v cpu="$clock_cpu" '{ if (cpu) printf "%.2f %s\n", $3 + $4, $2; else print $1, $2 }' "$out.raw" >"$out"
     else
         local TIMEFORMAT=%R status=0
         { time "$@" 2>"$err"; } 2>"$out.t" || status=$?
@@ -103,12 +112,12 @@ time_compile() {
 }
 
 # ratio A B: A / B to one decimal ("-" when B is not positive).
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b > 0) printf "%.1f", a / b; else print "-" }'; }
 
 mb() { [ "$1" = "-" ] && echo "-" || awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 
 # Header: what is measured.
-echo "bitrep compile-time benchmark: REPEAT=$repeat (median), compile only (-c)"
+echo "bitrep compile-time benchmark: REPEAT=$repeat (median), compile only (-c), ${CLOCK:-wall} seconds"
 echo "include: $include_dir"
 if git -C "$include_dir" rev-parse --short HEAD >/dev/null 2>&1; then
     dirty=""
@@ -180,14 +189,13 @@ for n in "${sizes[@]}"; do
             : >"$re"
             : >"$rt"
             for ((r = 0; r < repeat; r++)); do
-                time_compile "$rb" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
-                    -c "$build/bitrep_$n.cpp" -o "$build/bitrep_$n.o"
-                time_compile "$rh" "$cxx" "${common_flags[@]}" "$opt" \
-                    -c "$build/hand_$n.cpp" -o "$build/hand_$n.o"
-                time_compile "$re" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
-                    -c "$build/extern_$n.cpp" -o "$build/extern_$n.o"
-                time_compile "$rt" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
-                    -c "$build/tables_$n.cpp" -o "$build/tables_$n.o"
+                for side in bitrep hand extern tables; do
+                    [[ "$sides" == *" $side "* ]] || continue
+                    flags=("${common_flags[@]}" "$opt")
+                    [ "$side" != hand ] && flags+=("${bitrep_flags[@]}")
+                    time_compile "$build/results_$side.txt" "$cxx" "${flags[@]}" \
+                        -c "$build/${side}_$n.cpp" -o "$build/${side}_$n.o"
+                done
             done
             hs="$(median "$rh" 1)"
             bs="$(median "$rb" 1)"

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <bitrep/annotations.hpp>
+#include <bitrep/annotations/duration.hpp>
 #include <bitrep/bytes.hpp>
 #include <bitrep/codec.hpp>
 #include <bitrep/instantiate.hpp>

@@ -68,7 +68,20 @@ BITREP_ALWAYS_INLINE bool read_value(Stream& stream, T& value)
         return bitrep::serialize(stream, value);
 }
 
+// On the engine's path each *_by form is one call into the library, forced
+// inline even at -O0 into the entry point, which stays a function of its own
+// (BITREP_EXTERN declares it); the inlined path's forms are as they always
+// were.
+
 template <codec_path Path, class T>
+    requires(Path == codec_path::engine)
+[[gnu::always_inline]] inline std::size_t bit_size_by(const T& value)
+{
+    return engine::bit_size(engine::value_type_v<T>, &value);
+}
+
+template <codec_path Path, class T>
+    requires(Path == codec_path::inlined)
 std::size_t bit_size_by(const T& value)
 {
     failure_record failure;
@@ -80,6 +93,15 @@ std::size_t bit_size_by(const T& value)
 }
 
 template <codec_path Path, class T>
+    requires(Path == codec_path::engine)
+[[gnu::always_inline]] inline status to_bytes_by(const T& value, std::span<std::uint8_t> buffer,
+                                                 std::size_t& bytes_written)
+{
+    return engine::to_bytes(engine::value_type_v<T>, &value, buffer, bytes_written);
+}
+
+template <codec_path Path, class T>
+    requires(Path == codec_path::inlined)
 status to_bytes_by(const T& value, std::span<std::uint8_t> buffer, std::size_t& bytes_written)
 {
     failure_record failure;
@@ -149,9 +171,13 @@ status append_encoding(const T& value, std::vector<std::uint8_t>& out, std::size
 template <class T>
 status to_bytes(const T& value, std::vector<std::uint8_t>& out)
 {
-    out.clear();
-    std::size_t bits = 0;
-    return detail::append_encoding<scope::all>(value, out, bits);
+    if constexpr (detail::path_of<T> == detail::codec_path::engine) {
+        return engine::to_bytes(engine::value_type_v<T>, &value, out);
+    } else {
+        out.clear();
+        std::size_t bits = 0;
+        return detail::append_encoding<scope::all>(value, out, bits);
+    }
 }
 
 namespace detail {
@@ -189,15 +215,30 @@ namespace detail {
 template <codec_path Path, class T>
 BITREP_ALWAYS_INLINE status decode_in_place(std::span<const std::uint8_t> bytes, T& target)
 {
-    failure_record failure;
-    read_stream stream(bytes, failure);
-    if (!read_value<Path>(stream, target)) [[unlikely]]
-        return stream.failure_status(reflect::type_name<T>());
-    const std::size_t used_bytes = (stream.bit_position() + 7) / 8;
-    if (used_bytes != bytes.size()) [[unlikely]]
-        return status(error::trailing_data, used_bytes * 8, reflect::type_name<T>(),
-                      "whole bytes left over after the value");
-    return {};
+    if constexpr (Path == codec_path::engine) {
+        return engine::decode_in_place(engine::value_type_v<T>, bytes, &target);
+    } else {
+        failure_record failure;
+        read_stream stream(bytes, failure);
+        if (!read_value<Path>(stream, target)) [[unlikely]]
+            return stream.failure_status(reflect::type_name<T>());
+        const std::size_t used_bytes = (stream.bit_position() + 7) / 8;
+        if (used_bytes != bytes.size()) [[unlikely]]
+            return status(error::trailing_data, used_bytes * 8, reflect::type_name<T>(),
+                          "whole bytes left over after the value");
+        return {};
+    }
+}
+
+/// Whether a read by Path writes every field of T (the engine asks T's
+/// entries; the codecs, T's codecs).
+template <codec_path Path, class T>
+constexpr bool reads_every_field_by()
+{
+    if constexpr (Path == codec_path::engine)
+        return engine::value_type_v<T>.reads_every_field;
+    else
+        return every_field_carried<T, scope::all>::value;
 }
 
 /// Decodes into `working`, an object kept between messages, and exchanges it
@@ -209,24 +250,45 @@ BITREP_ALWAYS_INLINE status decode_in_place(std::span<const std::uint8_t> bytes,
 template <codec_path Path, class T>
 BITREP_ALWAYS_INLINE status decode_and_exchange(std::span<const std::uint8_t> bytes, T& working, T& out)
 {
-    if constexpr (!every_field_carried<T, scope::all>::value)
-        working = out; // the fields the encoding does not carry come from out
-    status result = decode_in_place<Path>(bytes, working);
-    if (result) {
-        // A swap exchanges pointers for containers; for a flat T (an array
-        // of plain structs) it would copy three times what one assignment
-        // copies once.
-        if constexpr (std::is_trivially_copyable_v<T>) {
-            out = working;
-        } else {
-            using std::swap;
-            swap(out, working);
+    if constexpr (Path == codec_path::engine && engine::detail::kept_working<T>) {
+        return engine::decode_and_exchange(engine::value_type_v<T>, engine::detail::object_ops_v<T>, bytes, &working,
+                                           &out);
+    } else {
+        if constexpr (!reads_every_field_by<Path, T>())
+            working = out; // the fields the encoding does not carry come from out
+        status result = decode_in_place<Path>(bytes, working);
+        if (result) {
+            // A swap exchanges pointers for containers; for a flat T (an
+            // array of plain structs) it would copy three times what one
+            // assignment copies once.
+            if constexpr (std::is_trivially_copyable_v<T>) {
+                out = working;
+            } else {
+                using std::swap;
+                swap(out, working);
+            }
         }
+        return result;
     }
-    return result;
 }
 
 template <codec_path Path, class T>
+    requires(Path == codec_path::engine)
+[[gnu::always_inline]] inline status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
+{
+    if constexpr (engine::detail::kept_working<T>) {
+        return engine::from_bytes(engine::value_type_v<T>, engine::detail::object_ops_v<T>, bytes, &out);
+    } else {
+        T decoded(out);
+        status result = engine::decode_in_place(engine::value_type_v<T>, bytes, &decoded);
+        if (result)
+            out = std::move(decoded);
+        return result;
+    }
+}
+
+template <codec_path Path, class T>
+    requires(Path == codec_path::inlined)
 status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
 {
     if constexpr (std::is_trivially_copyable_v<T> || !std::is_default_constructible_v<T>) {

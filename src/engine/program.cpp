@@ -8,6 +8,7 @@
 
 #include <bitrep/annotations/field_flags.hpp>
 #include <bitrep/codecs/field_flags.hpp>
+#include <bitrep/codecs/scalars.hpp>
 
 namespace bitrep::engine {
 
@@ -53,6 +54,68 @@ op op_of(const field_entry& e) noexcept
     case kind::structure: break;
     }
     return op::codec;
+}
+
+/// A fixed-width leaf's bits, which never depend on its value; -1 for any
+/// other instruction.
+int fixed_bits(const instruction& in) noexcept
+{
+    const field_entry& e = *in.entry;
+    switch (in.op) {
+    case op::boolean: return 1;
+    case op::integer8: return 8;
+    case op::integer16: return 16;
+    case op::integer32:
+    case op::float32: return 32;
+    case op::integer64:
+    case op::float64: return 64;
+    case op::ranged_u8:
+    case op::ranged_i8:
+    case op::ranged_u16:
+    case op::ranged_i16:
+    case op::ranged_u32:
+    case op::ranged_i32:
+    case op::ranged_64: return in.bits;
+    case op::enumeration: return bitrep::detail::enum_index_bits(e.span);
+    case op::quantized: return e.quantizer.bits;
+    case op::quat: return 2 + 3 * e.quantizer.bits;
+    default: return -1;
+    }
+}
+
+/// Whether code[at] is a vector, array or optional whose element body ends
+/// at `end` (its end_loop).
+bool loop_ending_at(const instruction* code, std::uint32_t at, std::uint32_t end) noexcept
+{
+    const op o = code[at].op;
+    return (o == op::vector || o == op::array || o == op::optional) && code[at].end == end;
+}
+
+/// Joins consecutive fixed-width leaves into runs: the first becomes a `run`
+/// instruction that covers them all, run out of the interpreter's loop. A
+/// lone leaf stays an instruction of its own (a run costs a call), unless it
+/// is a container's whole element: such a container (marked leaf_body) runs
+/// all its elements in that one call. No jump lands inside a run, since
+/// every jump target follows a container, variant or proxy instruction,
+/// never a leaf.
+void join_runs(instruction* code, std::uint32_t size) noexcept
+{
+    for (std::uint32_t first = 0; first < size;) {
+        std::uint32_t next = first;
+        std::uint32_t total = 0;
+        for (int bits = 0; next < size && (bits = fixed_bits(code[next])) >= 0; ++next) {
+            code[next].leaf = code[next].op;
+            total += static_cast<std::uint32_t>(bits);
+        }
+        const bool body = first > 0 && loop_ending_at(code, first - 1, next);
+        if (next - first >= 2 || (next > first && body)) {
+            code[first].op = op::run;
+            code[first].run_bits = total;
+            code[first].end = next;
+            code[first - (body ? 1 : 0)].leaf_body = body;
+        }
+        first = next > first ? next : first + 1;
+    }
 }
 
 void ensure_offsets(const type_table& table) noexcept
@@ -106,22 +169,23 @@ public:
             add_proxy(e, offset, path);
             return;
         }
-        const std::uint32_t at = emit(instruction{op_of(e), offset, 0, e.min, e.span, bits_required_for_span(e.span), &e, path});
+        const std::uint32_t at = emit(instruction{.op = op_of(e), .bits = static_cast<std::uint8_t>(bits_required_for_span(e.span)), .offset = offset, .min = e.min, .span = e.span, .entry = &e, .path = path});
         if (e.kind == kind::vector || e.kind == kind::array || e.kind == kind::optional || e.kind == kind::map) {
             const path_node* element = node(path_node{nullptr, path, e.kind != kind::optional});
             add(*e.element, 0, element);
             // A map's end adds a read entry, refusing a duplicate key at the element.
             if (e.kind == kind::map)
-                code_[at].end = emit(instruction{op::end_map, offset, 0, 0, 0, 0, &e, element});
+                code_[at].end = emit(instruction{.op = op::end_map, .offset = offset, .entry = &e, .path = element});
             else
-                code_[at].end = emit(instruction{op::end_loop, 0, 0, 0, 0, 0, &e, path});
+                code_[at].end = emit(instruction{.op = op::end_loop, .entry = &e, .path = path});
         }
     }
 
     void finish() noexcept
     {
+        join_runs(code_, size_);
         static constexpr field_entry none{};
-        emit(instruction{op::done, 0, 0, 0, 0, 0, &none, nullptr});
+        emit(instruction{.op = op::done, .entry = &none});
     }
 
 private:
@@ -130,14 +194,14 @@ private:
     /// on the alternative's object, each ending where the last one does.
     void add_variant(const field_entry& e, std::uint32_t offset, const path_node* path) noexcept
     {
-        const std::uint32_t at = emit(instruction{op::variant, offset, 0, 0, e.span, 0, &e, path});
+        const std::uint32_t at = emit(instruction{.op = op::variant, .offset = offset, .span = e.span, .entry = &e, .path = path});
         for (std::uint64_t k = 0; k < e.span; ++k)
-            emit(instruction{op::alternative, offset, 0, k, 0, 0, &e, path});
+            emit(instruction{.op = op::alternative, .offset = offset, .min = k, .entry = &e, .path = path});
         for (std::uint64_t k = 0; k < e.span; ++k) {
             code_[at + 1 + k].end = size_;
             const path_node* held = node(path_node{nullptr, path, false, &e.variant->names[k]});
             add(e.element[k], 0, held);
-            emit(instruction{op::end_variant, 0, 0, 0, 0, 0, &e, held});
+            emit(instruction{.op = op::end_variant, .entry = &e, .path = held});
         }
         code_[at].end = size_;
         for (std::uint64_t k = 0; k < e.span; ++k) {
@@ -156,10 +220,10 @@ private:
             add(*e.element, offset + static_cast<std::uint32_t>(in_place), path);
             return;
         }
-        const std::uint32_t at = emit(instruction{op::proxy, offset, 0, 0, 0, 0, &e, path});
+        const std::uint32_t at = emit(instruction{.op = op::proxy, .offset = offset, .entry = &e, .path = path});
         const path_node* wire = node(path_node{nullptr, path, false});
         add(*e.element, 0, wire);
-        code_[at].end = emit(instruction{op::end_proxy, offset, 0, 0, 0, 0, &e, wire});
+        code_[at].end = emit(instruction{.op = op::end_proxy, .offset = offset, .entry = &e, .path = wire});
     }
 
     std::uint32_t emit(const instruction& in) noexcept

@@ -38,12 +38,12 @@ enum class op : std::uint8_t {
     ranged_i32,
     ranged_64,
     enumeration,
-    flags,
-    bitset,
     float32,
     float64,
     quantized,
-    quat,
+    quat, // the last fixed-width leaf: boolean to quat join runs
+    flags,
+    bitset,
     string,
     vector,
     bit_vector,
@@ -57,19 +57,24 @@ enum class op : std::uint8_t {
     proxy,
     end_proxy, // the end of a proxy's wire body (a read makes the value from the wire object)
     codec,
+    run,      // consecutive fixed-width leaves, run out of line with the stream in registers
     end_loop, // the end of a container's element body
     done,     // the end of the program
 };
 
 struct instruction {
     engine::op op;
-    std::uint32_t offset;      // from the current base (the object, or the element)
-    std::uint32_t end = 0;     // container: the index of its end_loop
-    std::uint64_t min = 0;     // ranged: copied here, next to the offset
+    /// A fixed-width leaf's own op (its `op` is `run` where a run starts).
+    engine::op leaf = op::done;
+    std::uint8_t bits = 0;         // ranged: bits_required_for_span(span)
+    bool leaf_body = false;        // vector, array, optional: the element is one run
+    std::uint32_t offset = 0;      // from the current base (the object, or the element)
+    std::uint32_t end = 0;         // container: the index of its end_loop; run: the index past its last leaf
+    std::uint32_t run_bits = 0;    // run: the bits of its leaves together
+    std::uint64_t min = 0;         // ranged: copied here, next to the offset
     std::uint64_t span = 0;
-    int bits = 0;              // ranged: bits_required_for_span(span)
-    const field_entry* entry;  // the kind's constants
-    const path_node* path;
+    const field_entry* entry = nullptr; // the kind's constants
+    const path_node* path = nullptr;
 };
 
 static_assert(sizeof(instruction) <= instruction_bytes && alignof(instruction) <= 16);

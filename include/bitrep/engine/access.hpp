@@ -15,7 +15,6 @@
 
 #include <bitrep/annotations/entity_array.hpp>
 #include <bitrep/detail/proxy_traits.hpp>
-#include <bitrep/detail/resize.hpp>
 #include <bitrep/engine/in_place.hpp>
 #include <bitrep/engine/table.hpp>
 #include <bitrep/serialize.hpp>
@@ -32,13 +31,23 @@ void* vector_data(void* v) noexcept
 {
     return static_cast<std::vector<T>*>(v)->data();
 }
+/// Out of line already (the engine calls it through a pointer), so it
+/// resizes itself rather than through resize_for_decode's out-of-line call.
 template <class T>
 void vector_resize(void* v, std::size_t size)
 {
-    bitrep::detail::resize_for_decode(*static_cast<std::vector<T>*>(v), size);
+    auto& vector = *static_cast<std::vector<T>*>(v);
+    if (vector.size() != size)
+        vector.resize(size);
 }
 template <class T>
-inline constexpr container_access vector_access{&vector_size<T>, &vector_data<T>, &vector_resize<T>};
+void vector_swap(void* a, void* b) noexcept
+{
+    static_cast<std::vector<T>*>(a)->swap(*static_cast<std::vector<T>*>(b));
+}
+template <class T>
+inline constexpr container_access vector_access{&vector_size<T>, &vector_data<T>, &vector_resize<T>,
+                                                &vector_swap<T>};
 
 inline bool bit_test(const void* v, std::size_t i) noexcept
 {

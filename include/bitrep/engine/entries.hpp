@@ -7,7 +7,6 @@
 #include <array>
 #include <atomic>
 #include <bitset>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -25,12 +24,12 @@
 #include <bitrep/annotations/bounded_string.hpp>
 #include <bitrep/annotations/bounded_vector.hpp>
 #include <bitrep/annotations/delta_small.hpp>
-#include <bitrep/annotations/duration.hpp>
 #include <bitrep/annotations/entity_array.hpp>
 #include <bitrep/annotations/field_flags.hpp>
 #include <bitrep/annotations/quantized.hpp>
 #include <bitrep/annotations/quat.hpp>
 #include <bitrep/annotations/ranged.hpp>
+#include <bitrep/detail/working_object.hpp>
 #include <bitrep/engine/access.hpp>
 #include <bitrep/engine/table.hpp>
 #include <bitrep/reflect.hpp>
@@ -97,12 +96,14 @@ template <class T, field_flag Flag>
 struct is_flagged<flagged<T, Flag>> : std::true_type {};
 
 /// Classes the tables walk field by field: reflected, no hook (a field
-/// annotated from outside its class is a proxy for its annotation).
+/// annotated from outside its class is a proxy for its annotation). Asked
+/// of the route, not of codec<T>, whose instantiation checks every field's
+/// codec; the entry dispatch has taken every annotation by then.
 template <class T>
 constexpr bool walked_class()
 {
-    if constexpr (std::is_class_v<T> && requires { codec<T>::walks_fields; })
-        return codec<T>::walks_fields;
+    if constexpr (std::is_class_v<T>)
+        return bitrep::detail::route_for<T>() == bitrep::detail::class_route::reflected;
     else
         return false;
 }
@@ -196,6 +197,15 @@ inline constexpr schema_info proxy_info_v = [] {
 
 template <class T>
 constexpr field_entry make_entry();
+
+/// What the library needs to exchange a T's object byte by byte.
+template <class T>
+constexpr field_entry with_object(field_entry e)
+{
+    e.object_size = std::is_empty_v<T> ? 0 : static_cast<std::uint32_t>(sizeof(T));
+    e.trivially_copyable = std::is_trivially_copyable_v<T>;
+    return e;
+}
 } // namespace detail
 
 /// The entry of a field of type T.
@@ -275,10 +285,57 @@ inline constexpr proxy_access annotation_access_v{holds_as<W, F>::value ? &annot
 
 template <class F, class W>
 inline constexpr field_entry annotation_entry_v = [] {
-    field_entry e = proxy_entry(entry_v<W>, &annotation_access_v<F, W>);
+    field_entry e = with_object<F>(proxy_entry(entry_v<W>, &annotation_access_v<F, W>));
     e.flag = entry_v<W>.flag; // a scope that does not carry W leaves the field out
     return e;
 }();
+
+/// The annotations and standard types make_entry gives a kind of their own
+/// (one class to match per type, where a trait per kind instantiated one
+/// class each).
+template <class T>
+struct own_kind : std::false_type {};
+template <class Int, Int Min, Int Max>
+struct own_kind<ranged<Int, Min, Max>> : std::true_type {};
+template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
+struct own_kind<quantized<Min, Max, Resolution, Policy>> : std::true_type {};
+template <int Bits>
+struct own_kind<quat<Bits>> : std::true_type {};
+template <std::size_t N>
+struct own_kind<bounded_string<N>> : std::true_type {};
+template <class T, std::size_t N>
+struct own_kind<bounded_vector<T, N>> : std::true_type {};
+template <std::size_t N>
+struct own_kind<std::bitset<N>> : std::true_type {};
+template <class T, std::size_t N>
+struct own_kind<std::array<T, N>> : std::true_type {};
+template <class T>
+struct own_kind<std::optional<T>> : std::true_type {};
+template <class... Ts>
+struct own_kind<std::variant<Ts...>> : std::true_type {};
+template <class V, std::uint32_t MaxStep>
+struct own_kind<delta_small<V, MaxStep>> : std::true_type {};
+template <class T, field_flag Flag>
+struct own_kind<flagged<T, Flag>> : std::true_type {};
+template <class T, std::size_t N>
+struct own_kind<entity_array<T, N>> : std::true_type {};
+
+/// Whether T's entry is its compiled codec (a class with a hook, or a type
+/// bitrep refuses): none of the kinds make_entry tells apart.
+template <class T>
+constexpr bool by_codec()
+{
+    if constexpr (std::is_arithmetic_v<T>)
+        return false;
+    else if constexpr (std::is_enum_v<T>)
+        return !reflect::described_enum<T>;
+    else if constexpr (own_kind<T>::value)
+        return false;
+    else if constexpr (bitrep::detail::keyed_container<T> || bitrep::detail::proxied<T>)
+        return false;
+    else
+        return !tabled_class<T>();
+}
 
 /// How a table reaches the members of a class it walks: reflection's
 /// fields, or a std::pair's or std::tuple's members, which are fields named
@@ -289,6 +346,10 @@ struct members {
     template <std::size_t I>
     static constexpr const field_entry& entry() noexcept
     {
+        // A field whose type bitrep refuses names the struct and the field
+        // in the refusal, before the type's own message.
+        if constexpr (by_codec<reflect::wire_type_at<T, I>>())
+            static_assert(bitrep::detail::accept_field<T, I>());
         if constexpr (reflect::sent_as_other<T, I>)
             return annotation_entry_v<reflect::field_type_at<T, I>, reflect::wire_type_at<T, I>>;
         else
@@ -298,6 +359,51 @@ struct members {
     static constexpr reflect::field_id id() noexcept
     {
         return reflect::field_id_at<T, I>();
+    }
+    template <std::size_t I>
+    static auto& at(T& object) noexcept
+    {
+        return reflect::field_at<I>(object);
+    }
+};
+/// The types of an aggregate's fields, read off the type of its tie (no
+/// accessor instantiated per field).
+template <class Tie>
+struct tied_types;
+template <template <class...> class Tuple, class... F>
+struct tied_types<Tuple<F...>> {
+    using type = boost::mp11::mp_list<std::remove_cvref_t<F>...>;
+};
+template <class T>
+using aggregate_field_types = typename tied_types<decltype(reflect::detail::aggregate_tie(std::declval<T&>()))>::type;
+
+/// Field I (of type F) of T: its entry, after the check that names the
+/// struct and the field when bitrep refuses F.
+template <class T, std::size_t I, class F>
+constexpr const field_entry& checked_field_entry() noexcept
+{
+    if constexpr (by_codec<F>())
+        static_assert(bitrep::detail::accept_field<T, I>());
+    return entry_v<F>;
+}
+
+/// A plain aggregate (no description, no annotation from outside): every
+/// field sent as its own type, named by position.
+template <class T>
+    requires(reflect::aggregate<T> && !reflect::annotated_outside<T> && !bitrep::detail::std_tuple<T>)
+struct members<T> {
+    static constexpr std::size_t count = reflect::field_count<T>;
+    static constexpr auto all_entries()
+    {
+        return []<class... F, std::size_t... I>(boost::mp11::mp_list<F...>, std::index_sequence<I...>) {
+            return std::array<field_entry, count>{checked_field_entry<T, I, F>()...};
+        }(aggregate_field_types<T>{}, std::make_index_sequence<count>{});
+    }
+    static constexpr auto all_ids()
+    {
+        return []<std::size_t... I>(std::index_sequence<I...>) {
+            return std::array<reflect::field_id, count>{reflect::detail::position_id<I>...};
+        }(std::make_index_sequence<count>{});
     }
     template <std::size_t I>
     static auto& at(T& object) noexcept
@@ -421,14 +527,14 @@ constexpr field_entry structure_entry()
     e.kind = kind::structure;
     e.nested = &table_v<T>;
     e.schema = &structure_info_v<T>;
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-        using m = members<T>;
-        ((e.min_bits += m::template entry<I>().min_bits), ...);
-        ((e.max_bits = bitrep::detail::add_bits(e.max_bits, m::template entry<I>().max_bits)), ...);
-        ((e.depth = std::max(e.depth, m::template entry<I>().depth)), ...);
-        e.instructions = (0 + ... + m::template entry<I>().instructions);
-        e.nodes = (0 + ... + (1 + m::template entry<I>().nodes));
-    }(std::make_index_sequence<members<T>::count>{});
+    e.instructions = 0;
+    for (const field_entry& field : table_of<T>::fields) {
+        e.min_bits += field.min_bits;
+        e.max_bits = bitrep::detail::add_bits(e.max_bits, field.max_bits);
+        e.depth = std::max(e.depth, field.depth);
+        e.instructions += field.instructions;
+        e.nodes += 1 + field.nodes;
+    }
     return e;
 }
 
@@ -597,28 +703,59 @@ constexpr field_entry composite_entry()
 template <class T>
 constexpr field_entry make_entry()
 {
-    return number_entry<T>();
+    return with_object<T>(number_entry<T>());
 }
 
 template <class T>
 void compute_offsets() noexcept;
+
+/// Whether T's fields are all its members: not a described class whose
+/// description may leave some out (members it does not list are never read,
+/// so an all-or-nothing read must start from a copy).
+template <class T>
+constexpr bool lists_every_member()
+{
+    if constexpr (reflect::described<T>)
+        return bitrep::detail::described_completely<T>();
+    else
+        return true;
+}
+} // namespace detail
+
+namespace detail {
+template <class M>
+constexpr auto entries_of()
+{
+    if constexpr (requires { M::all_entries(); })
+        return M::all_entries();
+    else
+        return []<std::size_t... I>(std::index_sequence<I...>) {
+            return std::array<field_entry, M::count>{M::template entry<I>()...};
+        }(std::make_index_sequence<M::count>{});
+}
+template <class M>
+constexpr auto ids_of()
+{
+    if constexpr (requires { M::all_ids(); })
+        return M::all_ids();
+    else
+        return []<std::size_t... I>(std::index_sequence<I...>) {
+            return std::array<reflect::field_id, M::count>{M::template id<I>()...};
+        }(std::make_index_sequence<M::count>{});
+}
 } // namespace detail
 
 template <class T>
 struct table_of {
     using members = detail::members<T>;
     static constexpr std::size_t count = members::count;
-    static constexpr auto fields = []<std::size_t... I>(std::index_sequence<I...>) {
-        return std::array<field_entry, count>{members::template entry<I>()...};
-    }(std::make_index_sequence<count>{});
-    static constexpr auto ids = []<std::size_t... I>(std::index_sequence<I...>) {
-        return std::array<reflect::field_id, count>{members::template id<I>()...};
-    }(std::make_index_sequence<count>{});
+    static constexpr auto fields = detail::entries_of<members>();
+    static constexpr auto ids = detail::ids_of<members>();
     static inline std::atomic<std::uint32_t> offsets[count == 0 ? 1 : count]{};
     static inline std::atomic<bool> ready{false};
     static constexpr type_table table{reflect::type_name<T>(), fields.data(), ids.data(),
                                       static_cast<std::uint32_t>(count), offsets, &ready,
-                                      &detail::compute_offsets<T>};
+                                      &detail::compute_offsets<T>, detail::lists_every_member<T>()};
 };
 
 namespace detail {
@@ -656,20 +793,170 @@ template <class T>
 inline constexpr root root_v{detail::checked_entry<T>(), detail::program_storage<T>::rooms};
 
 namespace detail {
+/// Whether a read of the whole value writes all of it: no transient field, no
+/// hook (which may skip some), no member a description leaves out.
+constexpr bool carries_every_field(const field_entry& e) noexcept
+{
+    if (is_transient(e))
+        return false;
+    switch (e.kind) {
+    case kind::codec: return false;
+    case kind::structure:
+        if (!e.nested->complete)
+            return false;
+        for (std::uint32_t i = 0; i < e.nested->count; ++i)
+            if (!carries_every_field(e.nested->fields[i]))
+                return false;
+        return true;
+    case kind::vector:
+    case kind::array:
+    case kind::optional:
+    case kind::proxy: return carries_every_field(*e.element);
+    case kind::variant:
+        for (std::uint64_t i = 0; i < e.span; ++i)
+            if (!carries_every_field(e.element[i]))
+                return false;
+        return true;
+    default: return true; // a map's entries are made anew; leaves are written whole
+    }
+}
+
+/// Whether the library can exchange two objects part by part from their
+/// entries (exchange_parts): bytes, strings and vectors, in structs whose
+/// every member is a field.
+constexpr bool exchanged_by_parts(const field_entry& e) noexcept
+{
+    if (is_transient(e) || e.object_size == 0 || e.trivially_copyable)
+        return true;
+    switch (e.kind) {
+    case kind::string: return true;
+    case kind::vector: return e.container->swap != nullptr;
+    case kind::structure:
+        if (!e.nested->complete)
+            return false;
+        for (std::uint32_t i = 0; i < e.nested->count; ++i)
+            if (!exchanged_by_parts(e.nested->fields[i]))
+                return false;
+        return true;
+    default: return false;
+    }
+}
+
+template <class T>
+void* make_object()
+{
+    return new T();
+}
+template <class T>
+void destroy_object(void* object) noexcept
+{
+    delete static_cast<T*>(object);
+}
+template <class T>
+void assign_object(void* to, const void* from)
+{
+    *static_cast<T*>(to) = *static_cast<const T*>(from);
+}
+/// A swap exchanges pointers for containers; for a flat T (an array of
+/// plain structs) it would copy three times what one assignment copies once.
+template <class T>
+void exchange_objects(void* out, void* working)
+{
+    if constexpr (std::is_trivially_copyable_v<T>) {
+        *static_cast<T*>(out) = *static_cast<const T*>(working);
+    } else {
+        using std::swap;
+        swap(*static_cast<T*>(out), *static_cast<T*>(working));
+    }
+}
+
+template <class T>
+inline constexpr bool reads_every_field = carries_every_field(entry_v<T>) && std::is_default_constructible_v<T>;
+
+/// Whether from_bytes decodes T into a working object the library keeps
+/// (else into a copy of the destination on the stack, in the header): a
+/// flat T has no capacity to reuse, and one with no default constructor
+/// cannot be made.
+template <class T>
+inline constexpr bool kept_working = !std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T>;
+
+/// (if constexpr: a function whose address is not taken is not compiled.)
+template <class T>
+constexpr auto assign_for() noexcept
+{
+    if constexpr (reads_every_field<T>)
+        return static_cast<void (*)(void*, const void*)>(nullptr);
+    else
+        return &assign_object<T>;
+}
+
+template <class T>
+constexpr auto exchange_for() noexcept
+{
+    constexpr const field_entry& e = entry_v<T>;
+    if constexpr (!is_transient(e) && e.object_size != 0 && exchanged_by_parts(e))
+        return static_cast<void (*)(void*, void*)>(nullptr);
+    else
+        return &exchange_objects<T>;
+}
+
+template <class T>
+inline constexpr object_ops object_ops_v{&make_object<T>, &destroy_object<T>, assign_for<T>(), exchange_for<T>()};
+
+} // namespace detail
+
+/// T as to_bytes, from_bytes, bit_size and decoder<T> hand it to the engine
+/// (and, to decode into a working object, detail::object_ops_v<T>).
+template <class T>
+inline constexpr value_type value_type_v{root_v<T>, reflect::type_name<T>(), detail::reads_every_field<T>};
+
+namespace detail {
+/// The addresses of object's fields, in table order, all at once: one tie
+/// (or one pass over a description's member pointers) per type, so that a
+/// type's offsets instantiate one function rather than an accessor chain per
+/// field.
+template <class T>
+[[gnu::always_inline]] inline void field_addresses(T& object, const void** out) noexcept
+{
+    if constexpr (reflect::described<T> && !bitrep::detail::std_tuple<T>) {
+        using bases = reflect::detail::bases_of<T>;
+        constexpr std::size_t base_count = boost::mp11::mp_size<bases>::value;
+        [&]<class... B>(boost::mp11::mp_list<B...>) {
+            std::size_t i = 0;
+            ((out[i++] = &static_cast<typename B::type&>(object)), ...);
+        }(bases{});
+        [&]<class... M>(boost::mp11::mp_list<M...>) {
+            std::size_t i = base_count;
+            ((out[i++] = &(object.*M::pointer)), ...);
+        }(reflect::detail::members_of<T>{});
+#if BITREP_COUNT_AGGREGATE_FIELDS
+    } else if constexpr (reflect::aggregate<T> && !bitrep::detail::std_tuple<T>) {
+        namespace tied = boost::pfr::detail::sequence_tuple;
+        auto fields = reflect::detail::aggregate_tie(object);
+        [&]<std::size_t... I, class... F>(tied::tuple_base<std::index_sequence<I...>, F...>& tie) {
+            ((out[I] = &static_cast<tied::base_from_member<I, F>&>(tie).value), ...);
+        }(fields);
+#endif
+    } else {
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ((out[I] = &members<T>::template at<I>(object)), ...);
+        }(std::make_index_sequence<members<T>::count>{});
+    }
+}
+
 /// Where each field of T lies: taken from an object's storage that is never
 /// constructed (only member addresses are formed), once per program.
 template <class T>
 void compute_offsets() noexcept
 {
     alignas(T) unsigned char storage[sizeof(T)];
-    T& object = *reinterpret_cast<T*>(storage);
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-        (table_of<T>::offsets[I].store(static_cast<std::uint32_t>(
-                                           reinterpret_cast<const unsigned char*>(&members<T>::template at<I>(object)) -
-                                           storage),
-                                       std::memory_order_relaxed),
-         ...);
-    }(std::make_index_sequence<table_of<T>::count>{});
+    constexpr std::size_t count = table_of<T>::count;
+    const void* addresses[count == 0 ? 1 : count];
+    field_addresses(*reinterpret_cast<T*>(storage), addresses);
+    for (std::size_t i = 0; i < count; ++i)
+        table_of<T>::offsets[i].store(
+            static_cast<std::uint32_t>(static_cast<const unsigned char*>(addresses[i]) - storage),
+            std::memory_order_relaxed);
     table_of<T>::ready.store(true, std::memory_order_release);
 }
 } // namespace detail

@@ -6,9 +6,13 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
+#include <vector>
 
+#include <bitrep/annotations/field_flags.hpp>
 #include <bitrep/reflect.hpp>
+#include <bitrep/status.hpp>
 #include <bitrep/wire/quantize.hpp>
 #include <bitrep/wire/stream.hpp>
 
@@ -53,6 +57,9 @@ struct container_access {
     void* (*data)(void* container) noexcept;
     /// resize_for_decode: a count the reader has already bounded.
     void (*resize)(void* container, std::size_t size);
+    /// Exchanges two containers' elements (from_bytes hands a decoded value
+    /// over by exchanging its parts).
+    void (*swap)(void* a, void* b) noexcept;
 };
 
 /// A bounded_vector<bool>'s std::vector<bool>, whose elements are bits, not
@@ -221,7 +228,17 @@ struct field_entry {
     /// and the most (the standard's measure rule: 7 bits per alignment).
     std::size_t min_bits = 0;
     std::size_t max_bits = 0;
+    /// The C++ object's size (0 for an empty class, which holds nothing),
+    /// and whether it is trivially copyable: exchanged byte by byte.
+    std::uint32_t object_size = 0;
+    bool trivially_copyable = false;
 };
+
+/// Whether the entry is a transient field's, which no stream carries.
+constexpr bool is_transient(const field_entry& e) noexcept
+{
+    return e.flag == static_cast<std::uint8_t>(field_flag::transient) + 1;
+}
 
 /// A reflected class (or a std::pair, a std::tuple): its fields in
 /// declaration order, with their offsets.
@@ -235,6 +252,9 @@ struct type_table {
     std::atomic<std::uint32_t>* offsets = nullptr;
     std::atomic<bool>* ready = nullptr;
     void (*compute_offsets)() noexcept = nullptr;
+    /// Every member is a field (a description lists them all): a read
+    /// leaves none of the object as it was.
+    bool complete = true;
 };
 
 /// Room for one program the engine compiles from an entry on first use:
@@ -278,5 +298,44 @@ bool measure(basic_measure_stream<Scope>& stream, const root& value_type, const 
 BITREP_ENGINE_ENTRY_POINTS(extern, scope::all);
 BITREP_ENGINE_ENTRY_POINTS(extern, scope::save);
 BITREP_ENGINE_ENTRY_POINTS(extern, scope::replication);
+
+/// What from_bytes does with a T it does not know: the working object it
+/// keeps per thread and type, made, exchanged with the caller's and
+/// destroyed through these (one constant per type, so that the header
+/// compiles no decoding code per type).
+struct object_ops {
+    void* (*make)();                            // a new default-made T
+    void (*destroy)(void* object) noexcept;     // deletes what make made
+    void (*assign)(void* to, const void* from); // to = from; nullptr when a read writes every field
+    /// out gets the decoded value (a swap); nullptr when the library
+    /// exchanges the parts the type's entries describe, by a plan it
+    /// makes once per thread and type.
+    void (*exchange)(void* out, void* working);
+};
+
+/// A whole value's type as to_bytes / from_bytes / bit_size / decoder take
+/// it: its root and its name for error paths.
+struct value_type {
+    engine::root root;
+    std::string_view name;
+    /// A read writes every field (nothing is transient, no hook, every
+    /// member described), so the working object need not start as a copy.
+    bool reads_every_field = false;
+};
+
+// The entry points of bytes.hpp, compiled once (src/engine/bytes.cpp).
+std::size_t bit_size(const value_type& type, const void* object);
+status to_bytes(const value_type& type, const void* object, std::span<std::uint8_t> buffer,
+                std::size_t& bytes_written);
+status to_bytes(const value_type& type, const void* object, std::vector<std::uint8_t>& out);
+/// Reads a whole encoding into target in place (not all or nothing) and
+/// refuses whole bytes left after the value.
+status decode_in_place(const value_type& type, std::span<const std::uint8_t> bytes, void* target);
+/// Decodes into working (a copy of out first, unless a read writes every
+/// field) and gives out the result on success.
+status decode_and_exchange(const value_type& type, const object_ops& ops, std::span<const std::uint8_t> bytes,
+                           void* working, void* out);
+/// decode_and_exchange with the thread's working object for the type.
+status from_bytes(const value_type& type, const object_ops& ops, std::span<const std::uint8_t> bytes, void* out);
 
 } // namespace bitrep::engine

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 
@@ -321,21 +322,58 @@ protected:
     /// that has the latter goes through the full UTF-8 check, out of line.
     /// (Calling memchr and the validator for every string made compilers save
     /// the stream's state around both calls, and whether GCC inlined the
-    /// validator moved the Monster encode by 20%.)
+    /// validator moved the Monster encode by 20%.) The pass reads eight bytes
+    /// at a time, the last eight (or four) overlapping the ones before: both
+    /// findings are ors over the bytes, which a byte read twice leaves alone.
     BITREP_ALWAYS_INLINE bool check_text(const std::string& text, std::size_t bit) noexcept
     {
-        const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
-        unsigned char any_zero = 0;
-        unsigned char all_bits = 0;
-        for (std::size_t i = 0; i < text.size(); ++i) {
-            any_zero |= static_cast<unsigned char>(bytes[i] == 0);
-            all_bits |= bytes[i];
-        }
-        if (any_zero != 0) [[unlikely]]
+        const text_bytes found = scan_text(reinterpret_cast<const unsigned char*>(text.data()), text.size());
+        if (found.zero) [[unlikely]]
             return fail(error::interior_nul, bit, "zero byte inside a string");
-        if ((all_bits & 0x80) != 0 && !valid_utf8(bytes, text.size())) [[unlikely]]
+        if (found.high && !valid_utf8(reinterpret_cast<const unsigned char*>(text.data()), text.size())) [[unlikely]]
             return fail(error::bad_utf8, bit, "string is not well-formed UTF-8");
         return true;
+    }
+
+    struct text_bytes {
+        bool zero;
+        bool high;
+    };
+    /// Whether any byte is zero, and whether any is above 0x7F. A word's
+    /// (w - 0x01..01) & ~w & 0x80..80 is non-zero exactly when one of its
+    /// bytes is zero.
+    BITREP_ALWAYS_INLINE static text_bytes scan_text(const unsigned char* bytes, std::size_t size) noexcept
+    {
+        constexpr std::uint64_t ones = 0x0101010101010101u;
+        constexpr std::uint64_t highs = 0x8080808080808080u;
+        std::uint64_t zeros = 0;
+        std::uint64_t all = 0;
+        const auto word = [&](std::uint64_t w) BITREP_LAMBDA_ALWAYS_INLINE {
+            zeros |= (w - ones) & ~w & highs;
+            all |= w;
+        };
+        if (size >= 8) {
+            for (std::size_t at = 0; at + 8 < size; at += 8)
+                word(load_bytes<std::uint64_t>(bytes + at));
+            word(load_bytes<std::uint64_t>(bytes + size - 8));
+        } else if (size >= 4) {
+            // Two overlapping halves, each in the low half of the word.
+            word(load_bytes<std::uint32_t>(bytes) | 0xFFFFFFFF00000000u);
+            word(load_bytes<std::uint32_t>(bytes + size - 4) | 0xFFFFFFFF00000000u);
+            all &= 0xFFFFFFFFu;
+        } else {
+            for (std::size_t at = 0; at < size; ++at)
+                word(bytes[at] | 0xFFFFFFFFFFFFFF00u);
+            all &= 0xFFu;
+        }
+        return {zeros != 0, (all & highs) != 0};
+    }
+    template <class Word>
+    BITREP_ALWAYS_INLINE static std::uint64_t load_bytes(const unsigned char* at) noexcept
+    {
+        Word w;
+        std::memcpy(&w, at, sizeof w);
+        return w;
     }
 
     [[gnu::noinline]] static bool valid_utf8(const unsigned char* bytes, std::size_t size) noexcept
