@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "schema_comparison.hpp"
+
 #include <array>
 #include <bitset>
 #include <chrono>
@@ -1291,6 +1293,40 @@ TEST(Engine, SaveAndReplicationStreamsEncodeAlike)
     EXPECT_NE(save, replication);
     expect_both_outcomes(compare_scope<bitrep::scope::save>(161));
     expect_both_outcomes(compare_scope<bitrep::scope::replication>(162));
+}
+
+/// A save file's schema from the tables (engine::describe, what
+/// schema_of<T>() builds) is the codecs' describe facets', byte for byte,
+/// for every kind here (renames, more hooks and flags: engine_schema_test).
+TEST(EngineSchema, EveryKindIsDescribedAsByTheCodecs)
+{
+    using schema_comparison::expect_same_schema;
+    expect_same_schema<Shade>("Shade");
+    expect_same_schema<Gap>("Gap");
+    expect_same_schema<Rights>("Rights");
+    expect_same_schema<Marks>("Marks");
+    expect_same_schema<Everything>("Everything");
+    expect_same_schema<Described>("Described");
+    expect_same_schema<Derived>("Derived");
+    expect_same_schema<Bits>("Bits");
+    expect_same_schema<Flags>("Flags");
+    expect_same_schema<Bitsets>("Bitsets");
+    expect_same_schema<Steps>("Steps");
+    expect_same_schema<Tuples>("Tuples");
+    expect_same_schema<Shape>("Shape");
+    expect_same_schema<Variants>("Variants");
+    expect_same_schema<Maps>("Maps");
+    expect_same_schema<Proxies>("Proxies");
+    expect_same_schema<Durations>("Durations");
+    expect_same_schema<Adapted>("Adapted");
+    expect_same_schema<World>("World");
+    expect_same_schema<Plain>("Plain");
+    expect_same_schema<Held>("Held");
+    expect_same_schema<Hot>("Hot");
+    expect_same_schema<Vendor>("Vendor");
+    expect_same_schema<Hooked>("Hooked");
+    expect_same_schema<std::variant<bool, Hooked>>("std::variant<bool, Hooked>");
+    expect_same_schema<Scoped>("Scoped");
 }
 
 } // namespace engine_test

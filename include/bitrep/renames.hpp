@@ -97,11 +97,10 @@ constexpr bool renames_fit_target() noexcept
 } // namespace reflect
 
 namespace detail {
-/// Gives the node `schema` has open T's bitrep_renames, once they are known
-/// at compile time to name what T has (Target): every codec whose schema
-/// node has named children takes them from here.
-template <class T, reflect::renames_target Target, class Schema>
-void describe_renames(Schema& schema)
+/// T's bitrep_renames, once they are known at compile time to name what T
+/// has (Target): every schema node with named children takes them from here.
+template <class T, reflect::renames_target Target>
+constexpr std::span<const renamed> checked_renames() noexcept
 {
     constexpr bool fit = reflect::renames_fit_target<T, Target>();
     // One message per target, as a static_assert's message is a literal.
@@ -114,7 +113,14 @@ void describe_renames(Schema& schema)
     else
         static_assert(fit, "bitrep: in bitrep_renames, each .to must name a flag (or the enum's own bitrep_name), "
                            "and no .from a flag it still has");
-    for (const renamed& rename : reflect::renames<T>())
+    return reflect::renames<T>();
+}
+
+/// Gives the node `schema` has open T's checked renames.
+template <class T, reflect::renames_target Target, class Schema>
+void describe_renames(Schema& schema)
+{
+    for (const renamed& rename : checked_renames<T, Target>())
         schema.renamed(rename.from, rename.to);
 }
 } // namespace detail

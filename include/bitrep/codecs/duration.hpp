@@ -86,10 +86,13 @@ template <class Duration, class Count>
 struct duration_proxy : std::true_type {
     using wire = Count;
     using period = typename Duration::period;
+    /// The struct the schema names, whose one field is `count` (the
+    /// engine's tables carry it as data).
+    static constexpr std::string_view schema_struct = duration_name<period>::value;
     template <class Schema>
     static void describe(Schema& schema)
     {
-        schema.begin_struct(duration_name<period>::value);
+        schema.begin_struct(schema_struct);
         schema.field("count", 0);
         codec<Count>::describe(schema);
         schema.end();

@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -31,6 +33,8 @@
 #include <bitrep/engine/access.hpp>
 #include <bitrep/engine/table.hpp>
 #include <bitrep/reflect.hpp>
+#include <bitrep/renames.hpp>
+#include <bitrep/save/schema_builder.hpp>
 #include <bitrep/serialize.hpp>
 
 namespace bitrep::engine {
@@ -129,6 +133,68 @@ inline constexpr auto flag_masks = [] {
     return masks;
 }();
 
+/// The schema's names of an enum's enumerators or flags, or a class's
+/// fields, with the type's renames (checked here: a rename that names
+/// nothing the type has does not compile).
+template <class T, reflect::renames_target Target>
+constexpr schema_info named_info(const std::string_view* names)
+{
+    const std::span<const renamed> renames = bitrep::detail::checked_renames<T, Target>();
+    schema_info info;
+    info.type_name = reflect::stable_name<T>();
+    info.names = names;
+    info.renames = renames.data();
+    info.rename_count = renames.size();
+    return info;
+}
+template <class E>
+inline constexpr schema_info enum_info_v =
+    named_info<E, reflect::renames_target::enumerators>(reflect::enumerators<E>::names.data());
+template <class E>
+inline constexpr schema_info flags_info_v =
+    named_info<E, reflect::renames_target::flags>(reflect::flags<E>::table.names.data());
+
+template <class T>
+inline constexpr schema_info quantized_info_v = [] {
+    schema_info info;
+    info.min = T::min;
+    info.max = T::max;
+    info.resolution = T::resolution;
+    return info;
+}();
+
+/// A hook's encoding is its own: the schema names whose it is.
+template <class T>
+inline constexpr schema_info hook_info_v = [] {
+    schema_info info;
+    info.type_name = reflect::stable_name<T>();
+    return info;
+}();
+
+/// A proxy whose traits name a schema of their own: a duration's struct,
+/// as data; anything else through the traits' describe.
+template <class T>
+constexpr bool proxy_describes_itself()
+{
+    using traits = bitrep::detail::proxy_traits<T>;
+    return requires { traits::schema_struct; } || requires(schema_builder& builder) { traits::describe(builder); };
+}
+template <class T>
+void proxy_describe(schema_builder& builder)
+{
+    bitrep::detail::proxy_traits<T>::describe(builder);
+}
+template <class T>
+inline constexpr schema_info proxy_info_v = [] {
+    using traits = bitrep::detail::proxy_traits<T>;
+    schema_info info;
+    if constexpr (requires { traits::schema_struct; })
+        info.type_name = traits::schema_struct;
+    else
+        info.describe = &proxy_describe<T>;
+    return info;
+}();
+
 template <class T>
 constexpr field_entry make_entry();
 
@@ -168,6 +234,13 @@ struct variant_table<std::variant<Ts...>> {
     }(std::index_sequence_for<Ts...>{});
     static constexpr std::array<std::string_view, sizeof...(Ts)> names{reflect::type_name<Ts>()...};
     static constexpr variant_access access{&variant_index<type>, held.data(), hold.data(), names.data()};
+    static constexpr std::array<std::string_view, sizeof...(Ts)> saved_names{
+        bitrep::detail::alternative_name<Ts>()...};
+    static constexpr schema_info schema = [] {
+        schema_info info;
+        info.names = saved_names.data();
+        return info;
+    }();
 };
 
 template <class Int>
@@ -382,6 +455,7 @@ constexpr field_entry variant_entry()
     e.span = table::alternatives.size();
     e.element = table::alternatives.data();
     e.variant = &table::access;
+    e.schema = &table::schema;
     std::size_t most = 0;
     std::size_t least = unbounded_bits;
     e.instructions = 1; // the index; then per alternative its jump, its body and its end
@@ -415,12 +489,44 @@ constexpr field_entry flagged_entry()
     return e;
 }
 
+/// A described class's bases, its first fields, by their stable names (the
+/// schema names a base ":" and its name).
+template <class T>
+inline constexpr auto base_names = []<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<std::string_view, sizeof...(I)>{reflect::stable_name<reflect::wire_type_at<T, I>>()...};
+}(std::make_index_sequence<boost::mp11::mp_size<reflect::detail::bases_of<T>>::value>{});
+
+template <class T>
+constexpr const std::string_view* base_names_of()
+{
+    if constexpr (!reflect::described<T>)
+        return nullptr;
+    else if constexpr (boost::mp11::mp_empty<reflect::detail::bases_of<T>>::value)
+        return nullptr;
+    else
+        return base_names<T>.data();
+}
+
+/// A reflected class by its stable name, a std::pair or std::tuple by that
+/// (the same with every compiler).
+template <class T>
+inline constexpr schema_info structure_info_v = [] {
+    if constexpr (bitrep::detail::std_tuple<T>) {
+        schema_info info;
+        info.type_name = bitrep::detail::std_tuple_traits<T>::name;
+        return info;
+    } else {
+        return named_info<T, reflect::renames_target::fields>(base_names_of<T>());
+    }
+}();
+
 template <class T>
 constexpr field_entry structure_entry()
 {
     field_entry e;
     e.kind = kind::structure;
     e.nested = &table_v<T>;
+    e.schema = &structure_info_v<T>;
     e.instructions = 0;
     for (const field_entry& field : table_of<T>::fields) {
         e.min_bits += field.min_bits;
@@ -459,12 +565,14 @@ constexpr field_entry number_entry()
         e = integer_entry<std::underlying_type_t<T>>(kind::enumeration);
         e.span = table::count;
         e.values = table::values_are_indices ? nullptr : enum_values<T>.data();
+        e.schema = &enum_info_v<T>;
         e.min_bits = e.max_bits = static_cast<std::size_t>(bitrep::detail::enum_index_bits(table::count));
     } else if constexpr (reflect::flag_enum<T>) {
         e = integer_entry<typename reflect::flags<T>::bits_type>(kind::flags);
         e.min = reflect::flags<T>::table.all;
         e.span = reflect::flags<T>::count;
         e.values = flag_masks<T>.data();
+        e.schema = &flags_info_v<T>;
         e.min_bits = e.max_bits = reflect::flags<T>::count;
     } else if constexpr (is_ranged<T>::value) {
         using Int = typename T::value_type;
@@ -478,6 +586,7 @@ constexpr field_entry number_entry()
         e.low = T::min;
         e.top = T::top;
         e.clamp = T::policy == range_policy::clamp;
+        e.schema = &quantized_info_v<T>;
         e.min_bits = e.max_bits = static_cast<std::size_t>(T::bits);
     } else if constexpr (is_quat<T>::value) {
         static_assert(std::is_standard_layout_v<T> && sizeof(T) == 4 * sizeof(float));
@@ -572,7 +681,10 @@ constexpr field_entry composite_entry()
     } else if constexpr (is_flagged<T>::value) {
         return flagged_entry<T>();
     } else if constexpr (bitrep::detail::proxied<T>) {
-        return proxy_entry(entry_v<typename proxy_traits<T>::wire>, &proxy_access_v<T>);
+        field_entry e = proxy_entry(entry_v<typename proxy_traits<T>::wire>, &proxy_access_v<T>);
+        if constexpr (proxy_describes_itself<T>())
+            e.schema = &proxy_info_v<T>;
+        return e;
     } else if constexpr (is_entity_array<T>::value) {
         return proxy_entry(entry_v<typename T::slots_type>, &entity_access_v<T>);
     } else if constexpr (tabled_class<T>()) {
@@ -581,6 +693,7 @@ constexpr field_entry composite_entry()
         field_entry e;
         e.kind = kind::codec;
         e.codec = &codec_access_v<T>;
+        e.schema = &hook_info_v<T>;
         e.min_bits = codec<T>::min_bits();
         e.max_bits = codec<T>::max_bits();
         return e;

@@ -16,6 +16,11 @@
 #include <bitrep/wire/quantize.hpp>
 #include <bitrep/wire/stream.hpp>
 
+namespace bitrep {
+class schema_builder;
+struct renamed;
+} // namespace bitrep
+
 namespace bitrep::engine {
 
 /// What a field is, as far as the wire is concerned. Each kind's rule lives
@@ -146,6 +151,28 @@ struct codec_access {
     codec_calls<scope::replication> replication;
 };
 
+/// What a save file's schema says of a value that its kind and constants do
+/// not (engine::describe, src/engine/describe.cpp): names, renames, and a
+/// quantized float's bounds as declared.
+struct schema_info {
+    /// structure, enumeration, flags, codec: the type's stable name; proxy:
+    /// a duration's, the name of the struct whose one field, `count`, it is.
+    std::string_view type_name;
+    /// enumeration: the enumerators' names; flags: the flags'; variant: the
+    /// alternatives' (empty for a kind that has none); structure: each base
+    /// class's stable name at its position (nullptr when it has no base).
+    const std::string_view* names = nullptr;
+    /// structure, enumeration, flags: bitrep_renames.
+    const renamed* renames = nullptr;
+    std::size_t rename_count = 0;
+    /// quantized: min, max and resolution as the annotation gives them.
+    float min = 0;
+    float max = 0;
+    float resolution = 0;
+    /// proxy: the traits' own describe, when they have one.
+    void (*describe)(schema_builder& builder) = nullptr;
+};
+
 /// One field (or a container's element): its kind and the constants its
 /// rule needs. Constant-initialized; nothing in it depends on an object.
 struct field_entry {
@@ -188,6 +215,8 @@ struct field_entry {
     const map_access* map = nullptr;
     const proxy_access* proxy = nullptr;
     const codec_access* codec = nullptr;
+    /// What a save file's schema needs beyond the above (nullptr: nothing).
+    const schema_info* schema = nullptr;
     /// How many containers deep the value nests (the engine's loop stack).
     std::uint8_t depth = 0;
     /// The most instructions and error-path nodes the engine's program for
