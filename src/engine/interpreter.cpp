@@ -538,8 +538,14 @@ bool measure(basic_measure_stream<Scope>& stream, const root& value_type, const 
     return run(stream, program_for(value_type, Scope), static_cast<unsigned char*>(const_cast<void*>(object)));
 }
 
-BITREP_ENGINE_ENTRY_POINTS(, scope::all);
-BITREP_ENGINE_ENTRY_POINTS(, scope::save);
-BITREP_ENGINE_ENTRY_POINTS(, scope::replication);
+template bool write<scope::all>(basic_write_stream<scope::all>&, const root&, const void*);
+template bool write<scope::save>(basic_write_stream<scope::save>&, const root&, const void*);
+template bool write<scope::replication>(basic_write_stream<scope::replication>&, const root&, const void*);
+template bool read<scope::all>(basic_read_stream<scope::all>&, const root&, void*);
+template bool read<scope::save>(basic_read_stream<scope::save>&, const root&, void*);
+template bool read<scope::replication>(basic_read_stream<scope::replication>&, const root&, void*);
+template bool measure<scope::all>(basic_measure_stream<scope::all>&, const root&, const void*);
+template bool measure<scope::save>(basic_measure_stream<scope::save>&, const root&, const void*);
+template bool measure<scope::replication>(basic_measure_stream<scope::replication>&, const root&, const void*);
 
 } // namespace bitrep::engine

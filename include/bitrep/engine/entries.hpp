@@ -325,14 +325,11 @@ struct own_kind<entity_array<T, N>> : std::true_type {};
 template <class T>
 constexpr bool by_codec()
 {
-    if constexpr (std::is_arithmetic_v<T>)
+    if constexpr (std::is_arithmetic_v<T> || own_kind<T>::value || bitrep::detail::keyed_container<T> ||
+                  bitrep::detail::proxied<T>)
         return false;
     else if constexpr (std::is_enum_v<T>)
         return !reflect::described_enum<T>;
-    else if constexpr (own_kind<T>::value)
-        return false;
-    else if constexpr (bitrep::detail::keyed_container<T> || bitrep::detail::proxied<T>)
-        return false;
     else
         return !tabled_class<T>();
 }
@@ -499,12 +496,11 @@ inline constexpr auto base_names = []<std::size_t... I>(std::index_sequence<I...
 template <class T>
 constexpr const std::string_view* base_names_of()
 {
-    if constexpr (!reflect::described<T>)
-        return nullptr;
-    else if constexpr (boost::mp11::mp_empty<reflect::detail::bases_of<T>>::value)
-        return nullptr;
-    else
-        return base_names<T>.data();
+    if constexpr (reflect::described<T>) {
+        if constexpr (!boost::mp11::mp_empty<reflect::detail::bases_of<T>>::value)
+            return base_names<T>.data();
+    }
+    return nullptr;
 }
 
 /// A reflected class by its stable name, a std::pair or std::tuple by that

@@ -291,13 +291,17 @@ bool read(basic_read_stream<Scope>& stream, const root& value_type, void* object
 template <scope Scope>
 bool measure(basic_measure_stream<Scope>& stream, const root& value_type, const void* object);
 
-#define BITREP_ENGINE_ENTRY_POINTS(prefix, Scope)                                                     \
-    prefix template bool write<Scope>(basic_write_stream<Scope>&, const root&, const void*);       \
-    prefix template bool read<Scope>(basic_read_stream<Scope>&, const root&, void*);               \
-    prefix template bool measure<Scope>(basic_measure_stream<Scope>&, const root&, const void*)
-BITREP_ENGINE_ENTRY_POINTS(extern, scope::all);
-BITREP_ENGINE_ENTRY_POINTS(extern, scope::save);
-BITREP_ENGINE_ENTRY_POINTS(extern, scope::replication);
+// Instantiated once, in the library (src/engine/interpreter.cpp).
+extern template bool write<scope::all>(basic_write_stream<scope::all>&, const root&, const void*);
+extern template bool write<scope::save>(basic_write_stream<scope::save>&, const root&, const void*);
+extern template bool write<scope::replication>(basic_write_stream<scope::replication>&, const root&, const void*);
+extern template bool read<scope::all>(basic_read_stream<scope::all>&, const root&, void*);
+extern template bool read<scope::save>(basic_read_stream<scope::save>&, const root&, void*);
+extern template bool read<scope::replication>(basic_read_stream<scope::replication>&, const root&, void*);
+extern template bool measure<scope::all>(basic_measure_stream<scope::all>&, const root&, const void*);
+extern template bool measure<scope::save>(basic_measure_stream<scope::save>&, const root&, const void*);
+extern template bool measure<scope::replication>(basic_measure_stream<scope::replication>&, const root&,
+                                                 const void*);
 
 /// What from_bytes does with a T it does not know: the working object it
 /// keeps per thread and type, made, exchanged with the caller's and
