@@ -111,6 +111,17 @@ time_compile() {
     cat "$build/one.txt" >>"$results"
 }
 
+# time_bitrep_source RESULTFILE CXX OPT SOURCE: REPEAT compiles of SOURCE
+# with bitrep's flags, their "seconds kilobytes" lines in RESULTFILE.
+time_bitrep_source() {
+    local results="$1" cxx="$2" opt="$3" source="$4"
+    : >"$results"
+    for ((r = 0; r < repeat; r++)); do
+        time_compile "$results" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
+            -c "$source" -o "$build/single.o"
+    done
+}
+
 # ratio A B: A / B to one decimal ("-" when B is not positive).
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b > 0) printf "%.1f", a / b; else print "-" }'; }
 
@@ -216,11 +227,7 @@ for cxx in $compilers; do
     for opt in $opts; do
         for header in "${bare_headers[@]}"; do
             rb="$build/results_bare.txt"
-            : >"$rb"
-            for ((r = 0; r < repeat; r++)); do
-                time_compile "$rb" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
-                    -c "$build/bare_${header//\//_}.cpp" -o "$build/bare.o"
-            done
+            time_bitrep_source "$rb" "$cxx" "$opt" "$build/bare_${header//\//_}.cpp"
             printf "$bare_format" "$cxx" "$opt" "$header" "$(median "$rb" 1)" "$(mb "$(median "$rb" 2)")"
         done
     done
@@ -234,11 +241,7 @@ printf "$gameplay_format" compiler opt seconds MB
 for cxx in $compilers; do
     for opt in $opts; do
         rg="$build/results_gameplay.txt"
-        : >"$rg"
-        for ((r = 0; r < repeat; r++)); do
-            time_compile "$rg" "$cxx" "${common_flags[@]}" "$opt" "${bitrep_flags[@]}" \
-                -c "$here/gameplay.cpp" -o "$build/gameplay.o"
-        done
+        time_bitrep_source "$rg" "$cxx" "$opt" "$here/gameplay.cpp"
         printf "$gameplay_format" "$cxx" "$opt" "$(median "$rg" 1)" "$(mb "$(median "$rg" 2)")"
     done
 done
