@@ -39,6 +39,7 @@
 #include <bitrep/detail/delta_cost.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/detail/resize.hpp>
+#include <bitrep/engine/delta.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>
@@ -1549,13 +1550,94 @@ struct delta_codec<delta_small<V, MaxStep>> : detail::delta_by_changed_bit<delta
     }
 };
 
+namespace detail {
+/// The streams the library's engine runs deltas on (engine/delta.hpp).
+template <class Stream>
+inline constexpr bool engine_delta_stream =
+    std::is_same_v<Stream, basic_write_stream<Stream::field_scope>> ||
+    std::is_same_v<Stream, basic_read_stream<Stream::field_scope>> ||
+    std::is_same_v<Stream, basic_measure_stream<Stream::field_scope>> ||
+    std::is_same_v<Stream, basic_coded_write_stream<Stream::field_scope>> ||
+    std::is_same_v<Stream, basic_coded_read_stream<Stream::field_scope>>;
+
+/// Whether T's deltas run on the engine: a type not opted into the inlined
+/// codecs, whose kinds the engine has delta rules for.
+template <class T>
+constexpr bool deltas_by_engine()
+{
+    if constexpr (path_of<T> != codec_path::engine)
+        return false;
+    else
+        return engine::runs_delta(engine::entry_v<T>);
+}
+template <class T, class Stream>
+constexpr bool delta_by_engine()
+{
+    if constexpr (!engine_delta_stream<Stream>)
+        return false;
+    else
+        return deltas_by_engine<T>();
+}
+
+/// A delta (the changed bit, then what changed), on the engine where it
+/// runs T's, else through delta_codec<T>.
+template <class Stream, class T>
+BITREP_ALWAYS_INLINE bool run_delta(Stream& stream, const T& older, const T& base, T& value)
+{
+    if constexpr (delta_by_engine<T, Stream>())
+        return engine::delta(stream, engine::entry_v<T>, &older, &base, &value);
+    else
+        return delta_codec<T>::delta(stream, older, base, value);
+}
+
+/// What changed of a value known to have changed (no changed bit).
+template <class Stream, class T>
+BITREP_ALWAYS_INLINE bool run_changed(Stream& stream, const T& older, const T& base, T& value)
+{
+    if constexpr (delta_by_engine<T, Stream>())
+        return engine::changed(stream, engine::entry_v<T>, &older, &base, &value);
+    else
+        return delta_codec<T>::delta_changed(stream, older, base, value);
+}
+
+/// Whether a and b are equal on the wire in Scope's streams: a delta of one
+/// against the other is one bit.
+template <scope Scope, class T>
+BITREP_ALWAYS_INLINE bool same_on_wire(const T& a, const T& b)
+{
+    if constexpr (deltas_by_engine<T>())
+        return engine::same<Scope>(engine::entry_v<T>, &a, &b);
+    else
+        return delta_codec<T>::template same<Scope>(a, b);
+}
+
+/// The most bits a delta of a T takes, and a changed T's delta after its
+/// changed bit.
+template <class T>
+constexpr std::size_t max_delta_bits_of()
+{
+    if constexpr (deltas_by_engine<T>())
+        return engine::max_delta_bits(engine::entry_v<T>);
+    else
+        return delta_codec<T>::max_delta_bits();
+}
+template <class T>
+constexpr std::size_t max_changed_bits_of()
+{
+    if constexpr (deltas_by_engine<T>())
+        return engine::max_changed_bits(engine::entry_v<T>);
+    else
+        return delta_codec<T>::max_changed_bits();
+}
+} // namespace detail
+
 /// Writes `current` as a delta against `baseline` (which the receiver must
 /// hold exactly as the sender's quantization rebuilds it).
 template <class Stream, class T>
 [[nodiscard]] bool write_delta(Stream& stream, const T& baseline, const T& current)
 {
     static_assert(!Stream::is_reading, "bitrep::write_delta: use read_delta with a read stream");
-    return delta_codec<T>::delta(stream, baseline, baseline, const_cast<T&>(current));
+    return detail::run_delta(stream, baseline, baseline, const_cast<T&>(current));
 }
 
 /// write_delta with the state the baseline was itself sent against, which
@@ -1565,7 +1647,7 @@ template <class Stream, class T>
 [[nodiscard]] bool write_delta(Stream& stream, const T& older, const T& baseline, const T& current)
 {
     static_assert(!Stream::is_reading, "bitrep::write_delta: use read_delta with a read stream");
-    return delta_codec<T>::delta(stream, older, baseline, const_cast<T&>(current));
+    return detail::run_delta(stream, older, baseline, const_cast<T&>(current));
 }
 
 /// Reads a delta written against `baseline` into `out`: every carried part of
@@ -1576,7 +1658,7 @@ template <class Stream, class T>
 [[nodiscard]] bool read_delta(Stream& stream, const T& baseline, T& out)
 {
     static_assert(Stream::is_reading, "bitrep::read_delta needs a read stream");
-    return delta_codec<T>::delta(stream, baseline, baseline, out);
+    return detail::run_delta(stream, baseline, baseline, out);
 }
 
 /// read_delta of what write_delta(stream, older, baseline, current) wrote.
@@ -1584,7 +1666,7 @@ template <class Stream, class T>
 [[nodiscard]] bool read_delta(Stream& stream, const T& older, const T& baseline, T& out)
 {
     static_assert(Stream::is_reading, "bitrep::read_delta needs a read stream");
-    return delta_codec<T>::delta(stream, older, baseline, out);
+    return detail::run_delta(stream, older, baseline, out);
 }
 
 /// The exact number of bits write_delta writes (in scope Scope).

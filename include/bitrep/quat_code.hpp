@@ -10,6 +10,7 @@
 // follows a change of the largest axis instead of resending the code.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -46,29 +47,25 @@ inline std::uint64_t integer_sqrt(std::uint64_t x) noexcept
     return r;
 }
 
-/// The code's three small components as they would read with `axis` as the
-/// largest: a prediction for a rotation that moved its largest axis, in
+/// The three small components of the code (largest axis `from`, smaller
+/// components `small`, each in [0, max]) as they would read with `axis` as
+/// the largest: a prediction for a rotation that moved its largest axis, in
 /// integers only (the same on every receiver). The old largest component is
 /// rebuilt from the other three; the sign makes the new largest positive;
 /// values past the code's range are clamped.
-template <int Bits>
-std::array<std::int64_t, 3> quat_code_in_frame(const quat_code<Bits>& code, std::uint32_t axis) noexcept
+inline std::array<std::int64_t, 3> code_in_frame(std::uint32_t from, const std::array<std::int64_t, 3>& small,
+                                                 std::int64_t max, std::uint32_t axis) noexcept
 {
-    constexpr std::int64_t max = quat_code<Bits>::max;
-    const std::uint32_t from = code.largest.value();
     std::array<std::int64_t, 3> out{};
-    if (from == axis || from > 3 || axis > 3) {
-        for (std::size_t k = 0; k < 3; ++k)
-            out[k] = code.small[k].value();
-        return out;
-    }
+    if (from == axis || from > 3 || axis > 3)
+        return small;
     // Components by index; n = 2k - max is the component in units of 1/(max sqrt 2).
     std::array<std::int64_t, 4> k{};
     std::int64_t sum = 0;
     for (std::uint32_t i = 0, s = 0; i < 4; ++i) {
         if (i == from)
             continue;
-        k[i] = code.small[s++].value();
+        k[i] = small[s++];
         sum += (2 * k[i] - max) * (2 * k[i] - max);
     }
     const std::int64_t d = std::max<std::int64_t>(0, 2 * max * max - sum); // (largest n)^2
@@ -81,6 +78,13 @@ std::array<std::int64_t, 3> quat_code_in_frame(const quat_code<Bits>& code, std:
         out[s++] = flip ? max - k[i] : k[i];
     }
     return out;
+}
+
+template <int Bits>
+std::array<std::int64_t, 3> quat_code_in_frame(const quat_code<Bits>& code, std::uint32_t axis) noexcept
+{
+    return code_in_frame(code.largest.value(), {code.small[0].value(), code.small[1].value(), code.small[2].value()},
+                         quat_code<Bits>::max, axis);
 }
 
 } // namespace detail

@@ -7,6 +7,7 @@
 #include <bitset>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -15,6 +16,7 @@
 
 #include <bitrep/annotations/entity_array.hpp>
 #include <bitrep/detail/proxy_traits.hpp>
+#include <bitrep/wire/coded_stream.hpp>
 #include <bitrep/engine/in_place.hpp>
 #include <bitrep/engine/table.hpp>
 #include <bitrep/serialize.hpp>
@@ -134,6 +136,42 @@ const void* const* keyed_sorted(const void* m)
 {
     return bitrep::detail::sorted_entries<T, 0, const void*>(*static_cast<const T*>(m)).data();
 }
+template <class T, int Which>
+const void* const* keyed_sorted_as(const void* m)
+{
+    return bitrep::detail::sorted_entries<T, Which, const void*>(*static_cast<const T*>(m)).data();
+}
+template <class T>
+const void* const* keyed_sorted_in(const void* m, int which)
+{
+    if (which == 1)
+        return keyed_sorted_as<T, 1>(m);
+    if (which == 2)
+        return keyed_sorted_as<T, 2>(m);
+    return keyed_sorted_as<T, 0>(m);
+}
+template <class T>
+const auto& key_of_stored(const void* entry) noexcept
+{
+    return keyed<T>::key_of(*static_cast<const typename keyed<T>::entry*>(entry));
+}
+template <class T>
+bool keyed_key_below(const void* a, const void* b)
+{
+    return key_of_stored<T>(a) < key_of_stored<T>(b);
+}
+template <class T>
+const void* keyed_find(const void* m, const void* entry)
+{
+    const auto& entries = keyed<T>::entries(*static_cast<const T*>(m));
+    const auto it = entries.find(key_of_stored<T>(entry));
+    return it == entries.end() ? nullptr : std::addressof(*it);
+}
+template <class T>
+void keyed_erase(void* m, const void* entry)
+{
+    keyed<T>::entries(*static_cast<T*>(m)).erase(key_of_stored<T>(entry));
+}
 template <class T>
 void keyed_clear(void* m) noexcept
 {
@@ -155,8 +193,10 @@ bool keyed_insert(void* m)
         return bitrep::detail::emplace_new(entries, std::move(entry));
 }
 template <class T>
-inline constexpr map_access map_access_v{keyed<T>::has_values, &keyed_size<T>, &keyed_sorted<T>, &keyed_clear<T>,
-                                         &keyed_fresh<T>, &keyed_insert<T>};
+inline constexpr map_access map_access_v{keyed<T>::has_values, &keyed_size<T>,    &keyed_sorted<T>,
+                                         &keyed_clear<T>,       &keyed_fresh<T>,   &keyed_insert<T>,
+                                         &keyed_sorted_in<T>,   &keyed_key_below<T>, &keyed_find<T>,
+                                         &keyed_erase<T>};
 
 template <class T>
 using proxy_traits = bitrep::detail::proxy_traits<T>;
@@ -182,9 +222,18 @@ void proxy_from_wire(void* value, const void* wire)
     proxy_traits<T>::from_wire(*static_cast<T*>(value), *static_cast<const typename proxy_traits<T>::wire*>(wire));
 }
 
+/// Three more per thread, for a delta's older state, baseline and value.
+template <class T>
+inline thread_local std::optional<typename proxy_traits<T>::wire> proxy_delta_wires[3];
+template <class T>
+void* proxy_copy(const void* value, int which)
+{
+    return &proxy_delta_wires<T>[which].emplace(proxy_traits<T>::to_wire(*static_cast<const T*>(value)));
+}
+
 template <class T>
 inline constexpr proxy_access proxy_access_v{proxy_in_place<T>, &proxy_to_write<T>, &proxy_to_read<T>,
-                                             &proxy_from_wire<T>};
+                                             &proxy_from_wire<T>, &proxy_copy<T>};
 
 /// An entity_array is sent as its slots, read where they are; a read then
 /// recounts the live entities.
@@ -200,13 +249,18 @@ void* entity_slots_to_read(void* array)
     return &entity_array_access::slots(*static_cast<T*>(array));
 }
 template <class T>
+void* entity_slots_copy(const void* array, int)
+{
+    return entity_slots_to_write<T>(array);
+}
+template <class T>
 void entity_recount(void* array, const void*)
 {
     entity_array_access::recount(*static_cast<T*>(array));
 }
 template <class T>
 inline constexpr proxy_access entity_access_v{nullptr, &entity_slots_to_write<T>, &entity_slots_to_read<T>,
-                                              &entity_recount<T>};
+                                              &entity_recount<T>, &entity_slots_copy<T>};
 
 /// A field of type F annotated from outside its class as W: a proxy for W,
 /// made from the field to write it and to read into it (the part a stream
@@ -223,6 +277,13 @@ template <class F, class W>
 void* annotation_to_read(void* field)
 {
     return &annotation_wires<F, W>.emplace(*static_cast<F*>(field));
+}
+template <class F, class W>
+inline thread_local std::optional<W> annotation_delta_wires[3];
+template <class F, class W>
+void* annotation_copy(const void* field, int which)
+{
+    return &annotation_delta_wires<F, W>[which].emplace(*static_cast<const F*>(field));
 }
 template <class F, class W>
 void annotation_from_wire(void* field, const void* wire)
@@ -245,8 +306,19 @@ bool codec_measure(basic_measure_stream<Scope>& stream, const void* value)
     return bitrep::serialize(stream, *static_cast<const T*>(value));
 }
 template <class T, scope Scope>
+bool codec_coded_write(basic_coded_write_stream<Scope>& stream, const void* value)
+{
+    return bitrep::serialize(stream, *static_cast<const T*>(value));
+}
+template <class T, scope Scope>
+bool codec_coded_read(basic_coded_read_stream<Scope>& stream, void* value)
+{
+    return bitrep::serialize(stream, *static_cast<T*>(value));
+}
+template <class T, scope Scope>
 inline constexpr codec_calls<Scope> codec_calls_v{&codec_write<T, Scope>, &codec_read<T, Scope>,
-                                                  &codec_measure<T, Scope>};
+                                                  &codec_measure<T, Scope>, &codec_coded_write<T, Scope>,
+                                                  &codec_coded_read<T, Scope>};
 template <class T>
 inline constexpr codec_access codec_access_v{codec_calls_v<T, scope::all>, codec_calls_v<T, scope::save>,
                                              codec_calls_v<T, scope::replication>};

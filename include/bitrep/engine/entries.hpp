@@ -32,6 +32,7 @@
 #include <bitrep/detail/working_object.hpp>
 #include <bitrep/engine/access.hpp>
 #include <bitrep/engine/table.hpp>
+#include <bitrep/quat_code.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/renames.hpp>
 #include <bitrep/save/schema_builder.hpp>
@@ -85,7 +86,13 @@ struct is_quat<quat<Bits>> : std::true_type {};
 template <class T>
 struct is_delta_small : std::false_type {};
 template <class V, std::uint32_t MaxStep>
-struct is_delta_small<delta_small<V, MaxStep>> : std::true_type {};
+struct is_delta_small<delta_small<V, MaxStep>> : std::true_type {
+    static constexpr std::uint32_t step = MaxStep;
+};
+template <class T>
+struct is_quat_code : std::false_type {};
+template <int Bits>
+struct is_quat_code<quat_code<Bits>> : std::true_type {};
 template <class T>
 struct is_entity_array : std::false_type {};
 template <class T, std::size_t N>
@@ -198,6 +205,13 @@ inline constexpr schema_info proxy_info_v = [] {
 template <class T>
 constexpr field_entry make_entry();
 
+/// to = from, for a T.
+template <class T>
+void copy_object(void* to, const void* from)
+{
+    *static_cast<T*>(to) = *static_cast<const T*>(from);
+}
+
 /// What the library needs to exchange a T's object byte by byte.
 template <class T>
 constexpr field_entry with_object(field_entry e)
@@ -265,6 +279,7 @@ constexpr field_entry proxy_entry(const field_entry& wire, const proxy_access* a
     e.nodes = 1 + wire.nodes;
     e.min_bits = wire.min_bits;
     e.max_bits = wire.max_bits;
+    e.slots = wire.slots;
     return e;
 }
 
@@ -281,7 +296,7 @@ std::ptrdiff_t annotation_in_place() noexcept
 template <class F, class W>
 inline constexpr proxy_access annotation_access_v{holds_as<W, F>::value ? &annotation_in_place<F, W> : nullptr,
                                                   &annotation_to_write<F, W>, &annotation_to_read<F, W>,
-                                                  &annotation_from_wire<F, W>};
+                                                  &annotation_from_wire<F, W>, &annotation_copy<F, W>};
 
 template <class F, class W>
 inline constexpr field_entry annotation_entry_v = [] {
@@ -340,6 +355,9 @@ constexpr bool by_codec()
 template <class T>
 struct members {
     static constexpr std::size_t count = reflect::field_count<T>;
+    using types = decltype([]<std::size_t... I>(std::index_sequence<I...>) {
+        return boost::mp11::mp_list<reflect::wire_type_at<T, I>...>{};
+    }(std::make_index_sequence<count>{}));
     template <std::size_t I>
     static constexpr const field_entry& entry() noexcept
     {
@@ -390,6 +408,7 @@ template <class T>
     requires(reflect::aggregate<T> && !reflect::annotated_outside<T> && !bitrep::detail::std_tuple<T>)
 struct members<T> {
     static constexpr std::size_t count = reflect::field_count<T>;
+    using types = aggregate_field_types<T>;
     static constexpr auto all_entries()
     {
         return []<class... F, std::size_t... I>(boost::mp11::mp_list<F...>, std::index_sequence<I...>) {
@@ -411,6 +430,7 @@ struct members<T> {
 template <bitrep::detail::std_tuple T>
 struct members<T> {
     static constexpr std::size_t count = std::tuple_size_v<T>;
+    using types = boost::mp11::mp_rename<T, boost::mp11::mp_list>;
     template <std::size_t I>
     static constexpr const field_entry& entry() noexcept
     {
@@ -440,6 +460,7 @@ constexpr field_entry counted_entry(kind k, std::uint64_t max, const field_entry
     e.nodes = 1 + element.nodes;
     e.min_bits = static_cast<std::size_t>(bitrep::detail::count_bits(max));
     e.max_bits = bitrep::detail::add_bits(e.min_bits, bitrep::detail::multiply_bits(max, element.max_bits));
+    e.slots = 1 + element.slots;
     return e;
 }
 
@@ -457,7 +478,9 @@ constexpr field_entry variant_entry()
     std::size_t least = unbounded_bits;
     e.instructions = 1; // the index; then per alternative its jump, its body and its end
     e.nodes = 0;
+    e.slots = 1; // the index; then each alternative's, one after another
     for (const field_entry& alternative : table::alternatives) {
+        e.slots += alternative.slots;
         most = std::max(most, alternative.max_bits);
         least = std::min(least, alternative.min_bits);
         e.depth = std::max(e.depth, static_cast<std::uint8_t>(alternative.depth + 1));
@@ -481,6 +504,7 @@ constexpr field_entry flagged_entry()
             e.min_bits = 0;
     } else {
         e.instructions = 0;
+        e.copy = &copy_object<T>;
     }
     e.flag = static_cast<std::uint8_t>(static_cast<std::uint8_t>(T::flag) + 1);
     return e;
@@ -524,13 +548,16 @@ constexpr field_entry structure_entry()
     e.nested = &table_v<T>;
     e.schema = &structure_info_v<T>;
     e.instructions = 0;
+    e.slots = 0;
     for (const field_entry& field : table_of<T>::fields) {
+        e.slots += field.slots;
         e.min_bits += field.min_bits;
         e.max_bits = bitrep::detail::add_bits(e.max_bits, field.max_bits);
         e.depth = std::max(e.depth, field.depth);
         e.instructions += field.instructions;
         e.nodes += 1 + field.nodes;
     }
+    e.slots = std::max<std::uint32_t>(e.slots, 1);
     return e;
 }
 
@@ -589,6 +616,7 @@ constexpr field_entry number_entry()
         e.kind = kind::quat;
         e.quantizer = T::component_quantizer;
         e.low = T::tie_margin;
+        e.slots = 2; // the largest axis; the three components
         e.min_bits = e.max_bits = static_cast<std::size_t>(T::bits);
     } else {
         return sequence_entry<T>();
@@ -607,6 +635,7 @@ constexpr field_entry sequence_entry()
         e.min = T::max_length;
         e.min_bits = static_cast<std::size_t>(bitrep::detail::string_length_bits(T::max_length));
         e.max_bits = e.min_bits + 7 + T::max_length * 8;
+        e.slots = 2; // as a container of chars: its own and its characters' (which nothing uses)
     } else if constexpr (is_bounded_vector<T>::value) {
         using element = typename T::value_type;
         static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(std::vector<element>));
@@ -636,6 +665,7 @@ constexpr field_entry sequence_entry()
         e.nodes = 1 + entry_v<element>.nodes;
         e.min_bits = bitrep::detail::multiply_bits(std::tuple_size_v<T>, entry_v<element>.min_bits);
         e.max_bits = bitrep::detail::multiply_bits(std::tuple_size_v<T>, entry_v<element>.max_bits);
+        e.slots = 1 + entry_v<element>.slots;
     } else if constexpr (is_optional<T>::value) {
         using element = typename T::value_type;
         e.kind = kind::optional;
@@ -646,6 +676,7 @@ constexpr field_entry sequence_entry()
         e.nodes = 1 + entry_v<element>.nodes;
         e.min_bits = 1;
         e.max_bits = bitrep::detail::add_bits(1, entry_v<element>.max_bits);
+        e.slots = 1 + entry_v<element>.slots;
     } else {
         return composite_entry<T>();
     }
@@ -667,13 +698,17 @@ constexpr field_entry composite_entry()
                       alignof(entry) == alignof(typename keyed<T>::entry));
         field_entry e = counted_entry(kind::map, keyed<T>::max_entries, entry_v<entry>);
         e.map = &map_access_v<T>;
+        e.copy = &copy_object<T>;
         return e;
     } else if constexpr (is_delta_small<T>::value) {
         // V's encoding (the step only changes deltas), V's object at the
         // same address.
         using V = typename T::annotated_type;
         static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(V));
-        return entry_v<V>;
+        field_entry e = entry_v<V>;
+        e.rule = field_entry::delta_rule::small_step;
+        e.delta_limit = is_delta_small<T>::step;
+        return e;
     } else if constexpr (is_flagged<T>::value) {
         return flagged_entry<T>();
     } else if constexpr (bitrep::detail::proxied<T>) {
@@ -683,12 +718,19 @@ constexpr field_entry composite_entry()
         return e;
     } else if constexpr (is_entity_array<T>::value) {
         return proxy_entry(entry_v<typename T::slots_type>, &entity_access_v<T>);
+    } else if constexpr (is_quat_code<T>::value) {
+        field_entry e = structure_entry<T>();
+        e.rule = field_entry::delta_rule::smallest_three_code;
+        e.delta_limit = T::max;
+        e.slots = 2; // the largest axis; the three components
+        return e;
     } else if constexpr (tabled_class<T>()) {
         return structure_entry<T>();
     } else {
         field_entry e;
         e.kind = kind::codec;
         e.codec = &codec_access_v<T>;
+        e.copy = &copy_object<T>;
         e.schema = &hook_info_v<T>;
         e.min_bits = codec<T>::min_bits();
         e.max_bits = codec<T>::max_bits();
@@ -739,6 +781,24 @@ constexpr auto ids_of()
             return std::array<reflect::field_id, M::count>{M::template id<I>()...};
         }(std::make_index_sequence<M::count>{});
 }
+
+/// Each field's first coded model slot (type_table::slot_offsets): the
+/// slots of the fields before the first field of its type.
+template <class Types, std::size_t N>
+constexpr std::array<std::uint32_t, N> slot_offsets_of(const std::array<field_entry, N>& fields)
+{
+    std::array<std::uint32_t, N> offsets{};
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        ((offsets[I] = [&] {
+             std::uint32_t before = 0;
+             for (std::size_t k = 0; k < boost::mp11::mp_find<Types, boost::mp11::mp_at_c<Types, I>>::value; ++k)
+                 before += fields[k].slots;
+             return before;
+         }()),
+         ...);
+    }(std::make_index_sequence<N>{});
+    return offsets;
+}
 } // namespace detail
 
 template <class T>
@@ -747,11 +807,13 @@ struct table_of {
     static constexpr std::size_t count = members::count;
     static constexpr auto fields = detail::entries_of<members>();
     static constexpr auto ids = detail::ids_of<members>();
+    static constexpr auto slot_offsets = detail::slot_offsets_of<typename members::types>(fields);
     static inline std::atomic<std::uint32_t> offsets[count == 0 ? 1 : count]{};
     static inline std::atomic<bool> ready{false};
     static constexpr type_table table{reflect::type_name<T>(), fields.data(), ids.data(),
                                       static_cast<std::uint32_t>(count), offsets, &ready,
-                                      &detail::compute_offsets<T>, detail::lists_every_member<T>()};
+                                      &detail::compute_offsets<T>, detail::lists_every_member<T>(),
+                                      slot_offsets.data()};
 };
 
 namespace detail {
@@ -848,11 +910,6 @@ void destroy_object(void* object) noexcept
 {
     delete static_cast<T*>(object);
 }
-template <class T>
-void assign_object(void* to, const void* from)
-{
-    *static_cast<T*>(to) = *static_cast<const T*>(from);
-}
 /// A swap exchanges pointers for containers; for a flat T (an array of
 /// plain structs) it would copy three times what one assignment copies once.
 template <class T>
@@ -883,7 +940,7 @@ constexpr auto assign_for() noexcept
     if constexpr (reads_every_field<T>)
         return static_cast<void (*)(void*, const void*)>(nullptr);
     else
-        return &assign_object<T>;
+        return &copy_object<T>;
 }
 
 template <class T>

@@ -19,6 +19,10 @@
 namespace bitrep {
 class schema_builder;
 struct renamed;
+template <scope Scope>
+class basic_coded_write_stream;
+template <scope Scope>
+class basic_coded_read_stream;
 } // namespace bitrep
 
 namespace bitrep::engine {
@@ -112,6 +116,15 @@ struct map_access {
     void* (*fresh)();
     /// Moves that entry into the map: false when the map holds its key.
     bool (*insert)(void* map);
+    /// sorted, into the thread's buffer `which` of three (a delta holds a
+    /// baseline's and a value's at once, and compares in the third).
+    const void* const* (*sorted_in)(const void* map, int which);
+    /// Whether stored entry a's key is below stored entry b's.
+    bool (*key_below)(const void* a, const void* b);
+    /// The map's stored entry with `entry`'s key, or nullptr.
+    const void* (*find)(const void* map, const void* entry);
+    /// Removes the map's entry with `entry`'s key.
+    void (*erase)(void* map, const void* entry);
 };
 
 /// A value sent as another type, its wire type (detail::proxy_traits<T>, or
@@ -133,6 +146,10 @@ struct proxy_access {
     /// After a read: the value made from the wire object (or brought in line
     /// with its part).
     void (*from_wire)(void* value, const void* wire);
+    /// The wire object made from the value, one of three the thread keeps
+    /// (`which`: 0, 1 or 2), so that a delta holds the older state's, the
+    /// baseline's and the value's at once (an entity_array's own slots).
+    void* (*wire_copy)(const void* value, int which) = nullptr;
 };
 
 /// The compiled codec of a class with a serialization hook, on the streams
@@ -142,6 +159,9 @@ struct codec_calls {
     bool (*write)(basic_write_stream<Scope>& stream, const void* value);
     bool (*read)(basic_read_stream<Scope>& stream, void* value);
     bool (*measure)(basic_measure_stream<Scope>& stream, const void* value);
+    /// A delta's changed value on the coded streams (coded_stream.hpp).
+    bool (*coded_write)(basic_coded_write_stream<Scope>& stream, const void* value);
+    bool (*coded_read)(basic_coded_read_stream<Scope>& stream, void* value);
 };
 
 /// ... on every scope's streams (a hook may write a field only in saves).
@@ -217,6 +237,21 @@ struct field_entry {
     const codec_access* codec = nullptr;
     /// What a save file's schema needs beyond the above (nullptr: nothing).
     const schema_info* schema = nullptr;
+    /// The coded streams' model slots the value's delta uses (coded_stream.hpp):
+    /// one per leaf (a quat's two), a container's or optional's one more for
+    /// its own decisions, a struct's its fields' together.
+    std::uint32_t slots = 1;
+    /// A transient field's or a hook's value assigned (a delta's reader takes
+    /// the baseline's where nothing changed); nullptr for the rest, which the
+    /// engine assigns part by part.
+    void (*copy)(void* to, const void* from) = nullptr;
+    /// How a delta sends a changed value where its kind's own rule is not
+    /// the one: a delta_small's step from the baseline's (up to `delta_limit`
+    /// quanta or steps), a quat_code's smallest-three code (its components
+    /// at most `delta_limit`) as a quaternion's.
+    enum class delta_rule : std::uint8_t { kind, small_step, smallest_three_code };
+    delta_rule rule = delta_rule::kind;
+    std::uint32_t delta_limit = 0;
     /// How many containers deep the value nests (the engine's loop stack).
     std::uint8_t depth = 0;
     /// The most instructions and error-path nodes the engine's program for
@@ -255,6 +290,9 @@ struct type_table {
     /// Every member is a field (a description lists them all): a read
     /// leaves none of the object as it was.
     bool complete = true;
+    /// Each field's first coded model slot: fields of one type share theirs
+    /// (x and y of a position learn together).
+    const std::uint32_t* slot_offsets = nullptr;
 };
 
 /// Room for one program the engine compiles from an entry on first use:

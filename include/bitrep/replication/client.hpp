@@ -36,7 +36,7 @@ namespace bitrep {
 template <class State>
 bool replicated_equal(const State& a, const State& b)
 {
-    return delta_codec<State>::template same<scope::replication>(a, b);
+    return bitrep::detail::same_on_wire<scope::replication>(a, b);
 }
 
 /// One change a packet brought, for change notifications.
@@ -441,14 +441,12 @@ private:
     {
         replication::for_each_field_index<State>([&](auto index) {
             constexpr std::size_t I = decltype(index)::value;
-            using field = reflect::field_type_at<State, I>;
             state_change change;
             change.field = static_cast<std::uint16_t>(I);
             change.field_name = reflect::field_id_at<State, I>().name;
             const auto& old_value = reflect::field_at<I>(before);
             const auto& new_value = reflect::field_at<I>(after);
             if constexpr (replication::is_entity_field<State, I>) {
-                using entity = typename replication::entity_array_traits<field>::entity;
                 const auto& old_slots = old_value.slots();
                 const auto& new_slots = new_value.slots();
                 for (std::size_t id = 0; id < old_slots.size(); ++id) {
@@ -458,14 +456,14 @@ private:
                         continue;
                     if (was && is &&
                         (detail::identical_bytes(*old_slots[id], *new_slots[id]) ||
-                         delta_codec<entity>::template same<scope::replication>(*old_slots[id], *new_slots[id])))
+                         bitrep::detail::same_on_wire<scope::replication>(*old_slots[id], *new_slots[id])))
                         continue;
                     change.what = !was ? state_change::kind::created
                                        : (!is ? state_change::kind::destroyed : state_change::kind::changed);
                     change.id = static_cast<std::uint32_t>(id);
                     on_change_(change, before, after);
                 }
-            } else if (!delta_codec<field>::template same<scope::replication>(old_value, new_value)) {
+            } else if (!bitrep::detail::same_on_wire<scope::replication>(old_value, new_value)) {
                 change.what = state_change::kind::field;
                 on_change_(change, before, after);
             }

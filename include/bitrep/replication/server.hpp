@@ -840,7 +840,7 @@ private:
                     always_sent = detail::add_bits(always_sent, 1);
                 else
                     always_sent =
-                        detail::add_bits(always_sent, delta_codec<reflect::field_type_at<State, I>>::max_delta_bits());
+                        detail::add_bits(always_sent, bitrep::detail::max_delta_bits_of<reflect::field_type_at<State, I>>());
             });
             return always_sent == unbounded_bits ? bits : bits + always_sent;
         }
@@ -1242,7 +1242,7 @@ private:
     {
         failure_record failure;
         basic_measure_stream<scope::replication> stream(failure);
-        static_cast<void>(delta_codec<T>::delta(stream, base, base, const_cast<T&>(value)));
+        static_cast<void>(bitrep::detail::run_delta(stream, base, base, const_cast<T&>(value)));
         return stream.bits();
     }
     template <class T>
@@ -1250,7 +1250,7 @@ private:
     {
         failure_record failure;
         basic_measure_stream<scope::replication> stream(failure);
-        static_cast<void>(delta_codec<T>::delta_changed(stream, base, base, const_cast<T&>(value)));
+        static_cast<void>(bitrep::detail::run_changed(stream, base, base, const_cast<T&>(value)));
         return stream.bits();
     }
 
@@ -1289,7 +1289,7 @@ private:
         cached_delta& entry = *victim;
         failure_record failure;
         basic_measure_stream<scope::replication> stream(failure);
-        static_cast<void>(delta_codec<entity_slot<I>>::delta_changed(stream, base, base, const_cast<entity_slot<I>&>(target)));
+        static_cast<void>(bitrep::detail::run_changed(stream, base, base, const_cast<entity_slot<I>&>(target)));
         entry = {sc.cache_tick, base_ref, ref, static_cast<std::uint32_t>(stream.bits()),
                  static_cast<std::uint32_t>(stream.exact_bits()), cached_delta::no_words, ++sc.stamps};
         return entry;
@@ -1307,7 +1307,7 @@ private:
         sc.encoded.assign((entry.exact + 7) / 8 + 8, 0);
         failure_record failure;
         basic_write_stream<scope::replication> stream(sc.encoded, failure);
-        if (!delta_codec<entity_slot<I>>::delta_changed(stream, base, base, const_cast<entity_slot<I>&>(target)) ||
+        if (!bitrep::detail::run_changed(stream, base, base, const_cast<entity_slot<I>&>(target)) ||
             stream.bit_position() != entry.exact) [[unlikely]]
             return false;
         stream.flush();
@@ -1399,7 +1399,7 @@ private:
                 using field = reflect::field_type_at<State, I>;
                 const field& x = replication::private_field<I, State>(a);
                 const field& y = replication::private_field<I, State>(b);
-                same = same && (detail::identical_bytes(x, y) || delta_codec<field>::template same<scope::replication>(x, y));
+                same = same && (detail::identical_bytes(x, y) || bitrep::detail::same_on_wire<scope::replication>(x, y));
             }
         });
         return same;
@@ -1703,7 +1703,7 @@ private:
     template <std::size_t I>
     static bool same_slot(const entity_slot<I>& a, const entity_slot<I>& b)
     {
-        return detail::identical_bytes(a, b) || delta_codec<entity_slot<I>>::template same<scope::replication>(a, b);
+        return detail::identical_bytes(a, b) || bitrep::detail::same_on_wire<scope::replication>(a, b);
     }
 
     /// Adds shared entity array I's candidates: the slots whose refs differ
@@ -1902,7 +1902,7 @@ private:
         const array_use grown{use.count + 1,
                               use.index_bits + detail::listed_index_bits(chosen.id, detail::no_listed_index)};
         const std::size_t index_growth = index_overhead<I>(grown) - index_overhead<I>(use);
-        std::size_t cost = delta_codec<slot_type>::max_changed_bits();
+        std::size_t cost = bitrep::detail::max_changed_bits_of<slot_type>();
         if (!bound.exact && (cost > bound.budget_bits || bound.used_bits + index_growth + cost > bound.budget_bits))
             measure_taken(c, base, bound);
         if (bound.exact)
@@ -1936,7 +1936,7 @@ private:
                 constexpr std::size_t I = decltype(index)::value;
                 using slot_type = entity_slot<I>;
                 const auto& slot = *static_cast<const slot_type*>(taken->target);
-                bound.used_bits -= delta_codec<slot_type>::max_changed_bits() -
+                bound.used_bits -= bitrep::detail::max_changed_bits_of<slot_type>() -
                                    changed_bits<I>(c, taken->id, taken->ref, reflect::field_at<I>(base).slots()[taken->id], slot);
             });
         bound.exact = true;
