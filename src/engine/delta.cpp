@@ -50,10 +50,38 @@ BITREP_ALWAYS_INLINE std::uint32_t field_offset(const type_table& t, std::uint32
     return t.offsets[i].load(std::memory_order_relaxed);
 }
 
+/// n bytes of a and b equal; words at a time, inline (a field's or an
+/// element's few bytes, where a call to memcmp costs more than comparing).
+BITREP_ALWAYS_INLINE bool equal_bytes(const bytes* a, const bytes* b, std::size_t n) noexcept
+{
+    for (; n >= 8; n -= 8, a += 8, b += 8) {
+        std::uint64_t x;
+        std::uint64_t y;
+        std::memcpy(&x, a, 8);
+        std::memcpy(&y, b, 8);
+        if (x != y)
+            return false;
+    }
+    for (; n != 0; --n, ++a, ++b)
+        if (*a != *b)
+            return false;
+    return true;
+}
+
+/// to = from, n bytes, inline like equal_bytes.
+BITREP_ALWAYS_INLINE void copy_bytes(bytes* to, const bytes* from, std::size_t n) noexcept
+{
+    for (; n >= 8; n -= 8, to += 8, from += 8)
+        std::memcpy(to, from, 8);
+    for (; n != 0; --n)
+        *to++ = *from++;
+}
+
 /// Bitwise identical objects encode identically (delta.hpp's identical_bytes).
 BITREP_ALWAYS_INLINE bool identical(const field_entry& e, const void* a, const void* b) noexcept
 {
-    return e.trivially_copyable && e.object_size != 0 && std::memcmp(a, b, e.object_size) == 0;
+    return e.trivially_copyable && e.object_size != 0 &&
+           equal_bytes(static_cast<const bytes*>(a), static_cast<const bytes*>(b), e.object_size);
 }
 
 /// A proxy's wire object: in place in the value, or made from it (`which`
@@ -302,7 +330,7 @@ void assign(const field_entry& e, void* to, const void* from)
         return;
     }
     if (e.trivially_copyable) {
-        std::memcpy(to, from, e.object_size);
+        copy_bytes(static_cast<bytes*>(to), static_cast<const bytes*>(from), e.object_size);
         return;
     }
     switch (e.kind) {
@@ -364,6 +392,21 @@ void assign(const field_entry& e, void* to, const void* from)
     }
     default: std::memcpy(to, from, e.object_size); return;
     }
+}
+
+/// Elements [from, to) of a container taken from the baseline's: one copy
+/// for elements that are bytes.
+void assign_run(const field_entry& element, std::uint32_t stride, bytes* value, const bytes* base, std::size_t from,
+                std::size_t to)
+{
+    if (from >= to)
+        return;
+    if (element.copy == nullptr && element.trivially_copyable) {
+        std::memcpy(value + from * stride, base + from * stride, (to - from) * stride);
+        return;
+    }
+    for (std::size_t j = from; j < to; ++j)
+        assign(element, value + j * stride, base + j * stride);
 }
 
 // ---- the walk --------------------------------------------------------------
@@ -1054,6 +1097,7 @@ struct walk {
     {
         const std::size_t older_common = std::min(common, older_count);
         bool previous = false;
+        std::size_t unchanged_from = 0; // a reader's run of elements to take from the baseline
         for (std::size_t i = 0; i < common; ++i) {
             const bytes* b = base + i * stride;
             bytes* v = value + i * stride;
@@ -1066,16 +1110,19 @@ struct walk {
             if (!stream.serialize_element_changed(changed, changed_before, previous))
                 return false;
             previous = changed;
-            if (!changed) {
-                if constexpr (reading)
-                    assign(element, v, b);
+            if (!changed)
                 continue;
+            if constexpr (reading) {
+                assign_run(element, stride, value, base, unchanged_from, i);
+                unchanged_from = i + 1;
             }
             [[maybe_unused]] const auto slot = stream.enter_slot(1);
             stream.begin_entity();
             if (!changed_part(element, before, b, v)) [[unlikely]]
                 return fail_index(i);
         }
+        if constexpr (reading)
+            assign_run(element, stride, value, base, unchanged_from, common);
         return true;
     }
 
@@ -1198,16 +1245,14 @@ struct walk {
             if constexpr (reading) {
                 if (i >= common) [[unlikely]]
                     return stream.fail(error::out_of_range, at, "changed element's index past the end");
-                for (auto j = static_cast<std::size_t>(previous) + 1; j < i; ++j)
-                    assign(element, value + j * stride, base + j * stride);
+                assign_run(element, stride, value, base, static_cast<std::size_t>(previous) + 1, i);
             }
             if (!write_changed(list, element, base + i * stride, value + i * stride, i))
                 return false;
             previous = index;
         }
         if constexpr (reading)
-            for (auto j = static_cast<std::size_t>(previous) + 1; j < common; ++j)
-                assign(element, value + j * stride, base + j * stride);
+            assign_run(element, stride, value, base, static_cast<std::size_t>(previous) + 1, common);
         return true;
     }
 
@@ -1215,20 +1260,24 @@ struct walk {
                 bytes* value, std::size_t common)
     {
         std::size_t next = list.count != 0 ? next_changed(list, element, stride, base, value, 0) : common;
+        std::size_t unchanged_from = 0; // a reader's run of elements to take from the baseline
         for (std::size_t i = 0; i < common; ++i) {
             bool is_changed = i == next;
             if (!stream.serialize_bool(is_changed))
                 return false;
-            if (!is_changed) {
-                if constexpr (reading)
-                    assign(element, value + i * stride, base + i * stride);
+            if (!is_changed)
                 continue;
+            if constexpr (reading) {
+                assign_run(element, stride, value, base, unchanged_from, i);
+                unchanged_from = i + 1;
             }
             if (!write_changed(list, element, base + i * stride, value + i * stride, i))
                 return false;
             if constexpr (!reading)
                 next = list.cursor < list.count ? next_changed(list, element, stride, base, value, i + 1) : common;
         }
+        if constexpr (reading)
+            assign_run(element, stride, value, base, unchanged_from, common);
         return true;
     }
 
