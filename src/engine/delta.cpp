@@ -43,11 +43,15 @@ constexpr bool carried(const field_entry& e, scope s) noexcept
 }
 
 /// A struct's field offsets, taken on first use.
-BITREP_ALWAYS_INLINE std::uint32_t field_offset(const type_table& t, std::uint32_t i) noexcept
+BITREP_ALWAYS_INLINE const std::atomic<std::uint32_t>* field_offsets(const type_table& t) noexcept
 {
     if (!t.ready->load(std::memory_order_acquire)) [[unlikely]]
         t.compute_offsets();
-    return t.offsets[i].load(std::memory_order_relaxed);
+    return t.offsets;
+}
+BITREP_ALWAYS_INLINE std::uint32_t field_offset(const type_table& t, std::uint32_t i) noexcept
+{
+    return field_offsets(t)[i].load(std::memory_order_relaxed);
 }
 
 /// n bytes of a and b equal; words at a time, inline (a field's or an
@@ -263,6 +267,8 @@ bool same_value(const field_entry& e, const void* a, const void* b)
         std::uint64_t qa = 0;
         std::uint64_t qb = 0;
         const bool ea = quantum_of(e, a, qa);
+        if (std::memcmp(a, b, sizeof(float)) == 0) // the same float: the same quantum
+            return ea;
         const bool eb = quantum_of(e, b, qb);
         return ea && eb && qa == qb;
     }
@@ -306,8 +312,9 @@ bool same_value(const field_entry& e, const void* a, const void* b)
     case kind::proxy: return same_value<Scope>(*e.element, wire_part(e, a, 0), wire_part(e, b, 1));
     case kind::structure: {
         const type_table& t = *e.nested;
+        const std::atomic<std::uint32_t>* offsets = field_offsets(t);
         for (std::uint32_t i = 0; i < t.count; ++i) {
-            const std::uint32_t at = field_offset(t, i);
+            const std::uint32_t at = offsets[i].load(std::memory_order_relaxed);
             if (!same_value<Scope>(t.fields[i], pa + at, pb + at))
                 return false;
         }
