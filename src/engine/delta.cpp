@@ -1054,7 +1054,7 @@ struct walk {
             std::uint64_t index = 0;
             if (!map_index(index, lowest, left, nb))
                 return false;
-            map.erase(value, b[index]);
+            map.erase(value, b[index]); // NOLINT(clang-analyzer-core.NullDereference): index < nb, and b is null only when nb is 0
         }
         if (const field_entry* mapped = mapped_entry(e); mapped != nullptr) {
             const std::uint32_t at = mapped_offset(e);
@@ -1068,7 +1068,7 @@ struct walk {
                 std::uint64_t index = 0;
                 if (!map_index(index, lowest, left, nb))
                     return false;
-                const void* now = map.find(value, b[index]);
+                const void* now = map.find(value, b[index]); // NOLINT(clang-analyzer-core.NullDereference): index < nb
                 if (now == nullptr) [[unlikely]]
                     return stream.fail(error::out_of_range, start, "a changed entry the delta removed");
                 [[maybe_unused]] const auto slot = stream.enter_slot(1 + key_slots);
