@@ -248,19 +248,18 @@ bool same_map(const field_entry& e, const void* a, const void* b)
     return true;
 }
 
-template <scope Scope>
-bool same_value(const field_entry& e, const void* a, const void* b)
+/// Whether a number of this kind is compared by same_number.
+constexpr bool is_number(kind k) noexcept
 {
-    if (!carried(e, Scope))
-        return true;
-    const bytes* pa = ptr(a);
-    const bytes* pb = ptr(b);
+    return k == kind::boolean || k == kind::integer || k == kind::ranged || k == kind::enumeration ||
+           k == kind::flags || k == kind::float32 || k == kind::float64 || k == kind::quantized;
+}
+
+/// A number's sameness, inline in a struct's loop (most fields are numbers).
+BITREP_ALWAYS_INLINE bool same_number(const field_entry& e, const bytes* a, const bytes* b) noexcept
+{
     switch (e.kind) {
-    case kind::boolean: return *static_cast<const bool*>(a) == *static_cast<const bool*>(b);
-    case kind::integer:
-    case kind::ranged:
-    case kind::enumeration:
-    case kind::flags: return load_integer(pa, e.width, false) == load_integer(pb, e.width, false);
+    case kind::boolean: return *reinterpret_cast<const bool*>(a) == *reinterpret_cast<const bool*>(b);
     case kind::float32: return std::memcmp(a, b, sizeof(float)) == 0;
     case kind::float64: return std::memcmp(a, b, sizeof(double)) == 0;
     case kind::quantized: {
@@ -272,6 +271,26 @@ bool same_value(const field_entry& e, const void* a, const void* b)
         const bool eb = quantum_of(e, b, qb);
         return ea && eb && qa == qb;
     }
+    default: return load_integer(a, e.width, false) == load_integer(b, e.width, false); // integers, enums, flags
+    }
+}
+
+template <scope Scope>
+bool same_value(const field_entry& e, const void* a, const void* b)
+{
+    if (!carried(e, Scope))
+        return true;
+    const bytes* pa = ptr(a);
+    const bytes* pb = ptr(b);
+    switch (e.kind) {
+    case kind::boolean:
+    case kind::integer:
+    case kind::ranged:
+    case kind::enumeration:
+    case kind::flags:
+    case kind::float32:
+    case kind::float64:
+    case kind::quantized: return same_number(e, pa, pb);
     case kind::quat: return same_quat(e, *static_cast<const quat_floats*>(a), *static_cast<const quat_floats*>(b));
     case kind::string: return *static_cast<const std::string*>(a) == *static_cast<const std::string*>(b);
     case kind::bitset:
@@ -315,7 +334,10 @@ bool same_value(const field_entry& e, const void* a, const void* b)
         const std::atomic<std::uint32_t>* offsets = field_offsets(t);
         for (std::uint32_t i = 0; i < t.count; ++i) {
             const std::uint32_t at = offsets[i].load(std::memory_order_relaxed);
-            if (!same_value<Scope>(t.fields[i], pa + at, pb + at))
+            const field_entry& f = t.fields[i];
+            const bool equal = f.flag == 0 && is_number(f.kind) ? same_number(f, pa + at, pb + at)
+                                                                 : same_value<Scope>(f, pa + at, pb + at);
+            if (!equal)
                 return false;
         }
         return true;

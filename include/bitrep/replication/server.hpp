@@ -1700,10 +1700,16 @@ private:
         return static_cast<std::size_t>(slot_mask - (key & slot_mask));
     }
 
+    /// Two slots equal on the wire: both empty, or both holding entities
+    /// that are (the slot's presence asked here, where its type is known).
     template <std::size_t I>
     static bool same_slot(const entity_slot<I>& a, const entity_slot<I>& b)
     {
-        return detail::identical_bytes(a, b) || bitrep::detail::same_on_wire<scope::replication>(a, b);
+        if (detail::identical_bytes(a, b))
+            return true;
+        if (a.has_value() != b.has_value())
+            return false;
+        return !a.has_value() || bitrep::detail::same_on_wire<scope::replication>(*a, *b);
     }
 
     /// Adds shared entity array I's candidates: the slots whose refs differ

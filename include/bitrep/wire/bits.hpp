@@ -31,6 +31,17 @@ constexpr int bits_required(Int min, Int max) noexcept
 
 namespace detail {
 
+// Callers only store or load four bytes where four bytes remain (a writer's
+// capacity check, a reader's), but GCC 12 at -O3, seeing a stream built
+// over a small array, cannot prove that guard and warns about the untaken
+// path (-Warray-bounds). Users build with -Werror too, so the false positive
+// is silenced here, at the one guarded store and the one guarded load.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
 inline void store_le32(std::uint8_t* out, std::uint32_t value) noexcept
 {
     if constexpr (std::endian::native == std::endian::big)
@@ -38,15 +49,6 @@ inline void store_le32(std::uint8_t* out, std::uint32_t value) noexcept
     std::memcpy(out, &value, 4);
 }
 
-// Callers only load when four bytes remain, but GCC 12 at -O3, seeing a
-// reader built over a small array, cannot prove that guard and warns about
-// the untaken path (-Warray-bounds). Users build with -Werror too, so the
-// false positive is silenced here, at the one guarded load.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Warray-bounds"
-#pragma GCC diagnostic ignored "-Wstringop-overread"
-#endif
 inline std::uint32_t load_le32(const std::uint8_t* in) noexcept
 {
     std::uint32_t value;
