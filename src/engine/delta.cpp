@@ -275,6 +275,43 @@ BITREP_ALWAYS_INLINE bool same_number(const field_entry& e, const bytes* a, cons
     }
 }
 
+/// A bitset's bits, or a bounded_vector<bool>'s count and bits (which a
+/// writer refuses past its bound: never the same as anything).
+bool same_bits(const field_entry& e, const void* a, const void* b)
+{
+    if (e.kind == kind::bitset) {
+        for (std::size_t at = 0; at < e.min; at += 32) {
+            const int count = static_cast<int>(std::min<std::uint64_t>(32, e.min - at));
+            if (e.bitset->word(a, at, count) != e.bitset->word(b, at, count))
+                return false;
+        }
+        return true;
+    }
+    const std::size_t n = e.bits->size(a);
+    if (n != e.bits->size(b) || n > e.min)
+        return false;
+    for (std::size_t i = 0; i < n; ++i)
+        if (e.bits->test(a, i) != e.bits->test(b, i))
+            return false;
+    return true;
+}
+
+/// A struct's fields, the numbers among them compared inline.
+template <scope Scope>
+bool same_fields(const type_table& t, const bytes* a, const bytes* b)
+{
+    const std::atomic<std::uint32_t>* offsets = field_offsets(t);
+    for (std::uint32_t i = 0; i < t.count; ++i) {
+        const std::uint32_t at = offsets[i].load(std::memory_order_relaxed);
+        const field_entry& f = t.fields[i];
+        const bool equal = f.flag == 0 && is_number(f.kind) ? same_number(f, a + at, b + at)
+                                                             : same_value<Scope>(f, a + at, b + at);
+        if (!equal)
+            return false;
+    }
+    return true;
+}
+
 template <scope Scope>
 bool same_value(const field_entry& e, const void* a, const void* b)
 {
@@ -294,21 +331,7 @@ bool same_value(const field_entry& e, const void* a, const void* b)
     case kind::quat: return same_quat(e, *static_cast<const quat_floats*>(a), *static_cast<const quat_floats*>(b));
     case kind::string: return *static_cast<const std::string*>(a) == *static_cast<const std::string*>(b);
     case kind::bitset:
-        for (std::size_t at = 0; at < e.min; at += 32) {
-            const int count = static_cast<int>(std::min<std::uint64_t>(32, e.min - at));
-            if (e.bitset->word(a, at, count) != e.bitset->word(b, at, count))
-                return false;
-        }
-        return true;
-    case kind::bit_vector: {
-        const std::size_t n = e.bits->size(a);
-        if (n != e.bits->size(b) || n > e.min)
-            return false;
-        for (std::size_t i = 0; i < n; ++i)
-            if (e.bits->test(a, i) != e.bits->test(b, i))
-                return false;
-        return true;
-    }
+    case kind::bit_vector: return same_bits(e, a, b);
     case kind::vector: {
         const std::size_t n = e.container->size(a);
         return n == e.container->size(b) &&
@@ -329,19 +352,7 @@ bool same_value(const field_entry& e, const void* a, const void* b)
         return same_value<Scope>(e.element[index], e.variant->held[index](ptr(a)), e.variant->held[index](ptr(b)));
     }
     case kind::proxy: return same_value<Scope>(*e.element, wire_part(e, a, 0), wire_part(e, b, 1));
-    case kind::structure: {
-        const type_table& t = *e.nested;
-        const std::atomic<std::uint32_t>* offsets = field_offsets(t);
-        for (std::uint32_t i = 0; i < t.count; ++i) {
-            const std::uint32_t at = offsets[i].load(std::memory_order_relaxed);
-            const field_entry& f = t.fields[i];
-            const bool equal = f.flag == 0 && is_number(f.kind) ? same_number(f, pa + at, pb + at)
-                                                                 : same_value<Scope>(f, pa + at, pb + at);
-            if (!equal)
-                return false;
-        }
-        return true;
-    }
+    case kind::structure: return same_fields<Scope>(*e.nested, pa, pb);
     case kind::codec: return same_encoding<Scope>(e, a, b);
     case kind::map: return same_map<Scope>(e, a, b);
     }
@@ -349,6 +360,37 @@ bool same_value(const field_entry& e, const void* a, const void* b)
 }
 
 // ---- assignment ----------------------------------------------------------
+
+void assign(const field_entry& e, void* to, const void* from);
+
+/// Elements [from, to) of a container taken from the baseline's: one copy
+/// for elements that are bytes.
+void assign_run(const field_entry& element, std::uint32_t stride, bytes* value, const bytes* base, std::size_t from,
+                std::size_t to)
+{
+    if (from >= to)
+        return;
+    if (element.copy == nullptr && element.trivially_copyable) {
+        std::memcpy(value + from * stride, base + from * stride, (to - from) * stride);
+        return;
+    }
+    for (std::size_t j = from; j < to; ++j)
+        assign(element, value + j * stride, base + j * stride);
+}
+
+/// A proxy's value taken from another's: its wire object, in place or made
+/// from it and made into the value.
+void assign_proxy(const field_entry& e, void* to, const void* from)
+{
+    const std::ptrdiff_t at = e.proxy->in_place != nullptr ? e.proxy->in_place() : -1;
+    if (at >= 0) {
+        assign(*e.element, ptr(to) + at, ptr(from) + at);
+        return;
+    }
+    void* wire = e.proxy->wire_to_read(to);
+    assign(*e.element, wire, e.proxy->wire_copy(from, 0));
+    e.proxy->from_wire(to, wire);
+}
 
 /// to = from, part by part (a delta's reader takes the baseline's value where
 /// nothing changed).
@@ -367,10 +409,8 @@ void assign(const field_entry& e, void* to, const void* from)
     case kind::vector: {
         const std::size_t n = e.container->size(from);
         e.container->resize(to, n);
-        bytes* t = static_cast<bytes*>(e.container->data(to));
-        const bytes* f = static_cast<const bytes*>(e.container->data(ptr(from)));
-        for (std::size_t i = 0; i < n; ++i)
-            assign(*e.element, t + i * e.stride, f + i * e.stride);
+        assign_run(*e.element, e.stride, static_cast<bytes*>(e.container->data(to)),
+                   static_cast<const bytes*>(e.container->data(ptr(from))), 0, n);
         return;
     }
     case kind::bit_vector: {
@@ -381,8 +421,7 @@ void assign(const field_entry& e, void* to, const void* from)
         return;
     }
     case kind::array:
-        for (std::size_t i = 0; i < e.min; ++i)
-            assign(*e.element, ptr(to) + i * e.stride, ptr(from) + i * e.stride);
+        assign_run(*e.element, e.stride, ptr(to), ptr(from), 0, static_cast<std::size_t>(e.min));
         return;
     case kind::optional:
         if (!e.maybe->has_value(from)) {
@@ -400,42 +439,15 @@ void assign(const field_entry& e, void* to, const void* from)
         assign(e.element[index], e.variant->hold[index](to), e.variant->held[index](ptr(from)));
         return;
     }
-    case kind::proxy: {
-        const std::ptrdiff_t at = e.proxy->in_place != nullptr ? e.proxy->in_place() : -1;
-        if (at >= 0) {
-            assign(*e.element, ptr(to) + at, ptr(from) + at);
-            return;
-        }
-        void* wire = e.proxy->wire_to_read(to);
-        assign(*e.element, wire, e.proxy->wire_copy(from, 0));
-        e.proxy->from_wire(to, wire);
-        return;
-    }
-    case kind::structure: {
-        const type_table& t = *e.nested;
-        for (std::uint32_t i = 0; i < t.count; ++i) {
-            const std::uint32_t at = field_offset(t, i);
-            assign(t.fields[i], ptr(to) + at, ptr(from) + at);
+    case kind::proxy: assign_proxy(e, to, from); return;
+    case kind::structure:
+        for (std::uint32_t i = 0; i < e.nested->count; ++i) {
+            const std::uint32_t at = field_offset(*e.nested, i);
+            assign(e.nested->fields[i], ptr(to) + at, ptr(from) + at);
         }
         return;
-    }
     default: std::memcpy(to, from, e.object_size); return;
     }
-}
-
-/// Elements [from, to) of a container taken from the baseline's: one copy
-/// for elements that are bytes.
-void assign_run(const field_entry& element, std::uint32_t stride, bytes* value, const bytes* base, std::size_t from,
-                std::size_t to)
-{
-    if (from >= to)
-        return;
-    if (element.copy == nullptr && element.trivially_copyable) {
-        std::memcpy(value + from * stride, base + from * stride, (to - from) * stride);
-        return;
-    }
-    for (std::size_t j = from; j < to; ++j)
-        assign(element, value + j * stride, base + j * stride);
 }
 
 // ---- the walk --------------------------------------------------------------
