@@ -530,9 +530,11 @@ struct walk {
                               static_cast<std::size_t>(size));
     }
 
-    bool optional_whole(const field_entry& e, bytes* p)
+    /// An optional's presence bit; a reader resets the optional or makes
+    /// sure it holds a value to read into.
+    bool presence(const field_entry& e, bytes* p, bool& present)
     {
-        bool present = e.maybe->has_value(p);
+        present = e.maybe->has_value(p);
         if (!stream.serialize_bool(present))
             return false;
         if constexpr (reading) {
@@ -541,6 +543,14 @@ struct walk {
             else if (!e.maybe->has_value(p))
                 e.maybe->emplace(p);
         }
+        return true;
+    }
+
+    bool optional_whole(const field_entry& e, bytes* p)
+    {
+        bool present = false;
+        if (!presence(e, p, present))
+            return false;
         return !present || whole(*e.element, static_cast<bytes*>(e.maybe->value(p)));
     }
 
@@ -845,15 +855,9 @@ struct walk {
 
     bool optional_changed(const field_entry& e, const bytes* older, const bytes* base, bytes* value)
     {
-        bool present = e.maybe->has_value(value);
-        if (!stream.serialize_bool(present))
+        bool present = false;
+        if (!presence(e, value, present))
             return false;
-        if constexpr (reading) {
-            if (!present)
-                e.maybe->reset(value);
-            else if (!e.maybe->has_value(value))
-                e.maybe->emplace(value);
-        }
         if (!present)
             return true;
         [[maybe_unused]] const auto slot = stream.enter_slot(1);
