@@ -1288,6 +1288,60 @@ TEST(SchemaLoad, EveryVectorElementGetsTheDefaultOfAFieldAddedToTheElementType)
     EXPECT_TRUE(loaded.inventory[1].cursed);
 }
 
+namespace stale {
+struct V1 {
+    ranged<int, 0, 10> a = 0;
+    std::array<ranged<int, 0, 9>, 2> slots{};
+    std::optional<ranged<int, 0, 20>> maybe;
+    bounded_vector<Item, 8> inventory;
+    bitrep::net_only<int> net = 0;
+};
+BOOST_DESCRIBE_STRUCT(V1, (), (a, slots, maybe, inventory, net))
+struct V2 {
+    ranged<int, 0, 10> a = 0;
+    std::array<ranged<int, 0, 9>, 4> slots{};      // longer
+    ranged<int, 0, 20> maybe = 5;                  // no longer optional
+    bounded_vector<elements::ItemV2, 8> inventory; // an element field added
+    ranged<int, 0, 9999> gold = 50;                // added
+    bitrep::net_only<int> net = 0;
+};
+BOOST_DESCRIBE_STRUCT(V2, (), (a, slots, maybe, inventory, gold, net))
+} // namespace stale
+
+// A loader decodes a type with a field saves do not carry into a copy of
+// the destination: what the file lacks must not keep the destination's value.
+TEST(SchemaLoad, WhatTheFileLacksGetsItsDefaultWhateverTheDestinationHeld)
+{
+    stale::V1 old;
+    old.a = 3;
+    old.slots = {1, 2};
+    old.inventory.push_back({Kind::potion, 3});
+    old.net = 99;
+    stale::V2 loaded;
+    loaded.slots = {9, 9, 9, 9};
+    loaded.maybe = 7;
+    loaded.inventory.resize(5);
+    for (auto& item : loaded.inventory)
+        item.cursed = false;
+    loaded.gold = 1234;
+    loaded.net = 31;
+    bitrep::loader<stale::V2> loader;
+    bitrep::load_info info;
+    ASSERT_TRUE(loader.load_from_bytes(bitrep::save_to_bytes(old), loaded, info));
+    EXPECT_EQ(info.path, bitrep::load_info::route::schema);
+    EXPECT_EQ(loaded.a, 3);
+    EXPECT_EQ(loaded.slots[0], 1);
+    EXPECT_EQ(loaded.slots[1], 2);
+    EXPECT_EQ(loaded.slots[2], 0); // an element the file lacks: a default-made one
+    EXPECT_EQ(loaded.slots[3], 0);
+    EXPECT_EQ(loaded.maybe, (ranged<int, 0, 20>{})); // absent: a default-made value
+    ASSERT_EQ(loaded.inventory.size(), 1u);
+    EXPECT_EQ(loaded.inventory[0].count, 3);
+    EXPECT_TRUE(loaded.inventory[0].cursed); // the element type's default
+    EXPECT_EQ(loaded.gold, 50);              // the struct's default
+    EXPECT_EQ(loaded.net, 31);               // not saved: the destination's
+}
+
 namespace narrowed {
 struct TinyItem {
     Kind kind = Kind::sword;

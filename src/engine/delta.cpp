@@ -23,6 +23,7 @@
 #include <bitrep/quat_code.hpp>
 
 #include "kinds.hpp"
+#include "values.hpp"
 
 namespace bitrep::engine {
 
@@ -1461,6 +1462,17 @@ template <scope Scope>
 bool same(const field_entry& entry, const void* a, const void* b)
 {
     return same_value<Scope>(entry, a, b);
+}
+
+void assign_value(const field_entry& entry, void* to, const void* from)
+{
+    assign(entry, to, from);
+}
+
+bool read_whole(basic_read_stream<scope::save>& stream, const field_entry& entry, void* value)
+{
+    walk<basic_read_stream<scope::save>> w{stream};
+    return w.whole(entry, static_cast<bytes*>(value));
 }
 
 template bool delta(basic_write_stream<scope::all>&, const field_entry&, const void*, const void*, void*);

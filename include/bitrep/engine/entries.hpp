@@ -212,12 +212,19 @@ void copy_object(void* to, const void* from)
     *static_cast<T*>(to) = *static_cast<const T*>(from);
 }
 
-/// What the library needs to exchange a T's object byte by byte.
+/// A default-made T, which a value a save file lacks loads as.
+template <class T>
+inline const T default_object{};
+
+/// What the library needs to exchange a T's object byte by byte, and its
+/// default.
 template <class T>
 constexpr field_entry with_object(field_entry e)
 {
     e.object_size = std::is_empty_v<T> ? 0 : static_cast<std::uint32_t>(sizeof(T));
     e.trivially_copyable = std::is_trivially_copyable_v<T>;
+    if constexpr (std::is_default_constructible_v<T>)
+        e.defaults = &default_object<T>;
     return e;
 }
 } // namespace detail

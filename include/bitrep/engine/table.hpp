@@ -267,6 +267,9 @@ struct field_entry {
     /// and whether it is trivially copyable: exchanged byte by byte.
     std::uint32_t object_size = 0;
     bool trivially_copyable = false;
+    /// A default-made object of the type (a struct's default member
+    /// initializers): what a value a save file lacks loads as.
+    const void* defaults = nullptr;
 };
 
 /// Whether the entry is a transient field's, which no stream carries.

@@ -4,7 +4,7 @@
 // enumerators (by name), refuses kinds that cannot be converted
 // (schema_mismatch, naming the field), and marks the subtrees the program
 // encodes exactly as the file does. What it works out, per node of the
-// file's schema, is the load_plan that schema_load.hpp reads by. Compiled
+// file's schema, is the load_plan that engine::load() reads by. Compiled
 // once, in src/schema_load.cpp.
 #pragma once
 
@@ -64,3 +64,15 @@ std::string schema_path(const schema& file, std::uint32_t node, std::string_view
 bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t p, failure_record& failure);
 
 } // namespace bitrep::detail
+
+namespace bitrep::engine {
+struct field_entry;
+
+/// The second pass: reads the file's node `f` into `object`, a value of
+/// `value`'s type, by the plan bind() made, converting each value and
+/// refusing one that does not fit (out_of_range). Compiled once, in
+/// src/engine/load.cpp. `object` is garbage on failure.
+bool load(bitrep::detail::save_read_stream& stream, bitrep::detail::load_plan& plan, std::uint32_t f,
+          const field_entry& value, void* object);
+
+} // namespace bitrep::engine

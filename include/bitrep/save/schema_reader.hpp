@@ -2,7 +2,7 @@
 // types: each value is read by the file's node for it, by its kind's entry
 // in the table of kinds (schema_kinds.hpp), with the same functions the
 // codecs use. These are compiled once, in src/schema_load.cpp: the
-// schema-driven load calls them per value (schema_load.hpp), and
+// schema-driven load calls them per value (src/engine/load.cpp), and
 // bitrep-inspect walks whole values with schema_walk.hpp.
 #pragma once
 
