@@ -9,17 +9,13 @@
 #include <bitrep/save/schema_bind.hpp>
 
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <numeric>
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
 
 #include <bitrep/codecs/duration.hpp>
 #include <bitrep/engine/entries.hpp>
@@ -139,78 +135,9 @@ bool scale_integer(integer_value& value, bitrep::detail::duration_period scale) 
     return true;
 }
 
-/// The programs of the subtrees a file encodes as the program does,
-/// compiled on first use for this load (the library keeps programs per root
-/// type only), so that such a subtree reads as fast as a fast-path load.
-class subtree_programs {
-public:
-    bool read(save_read_stream& stream, const field_entry& e, void* p)
-    {
-        return engine::read<scope::save>(stream, root{&e, rooms_for(e)}, p);
-    }
-
-private:
-    static constexpr auto save = static_cast<std::size_t>(scope::save);
-
-    struct compiled {
-        const field_entry* entry = nullptr;
-        std::unique_ptr<std::max_align_t[]> code;
-        std::unique_ptr<std::max_align_t[]> nodes;
-        std::atomic<std::uint8_t> state{0};
-        std::array<program_room, 3> rooms{};
-    };
-
-    static std::unique_ptr<std::max_align_t[]> room_of(std::size_t bytes)
-    {
-        return std::make_unique<std::max_align_t[]>((bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t));
-    }
-
-    const program_room* rooms_for(const field_entry& e)
-    {
-        for (const std::unique_ptr<compiled>& c : compiled_)
-            if (c->entry == &e)
-                return c->rooms.data();
-        auto c = std::make_unique<compiled>();
-        c->entry = &e;
-        const std::uint32_t instructions = e.instructions + 1; // and `done`
-        const std::uint32_t nodes = e.nodes == 0 ? 1 : e.nodes;
-        c->code = room_of(std::size_t{instructions} * instruction_bytes);
-        c->nodes = room_of(std::size_t{nodes} * path_node_bytes);
-        c->rooms[save] = program_room{reinterpret_cast<unsigned char*>(c->code.get()), instructions,
-                                      reinterpret_cast<unsigned char*>(c->nodes.get()), nodes, &c->state};
-        compiled_.push_back(std::move(c));
-        return compiled_.back()->rooms.data();
-    }
-
-    std::vector<std::unique_ptr<compiled>> compiled_;
-};
-
-/// Whether a subtree read whole runs a compiled program (a leaf is read by
-/// its rule directly: a program's setup would cost more than it saves).
-constexpr bool runs_program(kind k) noexcept
-{
-    switch (k) {
-    case kind::structure:
-    case kind::vector:
-    case kind::array:
-    case kind::optional:
-    case kind::variant:
-    case kind::map:
-    case kind::proxy: return true;
-    default: return false;
-    }
-}
-
 struct loader {
     save_read_stream& stream;
     load_plan& plan;
-    subtree_programs programs;
-
-    /// A subtree the file encodes as the program does: as on the fast path.
-    bool whole(const field_entry& e, bytes* p)
-    {
-        return runs_program(e.kind) ? programs.read(stream, e, p) : read_whole(stream, e, p);
-    }
 
     const schema_node& node(std::uint32_t f) const noexcept { return plan.file.nodes[f]; }
 
@@ -615,7 +542,7 @@ struct loader {
                 return value(f, *e.element, static_cast<bytes*>(e.maybe->value(p)));
             }
             if (plan.identical[f])
-                return whole(e, p);
+                return read_whole(stream, e, p);
             bool present = false;
             if (!stream.serialize_bool(present))
                 return false;
@@ -639,7 +566,7 @@ struct loader {
             return value(f + 1, e, p);
         }
         if (plan.identical[f])
-            return whole(e, p);
+            return read_whole(stream, e, p);
         return converted(f, e, p);
     }
 };
@@ -648,7 +575,7 @@ struct loader {
 
 bool load(save_read_stream& stream, load_plan& plan, std::uint32_t f, const field_entry& value, void* object)
 {
-    loader walk{stream, plan, {}};
+    loader walk{stream, plan};
     return walk.value(f, value, static_cast<bytes*>(object));
 }
 
