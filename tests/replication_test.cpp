@@ -1156,6 +1156,46 @@ TEST(ReplicationBaselines, EntitiesThatMoveAndComeBackWhileAcksAreLateReplicateE
     EXPECT_EQ(stats->full_states, 5u) << "packets 0 to 4 go before the first ack arrives, then deltas";
 }
 
+TEST(ReplicationBaselines, ClientsAtDifferentBaselinesOfAValueThatCameBackEachGetWhatTheyLack)
+{
+    // Every other cube steps one way each tick and back the next: a client
+    // whose baseline is two ticks old holds the world's value already (under
+    // another ref), one whose baseline is a tick old does not. The server
+    // keeps each slot's comparison for the clients holding the same
+    // baseline; the client two ticks behind is replicated first, so what was
+    // found for its baseline must not be taken for the other's.
+    moving_world driver(11, 40);
+    Server server;
+    Client behind;     // its acks arrive at once: its baseline is a tick old
+    Client far_behind; // its acks a tick late: its baseline is two ticks old
+    const bitrep::client_id behind_id = server.add_client();
+    const bitrep::client_id far_behind_id = server.add_client();
+    std::deque<std::vector<std::uint8_t>> late_acks;
+    std::vector<std::size_t> ids;
+    for (auto [id, cube] : driver.world.cubes)
+        ids.push_back(id);
+    ASSERT_GE(ids.size(), 8u);
+    for (int tick = 0; tick < 60; ++tick) {
+        driver.step(false);
+        const float step = tick % 2 == 0 ? 1.0f : -1.0f;
+        for (std::size_t k = 0; k < ids.size(); k += 2)
+            driver.world.cubes[ids[k]].x = driver.world.cubes[ids[k]].x.value() + step;
+        server.update(driver.world);
+        ASSERT_TRUE(far_behind.receive(server.replicate(far_behind_id)));
+        ASSERT_TRUE(behind.receive(server.replicate(behind_id)));
+        ASSERT_TRUE(holds_world(far_behind.state(), driver.world)) << "tick " << tick;
+        ASSERT_TRUE(holds_world(behind.state(), driver.world)) << "tick " << tick;
+        ASSERT_TRUE(server.receive(behind_id, behind.ack()));
+        late_acks.push_back(direct::copy(far_behind.ack()));
+        if (late_acks.size() > 1) {
+            ASSERT_TRUE(server.receive(far_behind_id, late_acks.front()));
+            late_acks.pop_front();
+        }
+    }
+    EXPECT_EQ(server.statistics(behind_id)->full_states, 1u);
+    EXPECT_EQ(server.statistics(far_behind_id)->full_states, 2u);
+}
+
 TEST(ReplicationBaselines, ClientsSharingCodedSectionsInAWideWorldGetTheBytesOfAClientAlone)
 {
     // Three clients of one server: two with acks 1 tick late, which share

@@ -90,7 +90,8 @@ public:
 
     explicit replication_server(replication_options options = {})
         : options_(options), reported_(new std::atomic<bool>[slot_count + field_count]),
-          history_(std::max(options.history, 2 * replication::ring_size(options.window)))
+          history_(std::max(options.history, 2 * replication::ring_size(options.window))),
+          same_memo_(std::make_unique<std::atomic<std::uint64_t>[]>(slot_count))
     {
         replication::require_reflected_state<State>();
         static_assert(replication::conditions_only_on_entity_members<State>(),
@@ -258,6 +259,9 @@ public:
     {
         history_.observe(state);
         observed_ = &state;
+        if ((history_.tick() & memo_tick_mask) == 0) // the memo's ticks wrap (every 2^31 changes)
+            for (std::size_t s = 0; s < slot_count; ++s)
+                same_memo_[s].store(0, std::memory_order_relaxed);
     }
 
     /// update(state), then replicate(id): for a few clients, or a state that
@@ -1712,6 +1716,25 @@ private:
         return !a.has_value() || bitrep::detail::same_on_wire<scope::replication>(*a, *b);
     }
 
+    /// same_slot of a shared slot's values named by refs `a` and `b`, asked
+    /// once per world tick for every client holding the same baseline: the
+    /// answer is kept per slot in one word (the history's tick, both refs,
+    /// the answer), which refs name the same values while the tick stands.
+    template <std::size_t I>
+    bool same_slot_memo(std::size_t slot, value_ref a, const entity_slot<I>& x, value_ref b,
+                        const entity_slot<I>& y) const
+    {
+        const std::uint64_t key = (std::uint64_t{history_.tick() & memo_tick_mask} << 33) |
+                                  (std::uint64_t{a} << 17) | (std::uint64_t{b} << 1);
+        std::atomic<std::uint64_t>& entry = same_memo_[slot];
+        const std::uint64_t held = entry.load(std::memory_order_relaxed);
+        if ((held & ~std::uint64_t{1}) == key)
+            return (held & 1) != 0;
+        const bool same = same_slot<I>(x, y);
+        entry.store(key | (same ? 1 : 0), std::memory_order_relaxed);
+        return same;
+    }
+
     /// Adds shared entity array I's candidates: the slots whose refs differ
     /// from the baseline's (every slot is looked at only when relevancy or
     /// a value that cannot be encoded makes the target differ per client).
@@ -1738,7 +1761,7 @@ private:
             // Found to differ from the baseline's value in an earlier packet
             // (the memo is cleared when the baseline's slot changes).
             const bool known = entry[slot].compared == ref && ref != replication::empty_ref;
-            if (!known && same_slot<I>(had[slot], target)) {
+            if (!known && same_slot_memo<I>(first + slot, old[slot], had[slot], ref, target)) {
                 // The new view, a copy of the baseline's refs, takes it too.
                 set_base_ref(c, first + slot, ref);
                 set_next_ref(c, first + slot, ref);
@@ -2432,6 +2455,11 @@ private:
     /// The world's recent past, shared by every client, and the state of
     /// the last update().
     replication::world_history<State> history_;
+    /// Per shared entity slot: its last comparison (same_slot_memo). One
+    /// word each, relaxed: replicate() runs on several threads, and a word
+    /// is whole or not there.
+    static constexpr std::uint32_t memo_tick_mask = 0x7FFFFFFFu;
+    std::unique_ptr<std::atomic<std::uint64_t>[]> same_memo_;
     const State* observed_ = nullptr;
     /// Scratch states lent to replicate() calls (see scratch_lease).
     mutable std::mutex scratch_mutex_;
