@@ -257,9 +257,9 @@ public:
     /// Costs one comparison per entity slot, for all clients together.
     void update(const State& state)
     {
-        history_.observe(state);
+        const bool changed = history_.observe(state);
         observed_ = &state;
-        if ((history_.tick() & memo_tick_mask) == 0) // the memo's ticks wrap (every 2^31 changes)
+        if (changed && (history_.tick() & memo_tick_mask) == 0) // the memo's ticks wrapped (every 2^31 changes)
             for (std::size_t s = 0; s < slot_count; ++s)
                 same_memo_[s].store(0, std::memory_order_relaxed);
     }
