@@ -156,7 +156,7 @@ inline bool same_cube(const Cube& a, const Cube& b)
 }
 
 /// `mirror` holds exactly `expected`, a world as decoded (as_decoded), float
-/// for float: stricter than delta_codec<World>::same, which compares what
+/// for float: stricter than bitrep::same_on_wire, which compares what
 /// the bits say. The seed is save_only: never replicated, never compared.
 inline bool holds_decoded(const World& mirror, const World& expected)
 {

@@ -87,19 +87,18 @@ TEST(Allocation, ComparingHookValuesOnTheWireAllocatesNothingOnceWarm)
 {
     const Waypoint a{10, 20};
     Waypoint b{10, 21};
-    using delta = bitrep::delta_codec<Waypoint>;
-    EXPECT_FALSE(delta::same<bitrep::scope::replication>(a, b)); // may size this thread's scratch once
+    EXPECT_FALSE(bitrep::same_on_wire<bitrep::scope::replication>(a, b)); // may size this thread's scratch once
     bool same = true;
     EXPECT_EQ(allocations_during([&] {
                   for (int i = 0; i < 100; ++i) {
                       b.y = 20 + i % 2;
-                      same = delta::same<bitrep::scope::replication>(a, b) && same;
+                      same = bitrep::same_on_wire<bitrep::scope::replication>(a, b) && same;
                   }
               }),
               0u);
     EXPECT_FALSE(same);
     b.y = 20;
-    EXPECT_TRUE(delta::same<bitrep::scope::replication>(a, b));
+    EXPECT_TRUE(bitrep::same_on_wire<bitrep::scope::replication>(a, b));
 }
 
 TEST(Allocation, EncodingIntoAVectorAllocatesForTheEncodingNotForTheBound)

@@ -34,7 +34,7 @@ struct World {
     bitrep::ranged<int, 0, 1000000> tick;
 };
 
-bool same(const World& a, const World& b) { return bitrep::delta_codec<World>::same<scope::replication>(a, b); }
+bool same(const World& a, const World& b) { return bitrep::same_on_wire<scope::replication>(a, b); }
 
 /// A random change of the world, sometimes none at all.
 void mutate(World& w, std::mt19937& random)
@@ -342,7 +342,7 @@ TEST(CodedDelta, AQuatCrossingAnAxisRoundTripsAndCostsLessThanItsCode)
         ASSERT_TRUE(coder.write(out, bytes, older, base, now).ok());
         Turning back;
         ASSERT_TRUE(coder.read(std::span(out).first(bytes), older, base, back).ok());
-        EXPECT_TRUE((bitrep::delta_codec<Turning>::same<scope::replication>(back, now))) << "step " << step;
+        EXPECT_TRUE((bitrep::same_on_wire<scope::replication>(back, now))) << "step " << step;
         Turning full;
         ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(now), full).ok());
         EXPECT_EQ(std::memcmp(&back, &full, sizeof back), 0) << "decodes to exactly what from_bytes gives, step " << step;
@@ -444,7 +444,7 @@ TEST(CodedDelta, EveryNumericKindRoundTripsBetweenItsBoundaries)
                 ASSERT_TRUE(coder.write(out, bytes, older, base, current).ok()) << o << " " << b << " " << c;
                 Numbers back;
                 ASSERT_TRUE(coder.read(std::span(out).first(bytes), older, base, back).ok()) << o << " " << b << " " << c;
-                EXPECT_TRUE((bitrep::delta_codec<Numbers>::same<scope::replication>(back, current))) << o << " " << b << " " << c;
+                EXPECT_TRUE((bitrep::same_on_wire<scope::replication>(back, current))) << o << " " << b << " " << c;
                 ++cases;
             }
     EXPECT_EQ(cases, 8000u);

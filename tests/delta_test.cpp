@@ -156,16 +156,16 @@ constexpr std::size_t int_relative_cost(std::uint64_t d)
     return 6 + 32;
 }
 
-/// Equal in wire space: the same full encoding, and delta_codec agrees.
+/// Equal in wire space: the same full encoding, and same_on_wire agrees.
 template <class T>
-::testing::AssertionResult same_on_wire(const T& a, const T& b)
+::testing::AssertionResult equal_on_wire(const T& a, const T& b)
 {
     const bytes wire_a = bitrep::to_bytes(a);
     const bytes wire_b = bitrep::to_bytes(b);
     if (wire_a != wire_b)
         return ::testing::AssertionFailure() << "the full encodings differ";
-    if (!bitrep::delta_codec<T>::template same<scope::all>(a, b))
-        return ::testing::AssertionFailure() << "delta_codec<T>::same says they differ";
+    if (!bitrep::same_on_wire<scope::all>(a, b))
+        return ::testing::AssertionFailure() << "same_on_wire says they differ";
     return ::testing::AssertionSuccess();
 }
 
@@ -174,7 +174,7 @@ template <class T>
 void expect_round_trip(const T& base, const T& current, const T& start)
 {
     const T out = replicate(base, current, start);
-    EXPECT_TRUE(same_on_wire(out, current));
+    EXPECT_TRUE(equal_on_wire(out, current));
 }
 
 bool bit_at(const bytes& data, std::size_t i) { return ((data.at(i / 8) >> (i % 8)) & 1u) != 0; }
@@ -273,7 +273,7 @@ TEST(DeltaUnchanged, AStructEqualToItsBaselineCostsOneBit)
     Nested start;
     start.leaves = other_leaves();
     start.containers.held = Item{1, 1};
-    EXPECT_TRUE(same_on_wire(replicate(n, n, start), n));
+    EXPECT_TRUE(equal_on_wire(replicate(n, n, start), n));
 }
 
 TEST(DeltaUnchanged, EveryLeafKindUnchangedCostsOneBitOnItsOwn)
@@ -407,7 +407,7 @@ TEST(DeltaLeaves, WhatAReceiverDecodedIsUnchangedOnTheWireAndEncodesAlike)
         Cube received{};
         ASSERT_TRUE(read_delta_status(sent.data, base, received));
         ASSERT_EQ(encode_delta(base, received).data, sent.data) << "rotation " << i;
-        ASSERT_TRUE(bitrep::delta_codec<Cube>::same<scope::all>(current, received)) << "rotation " << i;
+        ASSERT_TRUE(bitrep::same_on_wire<scope::all>(current, received)) << "rotation " << i;
         ASSERT_EQ(bitrep::delta_bit_size(current, received), 1u) << "rotation " << i;
     }
 }
@@ -469,7 +469,7 @@ TEST(DeltaLeaves, QuaternionsCompareTheirSmallestThree)
     const Quat b = about_z(0.9f);
     EXPECT_EQ(bitrep::delta_bit_size(a, b), 1u + 29u);
     const Quat back = replicate(a, b, about_z(2.0f));
-    EXPECT_TRUE(same_on_wire(back, b));
+    EXPECT_TRUE(equal_on_wire(back, b));
     // q and -q are one rotation and encode identically: unchanged.
     const Quat negated{-a.x, -a.y, -a.z, -a.w};
     EXPECT_EQ(bitrep::delta_bit_size(a, negated), 1u);
@@ -610,8 +610,8 @@ TEST(DeltaOptional, AbsentToPresentSendsThePresenceBitAndTheValueInFull)
     const encoded e = encode_delta(absent, present);
     EXPECT_EQ(e.bits, 1u + 1u + 8u + 6u);
     EXPECT_EQ(e.data, bit_builder{}.bits(1, 1).bits(1, 1).bits(5, 8).bits(3 - 1, 6).result());
-    EXPECT_TRUE(same_on_wire(replicate(absent, present), present));
-    EXPECT_TRUE(same_on_wire(replicate(absent, present, std::optional<Item>(Item{9, 9})), present));
+    EXPECT_TRUE(equal_on_wire(replicate(absent, present), present));
+    EXPECT_TRUE(equal_on_wire(replicate(absent, present, std::optional<Item>(Item{9, 9})), present));
 }
 
 TEST(DeltaOptional, PresentToAbsentIsTwoBits)
@@ -632,13 +632,13 @@ TEST(DeltaOptional, BothPresentSendsTheValuesDeltaAgainstTheBaselines)
     const encoded e = encode_delta(base, current);
     EXPECT_EQ(e.bits, 1u + 1u + 1u + 1u + 6u);
     EXPECT_EQ(e.data, bit_builder{}.bits(1, 1).bits(1, 1).bits(0, 1).bits(1, 1).bits(4 - 1, 6).result());
-    EXPECT_TRUE(same_on_wire(replicate(base, current), current));
+    EXPECT_TRUE(equal_on_wire(replicate(base, current), current));
     // A nested struct inside an optional.
     std::optional<Leaves> lb = some_leaves();
     std::optional<Leaves> lc = lb;
     lc->score = 5;
     EXPECT_EQ(bitrep::delta_bit_size(lb, lc), 1u + 1u + (9u + 1u + 32u));
-    EXPECT_TRUE(same_on_wire(replicate(lb, lc, std::optional<Leaves>(other_leaves())), lc));
+    EXPECT_TRUE(equal_on_wire(replicate(lb, lc, std::optional<Leaves>(other_leaves())), lc));
     EXPECT_EQ(bitrep::delta_bit_size(lb, lb), 1u);
 }
 
@@ -655,7 +655,7 @@ TEST(DeltaArray, OneEarlyChangeUsesTheIndexList)
     const encoded e = encode_delta(base, current);
     EXPECT_EQ(e.bits, 1u + 1u + 3u + 1u + 3u);
     EXPECT_EQ(e.data, bit_builder{}.bits(1, 1).bits(1, 1).bits(0, 3).bits(1, 1).bits(7, 3).result());
-    EXPECT_TRUE(same_on_wire(replicate(base, current, A{}), current));
+    EXPECT_TRUE(equal_on_wire(replicate(base, current, A{}), current));
 }
 
 TEST(DeltaArray, OneLateChangeUsesTheBitmask)
@@ -668,7 +668,7 @@ TEST(DeltaArray, OneLateChangeUsesTheBitmask)
     const encoded e = encode_delta(base, current);
     EXPECT_EQ(e.bits, 1u + 1u + 6u + 3u);
     EXPECT_EQ(e.data, bit_builder{}.bits(1, 1).bits(0, 1).bits(0, 5).bits(1, 1).bits(0, 3).result());
-    EXPECT_TRUE(same_on_wire(replicate(base, current, A{}), current));
+    EXPECT_TRUE(equal_on_wire(replicate(base, current, A{}), current));
 }
 
 TEST(DeltaArray, IndexListInterleavesEachIndexWithItsElement)
@@ -743,7 +743,7 @@ TEST(DeltaArray, OfStructsSendsEachChangedElementAsItsFieldDeltas)
     // 3 bits, then the element: kind changed 1 + 8, count unchanged 1.
     EXPECT_EQ(bitrep::delta_bit_size(base, current), 1u + 1u + 3u + (1u + 8u + 1u));
     A start{Item{9, 9}, Item{9, 9}, Item{9, 9}};
-    EXPECT_TRUE(same_on_wire(replicate(base, current, start), current));
+    EXPECT_TRUE(equal_on_wire(replicate(base, current, start), current));
 }
 
 // ---------------------------------------------------------------- bounded_vector
@@ -803,7 +803,7 @@ TEST(DeltaVector, EmptyToNonEmptyHasNoChoiceBitAndBackIsTheSizeAlone)
     const V full{Item{1, 2}, Item{3, 4}, Item{5, 6}};
     // No element in common: no choice bit, the elements in full (14 bits each).
     EXPECT_EQ(bitrep::delta_bit_size(empty, full), 1u + 4u + 3u * 14u);
-    EXPECT_TRUE(same_on_wire(replicate(empty, full, V{Item{9, 9}}), full));
+    EXPECT_TRUE(equal_on_wire(replicate(empty, full, V{Item{9, 9}}), full));
     EXPECT_EQ(bitrep::delta_bit_size(full, empty), 1u + 4u);
     EXPECT_TRUE(replicate(full, empty, full).empty());
 }
@@ -817,7 +817,7 @@ TEST(DeltaVector, ElementsAreStructDeltasAndUnchangedVectorsOneBit)
     // common 3: list = count 2 bits + int_relative(3) 5 = 7 > 3: bitmask 3,
     // then kind unchanged 1 + count changed 1 + 6.
     EXPECT_EQ(bitrep::delta_bit_size(base, current), 1u + 4u + 1u + 3u + (1u + 1u + 6u));
-    EXPECT_TRUE(same_on_wire(replicate(base, current, V{Item{9, 9}}), current));
+    EXPECT_TRUE(equal_on_wire(replicate(base, current, V{Item{9, 9}}), current));
     EXPECT_EQ(bitrep::delta_bit_size(base, base), 1u);
 }
 
@@ -860,7 +860,7 @@ TEST(DeltaEntities, CreateDestroyAndChangeRoundTrip)
     start.emplace(5, cube_at(50.0f));
     start.emplace(7, cube_at(70.0f));
     const E out = replicate(base, current, start);
-    EXPECT_TRUE(same_on_wire(out, current));
+    EXPECT_TRUE(equal_on_wire(out, current));
     EXPECT_TRUE(out.contains(0));
     EXPECT_FALSE(out.contains(5));
     EXPECT_FALSE(out.contains(7));
@@ -882,7 +882,7 @@ TEST(DeltaEntities, ACreatedEntityIsSentInFullAndADestroyedOneAsItsPresenceBit)
     EXPECT_EQ(c.bits, 1u + 1u + 4u + (1u + 8u));
     EXPECT_EQ(c.data,
               bit_builder{}.bits(1, 1).bits(0, 1).bits(0, 1).bits(1, 1).bits(1, 1).bits(70, 7).bits(0, 1).bits(0, 2).result());
-    EXPECT_TRUE(same_on_wire(replicate(base, created), created));
+    EXPECT_TRUE(equal_on_wire(replicate(base, created), created));
     // Destroying slot 0: list 2 + 1 = 3 < 4, then the cleared presence bit.
     E destroyed;
     const encoded d = encode_delta(base, destroyed);
@@ -916,7 +916,7 @@ TEST(DeltaEntities, OneChangeAmongAThousandSlotsUsesTheIndexListAtItsDocumentedC
         const encoded e = encode_delta(base, current);
         EXPECT_EQ(e.bits, expected);
         EXPECT_TRUE(bit_at(e.data, 1)) << "the choice bit should say: index list";
-        EXPECT_TRUE(same_on_wire(replicate(base, current), current));
+        EXPECT_TRUE(equal_on_wire(replicate(base, current), current));
     }
 }
 
@@ -931,7 +931,7 @@ TEST(DeltaEntities, AllSlotsChangedUsesTheBitmaskAtItsDocumentedCost)
     const encoded e = encode_delta(base, created);
     EXPECT_EQ(e.bits, 1u + 1u + 1024u + 1024u * (1u + 8u));
     EXPECT_FALSE(bit_at(e.data, 1)) << "the choice bit should say: bitmask";
-    EXPECT_TRUE(same_on_wire(replicate(base, created), created));
+    EXPECT_TRUE(equal_on_wire(replicate(base, created), created));
     // Every slot's hp changed: presence 1 + hp (1 + 7) + alive 1.
     E changed = created;
     for (std::size_t i = 0; i < 1024; ++i)
@@ -954,7 +954,7 @@ TEST(DeltaEntities, InsideAParentTheUnchangedFieldsCostOneBitEach)
     const std::size_t cubes = 1 + 1 + 4 + 8 + (1 + 4 + 2);
     EXPECT_EQ(bitrep::delta_bit_size(base, current), 1 + 7 + cubes);
     World start = changed_world();
-    EXPECT_TRUE(same_on_wire(replicate(base, current, start), current));
+    EXPECT_TRUE(equal_on_wire(replicate(base, current, start), current));
 }
 
 // Capacities above 4096 find changed elements again while writing instead
@@ -1245,9 +1245,9 @@ struct LabelledWorld {
 TEST(DeltaScopes, AnEntityWithATransientUnencodableMemberHasBoundsAndDeltas)
 {
     // The bounds a replication server asks of each entity type: 1 + 7 for hp.
-    EXPECT_EQ(bitrep::delta_codec<Labelled>::max_changed_bits(), 8u);
-    EXPECT_EQ(bitrep::delta_codec<Labelled>::max_delta_bits(), 9u);
-    EXPECT_GT(bitrep::delta_codec<LabelledWorld>::max_delta_bits(), 4u * 9u);
+    EXPECT_EQ(bitrep::max_changed_bits<Labelled>, 8u);
+    EXPECT_EQ(bitrep::max_delta_bits<Labelled>, 9u);
+    EXPECT_GT(bitrep::max_delta_bits<LabelledWorld>, 4u * 9u);
 
     LabelledWorld base{};
     base.things.emplace(1, Labelled{40, {}});
@@ -1329,7 +1329,7 @@ TEST(DeltaSaves, DeltaSmallAndEntityArraySaveAndLoad)
     ASSERT_TRUE(st) << st.message();
     EXPECT_EQ(info.path, bitrep::load_info::route::fast);
     EXPECT_EQ(loaded.tick, 1000u);
-    EXPECT_TRUE(same_on_wire(loaded.cubes, world.cubes));
+    EXPECT_TRUE(equal_on_wire(loaded.cubes, world.cubes));
     EXPECT_EQ(loaded.cubes.count(), world.cubes.count());
     EXPECT_EQ(loaded.wind.value(), unit_quanta.dequantize(250));
     EXPECT_EQ(loaded.temperature.value(), 20);
@@ -1345,7 +1345,7 @@ TEST(DeltaSaves, DeltaSmallAndEntityArraySaveAndLoad)
     entity_array<Slot, 8> slots_back;
     slots_back.emplace(3, Slot{1, true});
     ASSERT_TRUE(bitrep::load_from_bytes(bitrep::save_to_bytes(slots), slots_back));
-    EXPECT_TRUE(same_on_wire(slots_back, slots));
+    EXPECT_TRUE(equal_on_wire(slots_back, slots));
     EXPECT_FALSE(slots_back.contains(3));
 
     SmallUnit small_back;
@@ -1472,7 +1472,7 @@ TEST(DeltaHostile, EveryTruncationOfAValidDeltaIsRefusedAsTruncated)
     {
         World out;
         ASSERT_TRUE(read_replication(e.data, base, out));
-        EXPECT_TRUE(same_on_wire(out.cubes, current.cubes));
+        EXPECT_TRUE(equal_on_wire(out.cubes, current.cubes));
         EXPECT_EQ(out.temperature.value(), -40);
         EXPECT_EQ(out.seed.get(), base.seed.get());
     }

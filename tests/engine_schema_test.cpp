@@ -1,5 +1,5 @@
 // engine::describe: a save file's schema from the engine's tables is the one
-// the codecs' describe facets give, byte for byte (the fingerprint decides
+// recorded in schema_goldens.hpp, byte for byte (the fingerprint decides
 // whether an old save loads by the fast route), for what engine_test's zoo
 // does not hold: renames, hooks, flags, a proxy describing itself, and a
 // type past the schema's limits. (engine_test.cpp compares its zoo.)
@@ -208,7 +208,7 @@ namespace {
 
 using namespace described_schema;
 
-TEST(EngineSchema, RenamesOfFieldsEnumeratorsFlagsAndTypesAreTheCodecs)
+TEST(EngineSchema, RenamesOfFieldsEnumeratorsFlagsAndTypesAreAsRecorded)
 {
     schema_comparison::expect_same_schema<Gem>("Gem");
     schema_comparison::expect_same_schema<Elixir>("Elixir");
@@ -221,7 +221,7 @@ TEST(EngineSchema, RenamesOfFieldsEnumeratorsFlagsAndTypesAreTheCodecs)
     EXPECT_EQ(purse.nodes[1].former_names, std::vector<std::string>{"gold"});
 }
 
-TEST(EngineSchema, AVariantsAlternativesAreNamedAndRenamedAsByTheCodec)
+TEST(EngineSchema, AVariantsAlternativesAreNamedAndRenamedAsRecorded)
 {
     schema_comparison::expect_same_schema<Loot>("Loot");
     schema_comparison::expect_same_schema<Chest>("Chest");
@@ -244,7 +244,7 @@ TEST(EngineSchema, HooksAreOpaqueAndABaseWithAHookIsAField)
 
 TEST(EngineSchema, FieldsTheSavesDoNotCarryAreLeftOutAtTheirPositions)
 {
-    schema_comparison::expect_same_schema<Scoped>("Scoped");
+    schema_comparison::expect_same_schema<Scoped>("schema::Scoped");
     schema_comparison::expect_same_schema<Positional>("Positional");
 }
 

@@ -1296,9 +1296,9 @@ TEST(Engine, SaveAndReplicationStreamsEncodeAlike)
 }
 
 /// A save file's schema from the tables (engine::describe, what
-/// schema_of<T>() builds) is the codecs' describe facets', byte for byte,
-/// for every kind here (renames, more hooks and flags: engine_schema_test).
-TEST(EngineSchema, EveryKindIsDescribedAsByTheCodecs)
+/// schema_of<T>() builds) is the one recorded in schema_goldens.hpp, byte
+/// for byte, for every kind here (renames, more hooks and flags: engine_schema_test).
+TEST(EngineSchema, EveryKindIsDescribedAsRecorded)
 {
     using schema_comparison::expect_same_schema;
     expect_same_schema<Shade>("Shade");

@@ -95,7 +95,7 @@ bytes encoded(const T& value)
 template <class T>
 bytes delta_bytes(const T& base, const T& current)
 {
-    bytes out((bitrep::delta_codec<T>::max_delta_bits() + 7) / 8 + 8, 0);
+    bytes out((bitrep::max_delta_bits<T> + 7) / 8 + 8, 0);
     bitrep::write_stream stream(out);
     EXPECT_TRUE(bitrep::write_delta(stream, base, current));
     out.resize(stream.flush());

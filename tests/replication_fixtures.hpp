@@ -70,7 +70,7 @@ inline bitrep::replication_options with_max_packet_bytes(std::size_t bytes)
 template <class T>
 bool same_on_wire(const T& a, const T& b)
 {
-    return bitrep::delta_codec<T>::template same<bitrep::scope::replication>(a, b);
+    return bitrep::same_on_wire<bitrep::scope::replication>(a, b);
 }
 
 /// What a receiver rebuilds from a value's encoding: what a client must hold,
@@ -113,7 +113,7 @@ inline cube_bits exact(const Cube& cube)
 }
 
 /// The client's state is the server's world in wire space: by
-/// delta_codec::same against the world as a receiver rebuilds it, and
+/// same_on_wire against the world as a receiver rebuilds it, and
 /// independently by the tick, the set of ids present, each cube's quanta
 /// (against the server's own values) and exact values, and the bytes of the
 /// replicated fields.
@@ -121,7 +121,7 @@ inline ::testing::AssertionResult holds_world(const World& mirror, const World& 
 {
     const World expected = decoded(world);
     if (!same_on_wire(mirror, expected))
-        return ::testing::AssertionFailure() << "delta_codec::same says the states differ";
+        return ::testing::AssertionFailure() << "same_on_wire says the states differ";
     if (mirror.tick != world.tick)
         return ::testing::AssertionFailure() << "tick " << mirror.tick.value() << ", server " << world.tick.value();
     for (std::size_t id = 0; id < capacity; ++id) {

@@ -1149,7 +1149,7 @@ bytes forge_huge_bag(std::string_view field_name, bool array)
         builder.begin_array(huge);
     else
         builder.begin_vector(huge);
-    bitrep::codec<Element>::describe(builder);
+    bitrep::engine::describe(bitrep::engine::entry_v<Element>, builder);
     builder.end();
     builder.end();
 

@@ -35,7 +35,7 @@ struct Route {
 };
 BOOST_DESCRIBE_STRUCT(Route, (), (start, leg))
 
-bool same(const Route& a, const Route& b) { return bitrep::delta_codec<Route>::same<scope::all>(a, b); }
+bool same(const Route& a, const Route& b) { return bitrep::same_on_wire<scope::all>(a, b); }
 
 Route sample() { return {{5, true}, {42, Lane::right, 6}}; }
 
@@ -81,7 +81,7 @@ TEST(TupleDelta, RandomRunsRoundTripOnTheBitPackedAndCodedStreams)
 {
     using Pose = std::tuple<quantized<-10.f, 10.f, 0.01f>, quantized<-10.f, 10.f, 0.01f>, std::pair<Lane, bool>>;
     std::mt19937 random(11);
-    auto same_pose = [](const Pose& a, const Pose& b) { return bitrep::delta_codec<Pose>::same<scope::all>(a, b); };
+    auto same_pose = [](const Pose& a, const Pose& b) { return bitrep::same_on_wire<scope::all>(a, b); };
     bitrep::delta_coder<Pose, scope::all> coder;
     Pose older, base, current;
     for (int step = 0; step < 300; ++step) {

@@ -51,7 +51,7 @@ struct Pickup {
 };
 BOOST_DESCRIBE_STRUCT(Pickup, (), (id, item))
 
-bool same(const Pickup& a, const Pickup& b) { return bitrep::delta_codec<Pickup>::same<scope::all>(a, b); }
+bool same(const Pickup& a, const Pickup& b) { return bitrep::same_on_wire<scope::all>(a, b); }
 
 } // namespace
 
@@ -163,7 +163,7 @@ TEST(Variant, MonostateIsAnEmptyAlternative)
 
 namespace {
 
-bool same_item(const Item& a, const Item& b) { return bitrep::delta_codec<Item>::same<scope::all>(a, b); }
+bool same_item(const Item& a, const Item& b) { return bitrep::same_on_wire<scope::all>(a, b); }
 
 } // namespace
 
@@ -258,7 +258,7 @@ TEST(VariantDelta, RandomRunsRoundTripOnTheBitPackedAndCodedStreams)
         default: return static_cast<Key>(random() % 3);
         }
     };
-    auto same_shelf = [](const Shelf& a, const Shelf& b) { return bitrep::delta_codec<Shelf>::same<scope::all>(a, b); };
+    auto same_shelf = [](const Shelf& a, const Shelf& b) { return bitrep::same_on_wire<scope::all>(a, b); };
     bitrep::delta_coder<Shelf, scope::all> coder;
     Shelf older, base, current;
     std::size_t switches = 0;
@@ -343,7 +343,7 @@ TEST(VariantSave, EveryAlternativeSavesAndLoadsOnTheFastPath)
         ASSERT_TRUE(bitrep::load_from_bytes(bitrep::save_to_bytes(saves::Chest{7, loot}), loaded, info));
         EXPECT_EQ(info.path, bitrep::load_info::route::fast);
         EXPECT_EQ(loaded.id, 7);
-        EXPECT_TRUE((bitrep::delta_codec<saves::Loot>::same<scope::save>(loaded.loot, loot)));
+        EXPECT_TRUE((bitrep::same_on_wire<scope::save>(loaded.loot, loot)));
     }
 }
 
@@ -507,7 +507,7 @@ TEST(VariantReplication, PickupsThatChangeWhatTheyHoldReachAClientThroughLossInB
             }
         }
         EXPECT_GT(switches, 100u);
-        EXPECT_TRUE(bitrep::delta_codec<Floor>::same<scope::replication>(client.state(), floor));
+        EXPECT_TRUE(bitrep::same_on_wire<scope::replication>(client.state(), floor));
     }
 }
 

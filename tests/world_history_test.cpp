@@ -167,7 +167,7 @@ TEST(WorldHistory, ClientsInTheSamePositionGetTheSameStateBytesAndShareTheirEnco
             EXPECT_EQ(sa.shared_entity_deltas, 0u);
             EXPECT_EQ(sb.shared_entity_deltas, sb.entities_sent);
         }
-        EXPECT_TRUE(bitrep::delta_codec<Field>::same<bitrep::scope::replication>(cb.state(), world.field));
+        EXPECT_TRUE(bitrep::same_on_wire<bitrep::scope::replication>(cb.state(), world.field));
     }
 }
 
@@ -207,7 +207,7 @@ TEST(WorldHistory, AViewWhoseValuesLeftTheHistoryIsNotABaselineAndTheClientStill
         // Every state the client applies is the view the server recorded.
         const auto sent = server.sent_state(id, client.sequence());
         ASSERT_TRUE(sent.has_value()) << "tick " << tick;
-        ASSERT_TRUE(bitrep::delta_codec<Field>::same<bitrep::scope::replication>(client.state(), *sent))
+        ASSERT_TRUE(bitrep::same_on_wire<bitrep::scope::replication>(client.state(), *sent))
             << "tick " << tick;
         const std::span<const std::uint8_t> ack = client.ack();
         acks.emplace_back(ack.begin(), ack.end());
@@ -218,7 +218,7 @@ TEST(WorldHistory, AViewWhoseValuesLeftTheHistoryIsNotABaselineAndTheClientStill
     }
     // The situation this test is about did arise.
     EXPECT_GT(server.statistics(id)->baselines_skipped, 0u);
-    EXPECT_TRUE(bitrep::delta_codec<Field>::same<bitrep::scope::replication>(client.state(), world.field));
+    EXPECT_TRUE(bitrep::same_on_wire<bitrep::scope::replication>(client.state(), world.field));
 }
 
 TEST(WorldHistory, AClientThatJoinsAQuietWorldLateConvergesWithoutSkippingBaselines)
@@ -271,7 +271,7 @@ TEST(WorldHistory, AClientThatJoinsAQuietWorldLateConvergesWithoutSkippingBaseli
             ASSERT_TRUE(server.receive(id, acks.front()));
             acks.pop_front();
         }
-        if (bitrep::delta_codec<Field>::same<bitrep::scope::replication>(client.state(), world.field))
+        if (bitrep::same_on_wire<bitrep::scope::replication>(client.state(), world.field))
             converged_at = tick;
     }
     EXPECT_GE(converged_at, 0) << "the client never held the world";

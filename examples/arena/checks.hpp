@@ -47,7 +47,7 @@ inline World as_seen_by(const World& world, bitrep::client_id id)
 inline bool holds(const client& c, const World& rebuilt_world)
 {
     return c.replication().has_state() &&
-           bitrep::delta_codec<World>::same<bitrep::scope::replication>(c.replication().state(), rebuilt_world);
+           bitrep::same_on_wire<bitrep::scope::replication>(c.replication().state(), rebuilt_world);
 }
 
 /// After each packet a client applies, its state must be the view the server

@@ -21,7 +21,7 @@ namespace bitrep {
 template <class T, scope Scope = scope::replication>
 class delta_coder {
 public:
-    static constexpr std::size_t slot_count = detail::coded_slot_count<T>();
+    static constexpr std::size_t slot_count = engine::entry_v<T>.slots;
 
     /// Writes `current` against `baseline`, predicting from `older` (the
     /// state the receiver decoded the baseline against; the baseline itself

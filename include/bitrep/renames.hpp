@@ -116,12 +116,5 @@ constexpr std::span<const renamed> checked_renames() noexcept
     return reflect::renames<T>();
 }
 
-/// Gives the node `schema` has open T's checked renames.
-template <class T, reflect::renames_target Target, class Schema>
-void describe_renames(Schema& schema)
-{
-    for (const renamed& rename : checked_renames<T, Target>())
-        schema.renamed(rename.from, rename.to);
-}
 } // namespace detail
 } // namespace bitrep

@@ -1,10 +1,10 @@
 // Deltas on the engine (engine/delta.hpp): one recursive walk over a
 // value's entries, its baseline's and the older state's, compiled once for
-// every stream. Each kind's rule is the one delta.hpp's codecs give it (a
-// changed bit per part, a struct's fields one by one, a container's changed
-// elements as a bitmask or an index list, a number on the coded streams as a
-// residual against the baseline's trend), in the same bits with the same
-// refusals; a part sent in full uses the kinds' own rules (kinds.hpp).
+// every stream and every type. Each kind's rule is here (a changed bit per
+// part, a struct's fields one by one, a container's changed elements as a
+// bitmask or an index list, a number on the coded streams as a residual
+// against the baseline's trend); a part sent in full uses the kinds' own
+// rules (kinds.hpp).
 #include <bitrep/engine/delta.hpp>
 
 #include <algorithm>
@@ -32,6 +32,40 @@ namespace {
 using namespace kinds;
 using bytes = unsigned char;
 
+/// The coded delta of a smallest-three code (quat and quat_code share it):
+/// a decision whether the largest axis moved, and to which of the other
+/// three (in index order), then the three components as residuals against
+/// the baseline's and the older state's codes re-expressed with that axis by
+/// `in_frame`, in the components' slot. Writing reads `code`; reading fills it.
+template <class Stream, class InFrame>
+bool coded_smallest_three(Stream& stream, bitrep::detail::smallest_three_code& code,
+                          const bitrep::detail::smallest_three_code& base,
+                          const bitrep::detail::smallest_three_code& older, std::uint64_t max, InFrame in_frame)
+{
+    std::uint32_t moved = code.largest != base.largest ? 1u : 0u;
+    if (!stream.serialize_bits(moved, 1))
+        return false;
+    std::uint32_t axis = base.largest;
+    if (moved != 0) {
+        std::uint64_t which = 0;
+        if constexpr (!Stream::is_reading)
+            which = code.largest - (code.largest > axis ? 1u : 0u);
+        if (!stream.serialize_ranged_offset(which, 2))
+            return false;
+        axis = static_cast<std::uint32_t>(which) + (which >= axis ? 1u : 0u);
+    }
+    code.largest = axis;
+    const bitrep::detail::smallest_three_code predicted_base = in_frame(base, axis);
+    const bitrep::detail::smallest_three_code predicted_older = in_frame(older, axis);
+    [[maybe_unused]] const auto slot = stream.enter_slot(1);
+    for (std::size_t k = 0; k < 3; ++k) {
+        std::uint64_t quantum = code.quanta[k];
+        if (!stream.serialize_index_delta(quantum, predicted_base.quanta[k], predicted_older.quanta[k], max))
+            return false;
+        code.quanta[k] = static_cast<std::uint32_t>(quantum);
+    }
+    return true;
+}
 template <class P>
 BITREP_ALWAYS_INLINE bytes* ptr(P* p) noexcept
 {
@@ -1400,7 +1434,7 @@ struct walk {
                 out.quanta[k] = static_cast<std::uint32_t>(std::clamp<std::int64_t>(moved[k], 0, max));
             return out;
         };
-        if (!bitrep::detail::coded_smallest_three(stream, code, code_at(e, base), code_at(e, older),
+        if (!coded_smallest_three(stream, code, code_at(e, base), code_at(e, older),
                                                   static_cast<std::uint64_t>(max), in_frame))
             return false;
         if constexpr (reading)
@@ -1422,7 +1456,7 @@ struct walk {
         }
         const auto base_code = code_of(e, *reinterpret_cast<const quat_floats*>(base));
         const auto older_code = code_of(e, *reinterpret_cast<const quat_floats*>(older));
-        if (!bitrep::detail::coded_smallest_three(stream, code, base_code, older_code, q.max_integer,
+        if (!coded_smallest_three(stream, code, base_code, older_code, q.max_integer,
                                                   [&e](const auto& c, std::uint32_t axis) { return in_frame(e, c, axis); }))
             return false;
         if constexpr (reading) {

@@ -88,7 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     fuzz::World twice;
     if (!coder.read(std::span<const std::uint8_t>(again.data(), bytes), s.older, s.base, twice).ok() ||
-        !bitrep::delta_codec<fuzz::World>::same<bitrep::scope::replication>(out, twice)) {
+        !bitrep::same_on_wire<bitrep::scope::replication>(out, twice)) {
         std::fprintf(stderr, "a decoded state does not round-trip\n");
         std::abort();
     }
@@ -192,7 +192,7 @@ void bitrep_fuzz_seeds(std::vector<std::vector<std::uint8_t>>& seeds)
         fuzz::World decoded;
         if (!coder.write(packet, bytes, s.older, s.base, current) ||
             !coder.read(std::span<const std::uint8_t>(packet.data(), bytes), s.older, s.base, decoded) ||
-            !bitrep::delta_codec<fuzz::World>::same<bitrep::scope::replication>(decoded, current)) {
+            !bitrep::same_on_wire<bitrep::scope::replication>(decoded, current)) {
             std::fprintf(stderr, "coded_delta_seeds: state %d does not code and decode\n", i);
             std::abort();
         }

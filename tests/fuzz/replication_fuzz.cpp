@@ -275,7 +275,7 @@ void fuzz_client(const prepared& p, std::span<const std::uint8_t> input)
     // against one of them, still applies.
     if (const bitrep::status st = client.receive(p.next_packet); !st)
         fail("after refused packets the honest next packet does not apply", st);
-    if (!bitrep::delta_codec<World>::same<bitrep::scope::replication>(client.state(), p.next_state))
+    if (!bitrep::same_on_wire<bitrep::scope::replication>(client.state(), p.next_state))
         fail("after refused packets the honest next packet gives another state");
 }
 
@@ -287,7 +287,7 @@ void applies(client_type& client, const server_type& server, bitrep::client_id i
     if (const bitrep::status st = client.receive(packet); !st)
         fail("after a forged ack the honest client cannot apply the server's packet", st);
     const std::optional<World> expected = server.sent_state(id, static_cast<std::uint16_t>(sequence));
-    if (!expected || !bitrep::delta_codec<World>::same<bitrep::scope::replication>(client.state(), *expected))
+    if (!expected || !bitrep::same_on_wire<bitrep::scope::replication>(client.state(), *expected))
         fail("after a forged ack the honest client reaches another state than the server sent");
 }
 

@@ -63,13 +63,6 @@ struct codec<std::bitset<N>> {
     }
     static constexpr std::size_t max_bits() { return N; }
     static constexpr std::size_t min_bits() { return N; }
-    template <class Schema>
-    static void describe(Schema& schema)
-    {
-        schema.begin_array(N);
-        schema.boolean();
-        schema.end();
-    }
 };
 
 } // namespace bitrep

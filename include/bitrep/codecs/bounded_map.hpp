@@ -245,18 +245,6 @@ struct codec<T> {
         return detail::add_bits(static_cast<std::size_t>(detail::count_bits(N)), detail::multiply_bits(N, entry_max_bits()));
     }
     static constexpr std::size_t min_bits() { return static_cast<std::size_t>(detail::count_bits(N)); }
-    /// A bounded vector of std::pair<K, V> (a map) or of K (a set): the same
-    /// bits, so saves load between them.
-    template <class Schema>
-    static void describe(Schema& schema)
-    {
-        schema.begin_vector(N);
-        if constexpr (traits::has_values)
-            codec<std::pair<typename traits::key_type, typename traits::mapped_type>>::describe(schema);
-        else
-            codec<typename traits::key_type>::describe(schema);
-        schema.end();
-    }
 };
 
 } // namespace bitrep

@@ -29,8 +29,6 @@ struct codec<bounded_string<MaxLength>> {
         return static_cast<std::size_t>(detail::string_length_bits(MaxLength)) + 7 + MaxLength * 8;
     }
     static constexpr std::size_t min_bits() { return static_cast<std::size_t>(detail::string_length_bits(MaxLength)); }
-    template <class Schema>
-    static void describe(Schema& schema) { schema.string(MaxLength); }
 };
 
 } // namespace bitrep

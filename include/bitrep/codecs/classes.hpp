@@ -210,28 +210,6 @@ struct codec {
             return 0;
     }
 
-    /// A hook's bits are its own business: the schema records only whose
-    /// they are. A reflected class lists its fields with their names
-    /// (Boost.Describe) or positions (Boost.PFR); a described base is a
-    /// field named after its type.
-    template <class Schema>
-    static void describe(Schema& schema)
-    {
-        constexpr detail::class_route route = detail::route_for<T>();
-        if constexpr (route == detail::class_route::member_hook || route == detail::class_route::free_hook) {
-            schema.opaque(reflect::stable_name<T>());
-        } else if constexpr (route == detail::class_route::reflected) {
-            schema.begin_struct(reflect::stable_name<T>());
-            detail::describe_renames<T, reflect::renames_target::fields>(schema);
-            [&schema]<std::size_t... I>(std::index_sequence<I...>) {
-                (describe_field<I>(schema), ...);
-            }(std::make_index_sequence<reflect::field_count<T>>{});
-            schema.end();
-        } else {
-            detail::refuse_class<T>();
-        }
-    }
-
 private:
     /// Field I of a type annotated outside itself, through its wire type.
     template <std::size_t I, class Stream>
@@ -243,18 +221,6 @@ private:
             return true;
         detail::enter_field(stream.failure(), reflect::field_id_at<T, I>());
         return false;
-    }
-
-    template <std::size_t I, class Schema>
-    static void describe_field(Schema& schema)
-    {
-        using field = reflect::wire_type_at<T, I>;
-        constexpr const reflect::field_id& id = reflect::field_id_at<T, I>();
-        if constexpr (id.is_base)
-            schema.base(reflect::stable_name<field>(), I);
-        else
-            schema.field(id.name, I);
-        codec<field>::describe(schema);
     }
 };
 

@@ -114,13 +114,6 @@ struct codec<bounded_vector<T, MaxSize>> {
                                 detail::multiply_bits(MaxSize, codec<T>::max_bits()));
     }
     static constexpr std::size_t min_bits() { return static_cast<std::size_t>(detail::count_bits(MaxSize)); }
-    template <class Schema>
-    static void describe(Schema& schema)
-    {
-        schema.begin_vector(MaxSize);
-        codec<T>::describe(schema);
-        schema.end();
-    }
 };
 
 template <class T, std::size_t N>
@@ -132,13 +125,6 @@ struct codec<std::array<T, N>> {
     }
     static constexpr std::size_t max_bits() { return detail::multiply_bits(N, codec<T>::max_bits()); }
     static constexpr std::size_t min_bits() { return detail::multiply_bits(N, codec<T>::min_bits()); }
-    template <class Schema>
-    static void describe(Schema& schema)
-    {
-        schema.begin_array(N);
-        codec<T>::describe(schema);
-        schema.end();
-    }
 };
 
 namespace detail {
@@ -170,13 +156,6 @@ struct codec<std::optional<T>> {
     }
     static constexpr std::size_t max_bits() { return detail::add_bits(1, codec<T>::max_bits()); }
     static constexpr std::size_t min_bits() { return 1; }
-    template <class Schema>
-    static void describe(Schema& schema)
-    {
-        schema.begin_optional();
-        codec<T>::describe(schema);
-        schema.end();
-    }
 };
 
 } // namespace bitrep

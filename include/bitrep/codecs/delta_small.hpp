@@ -16,8 +16,6 @@ struct codec<delta_small<V, MaxStep>> {
     }
     static constexpr std::size_t max_bits() { return codec<V>::max_bits(); }
     static constexpr std::size_t min_bits() { return codec<V>::min_bits(); }
-    template <class Schema>
-    static void describe(Schema& schema) { codec<V>::describe(schema); }
 };
 
 } // namespace bitrep

@@ -89,14 +89,6 @@ struct duration_proxy : std::true_type {
     /// The struct the schema names, whose one field is `count` (the
     /// engine's tables carry it as data).
     static constexpr std::string_view schema_struct = duration_name<period>::value;
-    template <class Schema>
-    static void describe(Schema& schema)
-    {
-        schema.begin_struct(schema_struct);
-        schema.field("count", 0);
-        codec<Count>::describe(schema);
-        schema.end();
-    }
 };
 template <class Rep, class Period>
     requires(std::is_arithmetic_v<Rep> && !std::is_same_v<Rep, bool>)

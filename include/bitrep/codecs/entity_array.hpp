@@ -23,8 +23,6 @@ struct codec<entity_array<T, N>> {
     }
     static constexpr std::size_t max_bits() { return slots::max_bits(); }
     static constexpr std::size_t min_bits() { return slots::min_bits(); }
-    template <class Schema>
-    static void describe(Schema& schema) { slots::describe(schema); }
 };
 
 } // namespace bitrep

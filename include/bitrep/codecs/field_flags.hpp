@@ -59,16 +59,6 @@ struct codec<flagged<T, Flag>> {
         else
             return 0;
     }
-
-    /// A field the schema's scope does not carry is left out of it.
-    template <class Schema>
-    static void describe(Schema& schema)
-    {
-        if constexpr (carried<Schema>())
-            codec<T>::describe(schema);
-        else
-            schema.drop_field();
-    }
 };
 
 } // namespace bitrep

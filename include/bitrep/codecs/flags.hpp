@@ -78,19 +78,6 @@ struct codec<T> {
 
     static constexpr std::size_t max_bits() { return flags::count; }
     static constexpr std::size_t min_bits() { return flags::count; }
-    /// A struct of one bool per flag, named like the flags: the same bits,
-    /// and a save loads after flags were added, removed or reordered.
-    template <class Schema>
-    static void describe(Schema& schema)
-    {
-        schema.begin_struct(reflect::stable_name<T>());
-        detail::describe_renames<T, reflect::renames_target::flags>(schema);
-        for (std::size_t i = 0; i < flags::count; ++i) {
-            schema.field(flags::table.names[i], i);
-            schema.boolean();
-        }
-        schema.end();
-    }
 };
 
 } // namespace bitrep

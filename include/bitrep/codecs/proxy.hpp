@@ -40,14 +40,6 @@ struct codec<T> {
     }
     static constexpr std::size_t max_bits() { return codec<wire>::max_bits(); }
     static constexpr std::size_t min_bits() { return codec<wire>::min_bits(); }
-    template <class Schema>
-    static void describe(Schema& schema)
-    {
-        if constexpr (requires { traits::describe(schema); })
-            traits::describe(schema);
-        else
-            codec<wire>::describe(schema);
-    }
 };
 
 } // namespace bitrep

@@ -38,8 +38,6 @@ struct codec<quantized<Min, Max, Resolution, Policy>> {
     }
     static constexpr std::size_t max_bits() { return type::bits; }
     static constexpr std::size_t min_bits() { return type::bits; }
-    template <class Schema>
-    static void describe(Schema& schema) { schema.quantized(type::min, type::max, type::resolution); }
 };
 
 } // namespace bitrep

@@ -234,8 +234,6 @@ struct codec<quat<Bits>> {
     }
     static constexpr std::size_t max_bits() { return type::bits; }
     static constexpr std::size_t min_bits() { return type::bits; }
-    template <class Schema>
-    static void describe(Schema& schema) { schema.quat(Bits); }
 };
 
 } // namespace bitrep

@@ -49,11 +49,6 @@ struct codec<ranged<Int, Min, Max>> {
     }
     static constexpr std::size_t max_bits() { return type::bits; }
     static constexpr std::size_t min_bits() { return type::bits; }
-    template <class Schema>
-    static void describe(Schema& schema)
-    {
-        schema.ranged(std::is_signed_v<Int>, static_cast<std::uint64_t>(Min), static_cast<std::uint64_t>(Max));
-    }
 };
 
 } // namespace bitrep

@@ -23,8 +23,6 @@ struct codec<bool> {
     }
     static constexpr std::size_t max_bits() { return 1; }
     static constexpr std::size_t min_bits() { return 1; }
-    template <class Schema>
-    static void describe(Schema& schema) { schema.boolean(); }
 };
 
 namespace detail {
@@ -80,8 +78,6 @@ struct codec<T> {
     }
     static constexpr std::size_t max_bits() { return sizeof(T) * 8; }
     static constexpr std::size_t min_bits() { return max_bits(); }
-    template <class Schema>
-    static void describe(Schema& schema) { schema.integer(std::is_signed_v<T>, sizeof(T)); }
 };
 
 template <>
@@ -93,8 +89,6 @@ struct codec<float> {
     }
     static constexpr std::size_t max_bits() { return 32; }
     static constexpr std::size_t min_bits() { return 32; }
-    template <class Schema>
-    static void describe(Schema& schema) { schema.float32(); }
 };
 
 template <>
@@ -106,8 +100,6 @@ struct codec<double> {
     }
     static constexpr std::size_t max_bits() { return 64; }
     static constexpr std::size_t min_bits() { return 64; }
-    template <class Schema>
-    static void describe(Schema& schema) { schema.float64(); }
 };
 
 namespace detail {
@@ -160,22 +152,6 @@ struct codec<T> {
         return 0;
     }
     static constexpr std::size_t min_bits() { return max_bits(); }
-    /// Enumerators by name and value, so that a save file can be loaded
-    /// after enumerators were added, removed or reordered.
-    template <class Schema>
-    static void describe(Schema& schema)
-    {
-        detail::require_described_enum<T>();
-        if constexpr (reflect::described_enum<T>) {
-            using table = reflect::enumerators<T>;
-            using underlying = std::underlying_type_t<T>;
-            schema.begin_enumeration(reflect::stable_name<T>(), std::is_signed_v<underlying>);
-            detail::describe_renames<T, reflect::renames_target::enumerators>(schema);
-            for (std::size_t i = 0; i < table::count; ++i)
-                schema.enumerator(table::names[i], static_cast<std::uint64_t>(static_cast<underlying>(table::values[i])));
-            schema.end();
-        }
-    }
 };
 
 } // namespace bitrep

@@ -78,17 +78,6 @@ struct codec<T> {
         return detail::fold_member_types<T>(
             0, []<class Member>() { return codec<Member>::min_bits(); }, detail::add_bits);
     }
-    /// A struct named "std::pair" or "std::tuple" (the same with every
-    /// compiler), whose fields are the members at their positions.
-    template <class Schema>
-    static void describe(Schema& schema)
-    {
-        schema.begin_struct(detail::std_tuple_traits<T>::name);
-        [&schema]<std::size_t... I>(std::index_sequence<I...>) {
-            ((schema.field({}, I), codec<std::tuple_element_t<I, T>>::describe(schema)), ...);
-        }(std::make_index_sequence<std::tuple_size_v<T>>{});
-        schema.end();
-    }
 };
 
 } // namespace bitrep

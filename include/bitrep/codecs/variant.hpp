@@ -130,17 +130,6 @@ struct codec<std::variant<Ts...>> {
     {
         return detail::add_bits(static_cast<std::size_t>(index_bits), std::min({codec<Ts>::min_bits()...}));
     }
-    /// The alternatives in order, each named by its type (a class's or an
-    /// enum's stable name; unnamed for other kinds) at its index.
-    template <class Schema>
-    static void describe(Schema& schema)
-    {
-        schema.begin_variant();
-        [&schema]<std::size_t... I>(std::index_sequence<I...>) {
-            ((schema.alternative(detail::alternative_name<Ts>(), I), codec<Ts>::describe(schema)), ...);
-        }(std::index_sequence_for<Ts...>{});
-        schema.end();
-    }
 };
 
 } // namespace bitrep

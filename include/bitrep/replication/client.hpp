@@ -36,7 +36,7 @@ namespace bitrep {
 template <class State>
 bool replicated_equal(const State& a, const State& b)
 {
-    return bitrep::detail::same_on_wire<scope::replication>(a, b);
+    return bitrep::same_on_wire<scope::replication>(a, b);
 }
 
 /// One change a packet brought, for change notifications.
@@ -456,14 +456,14 @@ private:
                         continue;
                     if (was && is &&
                         (detail::identical_bytes(*old_slots[id], *new_slots[id]) ||
-                         bitrep::detail::same_on_wire<scope::replication>(*old_slots[id], *new_slots[id])))
+                         bitrep::same_on_wire<scope::replication>(*old_slots[id], *new_slots[id])))
                         continue;
                     change.what = !was ? state_change::kind::created
                                        : (!is ? state_change::kind::destroyed : state_change::kind::changed);
                     change.id = static_cast<std::uint32_t>(id);
                     on_change_(change, before, after);
                 }
-            } else if (!bitrep::detail::same_on_wire<scope::replication>(old_value, new_value)) {
+            } else if (!bitrep::same_on_wire<scope::replication>(old_value, new_value)) {
                 change.what = state_change::kind::field;
                 on_change_(change, before, after);
             }

@@ -63,7 +63,7 @@ template <class Input>
 constexpr std::size_t input_section_bound(std::size_t window) noexcept
 {
     constexpr std::size_t full = codec<Input>::max_bits();
-    constexpr std::size_t delta = bitrep::detail::max_delta_bits_of<Input>();
+    constexpr std::size_t delta = bitrep::max_delta_bits<Input>;
     if (full == unbounded_bits || delta == unbounded_bits)
         return 0;
     const std::size_t later = window > 1 ? window - 1 : 0;

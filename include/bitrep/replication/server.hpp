@@ -22,6 +22,7 @@
 
 #include <bitrep/coded_delta.hpp>
 #include <bitrep/delta.hpp>
+#include <bitrep/detail/delta_cost.hpp>
 #include <bitrep/detail/exceptions.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/replication/conditions.hpp>
@@ -844,7 +845,7 @@ private:
                     always_sent = detail::add_bits(always_sent, 1);
                 else
                     always_sent =
-                        detail::add_bits(always_sent, bitrep::detail::max_delta_bits_of<reflect::field_type_at<State, I>>());
+                        detail::add_bits(always_sent, bitrep::max_delta_bits<reflect::field_type_at<State, I>>);
             });
             return always_sent == unbounded_bits ? bits : bits + always_sent;
         }
@@ -1343,9 +1344,8 @@ private:
                     if (std::none_of(c.sent_ids.begin(), c.sent_ids.end(), in_array)) {
                         sc.hints[count++] = {&reflect::field_at<I>(base).slots()[0], nullptr, 0, nullptr, nullptr,
                                              &reflect::field_at<I>(view).slots()[0]};
-                        assert(detail::same_elements<scope::replication>(reflect::field_at<I>(base).slots(),
-                                                                         reflect::field_at<I>(view).slots(),
-                                                                         entity_capacity<I>));
+                        assert(bitrep::same_on_wire<scope::replication>(reflect::field_at<I>(base).slots(),
+                                                                        reflect::field_at<I>(view).slots()));
                     }
                 }
             });
@@ -1403,7 +1403,7 @@ private:
                 using field = reflect::field_type_at<State, I>;
                 const field& x = replication::private_field<I, State>(a);
                 const field& y = replication::private_field<I, State>(b);
-                same = same && (detail::identical_bytes(x, y) || bitrep::detail::same_on_wire<scope::replication>(x, y));
+                same = same && (detail::identical_bytes(x, y) || bitrep::same_on_wire<scope::replication>(x, y));
             }
         });
         return same;
@@ -1713,7 +1713,7 @@ private:
             return true;
         if (a.has_value() != b.has_value())
             return false;
-        return !a.has_value() || bitrep::detail::same_on_wire<scope::replication>(*a, *b);
+        return !a.has_value() || bitrep::same_on_wire<scope::replication>(*a, *b);
     }
 
     /// same_slot of a shared slot's values named by refs `a` and `b`, asked
@@ -1931,7 +1931,7 @@ private:
         const array_use grown{use.count + 1,
                               use.index_bits + detail::listed_index_bits(chosen.id, detail::no_listed_index)};
         const std::size_t index_growth = index_overhead<I>(grown) - index_overhead<I>(use);
-        std::size_t cost = bitrep::detail::max_changed_bits_of<slot_type>();
+        std::size_t cost = bitrep::max_changed_bits<slot_type>;
         if (!bound.exact && (cost > bound.budget_bits || bound.used_bits + index_growth + cost > bound.budget_bits))
             measure_taken(c, base, bound);
         if (bound.exact)
@@ -1965,7 +1965,7 @@ private:
                 constexpr std::size_t I = decltype(index)::value;
                 using slot_type = entity_slot<I>;
                 const auto& slot = *static_cast<const slot_type*>(taken->target);
-                bound.used_bits -= bitrep::detail::max_changed_bits_of<slot_type>() -
+                bound.used_bits -= bitrep::max_changed_bits<slot_type> -
                                    changed_bits<I>(c, taken->id, taken->ref, reflect::field_at<I>(base).slots()[taken->id], slot);
             });
         bound.exact = true;

@@ -227,7 +227,7 @@ public:
                     const bool rename = renames[rename_at] == first + id;
                     rename_at += rename ? 1 : 0;
                     if (bitrep::detail::identical_bytes(was, now[id]) ||
-                        bitrep::detail::same_on_wire<scope::replication>(was, now[id])) {
+                        bitrep::same_on_wire<scope::replication>(was, now[id])) {
                         if (!rename) [[likely]]
                             continue;
                         // Renamed: recorded as a change to the value it has.
