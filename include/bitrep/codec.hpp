@@ -1,9 +1,9 @@
-// The customization point: codec<T> says how a kind of value maps onto the
-// stream primitives (serialize.hpp holds the entry point that dispatches to
-// it). Each kind's codec lives in codecs/ and holds every facet of that kind
-// (serialize for write, read and measure alike; its max_bits and min_bits
-// bounds; describe, its entry in a save file's schema), so the facets can
-// never drift apart.
+// The customization point of the inlined path: codec<T> says how a kind of
+// value maps onto the stream primitives (serialize.hpp holds the entry point
+// that dispatches to it). Each kind's codec lives in codecs/ and holds its
+// serialize (for write, read and measure alike) and its max_bits and
+// min_bits bounds. The engine (engine/entries.hpp) holds every type's bounds
+// too: bitrep::max_bits<T> is its entry's.
 #pragma once
 
 #include <cstddef>
@@ -17,13 +17,9 @@ namespace bitrep {
 template <class T>
 struct codec;
 
-/// An upper bound, in bits, of any value of T, following the standard's
-/// measure rule (7 bits per alignment). unbounded_bits for hook types that
-/// declare no `static constexpr std::size_t bitrep_max_bits`.
+/// The bound of a value with none: a hook type that declares no
+/// `static constexpr std::size_t bitrep_max_bits`, and what holds one.
 inline constexpr std::size_t unbounded_bits = std::numeric_limits<std::size_t>::max();
-
-template <class T>
-inline constexpr std::size_t max_bits = codec<T>::max_bits();
 
 namespace detail {
 constexpr std::size_t add_bits(std::size_t a, std::size_t b) noexcept

@@ -232,6 +232,18 @@ constexpr field_entry with_object(field_entry e)
 /// The entry of a field of type T.
 template <class T>
 inline constexpr field_entry entry_v = detail::make_entry<T>();
+} // namespace bitrep::engine
+
+namespace bitrep {
+/// An upper bound, in bits, of any value of T, following the standard's
+/// measure rule (7 bits per alignment); unbounded_bits for a hook type that
+/// declares no `static constexpr std::size_t bitrep_max_bits`, and for what
+/// holds one.
+template <class T>
+inline constexpr std::size_t max_bits = engine::entry_v<T>.max_bits;
+} // namespace bitrep
+
+namespace bitrep::engine {
 
 template <class T>
 struct table_of;

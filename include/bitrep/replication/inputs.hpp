@@ -62,7 +62,7 @@ constexpr int input_count_bits(std::size_t window) noexcept { return bits_requir
 template <class Input>
 constexpr std::size_t input_section_bound(std::size_t window) noexcept
 {
-    constexpr std::size_t full = codec<Input>::max_bits();
+    constexpr std::size_t full = max_bits<Input>;
     constexpr std::size_t delta = bitrep::max_delta_bits<Input>;
     if (full == unbounded_bits || delta == unbounded_bits)
         return 0;
@@ -164,7 +164,7 @@ public:
 private:
     static std::size_t scratch_bytes() noexcept
     {
-        constexpr std::size_t bits = codec<Input>::max_bits();
+        constexpr std::size_t bits = max_bits<Input>;
         return bits == unbounded_bits ? 65536 : bits / 8 + 8;
     }
 

@@ -59,7 +59,7 @@ public:
     /// one has no bound).
     static constexpr std::size_t max_body_bits = [] {
         std::size_t most = 0;
-        ((most = std::max(most, codec<M>::max_bits())), ...);
+        ((most = std::max(most, max_bits<M>)), ...);
         return most;
     }();
 
