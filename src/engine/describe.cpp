@@ -1,7 +1,8 @@
 // A save file's schema from the engine's tables (docs/save-format.md,
-// section 2): the same builder calls, in the same order, as the codecs'
-// describe facets make, so the schema, its encoding and its fingerprint are
-// those facets' to the byte (tests/engine_schema_test.cpp compares them).
+// section 2): one walk over a type's entries, making the builder's calls
+// for each kind. The schemas are on disk, so they must not change:
+// tests/engine_schema_test.cpp holds them to the bytes recorded in
+// tests/schema_goldens.hpp.
 #include <bitrep/save/schema.hpp>
 
 #include <cstddef>

@@ -64,9 +64,8 @@ status parse_schema(std::span<const std::uint8_t> encoded, schema& out,
 std::uint64_t max_payload_bits(const schema& tree) noexcept;
 
 namespace engine {
-/// Describes a value of the entry's type to `builder`, as its codec's
-/// describe facet does (the same calls in the same order), from the
-/// tables: what the scope of saves carries.
+/// Describes a value of the entry's type to `builder`, from the tables:
+/// what the scope of saves carries.
 void describe(const field_entry& value, schema_builder& builder);
 } // namespace engine
 

@@ -24,10 +24,10 @@ namespace detail {
 void derive_node(schema_node& node) noexcept;
 } // namespace detail
 
-/// Builds a schema: engine::describe (and a proxy's own describe, and the
-/// codecs' describe facets) calls the member for each value's kind, and a
-/// container or struct wraps its children in begin_... / end(). Only what a
-/// save file carries is described.
+/// Builds a schema: engine::describe (and a proxy's own describe) calls the
+/// member for each value's kind, and a container or struct wraps its
+/// children in begin_... / end(). Only what a save file carries is
+/// described.
 class schema_builder {
 public:
     static constexpr scope field_scope = scope::save;
