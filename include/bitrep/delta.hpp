@@ -60,69 +60,16 @@ inline encoding_scratch& this_threads_encoding_scratch()
     return scratch;
 }
 
-/// Writes value into buffer (grown when too small) and says how many bits.
-template <scope Scope, class T>
-bool encode_for_comparison(const T& value, std::vector<std::uint8_t>& buffer, std::size_t& bits)
-{
-    failure_record failure;
-    basic_measure_stream<Scope> measure(failure);
-    if (!bitrep::serialize(measure, value))
-        return false;
-    bits = measure.exact_bits();
-    if (buffer.size() < (bits + 7) / 8)
-        buffer.resize((bits + 7) / 8);
-    basic_write_stream<Scope> stream(std::span<std::uint8_t>(buffer.data(), (bits + 7) / 8), failure);
-    if (!bitrep::serialize(stream, value))
-        return false;
-    stream.flush();
-    return true;
-}
-
-/// Equality in wire space for any value: both encodings, compared bit for
-/// bit. Used for kinds with no cheaper test (hooks), per entity, client and
-/// tick, so it never allocates: a small bound encodes on the stack, a large
-/// one into this thread's scratch. A value that cannot be encoded counts as
-/// changed, so that the writer reports it.
-template <scope Scope, class T>
-bool same_encoding(const T& a, const T& b)
-{
-    constexpr std::size_t bound = max_bits<T>;
-    if constexpr (bound <= std::size_t{8} * 512) {
-        // Not zero-filled: only the bytes the writers flushed are compared.
-        std::array<std::uint8_t, bound / 8 + 1> bytes_a;
-        std::array<std::uint8_t, bound / 8 + 1> bytes_b;
-        failure_record failure_a;
-        failure_record failure_b;
-        basic_write_stream<Scope> stream_a(bytes_a, failure_a);
-        basic_write_stream<Scope> stream_b(bytes_b, failure_b);
-        if (!bitrep::serialize(stream_a, a) || !bitrep::serialize(stream_b, b))
-            return false;
-        if (stream_a.bit_position() != stream_b.bit_position())
-            return false;
-        const std::size_t used = stream_a.flush();
-        stream_b.flush();
-        return std::equal(bytes_a.begin(), bytes_a.begin() + static_cast<std::ptrdiff_t>(used), bytes_b.begin());
-    } else {
-        encoding_scratch& scratch = this_threads_encoding_scratch();
-        std::size_t bits_a = 0;
-        std::size_t bits_b = 0;
-        if (!encode_for_comparison<Scope>(a, scratch.a, bits_a) || !encode_for_comparison<Scope>(b, scratch.b, bits_b))
-            return false;
-        const auto used = static_cast<std::ptrdiff_t>((bits_a + 7) / 8);
-        return bits_a == bits_b && std::equal(scratch.a.begin(), scratch.a.begin() + used, scratch.b.begin());
-    }
-}
-
 /// What a writer already knows of one container's changed elements, so
 /// that it neither compares every element nor encodes again what it
 /// encoded for another packet: the replication server sets these around
 /// its write_delta (docs/replication.md, section 11). For the containers
 /// whose elements start at `base` and `value`: the number of elements that
-/// differ on the wire (same_elements answers from it: 0 is the same), and,
-/// for delta_elements when `changed` is set, their indices, ascending, and
-/// optionally, per one of them, its delta_changed bits (32-bit words,
-/// lowest bits first) when they do not depend on where they start
-/// (nullptr: encode it).
+/// differ on the wire (comparing the containers answers from it: 0 is the
+/// same), and, for the delta's list of changed elements when `changed` is
+/// set, their indices, ascending, and optionally, per one of them, the bits
+/// of its delta after its changed bit (32-bit words, lowest bits first)
+/// when they do not depend on where they start (nullptr: encode it).
 struct element_hint {
     const void* base = nullptr;
     const std::uint32_t* changed = nullptr;

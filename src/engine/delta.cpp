@@ -219,7 +219,8 @@ const codec_calls<Scope>& calls_of(const codec_access& codec) noexcept
         return codec.all;
 }
 
-/// A hook's values compared by their encodings (delta.hpp's same_encoding).
+/// A hook's values compared by their encodings, bit for bit; a value that
+/// cannot be encoded counts as changed, so that the writer reports it.
 template <scope Scope>
 bool same_encoding(const field_entry& e, const void* a, const void* b)
 {
