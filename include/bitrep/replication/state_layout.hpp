@@ -1,0 +1,197 @@
+// A replicated State as the replication code compiled in the library sees
+// it: data, not code. Its shared entity arrays (where they lie, how many
+// slots, and a few operations on a slot's std::optional<Entity> through
+// function pointers), built once per State from reflection.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include <bitrep/engine/entries.hpp>
+#include <bitrep/replication/conditions.hpp>
+#include <bitrep/replication/state_fields.hpp>
+
+namespace bitrep::replication {
+
+/// Whether top-level field I of State is an entity array whose views hold
+/// value_refs: one whose entity has no replication conditions (a
+/// conditioned entity's copy differs per client, so views keep it).
+template <class State, std::size_t I>
+inline constexpr bool is_shared_field = [] {
+    if constexpr (is_entity_field<State, I>)
+        return !has_conditions<typename entity_array_traits<reflect::field_type_at<State, I>>::entity>;
+    else
+        return false;
+}();
+
+/// What the history does with one entity type's slots
+/// (std::optional<Entity>), and with a list of them it keeps per tick (a
+/// std::vector<std::optional<Entity>> behind a void*).
+struct slot_ops {
+    /// The slot's entry, for the engine's comparisons and deltas.
+    const engine::field_entry* entry = nullptr;
+    std::uint32_t stride = 0;         ///< sizeof(std::optional<Entity>)
+    /// The first slot in [from, end) whose bytes differ between the slot
+    /// arrays `a` and `b` (end when none does): every one of them for a type
+    /// that is not trivially copyable, which only a comparison on the wire
+    /// can tell equal.
+    std::size_t (*next_differing)(const void* a, const void* b, std::size_t from, std::size_t end) noexcept = nullptr;
+    bool (*has_value)(const void* slot) noexcept = nullptr;
+    /// Sets slot `id` of the entity_array `array` to `slot`'s value, keeping
+    /// the array's count of live entities.
+    void (*assign)(void* array, std::size_t id, const void* slot) = nullptr;
+    void* (*make_list)() = nullptr;
+    void (*destroy_list)(void* list) noexcept = nullptr;
+    void (*clear_list)(void* list) noexcept = nullptr;
+    /// Appends a copy of `slot`; returns the list's first value (which may
+    /// have moved).
+    const void* (*push)(void* list, const void* slot) = nullptr;
+    std::size_t (*list_bytes)(const void* list) noexcept = nullptr;
+};
+
+/// One shared entity array of the State: an entity_array whose entity has
+/// no replication conditions, so that every client's view of a slot is a
+/// value_ref into the history.
+struct shared_array {
+    std::uint16_t field = 0;       ///< its index among the State's top-level fields
+    std::uint32_t first_slot = 0;  ///< its slots' numbers start here, counted over every entity array
+    std::uint32_t capacity = 0;
+    std::size_t array_at = 0;      ///< the entity_array's offset in the State
+    std::size_t slots_at = 0;      ///< its slot 0's offset in the State
+    const slot_ops* ops = nullptr;
+
+    const void* slot(const void* state, std::size_t id) const noexcept
+    {
+        return static_cast<const unsigned char*>(state) + slots_at + id * ops->stride;
+    }
+    void* array(void* state) const noexcept { return static_cast<unsigned char*>(state) + array_at; }
+};
+
+struct state_layout {
+    std::span<const shared_array> shared;
+    std::size_t slot_count = 0;  ///< entity slots over every entity array
+    std::size_t state_size = 0;  ///< sizeof(State)
+    const engine::object_ops* state_ops = nullptr;
+};
+
+namespace detail {
+
+template <class Entity>
+bool slot_has_value(const void* slot) noexcept
+{
+    return static_cast<const std::optional<Entity>*>(slot)->has_value();
+}
+template <class Entity>
+std::size_t slot_next_differing(const void* a, const void* b, std::size_t from, std::size_t end) noexcept
+{
+    using slot = std::optional<Entity>;
+    if constexpr (std::is_trivially_copyable_v<slot>) {
+        const auto* x = static_cast<const slot*>(a);
+        const auto* y = static_cast<const slot*>(b);
+        while (from < end && std::memcmp(static_cast<const void*>(x + from), static_cast<const void*>(y + from),
+                                         sizeof(slot)) == 0)
+            ++from;
+        return from;
+    } else {
+        static_cast<void>(a), static_cast<void>(b), static_cast<void>(end);
+        return from;
+    }
+}
+template <class Array>
+void slot_assign(void* array, std::size_t id, const void* slot)
+{
+    bitrep::detail::entity_array_access::assign(*static_cast<Array*>(array), id,
+                                                *static_cast<const std::optional<typename Array::value_type>*>(slot));
+}
+template <class Entity>
+void* slot_list_make()
+{
+    return new std::vector<std::optional<Entity>>();
+}
+template <class Entity>
+void slot_list_destroy(void* list) noexcept
+{
+    delete static_cast<std::vector<std::optional<Entity>>*>(list);
+}
+template <class Entity>
+void slot_list_clear(void* list) noexcept
+{
+    static_cast<std::vector<std::optional<Entity>>*>(list)->clear();
+}
+template <class Entity>
+const void* slot_list_push(void* list, const void* slot)
+{
+    auto& values = *static_cast<std::vector<std::optional<Entity>>*>(list);
+    values.push_back(*static_cast<const std::optional<Entity>*>(slot));
+    return values.data();
+}
+template <class Entity>
+std::size_t slot_list_bytes(const void* list) noexcept
+{
+    return static_cast<const std::vector<std::optional<Entity>>*>(list)->capacity() * sizeof(std::optional<Entity>);
+}
+
+template <class Array>
+inline constexpr slot_ops slot_ops_v{&engine::entry_v<std::optional<typename Array::value_type>>,
+                                     sizeof(std::optional<typename Array::value_type>),
+                                     &slot_next_differing<typename Array::value_type>,
+                                     &slot_has_value<typename Array::value_type>,
+                                     &slot_assign<Array>,
+                                     &slot_list_make<typename Array::value_type>,
+                                     &slot_list_destroy<typename Array::value_type>,
+                                     &slot_list_clear<typename Array::value_type>,
+                                     &slot_list_push<typename Array::value_type>,
+                                     &slot_list_bytes<typename Array::value_type>};
+
+template <class State>
+inline constexpr std::size_t shared_count = []<std::size_t... I>(std::index_sequence<I...>) {
+    return (std::size_t{0} + ... + (is_shared_field<State, I> ? 1 : 0));
+}(std::make_index_sequence<reflect::field_count<State>>{});
+
+/// The layout's arrays, with the offsets taken from the default State the
+/// engine keeps (offsets are not constant expressions).
+template <class State>
+struct layout_storage {
+    std::array<shared_array, shared_count<State>> shared{};
+    state_layout layout;
+
+    layout_storage()
+    {
+        const State& s = engine::detail::default_object<State>;
+        const auto* base = reinterpret_cast<const unsigned char*>(&s);
+        std::size_t k = 0;
+        for_each_field_index<State>([&](auto index) {
+            constexpr std::size_t I = decltype(index)::value;
+            if constexpr (is_shared_field<State, I>) {
+                using array_type = reflect::field_type_at<State, I>;
+                const auto& array = reflect::field_at<I>(s);
+                auto& slots = bitrep::detail::entity_array_access::slots(const_cast<array_type&>(array));
+                shared[k++] = {static_cast<std::uint16_t>(I),
+                               static_cast<std::uint32_t>(entity_slots_before<State, I>),
+                               static_cast<std::uint32_t>(array_type::capacity),
+                               static_cast<std::size_t>(reinterpret_cast<const unsigned char*>(&array) - base),
+                               static_cast<std::size_t>(reinterpret_cast<const unsigned char*>(slots.data()) - base),
+                               &slot_ops_v<array_type>};
+            }
+        });
+        layout = {std::span<const shared_array>(shared), entity_slots_before<State>, sizeof(State),
+                  &engine::detail::object_ops_v<State>};
+    }
+};
+
+} // namespace detail
+
+/// The State's layout, made on first use.
+template <class State>
+const state_layout& layout_of()
+{
+    static const detail::layout_storage<State> storage;
+    return storage.layout;
+}
+
+} // namespace bitrep::replication
