@@ -91,7 +91,7 @@ public:
 
     explicit replication_server(replication_options options = {})
         : options_(options), reported_(new std::atomic<bool>[slot_count + field_count]),
-          history_(std::max(options.history, 2 * replication::ring_size(options.window))),
+          history_(layout_, std::max(options.history, 2 * replication::ring_size(options.window))),
           same_memo_(std::make_unique<std::atomic<std::uint64_t>[]>(slot_count))
     {
         replication::require_reflected_state<State>();
@@ -258,7 +258,7 @@ public:
     /// Costs one comparison per entity slot, for all clients together.
     void update(const State& state)
     {
-        const bool changed = history_.observe(state);
+        const bool changed = history_.observe(&state);
         observed_ = &state;
         if (changed && (history_.tick() & memo_tick_mask) == 0) // the memo's ticks wrapped (every 2^31 changes)
             for (std::size_t s = 0; s < slot_count; ++s)
@@ -939,16 +939,16 @@ private:
         return c.base_state.get();
     }
 
-    /// The value `ref` names in slot `id` of shared entity array I for this
-    /// client: its baseline's when the refs agree, else the history's
-    /// (nullptr when the history no longer has it).
-    template <std::size_t I>
-    const entity_slot<I>* value_of(const connection& c, std::size_t id, value_ref ref) const noexcept
+    /// The value (a std::optional<Entity>) `ref` names in slot `id` of the
+    /// shared entity array `array` for this client: its baseline's when the
+    /// refs agree, else the history's (nullptr when the history no longer
+    /// has it).
+    BITREP_ALWAYS_INLINE const void* value_of(const connection& c, const replication::entity_array_layout& array,
+                                              std::size_t id, value_ref ref) const noexcept
     {
-        constexpr std::size_t first = replication::entity_slots_before<State, I>;
-        if (c.base_refs[first + id] == ref)
-            return &reflect::field_at<I>(*c.base_state).slots()[id];
-        return history_.template find<I>(id, ref);
+        if (c.base_refs[array.first_slot + id] == ref)
+            return array.slot(c.base_state.get(), id);
+        return history_.find(array, id, ref);
     }
 
     /// Makes c.base_state the view of packet `sequence`, copying the slots
@@ -969,28 +969,30 @@ private:
         // is asked, for the copy after. (`holds` answers from the ref's age;
         // the copy searches the history once.)
         bool found = true;
-        for_each_moved(c, [&](auto index, std::size_t s, std::size_t first) {
-            constexpr std::size_t I = decltype(index)::value;
-            const auto* bytes = reinterpret_cast<const char*>(&reflect::field_at<I>(*c.base_state).slots()[s - first]);
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t s = moved[i];
+            const replication::entity_array_layout& array = *layout_.shared_of(s);
+            const auto* bytes = static_cast<const char*>(array.slot(c.base_state.get(), s - array.first_slot));
             BITREP_PREFETCH(bytes);
-            BITREP_PREFETCH(bytes + sizeof(entity_slot<I>) - 1);
+            BITREP_PREFETCH(bytes + array.ops->stride - 1);
             BITREP_PREFETCH(c.stale_flag.data() + s);
             BITREP_PREFETCH(c.per_slot.data() + s);
-            found = found && history_.template holds<I>(s - first, want[s]);
-        });
+            found = found && history_.holds(array, s - array.first_slot, want[s]);
+        }
         if (!found)
             return false;
-        for_each_moved(c, [&](auto index, std::size_t s, std::size_t first) {
-            constexpr std::size_t I = decltype(index)::value;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t s = moved[i];
             if (c.base_refs[s] == want[s])
-                return; // a repeat
-            const auto* value = history_.template find<I>(s - first, want[s]);
+                continue; // a repeat
+            const replication::entity_array_layout& array = *layout_.shared_of(s);
+            const void* value = history_.find(array, s - array.first_slot, want[s]);
             assert(value != nullptr); // held, as asked above
-            detail::entity_array_access::assign(reflect::field_at<I>(*c.base_state), s - first, *value);
+            array.ops->assign(array.array(c.base_state.get()), s - array.first_slot, value);
             set_base_ref(c, s, want[s]);
             c.per_slot[s].compared = replication::empty_ref;
             mark_stale(c, s);
-        });
+        }
         replication::for_each_field_index<State>([&](auto index) {
             constexpr std::size_t I = decltype(index)::value;
             if constexpr (!replication::is_shared_field<State, I>)
@@ -1000,29 +1002,6 @@ private:
         c.base_default = false;
         c.base_sequence = sequence;
         return true;
-    }
-
-    /// Calls f(integral_constant<I>, s, first slot of I) when slot s
-    /// belongs to shared entity array I.
-    template <class F>
-    static void with_shared_slot(std::size_t s, F&& f)
-    {
-        replication::for_each_field_index<State>([&](auto index) {
-            constexpr std::size_t I = decltype(index)::value;
-            if constexpr (replication::is_shared_field<State, I>) {
-                constexpr std::size_t first = replication::entity_slots_before<State, I>;
-                if (s >= first && s < first + entity_capacity<I>)
-                    f(index, s, first);
-            }
-        });
-    }
-
-    /// with_shared_slot for each slot in c.moved.
-    template <class F>
-    static void for_each_moved(const connection& c, F&& f)
-    {
-        for (std::size_t i = 0; i < c.moved_count; ++i)
-            with_shared_slot(c.moved[i], f);
     }
 
     /// Whether the logs list every slot where the view of packet `view` may
@@ -1106,22 +1085,21 @@ private:
 
     void materialize_default(connection& c)
     {
+        for (const replication::entity_array_layout& array : layout_.shared) {
+            for (std::size_t s = 0; s < array.capacity; ++s) {
+                const std::size_t slot = array.first_slot + s;
+                if (c.base_refs[slot] != replication::empty_ref) {
+                    array.ops->assign(array.array(c.base_state.get()), s, array.ops->entry->defaults);
+                    set_base_ref(c, slot, replication::empty_ref);
+                    mark_stale(c, slot);
+                    c.per_slot[slot].compared = replication::empty_ref;
+                }
+            }
+        }
         replication::for_each_field_index<State>([&](auto index) {
             constexpr std::size_t I = decltype(index)::value;
-            if constexpr (replication::is_shared_field<State, I>) {
-                constexpr std::size_t first = replication::entity_slots_before<State, I>;
-                auto& slots = reflect::field_at<I>(*c.base_state);
-                for (std::size_t s = 0; s < entity_capacity<I>; ++s) {
-                    if (c.base_refs[first + s] != replication::empty_ref) {
-                        slots.erase(s);
-                        set_base_ref(c, first + s, replication::empty_ref);
-                        mark_stale(c, first + s);
-                        c.per_slot[first + s].compared = replication::empty_ref;
-                    }
-                }
-            } else {
+            if constexpr (!replication::is_shared_field<State, I>)
                 reflect::field_at<I>(*c.base_state) = reflect::field_at<I>(default_);
-            }
         });
         c.base_fields = default_fields_;
         c.base_default = true;
@@ -1134,22 +1112,22 @@ private:
                      std::vector<value_ref>& held) const
     {
         bool found = true;
+        for (const replication::entity_array_layout& array : layout_.shared) {
+            const std::size_t first = array.first_slot;
+            void* slots = array.array(&out);
+            replication::for_each_mismatch(held.data() + first, refs + first, array.capacity, [&](std::size_t s) {
+                if (const void* value = value_of(c, array, s, refs[first + s])) {
+                    array.ops->assign(slots, s, value);
+                    held[first + s] = refs[first + s];
+                } else {
+                    found = false;
+                }
+            });
+        }
         replication::for_each_field_index<State>([&](auto index) {
             constexpr std::size_t I = decltype(index)::value;
-            if constexpr (replication::is_shared_field<State, I>) {
-                constexpr std::size_t first = replication::entity_slots_before<State, I>;
-                auto& slots = reflect::field_at<I>(out);
-                replication::for_each_mismatch(held.data() + first, refs + first, entity_capacity<I>, [&](std::size_t s) {
-                    if (const auto* value = value_of<I>(c, s, refs[first + s])) {
-                        detail::entity_array_access::assign(slots, s, *value);
-                        held[first + s] = refs[first + s];
-                    } else {
-                        found = false;
-                    }
-                });
-            } else {
+            if constexpr (!replication::is_shared_field<State, I>)
                 reflect::field_at<I>(out) = replication::private_field<I, State>(fields);
-            }
         });
         return found;
     }
@@ -1161,10 +1139,8 @@ private:
         bool held = true;
         const value_ref* refs = c.ring_refs[row].data();
         for_each_difference(c, c.ring[row], refs, [&](std::size_t slot) {
-            with_shared_slot(slot, [&](auto index, std::size_t s, std::size_t first) {
-                constexpr std::size_t I = decltype(index)::value;
-                held = held && history_.template holds<I>(s - first, refs[s]);
-            });
+            const replication::entity_array_layout& array = *layout_.shared_of(slot);
+            held = held && history_.holds(array, slot - array.first_slot, refs[slot]);
         });
         return held;
     }
@@ -1250,33 +1226,33 @@ private:
         static_cast<void>(bitrep::detail::run_delta(stream, base, base, const_cast<T&>(value)));
         return stream.bits();
     }
-    template <class T>
-    static std::size_t measured_changed_bits(const T& base, const T& value)
+    /// What changed of entity slot `target` against `base` (both of
+    /// `array`), measured on the replication stream.
+    static std::size_t measured_changed_bits(const replication::entity_array_layout& array, const void* base,
+                                             const void* target)
     {
         failure_record failure;
         basic_measure_stream<scope::replication> stream(failure);
-        static_cast<void>(bitrep::detail::run_changed(stream, base, base, const_cast<T&>(value)));
+        static_cast<void>(engine::changed(stream, *array.ops->entry, base, base, const_cast<void*>(target)));
         return stream.bits();
     }
 
-    /// measured_changed_bits of entity slot `id` of entity array I, from its
+    /// measured_changed_bits of entity slot `id` of `array`, from its
     /// baseline value to `target` (named `ref`), shared with the other
     /// clients of this tick whose baselines hold the same value.
-    template <std::size_t I>
-    std::size_t changed_bits(connection& c, std::uint32_t id, value_ref ref, const entity_slot<I>& base,
-                             const entity_slot<I>& target)
+    std::size_t changed_bits(connection& c, const replication::entity_array_layout& array, std::uint32_t id,
+                             value_ref ref, const void* base, const void* target)
     {
-        if constexpr (replication::is_shared_field<State, I>)
-            return cached<I>(c, id, ref, base, target).bound;
-        else
-            return measured_changed_bits(base, target);
+        if (array.shared)
+            return cached(c, array, id, ref, base, target).bound;
+        return measured_changed_bits(array, base, target);
     }
 
-    template <std::size_t I>
-    cached_delta& cached(connection& c, std::uint32_t id, value_ref ref, const entity_slot<I>& base,
-                         const entity_slot<I>& target)
+    BITREP_ALWAYS_INLINE cached_delta& cached(connection& c, const replication::entity_array_layout& array,
+                                              std::uint32_t id,
+                         value_ref ref, const void* base, const void* target)
     {
-        constexpr std::size_t first = replication::entity_slots_before<State, I>;
+        const std::size_t first = array.first_slot;
         scratch& sc = *c.work;
         const value_ref base_ref = c.base_refs[first + id];
         cached_delta* ways = &sc.cache[(first + id) * cache_ways];
@@ -1294,7 +1270,7 @@ private:
         cached_delta& entry = *victim;
         failure_record failure;
         basic_measure_stream<scope::replication> stream(failure);
-        static_cast<void>(bitrep::detail::run_changed(stream, base, base, const_cast<entity_slot<I>&>(target)));
+        static_cast<void>(engine::changed(stream, *array.ops->entry, base, base, const_cast<void*>(target)));
         entry = {sc.cache_tick, base_ref, ref, static_cast<std::uint32_t>(stream.bits()),
                  static_cast<std::uint32_t>(stream.exact_bits()), cached_delta::no_words, ++sc.stamps};
         return entry;
@@ -1302,8 +1278,9 @@ private:
 
     /// Encodes a cached delta's bits, when they can be copied (no
     /// alignment) and encode at all; returns whether it has them.
-    template <std::size_t I>
-    bool encode_cached(scratch& sc, cached_delta& entry, const entity_slot<I>& base, const entity_slot<I>& target)
+    BITREP_ALWAYS_INLINE static bool encode_cached(scratch& sc, cached_delta& entry,
+                                                   const replication::entity_array_layout& array, const void* base,
+                                                   const void* target)
     {
         if (entry.bound != entry.exact)
             return false;
@@ -1312,7 +1289,7 @@ private:
         sc.encoded.assign((entry.exact + 7) / 8 + 8, 0);
         failure_record failure;
         basic_write_stream<scope::replication> stream(sc.encoded, failure);
-        if (!bitrep::detail::run_changed(stream, base, base, const_cast<entity_slot<I>&>(target)) ||
+        if (!engine::changed(stream, *array.ops->entry, base, base, const_cast<void*>(target)) ||
             stream.bit_position() != entry.exact) [[unlikely]]
             return false;
         stream.flush();
@@ -1337,59 +1314,45 @@ private:
         scratch& sc = *c.work;
         std::size_t count = 0;
         if (!changes) {
-            replication::for_each_field_index<State>([&](auto index) {
-                constexpr std::size_t I = decltype(index)::value;
-                if constexpr (replication::is_shared_field<State, I>) {
-                    const auto in_array = [](const auto& sent) { return sent.first == I; };
-                    if (std::none_of(c.sent_ids.begin(), c.sent_ids.end(), in_array)) {
-                        sc.hints[count++] = {&reflect::field_at<I>(base).slots()[0], nullptr, 0, nullptr, nullptr,
-                                             &reflect::field_at<I>(view).slots()[0]};
-                        assert(bitrep::same_on_wire<scope::replication>(reflect::field_at<I>(base).slots(),
-                                                                        reflect::field_at<I>(view).slots()));
-                    }
-                }
-            });
+            for (const replication::entity_array_layout& array : layout_.shared) {
+                const auto in_array = [&](const auto& sent) { return sent.first == array.field; };
+                if (std::none_of(c.sent_ids.begin(), c.sent_ids.end(), in_array))
+                    sc.hints[count++] = {array.slot(&base, 0), nullptr, 0, nullptr, nullptr, array.slot(&view, 0)};
+            }
             return std::span<const detail::element_hint>(sc.hints.data(), count);
         }
         std::sort(c.sent_ids.begin(), c.sent_ids.end());
         sc.hint_changed.clear();
         sc.hint_offsets.clear();
         sc.hint_bits.clear();
-        for (const auto& sent : c.sent_ids)
-            with_entity_field(sent.first, [&, id = sent.second](auto index) {
-                constexpr std::size_t I = decltype(index)::value;
-                if constexpr (replication::is_shared_field<State, I>) {
-                    constexpr std::size_t first = replication::entity_slots_before<State, I>;
-                    const value_ref ref = c.next_refs[first + id];
-                    const auto& had = reflect::field_at<I>(base).slots()[id];
-                    const auto* target = value_of<I>(c, id, ref);
-                    cached_delta& entry = cached<I>(c, id, ref, had, *target);
-                    c.stats.shared_entity_deltas += entry.offset != cached_delta::no_words ? 1 : 0;
-                    const bool has_words = encode_cached<I>(sc, entry, had, *target);
-                    sc.hint_changed.push_back(id);
-                    sc.hint_offsets.push_back(has_words ? entry.offset : cached_delta::no_words);
-                    sc.hint_bits.push_back(entry.exact);
-                }
-            });
+        for (const auto& [field, id] : c.sent_ids) {
+            // take() lists the slots of shared entity arrays only.
+            const replication::entity_array_layout& array = layout_.array_of(field);
+            const value_ref ref = c.next_refs[array.first_slot + id];
+            const void* had = array.slot(&base, id);
+            const void* target = value_of(c, array, id, ref);
+            cached_delta& entry = cached(c, array, id, ref, had, target);
+            c.stats.shared_entity_deltas += entry.offset != cached_delta::no_words ? 1 : 0;
+            const bool has_words = encode_cached(sc, entry, array, had, target);
+            sc.hint_changed.push_back(id);
+            sc.hint_offsets.push_back(has_words ? entry.offset : cached_delta::no_words);
+            sc.hint_bits.push_back(entry.exact);
+        }
         sc.hint_words.resize(sc.hint_offsets.size());
         for (std::size_t k = 0; k < sc.hint_offsets.size(); ++k)
             sc.hint_words[k] =
                 sc.hint_offsets[k] == cached_delta::no_words ? nullptr : sc.words.data() + sc.hint_offsets[k];
         std::size_t start = 0;
-        replication::for_each_field_index<State>([&](auto index) {
-            constexpr std::size_t I = decltype(index)::value;
-            if constexpr (replication::is_shared_field<State, I>) {
-                std::size_t end = start;
-                while (end < c.sent_ids.size() && c.sent_ids[end].first == I)
-                    ++end;
-                const auto* changed = end != start ? sc.hint_changed.data() + start : nullptr;
-                sc.hints[count++] = {&reflect::field_at<I>(base).slots()[0], changed, end - start,
-                                     changed != nullptr ? sc.hint_words.data() + start : nullptr,
-                                     changed != nullptr ? sc.hint_bits.data() + start : nullptr,
-                                     &reflect::field_at<I>(view).slots()[0]};
-                start = end;
-            }
-        });
+        for (const replication::entity_array_layout& array : layout_.shared) {
+            std::size_t end = start;
+            while (end < c.sent_ids.size() && c.sent_ids[end].first == array.field)
+                ++end;
+            const auto* changed = end != start ? sc.hint_changed.data() + start : nullptr;
+            sc.hints[count++] = {array.slot(&base, 0), changed, end - start,
+                                 changed != nullptr ? sc.hint_words.data() + start : nullptr,
+                                 changed != nullptr ? sc.hint_bits.data() + start : nullptr, array.slot(&view, 0)};
+            start = end;
+        }
         return std::span<const detail::element_hint>(sc.hints.data(), count);
     }
 
@@ -1485,34 +1448,22 @@ private:
         return replication::field_index_of(default_, Member);
     }
 
-    template <class Entity>
-    float priority_of(client_id id, entity_key key, const State& state, const Entity& entity) const
+    /// The priority of `entity` (the State's, or the client's conditioned
+    /// copy), when a callback is set for its entity array (has_priority_callback).
+    float priority_of(client_id id, entity_key key, const State& state, const void* entity) const
     {
         if (const auto& typed = typed_priority_[key.field])
-            return typed(id, key.id, &entity);
-        if (priority_)
-            return priority_(id, key, state);
-        return constant_priority<Entity>();
+            return typed(id, key.id, entity);
+        return priority_(id, key, state);
     }
 
     /// Whether priority_of calls a callback for entity array `field`.
     bool has_priority_callback(std::size_t field) const noexcept { return typed_priority_[field] || priority_; }
 
-    /// An entity's priority when no callback says otherwise.
-    template <class Entity>
-    static constexpr float constant_priority() noexcept
-    {
-        if constexpr (requires { Entity::replication_priority; })
-            return static_cast<float>(Entity::replication_priority);
-        else
-            return 1.0f;
-    }
-
-    template <class Entity>
-    bool is_relevant(client_id id, entity_key key, const State& state, const Entity& entity) const
+    bool is_relevant(client_id id, entity_key key, const State& state, const void* entity) const
     {
         if (const auto& typed = typed_relevant_[key.field])
-            return typed(id, key.id, &entity);
+            return typed(id, key.id, entity);
         return !relevant_ || relevant_(id, key, state);
     }
 
@@ -1525,7 +1476,7 @@ private:
         static const std::optional<Entity> none;
         if (!slot.has_value())
             return slot;
-        if (!is_relevant(id, key, state, *slot))
+        if (!is_relevant(id, key, state, &*slot))
             return none;
         if constexpr (replication::has_conditions<Entity>) {
             // The client's own copy, in the connection: the entity with its
@@ -1630,13 +1581,16 @@ private:
     {
         c.candidate_count = 0;
         refresh_stale(c);
-        replication::for_each_field_index<State>([&](auto index) {
-            constexpr std::size_t I = decltype(index)::value;
-            if constexpr (replication::is_shared_field<State, I>)
-                collect_shared_candidates<I>(c, id, state, base, previous);
-            else if constexpr (replication::is_entity_field<State, I>)
-                collect_field_candidates<I>(c, id, state, base, previous);
-        });
+        for (const replication::entity_array_layout& array : layout_.arrays) {
+            if (array.shared)
+                collect_shared_candidates(c, id, state, base, previous, array);
+            else
+                with_entity_field(array.field, [&](auto index) {
+                    constexpr std::size_t I = decltype(index)::value;
+                    if constexpr (!replication::is_shared_field<State, I>)
+                        collect_field_candidates<I>(c, id, state, base, previous);
+                });
+        }
         prune_stale(c);
     }
 
@@ -1648,21 +1602,40 @@ private:
         return entry.epoch == static_cast<std::uint32_t>(c.stats.packets_sent) ? entry.priority : 0.0f;
     }
 
-    /// Adds a candidate, accumulating its priority.
-    /// `entity` is what the priority callbacks see: the State's entity, or
-    /// the client's conditioned copy of it.
-    /// `called` says whether a priority callback is set for entity array I
-    /// (has_priority_callback), which the caller asks once per array.
-    template <std::size_t I, class Entity>
-    BITREP_ALWAYS_INLINE void add_candidate(connection& c, client_id id, const State& state, std::size_t slot,
-                                            bool in_flight, value_ref ref, const std::optional<Entity>& target,
-                                            const std::optional<Entity>& entity, bool called)
+    /// What adding an entity array's candidates reads of its layout, taken
+    /// into values once per array (read through the layout, the compilers
+    /// load them again for every candidate).
+    struct candidate_array {
+        std::size_t first;
+        std::uint16_t field;
+        float constant_priority;
+        bool (*has_value)(const void* slot) noexcept;
+        const void* (*entity)(const void* slot) noexcept;
+
+        explicit candidate_array(const replication::entity_array_layout& array) noexcept
+            : first(array.first_slot), field(array.field), constant_priority(array.ops->constant_priority),
+              has_value(array.ops->has_value), entity(array.ops->entity)
+        {
+        }
+    };
+
+    /// Adds a candidate, accumulating its priority: slot `slot` of `array`,
+    /// whose view should become `target` (a std::optional<Entity>).
+    /// `entity` is what the priority callbacks see: the State's slot, or
+    /// the client's conditioned copy of it. `called` says whether a
+    /// priority callback is set for the array (has_priority_callback),
+    /// which the caller asks once per array.
+    BITREP_ALWAYS_INLINE void add_candidate(connection& c, client_id id, const State& state,
+                                            const candidate_array& array, std::size_t slot, bool in_flight,
+                                            value_ref ref, const void* target, const void* entity, bool called)
     {
-        constexpr std::size_t first = replication::entity_slots_before<State, I>;
-        const entity_key key{static_cast<std::uint16_t>(I), static_cast<std::uint32_t>(slot)};
+        const std::size_t first = array.first;
+        const entity_key key{array.field, static_cast<std::uint32_t>(slot)};
+        // An entity's own priority counts when the client gets it (the
+        // target) and it exists (the entity); else 1.
         float own = 1.0f;
-        if (target.has_value() && entity.has_value())
-            own = called ? priority_of(id, key, state, *entity) : constant_priority<Entity>();
+        if ((called || array.constant_priority != 1.0f) && array.has_value(target) && array.has_value(entity))
+            own = called ? priority_of(id, key, state, array.entity(entity)) : array.constant_priority;
         const float priority = accumulated(c, first + slot) + own;
         const std::size_t n = c.candidate_count;
         if (n == c.candidates.size()) [[unlikely]]
@@ -1670,7 +1643,7 @@ private:
         c.candidate_count = n + 1;
         c.per_slot[first + slot].candidate_at = static_cast<slot_index>(n);
         c.order[n] = order_key(in_flight, priority, first + slot);
-        c.candidates[n] = {&target, priority, key.id, key.field, ref, in_flight};
+        c.candidates[n] = {target, priority, key.id, key.field, ref, in_flight};
     }
 
     /// Room for more candidates: the arrays grow to what the busiest tick
@@ -1704,25 +1677,20 @@ private:
         return static_cast<std::size_t>(slot_mask - (key & slot_mask));
     }
 
-    /// Two slots equal on the wire: both empty, or both holding entities
-    /// that are (the slot's presence asked here, where its type is known).
-    template <std::size_t I>
-    static bool same_slot(const entity_slot<I>& a, const entity_slot<I>& b)
+    /// Two slots of `array` equal on the wire: the same bytes, or both empty,
+    /// or both holding entities that are.
+    static bool same_slot(const replication::entity_array_layout& array, const void* a, const void* b)
     {
-        if (detail::identical_bytes(a, b))
-            return true;
-        if (a.has_value() != b.has_value())
-            return false;
-        return !a.has_value() || bitrep::same_on_wire<scope::replication>(*a, *b);
+        const replication::slot_ops& ops = *array.ops;
+        return ops.next_differing(a, b, 0, 1) == 1 || engine::same<scope::replication>(*ops.entry, a, b);
     }
 
     /// same_slot of a shared slot's values named by refs `a` and `b`, asked
     /// once per world tick for every client holding the same baseline: the
     /// answer is kept per slot in one word (the history's tick, both refs,
     /// the answer), which refs name the same values while the tick stands.
-    template <std::size_t I>
-    bool same_slot_memo(std::size_t slot, value_ref a, const entity_slot<I>& x, value_ref b,
-                        const entity_slot<I>& y) const
+    bool same_slot_memo(const replication::entity_array_layout& array, std::size_t slot, value_ref a,
+                        const void* x, value_ref b, const void* y) const
     {
         const std::uint64_t key = (std::uint64_t{history_.tick() & memo_tick_mask} << 33) |
                                   (std::uint64_t{a} << 17) | (std::uint64_t{b} << 1);
@@ -1730,38 +1698,39 @@ private:
         const std::uint64_t held = entry.load(std::memory_order_relaxed);
         if ((held & ~std::uint64_t{1}) == key)
             return (held & 1) != 0;
-        const bool same = same_slot<I>(x, y);
+        const bool same = same_slot(array, x, y);
         entry.store(key | (same ? 1 : 0), std::memory_order_relaxed);
         return same;
     }
 
-    /// Adds shared entity array I's candidates: the slots whose refs differ
-    /// from the baseline's (every slot is looked at only when relevancy or
-    /// a value that cannot be encoded makes the target differ per client).
-    /// A slot whose target equals the baseline's value on the wire takes
-    /// the target's ref, so it is not compared again.
-    template <std::size_t I>
+    /// Adds the candidates of a shared entity array: the slots whose refs
+    /// differ from the baseline's (every slot is looked at only when
+    /// relevancy or a value that cannot be encoded makes the target differ
+    /// per client). A slot whose target equals the baseline's value on the
+    /// wire takes the target's ref, so it is not compared again.
     void collect_shared_candidates(connection& c, client_id id, const State& state, const State& base,
-                                   view_parts previous)
+                                   view_parts previous, const replication::entity_array_layout& array)
     {
-        using slot_type = entity_slot<I>;
-        constexpr std::size_t first = replication::entity_slots_before<State, I>;
-        static const slot_type none;
+        const replication::slot_ops& ops = *array.ops;
+        const std::size_t first = array.first_slot;
+        const std::size_t capacity = array.capacity;
+        const std::size_t stride = ops.stride;
         value_ref* old = c.base_refs.data() + first;
         const value_ref* now = history_.refs() + first;
         const value_ref* sent = previous.refs + first;
-        const auto& current = reflect::field_at<I>(history_.current()).slots();
-        const auto& had = reflect::field_at<I>(base).slots();
-        const auto& live = reflect::field_at<I>(state).slots();
+        const auto* current = static_cast<const unsigned char*>(array.slot(history_.current(), 0));
+        const auto* had = static_cast<const unsigned char*>(array.slot(&base, 0));
+        const auto* live = static_cast<const unsigned char*>(array.slot(&state, 0));
         slot_entry* entry = c.per_slot.data() + first;
-        const bool called = has_priority_callback(I);
-        auto consider = [&](std::size_t slot, value_ref ref, const slot_type& target) BITREP_LAMBDA_ALWAYS_INLINE {
+        const bool called = has_priority_callback(array.field);
+        const candidate_array adding(array);
+        auto consider = [&](std::size_t slot, value_ref ref, const void* target) BITREP_LAMBDA_ALWAYS_INLINE {
             if (old[slot] == ref)
                 return;
             // Found to differ from the baseline's value in an earlier packet
             // (the memo is cleared when the baseline's slot changes).
             const bool known = entry[slot].compared == ref && ref != replication::empty_ref;
-            if (!known && same_slot_memo<I>(first + slot, old[slot], had[slot], ref, target)) {
+            if (!known && same_slot_memo(array, first + slot, old[slot], had + slot * stride, ref, target)) {
                 // The new view, a copy of the baseline's refs, takes it too.
                 set_base_ref(c, first + slot, ref);
                 set_next_ref(c, first + slot, ref);
@@ -1772,12 +1741,12 @@ private:
             if (sent != old && sent[slot] == ref) {
                 in_flight = true; // the last packet took this very value
             } else if (sent != old && sent[slot] != old[slot]) {
-                const slot_type* in_packet = value_of<I>(c, slot, sent[slot]);
-                in_flight = in_packet == nullptr || !same_slot<I>(*in_packet, had[slot]);
+                const void* in_packet = value_of(c, array, slot, sent[slot]);
+                in_flight = in_packet == nullptr || !same_slot(array, in_packet, had + slot * stride);
             }
-            add_candidate<I>(c, id, state, slot, in_flight, ref, target, live[slot], called);
+            add_candidate(c, id, state, adding, slot, in_flight, ref, target, live + slot * stride, called);
         };
-        const bool per_client = typed_relevant_[I] || relevant_ || c.any_unsendable;
+        const bool per_client = typed_relevant_[array.field] || relevant_ || c.any_unsendable;
         if (!per_client) {
             // Only the slots that may differ; the candidates' order does not
             // matter (the selection orders them by priority, field and id).
@@ -1801,33 +1770,35 @@ private:
                 }
                 if (i + ahead < count) {
                     const std::size_t soon = stale[i + ahead] - first;
-                    if (soon < entity_capacity<I> && old[soon] != now[soon] && entry[soon].compared != now[soon]) {
-                        const auto* bytes = reinterpret_cast<const char*>(&had[soon]);
+                    if (soon < capacity && old[soon] != now[soon] && entry[soon].compared != now[soon]) {
+                        const auto* bytes = had + soon * stride;
                         BITREP_PREFETCH(bytes);
-                        BITREP_PREFETCH(bytes + sizeof(slot_type) - 1);
+                        BITREP_PREFETCH(bytes + stride - 1);
                     }
                 }
-                const std::size_t s = stale[i];
-                if (s < first || s >= first + entity_capacity<I>)
+                const std::size_t slot = stale[i] - first;
+                if (slot >= capacity)
                     continue;
-                const std::size_t slot = s - first;
-                consider(slot, now[slot], current[slot]);
+                consider(slot, now[slot], current + slot * stride);
             }
             return;
         }
-        for (std::size_t slot = 0; slot < entity_capacity<I>; ++slot) {
+        for (std::size_t slot = 0; slot < capacity; ++slot) {
             if (c.any_unsendable && c.unsendable[first + slot]) {
                 // An entity whose value cannot be encoded stays as the
                 // client may have it: the last packet's version.
-                if (const slot_type* in_packet = value_of<I>(c, slot, sent[slot]))
-                    consider(slot, sent[slot], *in_packet);
+                if (const void* in_packet = value_of(c, array, slot, sent[slot]))
+                    consider(slot, sent[slot], in_packet);
                 continue;
             }
-            const entity_key key{static_cast<std::uint16_t>(I), static_cast<std::uint32_t>(slot)};
-            if (!current[slot].has_value() || !live[slot].has_value() || !is_relevant(id, key, state, *live[slot]))
-                consider(slot, replication::empty_ref, none);
+            const entity_key key{array.field, static_cast<std::uint32_t>(slot)};
+            const void* now_slot = current + slot * stride;
+            const void* live_slot = live + slot * stride;
+            if (!ops.has_value(now_slot) || !ops.has_value(live_slot) ||
+                !is_relevant(id, key, state, ops.entity(live_slot)))
+                consider(slot, replication::empty_ref, ops.entry->defaults);
             else
-                consider(slot, now[slot], current[slot]);
+                consider(slot, now[slot], now_slot);
         }
     }
 
@@ -1838,7 +1809,7 @@ private:
     void collect_field_candidates(connection& c, client_id id, const State& state, const State& base,
                                   view_parts previous)
     {
-        constexpr std::size_t first = replication::entity_slots_before<State, I>;
+        const replication::entity_array_layout& array = layout_.array_of(I);
         const auto& now = reflect::field_at<I>(state).slots();
         const auto& old = reflect::field_at<I>(base).slots();
         const auto& sent = replication::private_field<I, State>(*previous.fields).slots();
@@ -1847,14 +1818,14 @@ private:
             const entity_key key{static_cast<std::uint16_t>(I), static_cast<std::uint32_t>(slot)};
             // An entity whose value cannot be encoded stays as the client
             // may have it: the last packet's version.
-            const entity_slot<I>& target = c.any_unsendable && c.unsendable[first + slot]
+            const entity_slot<I>& target = c.any_unsendable && c.unsendable[array.first_slot + slot]
                                                ? sent[slot]
                                                : target_slot(c, id, key, state, now[slot], sent[slot]);
-            if (same_slot<I>(old[slot], target))
+            if (same_slot(array, &old[slot], &target))
                 continue;
-            const bool in_flight = !previous_is_base && !same_slot<I>(sent[slot], old[slot]);
-            add_candidate<I>(c, id, state, slot, in_flight, replication::empty_ref, target, target,
-                             has_priority_callback(I));
+            const bool in_flight = !previous_is_base && !same_slot(array, &sent[slot], &old[slot]);
+            add_candidate(c, id, state, candidate_array(array), slot, in_flight, replication::empty_ref, &target,
+                          &target, has_priority_callback(I));
         }
     }
 
@@ -1863,6 +1834,11 @@ private:
     struct array_use {
         std::size_t count = 0;
         std::size_t index_bits = 0;
+        /// The array's layout, and what its cost model reads of it, as values.
+        const replication::entity_array_layout* array = nullptr;
+        std::size_t capacity = 0;
+        std::size_t count_bits = 0;
+        std::size_t max_changed_bits = 0;
     };
     /// The running bound of the packet while entities are taken. An entity
     /// is first counted at its type's upper bound, which spares measuring
@@ -1881,6 +1857,8 @@ private:
     bool take_candidates(connection& c, const State& base, std::size_t& used_bits, std::size_t budget_bits)
     {
         packet_bound bound{used_bits, budget_bits};
+        for (const replication::entity_array_layout& array : layout_.arrays)
+            bound.uses[array.field] = {0, 0, &array, array.capacity, array.count_bits, array.ops->max_changed_bits};
         c.taken.clear();
         // Trying stops once the packet is full: after this many candidates
         // in a row that did not fit.
@@ -1901,14 +1879,12 @@ private:
             std::sort(next, run_end, std::greater<>{});
             for (; next != run_end && misses < misses_allowed; ++next) {
                 candidate& chosen = c.candidates[c.per_slot[slot_of_key(*next)].candidate_at];
-                with_entity_field(chosen.field, [&](auto index) {
-                    if (try_take<decltype(index)::value>(c, chosen, base, bound)) {
-                        misses = 0;
-                    } else {
-                        defer(c, chosen.in_flight);
-                        ++misses;
-                    }
-                });
+                if (try_take(c, chosen, base, bound)) {
+                    misses = 0;
+                } else {
+                    defer(c, chosen.in_flight);
+                    ++misses;
+                }
             }
             run *= 2;
         }
@@ -1919,72 +1895,69 @@ private:
         return bound.exact;
     }
 
-    /// Takes `chosen`, of entity array I, when the packet's bound with it
-    /// stays within the budget. Returns whether it did.
-    template <std::size_t I>
+    /// Takes `chosen` when the packet's bound with it stays within the
+    /// budget. Returns whether it did.
     BITREP_ALWAYS_INLINE bool try_take(connection& c, candidate& chosen, const State& base, packet_bound& bound)
     {
-        using slot_type = entity_slot<I>;
-        const slot_type& target = *static_cast<const slot_type*>(chosen.target);
-        const slot_type& slot = reflect::field_at<I>(base).slots()[chosen.id];
-        array_use& use = bound.uses[I];
-        const array_use grown{use.count + 1,
-                              use.index_bits + detail::listed_index_bits(chosen.id, detail::no_listed_index)};
-        const std::size_t index_growth = index_overhead<I>(grown) - index_overhead<I>(use);
-        std::size_t cost = bitrep::max_changed_bits<slot_type>;
+        array_use& use = bound.uses[chosen.field];
+        const std::size_t grown_bits = use.index_bits + detail::listed_index_bits(chosen.id, detail::no_listed_index);
+        const std::size_t index_growth =
+            index_overhead(use, use.count + 1, grown_bits) - index_overhead(use, use.count, use.index_bits);
+        std::size_t cost = use.max_changed_bits;
         if (!bound.exact && (cost > bound.budget_bits || bound.used_bits + index_growth + cost > bound.budget_bits))
             measure_taken(c, base, bound);
         if (bound.exact)
-            cost = changed_bits<I>(c, chosen.id, chosen.ref, slot, target);
+            cost = changed_bits(c, *use.array, chosen.id, chosen.ref, use.array->slot(&base, chosen.id), chosen.target);
         const std::size_t bits = bound.used_bits + index_growth + cost;
         if (bits > bound.budget_bits)
             return false;
         bound.used_bits = bits;
-        use = grown;
+        use.count += 1;
+        use.index_bits = grown_bits;
         if (!bound.exact)
             c.taken.push_back(&chosen);
-        take<I>(c, chosen);
+        take(c, *use.array, chosen);
         return true;
     }
 
-    /// The bits that say which slots of entity array I changed: delta_elements'
-    /// own cost model, over all its slots, at least one of which changed.
-    template <std::size_t I>
-    static constexpr std::size_t index_overhead(const array_use& use) noexcept
+    /// The bits that say which slots of an entity array changed:
+    /// delta_elements' own cost model (detail::changed_elements_form_of),
+    /// over all its slots, at least one of which changed.
+    static std::size_t index_overhead(const array_use& use, std::size_t count, std::size_t index_bits) noexcept
     {
-        constexpr std::size_t n = replication::entity_slots_of<reflect::field_type_at<State, I>>;
-        return use.count == 0 ? 0 : detail::changed_elements_form_of(n, 1, use.index_bits).bits;
+        const std::size_t list = use.count_bits + index_bits;
+        return count == 0 ? 0 : 1 + std::min(list, use.capacity);
     }
 
     /// Counts the entities taken so far at their measured bits instead of
     /// their upper bounds.
     void measure_taken(connection& c, const State& base, packet_bound& bound)
     {
-        for (const candidate* taken : c.taken)
-            with_entity_field(taken->field, [&](auto index) {
-                constexpr std::size_t I = decltype(index)::value;
-                using slot_type = entity_slot<I>;
-                const auto& slot = *static_cast<const slot_type*>(taken->target);
-                bound.used_bits -= bitrep::max_changed_bits<slot_type> -
-                                   changed_bits<I>(c, taken->id, taken->ref, reflect::field_at<I>(base).slots()[taken->id], slot);
-            });
+        for (const candidate* taken : c.taken) {
+            const array_use& use = bound.uses[taken->field];
+            bound.used_bits -= use.max_changed_bits - changed_bits(c, *use.array, taken->id, taken->ref,
+                                                                   use.array->slot(&base, taken->id), taken->target);
+        }
         bound.exact = true;
     }
 
     /// Puts a taken entity into the view and counts it sent.
-    template <std::size_t I>
-    void take(connection& c, candidate& chosen)
+    void take(connection& c, const replication::entity_array_layout& array, candidate& chosen)
     {
-        using slot_type = entity_slot<I>;
-        constexpr std::size_t first = replication::entity_slots_before<State, I>;
-        if constexpr (replication::is_shared_field<State, I>) {
+        const std::size_t first = array.first_slot;
+        if (array.shared) {
             set_next_ref(c, first + chosen.id, chosen.ref);
             if (c.next_sent_count <= difference_limit)
                 c.next_sent[c.next_sent_count++] = static_cast<slot_index>(first + chosen.id);
-            c.sent_ids.emplace_back(static_cast<std::uint16_t>(I), chosen.id);
-        } else
-            detail::entity_array_access::assign(replication::private_field<I, State>(c.next_fields), chosen.id,
-                                                *static_cast<const slot_type*>(chosen.target));
+            c.sent_ids.emplace_back(array.field, chosen.id);
+        } else {
+            with_entity_field(array.field, [&](auto index) {
+                constexpr std::size_t I = decltype(index)::value;
+                if constexpr (!replication::is_shared_field<State, I>)
+                    detail::entity_array_access::assign(replication::private_field<I, State>(c.next_fields),
+                                                        chosen.id, *static_cast<const entity_slot<I>*>(chosen.target));
+            });
+        }
         chosen.taken = true;
         if (!(c.any_unsendable && c.unsendable[first + chosen.id]))
             note_sent_as_is(c, first + chosen.id);
@@ -2430,6 +2403,8 @@ private:
     }
 
     replication_options options_;
+    /// The State as the code compiled in the library sees it.
+    const replication::state_layout& layout_ = replication::layout_of<State>();
     std::vector<std::unique_ptr<connection>> connections_;
     /// receive() and replicate() calls under way (a handler may call them again).
     std::atomic<int> in_use_{0};
@@ -2454,7 +2429,7 @@ private:
     const private_type default_fields_{};
     /// The world's recent past, shared by every client, and the state of
     /// the last update().
-    replication::world_history<State> history_;
+    replication::history history_;
     /// Per shared entity slot: its last comparison (same_slot_memo). One
     /// word each, relaxed: replicate() runs on several threads, and a word
     /// is whole or not there.

@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include <bitrep/engine/delta.hpp>
 #include <bitrep/engine/entries.hpp>
 #include <bitrep/replication/conditions.hpp>
 #include <bitrep/replication/state_fields.hpp>
@@ -42,6 +43,13 @@ struct slot_ops {
     /// can tell equal.
     std::size_t (*next_differing)(const void* a, const void* b, std::size_t from, std::size_t end) noexcept = nullptr;
     bool (*has_value)(const void* slot) noexcept = nullptr;
+    /// The entity a slot holds (it must hold one).
+    const void* (*entity)(const void* slot) noexcept = nullptr;
+    /// The most bits the delta of a changed slot takes after its changed bit.
+    std::size_t max_changed_bits = 0;
+    /// The entity's priority when no callback says otherwise: its type's
+    /// `static constexpr float replication_priority`, else 1.
+    float constant_priority = 1.0f;
     /// Sets slot `id` of the entity_array `array` to `slot`'s value, keeping
     /// the array's count of live entities.
     void (*assign)(void* array, std::size_t id, const void* slot) = nullptr;
@@ -54,16 +62,21 @@ struct slot_ops {
     std::size_t (*list_bytes)(const void* list) noexcept = nullptr;
 };
 
-/// One shared entity array of the State: an entity_array whose entity has
-/// no replication conditions, so that every client's view of a slot is a
-/// value_ref into the history.
-struct shared_array {
+/// One entity array of the State. A shared one's entity has no replication
+/// conditions, so that every client's view of a slot is a value_ref into
+/// the history; a conditioned one's view is the client's own copy.
+struct entity_array_layout {
     std::uint16_t field = 0;       ///< its index among the State's top-level fields
     std::uint32_t first_slot = 0;  ///< its slots' numbers start here, counted over every entity array
     std::uint32_t capacity = 0;
     std::size_t array_at = 0;      ///< the entity_array's offset in the State
     std::size_t slots_at = 0;      ///< its slot 0's offset in the State
     const slot_ops* ops = nullptr;
+    bool shared = false;
+    std::uint16_t shared_index = 0; ///< a shared array's place among the shared ones
+    /// bits_required_for_span(capacity - 1): what a delta's list of changed
+    /// slots spends on their count.
+    std::uint8_t count_bits = 0;
 
     const void* slot(const void* state, std::size_t id) const noexcept
     {
@@ -72,8 +85,24 @@ struct shared_array {
     void* array(void* state) const noexcept { return static_cast<unsigned char*>(state) + array_at; }
 };
 
+using shared_array = entity_array_layout;
+
 struct state_layout {
-    std::span<const shared_array> shared;
+    /// The shared entity array slot `slot` belongs to (nullptr: none).
+    const entity_array_layout* shared_of(std::size_t slot) const noexcept
+    {
+        for (const entity_array_layout& a : shared)
+            if (slot - a.first_slot < a.capacity)
+                return &a;
+        return nullptr;
+    }
+    /// The entity array that is top-level field `field`.
+    const entity_array_layout& array_of(std::size_t field) const noexcept { return *by_field[field]; }
+
+    std::span<const entity_array_layout> arrays; ///< every entity array, in field order
+    std::span<const entity_array_layout> shared; ///< the shared ones, in field order
+    /// Per top-level field, its entity array (nullptr: not one).
+    const entity_array_layout* const* by_field = nullptr;
     std::size_t slot_count = 0;  ///< entity slots over every entity array
     std::size_t state_size = 0;  ///< sizeof(State)
     const engine::object_ops* state_ops = nullptr;
@@ -101,6 +130,19 @@ std::size_t slot_next_differing(const void* a, const void* b, std::size_t from, 
         static_cast<void>(a), static_cast<void>(b), static_cast<void>(end);
         return from;
     }
+}
+template <class Entity>
+const void* slot_entity(const void* slot) noexcept
+{
+    return &**static_cast<const std::optional<Entity>*>(slot);
+}
+template <class Entity>
+constexpr float constant_priority() noexcept
+{
+    if constexpr (requires { Entity::replication_priority; })
+        return static_cast<float>(Entity::replication_priority);
+    else
+        return 1.0f;
 }
 template <class Array>
 void slot_assign(void* array, std::size_t id, const void* slot)
@@ -141,6 +183,9 @@ inline constexpr slot_ops slot_ops_v{&engine::entry_v<std::optional<typename Arr
                                      sizeof(std::optional<typename Array::value_type>),
                                      &slot_next_differing<typename Array::value_type>,
                                      &slot_has_value<typename Array::value_type>,
+                                     &slot_entity<typename Array::value_type>,
+                                     engine::max_changed_bits(engine::entry_v<std::optional<typename Array::value_type>>),
+                                     constant_priority<typename Array::value_type>(),
                                      &slot_assign<Array>,
                                      &slot_list_make<typename Array::value_type>,
                                      &slot_list_destroy<typename Array::value_type>,
@@ -152,12 +197,18 @@ template <class State>
 inline constexpr std::size_t shared_count = []<std::size_t... I>(std::index_sequence<I...>) {
     return (std::size_t{0} + ... + (is_shared_field<State, I> ? 1 : 0));
 }(std::make_index_sequence<reflect::field_count<State>>{});
+template <class State>
+inline constexpr std::size_t array_count = []<std::size_t... I>(std::index_sequence<I...>) {
+    return (std::size_t{0} + ... + (is_entity_field<State, I> ? 1 : 0));
+}(std::make_index_sequence<reflect::field_count<State>>{});
 
 /// The layout's arrays, with the offsets taken from the default State the
 /// engine keeps (offsets are not constant expressions).
 template <class State>
 struct layout_storage {
-    std::array<shared_array, shared_count<State>> shared{};
+    std::array<entity_array_layout, array_count<State>> arrays{};
+    std::array<entity_array_layout, shared_count<State>> shared{};
+    std::array<const entity_array_layout*, reflect::field_count<State>> by_field{};
     state_layout layout;
 
     layout_storage()
@@ -165,22 +216,30 @@ struct layout_storage {
         const State& s = engine::detail::default_object<State>;
         const auto* base = reinterpret_cast<const unsigned char*>(&s);
         std::size_t k = 0;
+        std::size_t j = 0;
         for_each_field_index<State>([&](auto index) {
             constexpr std::size_t I = decltype(index)::value;
-            if constexpr (is_shared_field<State, I>) {
+            if constexpr (is_entity_field<State, I>) {
                 using array_type = reflect::field_type_at<State, I>;
                 const auto& array = reflect::field_at<I>(s);
                 auto& slots = bitrep::detail::entity_array_access::slots(const_cast<array_type&>(array));
-                shared[k++] = {static_cast<std::uint16_t>(I),
-                               static_cast<std::uint32_t>(entity_slots_before<State, I>),
-                               static_cast<std::uint32_t>(array_type::capacity),
-                               static_cast<std::size_t>(reinterpret_cast<const unsigned char*>(&array) - base),
-                               static_cast<std::size_t>(reinterpret_cast<const unsigned char*>(slots.data()) - base),
-                               &slot_ops_v<array_type>};
+                arrays[j] = {static_cast<std::uint16_t>(I),
+                             static_cast<std::uint32_t>(entity_slots_before<State, I>),
+                             static_cast<std::uint32_t>(array_type::capacity),
+                             static_cast<std::size_t>(reinterpret_cast<const unsigned char*>(&array) - base),
+                             static_cast<std::size_t>(reinterpret_cast<const unsigned char*>(slots.data()) - base),
+                             &slot_ops_v<array_type>,
+                             is_shared_field<State, I>,
+                             static_cast<std::uint16_t>(k),
+                             static_cast<std::uint8_t>(bits_required_for_span(array_type::capacity - 1))};
+                if (arrays[j].shared)
+                    shared[k++] = arrays[j];
+                by_field[I] = &arrays[j];
+                ++j;
             }
         });
-        layout = {std::span<const shared_array>(shared), entity_slots_before<State>, sizeof(State),
-                  &engine::detail::object_ops_v<State>};
+        layout = {std::span<const entity_array_layout>(arrays), std::span<const entity_array_layout>(shared),
+                  by_field.data(), entity_slots_before<State>, sizeof(State), &engine::detail::object_ops_v<State>};
     }
 };
 

@@ -174,7 +174,7 @@ public:
         const auto at = std::lower_bound(changes.slots.begin(), changes.slots.end(), static_cast<std::uint32_t>(slot));
         if (at == changes.slots.end() || *at != slot)
             return nullptr;
-        const tick_list& list = changes.lists[shared_index(array)];
+        const tick_list& list = changes.lists[array.shared_index];
         return static_cast<const unsigned char*>(list.values) +
                (static_cast<std::size_t>(at - changes.slots.begin()) - list.start) * array.ops->stride;
     }
@@ -230,10 +230,6 @@ private:
     {
         return ref != empty_ref && (ref_of(at) + ref_period - ref) % ref_period >= limit;
     }
-    std::size_t shared_index(const shared_array& array) const noexcept
-    {
-        return static_cast<std::size_t>(&array - layout_.shared.data());
-    }
     void keep_superseded(const shared_array& array, std::size_t id, std::uint32_t next, const void* was);
 
     const state_layout& layout_;
@@ -250,54 +246,6 @@ private:
     std::vector<value_ref> superseded_refs_;
     void* superseded_ = nullptr;
     std::vector<std::size_t> renames_; ///< observe's: this tick's share of the sweep to rename
-};
-
-/// The history of a State, typed: the slots of its shared entity array I
-/// as std::optional<Entity>.
-template <class State>
-class world_history {
-    template <std::size_t I>
-    using slot_of = std::optional<typename entity_array_traits<reflect::field_type_at<State, I>>::entity>;
-    template <std::size_t I>
-    static constexpr std::size_t shared_index = []<std::size_t... J>(std::index_sequence<J...>) {
-        return (std::size_t{0} + ... + (is_shared_field<State, J> ? 1 : 0));
-    }(std::make_index_sequence<I>{});
-
-public:
-    static constexpr std::size_t slot_count = entity_slots_before<State>;
-
-    explicit world_history(std::size_t depth) : history_(layout_of<State>(), depth) {}
-
-    bool observe(const State& state) { return history_.observe(&state); }
-    std::uint32_t tick() const noexcept { return history_.tick(); }
-    const value_ref* refs() const noexcept { return history_.refs(); }
-    const State& current() const noexcept { return *static_cast<const State*>(history_.current()); }
-
-    template <std::size_t I>
-    BITREP_ALWAYS_INLINE const slot_of<I>* find(std::size_t id, value_ref ref) const noexcept
-    {
-        return static_cast<const slot_of<I>*>(history_.find(array<I>(), id, ref));
-    }
-    template <std::size_t I>
-    bool holds(std::size_t id, value_ref ref) const noexcept
-    {
-        return history_.holds(array<I>(), id, ref);
-    }
-    template <class F>
-    bool changes_since(std::uint32_t since, F&& f) const
-    {
-        return history_.changes_since(since, std::forward<F>(f));
-    }
-    std::size_t history_bytes() const noexcept { return history_.history_bytes(); }
-
-private:
-    template <std::size_t I>
-    const shared_array& array() const noexcept
-    {
-        return history_.layout().shared[shared_index<I>];
-    }
-
-    history history_;
 };
 
 } // namespace bitrep::replication
