@@ -139,7 +139,9 @@ public:
         c->ring_refs.resize(options_.window);
         for (auto& refs : c->ring_refs)
             refs.assign(slot_count, replication::empty_ref);
-        c->ring_fields.resize(options_.window);
+        c->ring_fields.assign(options_.window, default_fields_);
+        c->next_fields = default_fields_;
+        c->base_fields = default_fields_;
         c->next_refs.assign(slot_count, replication::empty_ref);
         c->base_state = std::make_unique<State>();
         c->base_refs.assign(slot_count, replication::empty_ref);
@@ -489,7 +491,9 @@ public:
         std::size_t bytes = sizeof(connection) + sizeof(State);
         for (const auto& refs : c->ring_refs)
             bytes += sizeof(refs) + refs.capacity() * sizeof(value_ref);
-        bytes += c->ring.capacity() * sizeof(sent_view) + c->ring_fields.capacity() * sizeof(private_type);
+        bytes += c->ring.capacity() * sizeof(sent_view);
+        for (const private_type& fields : c->ring_fields)
+            bytes += fields.bytes();
         bytes += (c->sent_log.capacity() + c->next_sent.capacity() + c->base_log.capacity()) * sizeof(slot_index);
         bytes += (c->next_refs.capacity() + c->base_refs.capacity()) * sizeof(value_ref);
         bytes += c->per_slot.capacity() * sizeof(slot_entry);
@@ -547,7 +551,18 @@ private:
         return std::array<std::size_t, sizeof...(I)>{replication::entity_slots_before<State, I>...};
     }(std::make_index_sequence<field_count>{});
     using value_ref = replication::value_ref;
-    using private_type = replication::private_fields<State>;
+    using private_type = replication::kept_values;
+    /// Top-level field I's value in a view's kept fields.
+    template <std::size_t I>
+    static auto& kept(private_type& values) noexcept
+    {
+        return *static_cast<reflect::field_type_at<State, I>*>(values.at(replication::private_index<State, I>));
+    }
+    template <std::size_t I>
+    static const auto& kept(const private_type& values) noexcept
+    {
+        return *static_cast<const reflect::field_type_at<State, I>*>(values.at(replication::private_index<State, I>));
+    }
     template <std::size_t I>
     using entity_slot = std::optional<typename replication::entity_array_traits<reflect::field_type_at<State, I>>::entity>;
     template <std::size_t I>
@@ -993,11 +1008,7 @@ private:
             c.per_slot[s].compared = replication::empty_ref;
             mark_stale(c, s);
         }
-        replication::for_each_field_index<State>([&](auto index) {
-            constexpr std::size_t I = decltype(index)::value;
-            if constexpr (!replication::is_shared_field<State, I>)
-                reflect::field_at<I>(*c.base_state) = replication::private_field<I, State>(c.ring_fields[row]);
-        });
+        assign_kept(c.base_state.get(), c.ring_fields[row]);
         c.base_fields = c.ring_fields[row];
         c.base_default = false;
         c.base_sequence = sequence;
@@ -1083,6 +1094,13 @@ private:
         c.base_log[static_cast<std::size_t>(c.base_log_end++) & (c.base_log.size() - 1)] = static_cast<slot_index>(slot);
     }
 
+    /// Sets `state`'s kept fields to `values`.
+    void assign_kept(void* state, const private_type& values) const
+    {
+        for (std::size_t k = 0; k < layout_.kept.size(); ++k)
+            layout_.kept[k].ops->assign(layout_.kept[k].in(state), values.at(k));
+    }
+
     void materialize_default(connection& c)
     {
         for (const replication::entity_array_layout& array : layout_.shared) {
@@ -1096,11 +1114,8 @@ private:
                 }
             }
         }
-        replication::for_each_field_index<State>([&](auto index) {
-            constexpr std::size_t I = decltype(index)::value;
-            if constexpr (!replication::is_shared_field<State, I>)
-                reflect::field_at<I>(*c.base_state) = reflect::field_at<I>(default_);
-        });
+        for (const replication::kept_field& f : layout_.kept)
+            f.ops->assign(f.in(c.base_state.get()), f.in(&default_));
         c.base_fields = default_fields_;
         c.base_default = true;
     }
@@ -1124,11 +1139,7 @@ private:
                 }
             });
         }
-        replication::for_each_field_index<State>([&](auto index) {
-            constexpr std::size_t I = decltype(index)::value;
-            if constexpr (!replication::is_shared_field<State, I>)
-                reflect::field_at<I>(out) = replication::private_field<I, State>(fields);
-        });
+        assign_kept(&out, fields);
         return found;
     }
 
@@ -1218,14 +1229,14 @@ private:
 
     /// An upper bound of the bits write_delta spends on value against base
     /// wherever it starts (the standard's 7 bits per alignment).
-    template <class T>
-    static std::size_t measured_delta_bits(const T& base, const T& value)
+    static std::size_t measured_delta_bits(const engine::field_entry& entry, const void* base, const void* value)
     {
         failure_record failure;
         basic_measure_stream<scope::replication> stream(failure);
-        static_cast<void>(bitrep::detail::run_delta(stream, base, base, const_cast<T&>(value)));
+        static_cast<void>(engine::delta(stream, entry, base, base, const_cast<void*>(value)));
         return stream.bits();
     }
+
     /// What changed of entity slot `target` against `base` (both of
     /// `array`), measured on the replication stream.
     static std::size_t measured_changed_bits(const replication::entity_array_layout& array, const void* base,
@@ -1357,21 +1368,19 @@ private:
     }
 
     /// Whether two views' other fields are equal on the wire.
-    static bool same_fields(const private_type& a, const private_type& b)
+    bool same_fields(const private_type& a, const private_type& b) const
     {
-        bool same = true;
-        replication::for_each_field_index<State>([&](auto index) {
-            constexpr std::size_t I = decltype(index)::value;
-            if constexpr (!replication::is_shared_field<State, I>) {
-                using field = reflect::field_type_at<State, I>;
-                const field& x = replication::private_field<I, State>(a);
-                const field& y = replication::private_field<I, State>(b);
-                same = same && (detail::identical_bytes(x, y) || bitrep::same_on_wire<scope::replication>(x, y));
-            }
-        });
-        return same;
+        for (std::size_t k = 0; k < layout_.kept.size(); ++k) {
+            const engine::field_entry& entry = *layout_.kept[k].entry;
+            const void* x = a.at(k);
+            const void* y = b.at(k);
+            const bool identical = entry.trivially_copyable && std::memcmp(x, y, entry.object_size) == 0;
+            if (!identical && !engine::same<scope::replication>(entry, x, y))
+                return false;
+        }
+        return true;
     }
-    static bool same_view(const std::vector<value_ref>& refs, const view_hash& hash, const private_type& fields,
+    bool same_view(const std::vector<value_ref>& refs, const view_hash& hash, const private_type& fields,
                           view_parts view)
     {
         if constexpr (hash_views) {
@@ -1386,7 +1395,7 @@ private:
 
     /// A coded section this tick encoded from the same three views (older:
     /// refs nullptr when the packet predicts from nothing), or nullptr.
-    static const coded_section* find_section(const scratch& sc, view_parts older, view_parts base, view_parts view)
+    const coded_section* find_section(const scratch& sc, view_parts older, view_parts base, view_parts view)
     {
         for (const coded_section& section : sc.sections) {
             if (!section.used || section.has_older != (older.refs != nullptr))
@@ -1812,7 +1821,7 @@ private:
         const replication::entity_array_layout& array = layout_.array_of(I);
         const auto& now = reflect::field_at<I>(state).slots();
         const auto& old = reflect::field_at<I>(base).slots();
-        const auto& sent = replication::private_field<I, State>(*previous.fields).slots();
+        const auto& sent = kept<I>(*previous.fields).slots();
         const bool previous_is_base = previous.fields == &c.base_fields;
         for (std::size_t slot = 0; slot < entity_capacity<I>; ++slot) {
             const entity_key key{static_cast<std::uint16_t>(I), static_cast<std::uint32_t>(slot)};
@@ -1954,7 +1963,7 @@ private:
             with_entity_field(array.field, [&](auto index) {
                 constexpr std::size_t I = decltype(index)::value;
                 if constexpr (!replication::is_shared_field<State, I>)
-                    detail::entity_array_access::assign(replication::private_field<I, State>(c.next_fields),
+                    detail::entity_array_access::assign(kept<I>(c.next_fields),
                                                         chosen.id, *static_cast<const entity_slot<I>*>(chosen.target));
             });
         }
@@ -2053,22 +2062,22 @@ private:
             header_bits += 1 + (c.inputs.any() ? 16 : 0);
         std::size_t used_bits = header_bits + 1 + (options_.check_value ? 32 : 0);
         start_next_view(c);
-        replication::for_each_field_index<State>([&](auto index) {
-            constexpr std::size_t I = decltype(index)::value;
-            if constexpr (replication::is_shared_field<State, I>) {
+        used_bits += layout_.shared.size(); // a changed bit each
+        for (std::size_t k = 0; k < layout_.kept.size(); ++k) {
+            const replication::kept_field& f = layout_.kept[k];
+            void* field = c.next_fields.at(k);
+            if (f.entity_array) {
+                // Its slots are taken one by one below, from the baseline's.
+                f.ops->assign(field, f.in(base));
                 used_bits += 1;
-            } else if constexpr (replication::is_entity_field<State, I>) {
-                replication::private_field<I, State>(c.next_fields) = reflect::field_at<I>(*base);
-                used_bits += 1;
-            } else {
-                const bool keep = c.any_unsendable && c.unsendable[slot_count + I];
-                auto& field = replication::private_field<I, State>(c.next_fields);
-                field = keep ? replication::private_field<I, State>(*previous.fields) : reflect::field_at<I>(state);
-                used_bits += measured_delta_bits(reflect::field_at<I>(*base), field);
-                if (!keep)
-                    note_sent_as_is(c, slot_count + I);
+                continue;
             }
-        });
+            const bool keep = c.any_unsendable && c.unsendable[slot_count + f.field];
+            f.ops->assign(field, keep ? previous.fields->at(k) : f.in(&state));
+            used_bits += measured_delta_bits(*f.entry, f.in(base), field);
+            if (!keep)
+                note_sent_as_is(c, slot_count + f.field);
+        }
 
         std::size_t budget_bytes = options_.max_packet_bytes;
         if (options_.bytes_per_second != 0) {
@@ -2426,7 +2435,9 @@ private:
     /// value, not per client), so atomic.
     std::unique_ptr<std::atomic<bool>[]> reported_;
     const State default_{};
-    const private_type default_fields_{};
+    /// A view's kept fields as value-initialized values (a default State's
+    /// initializers aside): the baseline's before any is acknowledged.
+    const private_type default_fields_{layout_};
     /// The world's recent past, shared by every client, and the state of
     /// the last update().
     replication::history history_;

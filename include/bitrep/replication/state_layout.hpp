@@ -10,6 +10,7 @@
 #include <cstring>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include <bitrep/engine/delta.hpp>
@@ -87,6 +88,26 @@ struct entity_array_layout {
 
 using shared_array = entity_array_layout;
 
+/// A value of one type made, copied and destroyed through function pointers.
+struct value_ops {
+    void* (*make)() = nullptr; ///< a new default-made value
+    void (*destroy)(void* value) noexcept = nullptr;
+    void (*assign)(void* to, const void* from) = nullptr;
+};
+
+/// A top-level field a client's view keeps by value: every field but the
+/// shared entity arrays (whose views are refs into the history).
+struct kept_field {
+    std::uint16_t field = 0; ///< its index among the State's top-level fields
+    std::size_t offset = 0;  ///< in the State
+    const engine::field_entry* entry = nullptr;
+    const value_ops* ops = nullptr;
+    bool entity_array = false; ///< a conditioned entity array (the client's own copies)
+
+    const void* in(const void* state) const noexcept { return static_cast<const unsigned char*>(state) + offset; }
+    void* in(void* state) const noexcept { return static_cast<unsigned char*>(state) + offset; }
+};
+
 struct state_layout {
     /// The shared entity array slot `slot` belongs to (nullptr: none).
     const entity_array_layout* shared_of(std::size_t slot) const noexcept
@@ -103,12 +124,31 @@ struct state_layout {
     std::span<const entity_array_layout> shared; ///< the shared ones, in field order
     /// Per top-level field, its entity array (nullptr: not one).
     const entity_array_layout* const* by_field = nullptr;
+    std::span<const kept_field> kept; ///< in field order
     std::size_t slot_count = 0;  ///< entity slots over every entity array
     std::size_t state_size = 0;  ///< sizeof(State)
     const engine::object_ops* state_ops = nullptr;
 };
 
 namespace detail {
+
+template <class T>
+void* value_make()
+{
+    return new T();
+}
+template <class T>
+void value_destroy(void* value) noexcept
+{
+    delete static_cast<T*>(value);
+}
+template <class T>
+void value_assign(void* to, const void* from)
+{
+    *static_cast<T*>(to) = *static_cast<const T*>(from);
+}
+template <class T>
+inline constexpr value_ops value_ops_v{&value_make<T>, &value_destroy<T>, &value_assign<T>};
 
 template <class Entity>
 bool slot_has_value(const void* slot) noexcept
@@ -209,6 +249,7 @@ struct layout_storage {
     std::array<entity_array_layout, array_count<State>> arrays{};
     std::array<entity_array_layout, shared_count<State>> shared{};
     std::array<const entity_array_layout*, reflect::field_count<State>> by_field{};
+    std::array<kept_field, reflect::field_count<State> - shared_count<State>> kept{};
     state_layout layout;
 
     layout_storage()
@@ -217,8 +258,16 @@ struct layout_storage {
         const auto* base = reinterpret_cast<const unsigned char*>(&s);
         std::size_t k = 0;
         std::size_t j = 0;
+        std::size_t m = 0;
         for_each_field_index<State>([&](auto index) {
             constexpr std::size_t I = decltype(index)::value;
+            if constexpr (!is_shared_field<State, I>) {
+                using field_type = reflect::field_type_at<State, I>;
+                kept[m++] = {static_cast<std::uint16_t>(I),
+                             static_cast<std::size_t>(
+                                 reinterpret_cast<const unsigned char*>(&reflect::field_at<I>(s)) - base),
+                             &engine::entry_v<field_type>, &value_ops_v<field_type>, is_entity_field<State, I>};
+            }
             if constexpr (is_entity_field<State, I>) {
                 using array_type = reflect::field_type_at<State, I>;
                 const auto& array = reflect::field_at<I>(s);
@@ -239,11 +288,83 @@ struct layout_storage {
             }
         });
         layout = {std::span<const entity_array_layout>(arrays), std::span<const entity_array_layout>(shared),
-                  by_field.data(), entity_slots_before<State>, sizeof(State), &engine::detail::object_ops_v<State>};
+                  by_field.data(), std::span<const kept_field>(kept), entity_slots_before<State>, sizeof(State),
+                  &engine::detail::object_ops_v<State>};
     }
 };
 
 } // namespace detail
+
+/// The values of a State's kept fields (state_layout::kept), in field
+/// order: what a client's view holds besides its refs. Made and copied
+/// through the fields' value_ops; every copy allocates nothing once made.
+class kept_values {
+public:
+    kept_values() = default;
+    explicit kept_values(const state_layout& layout) : layout_(&layout)
+    {
+        values_.reserve(layout.kept.size());
+        for (const kept_field& f : layout.kept)
+            values_.push_back(f.ops->make());
+    }
+    kept_values(const kept_values& other) : layout_(other.layout_)
+    {
+        if (layout_ == nullptr)
+            return;
+        values_.reserve(other.values_.size());
+        for (std::size_t k = 0; k < other.values_.size(); ++k) {
+            values_.push_back(layout_->kept[k].ops->make());
+            layout_->kept[k].ops->assign(values_[k], other.values_[k]);
+        }
+    }
+    kept_values(kept_values&& other) noexcept : layout_(other.layout_), values_(std::move(other.values_)) {}
+    kept_values& operator=(const kept_values& other)
+    {
+        if (this == &other)
+            return *this;
+        if (values_.size() != other.values_.size()) {
+            kept_values copy(other);
+            swap(copy);
+            return *this;
+        }
+        for (std::size_t k = 0; k < values_.size(); ++k)
+            layout_->kept[k].ops->assign(values_[k], other.values_[k]);
+        return *this;
+    }
+    kept_values& operator=(kept_values&& other) noexcept
+    {
+        swap(other);
+        return *this;
+    }
+    ~kept_values()
+    {
+        for (std::size_t k = 0; k < values_.size(); ++k)
+            layout_->kept[k].ops->destroy(values_[k]);
+    }
+    void swap(kept_values& other) noexcept
+    {
+        std::swap(layout_, other.layout_);
+        values_.swap(other.values_);
+    }
+    friend void swap(kept_values& a, kept_values& b) noexcept { a.swap(b); }
+
+    void* at(std::size_t k) noexcept { return values_[k]; }
+    const void* at(std::size_t k) const noexcept { return values_[k]; }
+    std::size_t size() const noexcept { return values_.size(); }
+    /// The bytes held: the values' objects (their own heap parts aside) and
+    /// the pointers to them.
+    std::size_t bytes() const noexcept
+    {
+        std::size_t total = sizeof(*this) + values_.capacity() * sizeof(void*);
+        for (std::size_t k = 0; k < values_.size(); ++k)
+            total += layout_->kept[k].entry->object_size;
+        return total;
+    }
+
+private:
+    const state_layout* layout_ = nullptr;
+    std::vector<void*> values_;
+};
 
 /// The State's layout, made on first use.
 template <class State>

@@ -49,41 +49,12 @@ inline constexpr std::uint32_t sweep_ticks = 4096;
 inline constexpr std::uint32_t drop_age = 40960;
 inline constexpr std::uint32_t view_age = 16384;
 
-/// The top-level fields a view keeps by value (all but the shared ones),
-/// as a std::tuple of their types.
-template <class State, std::size_t I, bool Private = !is_shared_field<State, I>>
-struct private_part {
-    using type = std::tuple<>;
-};
-template <class State, std::size_t I>
-struct private_part<State, I, true> {
-    using type = std::tuple<reflect::field_type_at<State, I>>;
-};
-template <class State, class Indices = std::make_index_sequence<reflect::field_count<State>>>
-struct private_fields_of;
-template <class State, std::size_t... I>
-struct private_fields_of<State, std::index_sequence<I...>> {
-    using type = decltype(std::tuple_cat(std::declval<typename private_part<State, I>::type>()...));
-};
-template <class State>
-using private_fields = typename private_fields_of<State>::type;
-
-/// Field I's place in private_fields<State>.
+/// Field I's place among the fields a view keeps by value (all but the
+/// shared entity arrays: state_layout::kept).
 template <class State, std::size_t I>
 inline constexpr std::size_t private_index = []<std::size_t... J>(std::index_sequence<J...>) {
     return (std::size_t{0} + ... + (is_shared_field<State, J> ? 0 : 1));
 }(std::make_index_sequence<I>{});
-
-template <std::size_t I, class State>
-auto& private_field(private_fields<State>& fields) noexcept
-{
-    return std::get<private_index<State, I>>(fields);
-}
-template <std::size_t I, class State>
-const auto& private_field(const private_fields<State>& fields) noexcept
-{
-    return std::get<private_index<State, I>>(fields);
-}
 
 /// Calls f(i) for each i in [0, n) where a[i] != b[i], in increasing i,
 /// 32 refs (64 bytes) at a time: with SSE2, one mask of the differing refs
