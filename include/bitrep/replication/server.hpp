@@ -143,7 +143,7 @@ public:
         c->next_fields = default_fields_;
         c->base_fields = default_fields_;
         c->next_refs.assign(slot_count, replication::empty_ref);
-        c->base_state = std::make_unique<State>();
+        c->base_state = replication::state_object(layout_);
         c->base_refs.assign(slot_count, replication::empty_ref);
         c->per_slot.assign(slot_count, slot_entry{});
         c->sent_log.assign(sent_log_size, 0);
@@ -323,8 +323,8 @@ public:
             if (history_.tick() + 1 - work.cache_tick >= replication::view_age) [[unlikely]] {
                 // Unused for so long that the refs of the views it holds
                 // may have been given out again: forget them.
-                work.view = State{};
-                work.older = State{};
+                work.view.reset();
+                work.older.reset();
                 std::fill(work.view_refs.begin(), work.view_refs.end(), replication::empty_ref);
                 std::fill(work.older_refs.begin(), work.older_refs.end(), replication::empty_ref);
             }
@@ -475,7 +475,7 @@ public:
         // A default State holds no entity: every slot as empty_ref names it.
         std::optional<State> out(std::in_place);
         std::vector<value_ref> held(slot_count, replication::empty_ref);
-        if (!materialize(*c, c->ring_refs[row].data(), c->ring_fields[row], *out, held))
+        if (!materialize(*c, c->ring_refs[row].data(), c->ring_fields[row], &*out, held))
             return std::nullopt;
         return out;
     }
@@ -669,8 +669,9 @@ private:
     /// holds so that the next packet (usually much the same) copies only the
     /// slots that differ.
     struct scratch {
-        State view{};
-        State older{};
+        explicit scratch(const replication::state_layout& layout) : view(layout), older(layout) {}
+        replication::state_object view;
+        replication::state_object older;
         std::vector<value_ref> view_refs = std::vector<value_ref>(slot_count, replication::empty_ref);
         std::vector<value_ref> older_refs = std::vector<value_ref>(slot_count, replication::empty_ref);
         /// Per entity slot, the last `cache_ways` deltas encoded for it this
@@ -705,7 +706,7 @@ private:
         {
             std::lock_guard<std::mutex> lock(server_.scratch_mutex_);
             if (server_.scratch_free_.empty()) {
-                held_ = std::make_unique<scratch>();
+                held_ = std::make_unique<scratch>(server_.layout_);
             } else {
                 held_ = std::move(server_.scratch_free_.back());
                 server_.scratch_free_.pop_back();
@@ -770,7 +771,7 @@ private:
         /// refs name (kept here, since the history forgets old values that
         /// a slow client may still hold), its refs, its other fields, and
         /// which packet it is (none: the default state).
-        std::unique_ptr<State> base_state;
+        replication::state_object base_state;
         std::vector<value_ref> base_refs;
         private_type base_fields{};
         /// The shared entity slots whose baseline ref may differ from the
@@ -934,7 +935,7 @@ private:
     /// c.base_state; else the default state. When a value of that view has
     /// left the history, the view materialized before stays the baseline
     /// while the client holds it.
-    const State* baseline(connection& c, replication::packet_header& header)
+    const void* baseline(connection& c, replication::packet_header& header)
     {
         header.has_baseline = false;
         if (c.has_acked && holds_baseline(c, c.newest_acked) && c.ring[c.newest_acked % options_.window].usable &&
@@ -1123,13 +1124,13 @@ private:
     /// Makes `out` (whose slots hold the values `held` names) the view
     /// `refs` + `fields` for this client. Returns false when a value it
     /// needs has left the history (then `out` is a mix, as `held` says).
-    bool materialize(const connection& c, const value_ref* refs, const private_type& fields, State& out,
+    bool materialize(const connection& c, const value_ref* refs, const private_type& fields, void* out,
                      std::vector<value_ref>& held) const
     {
         bool found = true;
         for (const replication::entity_array_layout& array : layout_.shared) {
             const std::size_t first = array.first_slot;
-            void* slots = array.array(&out);
+            void* slots = array.array(out);
             replication::for_each_mismatch(held.data() + first, refs + first, array.capacity, [&](std::size_t s) {
                 if (const void* value = value_of(c, array, s, refs[first + s])) {
                     array.ops->assign(slots, s, value);
@@ -1139,7 +1140,7 @@ private:
                 }
             });
         }
-        assign_kept(&out, fields);
+        assign_kept(out, fields);
         return found;
     }
 
@@ -1166,7 +1167,7 @@ private:
     /// when the client acknowledged it, or decoded the baseline against it,
     /// and no packet since could have taken its slot in the client's ring
     /// (fewer than `window` packets sent after it).
-    const State* older_state(const connection& c, replication::packet_header& header, const State* base,
+    const void* older_state(const connection& c, replication::packet_header& header, const void* base,
                              scratch& sc) const
     {
         header.has_older = false;
@@ -1199,7 +1200,7 @@ private:
         // Made into values only when the packet is encoded (not when it is
         // copied from another client's).
         sc.older_parts = {c.ring_refs[row].data(), &c.ring_fields[row], hash_at(c.ring[row])};
-        return &sc.older;
+        return sc.older.get();
     }
 
     /// Calls f(std::integral_constant<std::size_t, I>{}) for the entity array
@@ -1319,7 +1320,7 @@ private:
     /// the encoder would otherwise learn by comparing every slot); and, for
     /// the bit-packed encoder (`changes`), per array it changes, the slots
     /// it takes and their cached bits.
-    std::span<const detail::element_hint> element_hints(connection& c, const State& base, const State& view,
+    std::span<const detail::element_hint> element_hints(connection& c, const void* base, const void* view,
                                                         bool changes)
     {
         scratch& sc = *c.work;
@@ -1328,7 +1329,7 @@ private:
             for (const replication::entity_array_layout& array : layout_.shared) {
                 const auto in_array = [&](const auto& sent) { return sent.first == array.field; };
                 if (std::none_of(c.sent_ids.begin(), c.sent_ids.end(), in_array))
-                    sc.hints[count++] = {array.slot(&base, 0), nullptr, 0, nullptr, nullptr, array.slot(&view, 0)};
+                    sc.hints[count++] = {array.slot(base, 0), nullptr, 0, nullptr, nullptr, array.slot(view, 0)};
             }
             return std::span<const detail::element_hint>(sc.hints.data(), count);
         }
@@ -1340,7 +1341,7 @@ private:
             // take() lists the slots of shared entity arrays only.
             const replication::entity_array_layout& array = layout_.array_of(field);
             const value_ref ref = c.next_refs[array.first_slot + id];
-            const void* had = array.slot(&base, id);
+            const void* had = array.slot(base, id);
             const void* target = value_of(c, array, id, ref);
             cached_delta& entry = cached(c, array, id, ref, had, target);
             c.stats.shared_entity_deltas += entry.offset != cached_delta::no_words ? 1 : 0;
@@ -1359,9 +1360,9 @@ private:
             while (end < c.sent_ids.size() && c.sent_ids[end].first == array.field)
                 ++end;
             const auto* changed = end != start ? sc.hint_changed.data() + start : nullptr;
-            sc.hints[count++] = {array.slot(&base, 0), changed, end - start,
+            sc.hints[count++] = {array.slot(base, 0), changed, end - start,
                                  changed != nullptr ? sc.hint_words.data() + start : nullptr,
-                                 changed != nullptr ? sc.hint_bits.data() + start : nullptr, array.slot(&view, 0)};
+                                 changed != nullptr ? sc.hint_bits.data() + start : nullptr, array.slot(view, 0)};
             start = end;
         }
         return std::span<const detail::element_hint>(sc.hints.data(), count);
@@ -1524,7 +1525,7 @@ private:
     /// `used_bits` bounds everything else the packet holds, and on return
     /// the whole packet. Returns whether that bound is exact (measured)
     /// rather than the entities' upper bounds.
-    bool select_entities(connection& c, client_id id, const State& state, const State& base, view_parts previous,
+    bool select_entities(connection& c, client_id id, const State& state, const void* base, view_parts previous,
                          std::size_t& used_bits, std::size_t budget_bits)
     {
         if constexpr (slot_count != 0) {
@@ -1586,7 +1587,7 @@ private:
     }
 
     /// Fills c.candidates with this tick's candidates, every entity array's.
-    void collect_candidates(connection& c, client_id id, const State& state, const State& base, view_parts previous)
+    void collect_candidates(connection& c, client_id id, const State& state, const void* base, view_parts previous)
     {
         c.candidate_count = 0;
         refresh_stale(c);
@@ -1717,7 +1718,7 @@ private:
     /// relevancy or a value that cannot be encoded makes the target differ
     /// per client). A slot whose target equals the baseline's value on the
     /// wire takes the target's ref, so it is not compared again.
-    void collect_shared_candidates(connection& c, client_id id, const State& state, const State& base,
+    void collect_shared_candidates(connection& c, client_id id, const State& state, const void* base,
                                    view_parts previous, const replication::entity_array_layout& array)
     {
         const replication::slot_ops& ops = *array.ops;
@@ -1728,7 +1729,7 @@ private:
         const value_ref* now = history_.refs() + first;
         const value_ref* sent = previous.refs + first;
         const auto* current = static_cast<const unsigned char*>(array.slot(history_.current(), 0));
-        const auto* had = static_cast<const unsigned char*>(array.slot(&base, 0));
+        const auto* had = static_cast<const unsigned char*>(array.slot(base, 0));
         const auto* live = static_cast<const unsigned char*>(array.slot(&state, 0));
         slot_entry* entry = c.per_slot.data() + first;
         const bool called = has_priority_callback(array.field);
@@ -1815,12 +1816,12 @@ private:
     /// conditions: every slot, compared by value (views keep these arrays
     /// by value, as the client's conditioned copies differ per client).
     template <std::size_t I>
-    void collect_field_candidates(connection& c, client_id id, const State& state, const State& base,
+    void collect_field_candidates(connection& c, client_id id, const State& state, const void* base,
                                   view_parts previous)
     {
         const replication::entity_array_layout& array = layout_.array_of(I);
         const auto& now = reflect::field_at<I>(state).slots();
-        const auto& old = reflect::field_at<I>(base).slots();
+        const auto& old = reflect::field_at<I>(*static_cast<const State*>(base)).slots();
         const auto& sent = kept<I>(*previous.fields).slots();
         const bool previous_is_base = previous.fields == &c.base_fields;
         for (std::size_t slot = 0; slot < entity_capacity<I>; ++slot) {
@@ -1863,7 +1864,7 @@ private:
 
     /// Takes the candidates from c.candidates in order while they fit, and
     /// counts the rest deferred. Returns whether the bound is exact.
-    bool take_candidates(connection& c, const State& base, std::size_t& used_bits, std::size_t budget_bits)
+    bool take_candidates(connection& c, const void* base, std::size_t& used_bits, std::size_t budget_bits)
     {
         packet_bound bound{used_bits, budget_bits};
         for (const replication::entity_array_layout& array : layout_.arrays)
@@ -1906,7 +1907,7 @@ private:
 
     /// Takes `chosen` when the packet's bound with it stays within the
     /// budget. Returns whether it did.
-    BITREP_ALWAYS_INLINE bool try_take(connection& c, candidate& chosen, const State& base, packet_bound& bound)
+    BITREP_ALWAYS_INLINE bool try_take(connection& c, candidate& chosen, const void* base, packet_bound& bound)
     {
         array_use& use = bound.uses[chosen.field];
         const std::size_t grown_bits = use.index_bits + detail::listed_index_bits(chosen.id, detail::no_listed_index);
@@ -1916,7 +1917,7 @@ private:
         if (!bound.exact && (cost > bound.budget_bits || bound.used_bits + index_growth + cost > bound.budget_bits))
             measure_taken(c, base, bound);
         if (bound.exact)
-            cost = changed_bits(c, *use.array, chosen.id, chosen.ref, use.array->slot(&base, chosen.id), chosen.target);
+            cost = changed_bits(c, *use.array, chosen.id, chosen.ref, use.array->slot(base, chosen.id), chosen.target);
         const std::size_t bits = bound.used_bits + index_growth + cost;
         if (bits > bound.budget_bits)
             return false;
@@ -1940,12 +1941,12 @@ private:
 
     /// Counts the entities taken so far at their measured bits instead of
     /// their upper bounds.
-    void measure_taken(connection& c, const State& base, packet_bound& bound)
+    void measure_taken(connection& c, const void* base, packet_bound& bound)
     {
         for (const candidate* taken : c.taken) {
             const array_use& use = bound.uses[taken->field];
             bound.used_bits -= use.max_changed_bits - changed_bits(c, *use.array, taken->id, taken->ref,
-                                                                   use.array->slot(&base, taken->id), taken->target);
+                                                                   use.array->slot(base, taken->id), taken->target);
         }
         bound.exact = true;
     }
@@ -2050,8 +2051,8 @@ private:
         header.sequence = c.next_sequence;
         header.has_check_value = options_.check_value;
         header.coded = coded;
-        const State* base = baseline(c, header);
-        const State* older = coded ? older_state(c, header, base, sc) : base;
+        const void* base = baseline(c, header);
+        const void* older = coded ? older_state(c, header, base, sc) : base;
         const view_parts previous = previous_view(c);
         // Fields other than entities are brought to this tick (or, when the
         // tick's value cannot be encoded, kept as the client may have them);
@@ -2107,7 +2108,7 @@ private:
         if (coded && plan_bits > header_bits)
             plan_bits = header_bits + static_cast<std::size_t>(static_cast<double>(plan_bits - header_bits) / ratio);
         const std::uint64_t sent_before = c.stats.entities_sent;
-        const bool exact = select_entities(c, id, state, *base, previous, used_bits, plan_bits);
+        const bool exact = select_entities(c, id, state, base, previous, used_bits, plan_bits);
         if constexpr (has_messages) {
             // Unreliable messages in the room the state left, in real bits.
             const double state_bits = static_cast<double>(used_bits - header_bits) * ratio;
@@ -2118,11 +2119,12 @@ private:
         // The view as values, for the encoder: every value it names is the
         // baseline's or the world's now, so the history has it.
         auto materialize_view = [&]() -> status {
-            if (!materialize(c, c.next_refs.data(), c.next_fields, sc.view, sc.view_refs)) [[unlikely]]
+            if (!materialize(c, c.next_refs.data(), c.next_fields, sc.view.get(), sc.view_refs)) [[unlikely]]
                 return status(error::no_baseline, 0, reflect::type_name<State>(), "a value of the view left the history");
             return {};
         };
-        const State& view = sc.view;
+        const void* view = sc.view.get();
+        const engine::field_entry& state_entry = *layout_.state_entry;
         failure_record failure;
         const std::size_t prefix = c.guard.prefix();
         const std::size_t suffix = c.guard.suffix();
@@ -2160,14 +2162,14 @@ private:
                 if (status made = materialize_view(); !made) [[unlikely]]
                     return made;
                 if (header.has_older &&
-                    !materialize(c, sc.older_parts.refs, *sc.older_parts.fields, sc.older, sc.older_refs)) [[unlikely]]
+                    !materialize(c, sc.older_parts.refs, *sc.older_parts.fields, sc.older.get(), sc.older_refs)) [[unlikely]]
                     return status(error::no_baseline, 0, reflect::type_name<State>(),
                                   "a value of the older view left the history");
-                const hint_scope hints(element_hints(c, *base, view, false));
+                const hint_scope hints(element_hints(c, base, view, false));
                 status result = sc.coder.write_with(
                     std::span<std::uint8_t>(c.packet).subspan(start, limit - start), coded_bytes, [&](auto& coder) {
                         std::uint32_t check = replication::check_value;
-                        return write_delta(coder, *older, *base, view) &&
+                        return engine::delta(coder, state_entry, older, base, const_cast<void*>(view)) &&
                                (!options_.check_value || coder.serialize_bits(check, 32));
                     });
                 if (!result) [[unlikely]]
@@ -2184,8 +2186,8 @@ private:
         } else {
             if (status made = materialize_view(); !made) [[unlikely]]
                 return made;
-            const hint_scope hints(element_hints(c, *base, view, true));
-            bool ok = write_delta(stream, *base, view);
+            const hint_scope hints(element_hints(c, base, view, true));
+            bool ok = engine::delta(stream, state_entry, base, base, const_cast<void*>(view));
             if (ok && options_.check_value) {
                 std::uint32_t check = replication::check_value;
                 ok = stream.serialize_bits(check, 32);

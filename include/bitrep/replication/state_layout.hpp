@@ -127,28 +127,16 @@ struct state_layout {
     std::span<const kept_field> kept; ///< in field order
     std::size_t slot_count = 0;  ///< entity slots over every entity array
     std::size_t state_size = 0;  ///< sizeof(State)
-    const engine::object_ops* state_ops = nullptr;
+    const value_ops* state_ops = nullptr;
+    const engine::field_entry* state_entry = nullptr;
+    const void* state_defaults = nullptr; ///< a value-initialized State
 };
 
 namespace detail {
 
 template <class T>
-void* value_make()
-{
-    return new T();
-}
-template <class T>
-void value_destroy(void* value) noexcept
-{
-    delete static_cast<T*>(value);
-}
-template <class T>
-void value_assign(void* to, const void* from)
-{
-    *static_cast<T*>(to) = *static_cast<const T*>(from);
-}
-template <class T>
-inline constexpr value_ops value_ops_v{&value_make<T>, &value_destroy<T>, &value_assign<T>};
+inline constexpr value_ops value_ops_v{&engine::detail::make_object<T>, &engine::detail::destroy_object<T>,
+                                       &engine::detail::copy_object<T>};
 
 template <class Entity>
 bool slot_has_value(const void* slot) noexcept
@@ -289,7 +277,7 @@ struct layout_storage {
         });
         layout = {std::span<const entity_array_layout>(arrays), std::span<const entity_array_layout>(shared),
                   by_field.data(), std::span<const kept_field>(kept), entity_slots_before<State>, sizeof(State),
-                  &engine::detail::object_ops_v<State>};
+                  &value_ops_v<State>, &engine::entry_v<State>, &engine::detail::default_object<State>};
     }
 };
 
@@ -364,6 +352,38 @@ public:
 private:
     const state_layout* layout_ = nullptr;
     std::vector<void*> values_;
+};
+
+/// A State made, reset and destroyed through its layout: the server's
+/// baselines and the views it encodes.
+class state_object {
+public:
+    state_object() = default;
+    explicit state_object(const state_layout& layout) : layout_(&layout), object_(layout.state_ops->make()) {}
+    state_object(state_object&& other) noexcept : layout_(other.layout_), object_(other.object_)
+    {
+        other.object_ = nullptr;
+    }
+    state_object& operator=(state_object&& other) noexcept
+    {
+        std::swap(layout_, other.layout_);
+        std::swap(object_, other.object_);
+        return *this;
+    }
+    state_object(const state_object&) = delete;
+    state_object& operator=(const state_object&) = delete;
+    ~state_object()
+    {
+        if (object_ != nullptr)
+            layout_->state_ops->destroy(object_);
+    }
+    void* get() const noexcept { return object_; }
+    /// Back to a value-initialized State.
+    void reset() { layout_->state_ops->assign(object_, layout_->state_defaults); }
+
+private:
+    const state_layout* layout_ = nullptr;
+    void* object_ = nullptr;
 };
 
 /// The State's layout, made on first use.
