@@ -669,7 +669,13 @@ private:
     /// holds so that the next packet (usually much the same) copies only the
     /// slots that differ.
     struct scratch {
-        explicit scratch(const replication::state_layout& layout) : view(layout), older(layout) {}
+        explicit scratch(const replication::state_layout& layout) : view(layout), older(layout)
+        {
+            // Made now, so that keeping a section copies into them without
+            // allocating.
+            for (coded_section& section : sections)
+                section.older_fields = section.base_fields = section.view_fields = replication::kept_values(layout);
+        }
         replication::state_object view;
         replication::state_object older;
         std::vector<value_ref> view_refs = std::vector<value_ref>(slot_count, replication::empty_ref);
