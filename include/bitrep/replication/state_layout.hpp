@@ -10,6 +10,7 @@
 #include <cstring>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,11 @@ struct slot_ops {
     /// have moved).
     const void* (*push)(void* list, const void* slot) = nullptr;
     std::size_t (*list_bytes)(const void* list) noexcept = nullptr;
+    /// For an entity with replication conditions (else nullptr): sets the
+    /// slot `view` to the entity `slot` holds, with its conditioned members
+    /// as a client may have them (replication::apply_conditions): `had`, the
+    /// entity the client may hold (nullptr: none), and whether it owns it.
+    void (*apply_conditions)(void* view, const void* slot, const void* had, bool owned) = nullptr;
 };
 
 /// One entity array of the State. A shared one's entity has no replication
@@ -78,10 +84,20 @@ struct entity_array_layout {
     /// bits_required_for_span(capacity - 1): what a delta's list of changed
     /// slots spends on their count.
     std::uint8_t count_bits = 0;
+    std::uint16_t kept_index = 0; ///< a conditioned array's place among the kept fields
 
     const void* slot(const void* state, std::size_t id) const noexcept
     {
         return static_cast<const unsigned char*>(state) + slots_at + id * ops->stride;
+    }
+    /// Slot `id` of an object of the entity_array's own type.
+    void* slot_in_array(void* array_object, std::size_t id) const noexcept
+    {
+        return static_cast<unsigned char*>(array_object) + (slots_at - array_at) + id * ops->stride;
+    }
+    const void* slot_in_array(const void* array_object, std::size_t id) const noexcept
+    {
+        return static_cast<const unsigned char*>(array_object) + (slots_at - array_at) + id * ops->stride;
     }
     void* array(void* state) const noexcept { return static_cast<unsigned char*>(state) + array_at; }
 };
@@ -126,10 +142,12 @@ struct state_layout {
     const entity_array_layout* const* by_field = nullptr;
     std::span<const kept_field> kept; ///< in field order
     std::size_t slot_count = 0;  ///< entity slots over every entity array
+    std::size_t field_count = 0; ///< the State's top-level fields
     std::size_t state_size = 0;  ///< sizeof(State)
     const value_ops* state_ops = nullptr;
     const engine::field_entry* state_entry = nullptr;
     const void* state_defaults = nullptr; ///< a value-initialized State
+    std::string_view name;                ///< the State's type name, for error paths
 };
 
 namespace detail {
@@ -206,6 +224,23 @@ std::size_t slot_list_bytes(const void* list) noexcept
     return static_cast<const std::vector<std::optional<Entity>>*>(list)->capacity() * sizeof(std::optional<Entity>);
 }
 
+template <class Entity>
+void slot_apply_conditions(void* view, const void* slot, const void* had, bool owned)
+{
+    static const Entity defaults{};
+    auto& copy = *static_cast<std::optional<Entity>*>(view);
+    copy = *static_cast<const std::optional<Entity>*>(slot);
+    apply_conditions(*copy, static_cast<const Entity*>(had), owned, defaults);
+}
+template <class Entity>
+constexpr auto conditions_of() noexcept
+{
+    if constexpr (has_conditions<Entity>)
+        return &slot_apply_conditions<Entity>;
+    else
+        return static_cast<void (*)(void*, const void*, const void*, bool)>(nullptr);
+}
+
 template <class Array>
 inline constexpr slot_ops slot_ops_v{&engine::entry_v<std::optional<typename Array::value_type>>,
                                      sizeof(std::optional<typename Array::value_type>),
@@ -219,7 +254,8 @@ inline constexpr slot_ops slot_ops_v{&engine::entry_v<std::optional<typename Arr
                                      &slot_list_destroy<typename Array::value_type>,
                                      &slot_list_clear<typename Array::value_type>,
                                      &slot_list_push<typename Array::value_type>,
-                                     &slot_list_bytes<typename Array::value_type>};
+                                     &slot_list_bytes<typename Array::value_type>,
+                                     conditions_of<typename Array::value_type>()};
 
 template <class State>
 inline constexpr std::size_t shared_count = []<std::size_t... I>(std::index_sequence<I...>) {
@@ -268,7 +304,8 @@ struct layout_storage {
                              &slot_ops_v<array_type>,
                              is_shared_field<State, I>,
                              static_cast<std::uint16_t>(k),
-                             static_cast<std::uint8_t>(bits_required_for_span(array_type::capacity - 1))};
+                             static_cast<std::uint8_t>(bits_required_for_span(array_type::capacity - 1)),
+                             static_cast<std::uint16_t>(is_shared_field<State, I> ? 0 : m - 1)};
                 if (arrays[j].shared)
                     shared[k++] = arrays[j];
                 by_field[I] = &arrays[j];
@@ -276,8 +313,9 @@ struct layout_storage {
             }
         });
         layout = {std::span<const entity_array_layout>(arrays), std::span<const entity_array_layout>(shared),
-                  by_field.data(), std::span<const kept_field>(kept), entity_slots_before<State>, sizeof(State),
-                  &value_ops_v<State>, &engine::entry_v<State>, &engine::detail::default_object<State>};
+                  by_field.data(), std::span<const kept_field>(kept), entity_slots_before<State>,
+                  reflect::field_count<State>, sizeof(State), &value_ops_v<State>, &engine::entry_v<State>,
+                  &engine::detail::default_object<State>, reflect::type_name<State>()};
     }
 };
 
