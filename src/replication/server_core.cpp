@@ -39,8 +39,7 @@ public:
         : options_(options), layout_(layout), find_unencodable_(find), slot_count(layout.slot_count),
           field_count(layout.field_count), difference_limit(slot_count / 16),
           sent_log_size(std::bit_ceil(4 * (difference_limit + 1))), hash_views(slot_count >= 4096),
-          prefetch_far(slot_count >= 4096), slot_bits(static_cast<std::size_t>(std::bit_width(slot_count))),
-          slot_mask((std::uint64_t{1} << slot_bits) - 1), in_flight_shift(slot_bits + 32),
+          prefetch_far(slot_count >= 4096),
           typed_priority_(field_count), typed_relevant_(field_count), typed_owner_(field_count),
           reported_(new std::atomic<bool>[slot_count + field_count]), default_fields_(layout_),
           history_(layout_, std::max(options.history, 2 * ring_size(options.window))),
@@ -299,11 +298,6 @@ public:
     /// (2.4 MB per client at 10,000 slots). For the cube world's 1,024 it
     /// added 13,000 instructions per client per tick and no time.
     const bool prefetch_far;
-    /// A candidate's order key (order_key): the slot counted down in the
-    /// low slot_bits, the priority above, in flight on top.
-    const std::size_t slot_bits;
-    const std::uint64_t slot_mask;
-    const std::size_t in_flight_shift;
     /// An entity slot's number, counted over every entity array.
     using slot_index = std::uint32_t;
     /// An entity slot's delta from the value `base` names to the one
@@ -759,6 +753,7 @@ public:
     {
         const value_ref* base = c.base_refs.data();
         const std::size_t sent_mask = sent_log_size - 1;
+        const bool fetch_far = prefetch_far;
         const std::uint32_t sent_at = view.sent_at;
         const std::size_t sent_count = view.sent_count;
         const std::uint32_t from = view.log_at;
@@ -770,7 +765,7 @@ public:
         // fetched a few entries ahead.
         constexpr std::size_t ahead = 8;
         auto fetch = [&](std::size_t s) BITREP_LAMBDA_ALWAYS_INLINE {
-            if (prefetch_far) {
+            if (fetch_far) {
                 BITREP_PREFETCH(base + s);
                 BITREP_PREFETCH(refs + s);
             } else {
@@ -1348,9 +1343,11 @@ public:
     /// A candidate's place in the selection as one integer, the larger sent
     /// first: in flight first, then by priority, ties going to the earlier
     /// entity slot (the earlier field, then the earlier id). From the top:
-    /// in flight (1 bit), the priority (32), the slot counted down (as few
-    /// bits as the slots need).
-    std::uint64_t order_key(bool in_flight, float priority, std::size_t slot) const noexcept
+    /// in flight (1 bit), the priority (32), the slot counted down (31).
+    static constexpr std::size_t slot_bits = 31;
+    static constexpr std::uint64_t slot_mask = (std::uint64_t{1} << slot_bits) - 1;
+    static constexpr std::size_t in_flight_shift = slot_bits + 32;
+    static std::uint64_t order_key(bool in_flight, float priority, std::size_t slot) noexcept
     {
         // Floats as integers in the same order (+0 and -0 as one).
         std::uint32_t bits = std::bit_cast<std::uint32_t>(priority == 0.0f ? 0.0f : priority);
@@ -1358,7 +1355,7 @@ public:
         return (std::uint64_t{in_flight} << in_flight_shift) | (std::uint64_t{bits} << slot_bits) |
                (slot_mask - static_cast<std::uint64_t>(slot));
     }
-    std::size_t slot_of_key(std::uint64_t key) const noexcept
+    static std::size_t slot_of_key(std::uint64_t key) noexcept
     {
         return static_cast<std::size_t>(slot_mask - (key & slot_mask));
     }
@@ -1444,10 +1441,11 @@ public:
             // are in, the baseline's value of the slots to be compared.
             constexpr std::size_t ahead = 8;
             constexpr std::size_t far = 2 * ahead;
+            const bool fetch_far = prefetch_far;
             const slot_index* stale = c.stale.data();
             const std::size_t count = c.stale.size();
             for (std::size_t i = 0; i < count; ++i) {
-                if (prefetch_far && i + far < count) {
+                if (fetch_far && i + far < count) {
                     const std::size_t later = stale[i + far];
                     BITREP_PREFETCH(c.base_refs.data() + later);
                     BITREP_PREFETCH(c.per_slot.data() + later);
