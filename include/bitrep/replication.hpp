@@ -2,6 +2,7 @@
 // and the link simulator that tests them (docs/replication.md).
 #pragma once
 
+#include <bitrep/coded_delta.hpp>
 #include <bitrep/delta.hpp>
 #include <bitrep/replication/client.hpp>
 #include <bitrep/replication/link_simulator.hpp>

@@ -148,6 +148,7 @@ struct state_layout {
     const engine::field_entry* state_entry = nullptr;
     const void* state_defaults = nullptr; ///< a value-initialized State
     std::string_view name;                ///< the State's type name, for error paths
+    const std::string_view* field_names = nullptr; ///< per top-level field (empty for an aggregate's)
 };
 
 namespace detail {
@@ -274,6 +275,9 @@ struct layout_storage {
     std::array<entity_array_layout, shared_count<State>> shared{};
     std::array<const entity_array_layout*, reflect::field_count<State>> by_field{};
     std::array<kept_field, reflect::field_count<State> - shared_count<State>> kept{};
+    static constexpr auto names = []<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<std::string_view, sizeof...(I)>{reflect::field_id_at<State, I>().name...};
+    }(std::make_index_sequence<reflect::field_count<State>>{});
     state_layout layout;
 
     layout_storage()
@@ -315,7 +319,7 @@ struct layout_storage {
         layout = {std::span<const entity_array_layout>(arrays), std::span<const entity_array_layout>(shared),
                   by_field.data(), std::span<const kept_field>(kept), entity_slots_before<State>,
                   reflect::field_count<State>, sizeof(State), &value_ops_v<State>, &engine::entry_v<State>,
-                  &engine::detail::default_object<State>, reflect::type_name<State>()};
+                  &engine::detail::default_object<State>, reflect::type_name<State>(), names.data()};
     }
 };
 
@@ -408,8 +412,29 @@ public:
         std::swap(object_, other.object_);
         return *this;
     }
-    state_object(const state_object&) = delete;
-    state_object& operator=(const state_object&) = delete;
+    state_object(const state_object& other)
+        : layout_(other.layout_), object_(other.object_ != nullptr ? layout_->state_ops->make() : nullptr)
+    {
+        if (object_ != nullptr)
+            layout_->state_ops->assign(object_, other.object_);
+    }
+    state_object& operator=(const state_object& other)
+    {
+        if (this == &other)
+            return *this;
+        if (object_ != nullptr && other.object_ != nullptr && layout_ == other.layout_) {
+            layout_->state_ops->assign(object_, other.object_);
+            return *this;
+        }
+        state_object copy(other);
+        swap(copy);
+        return *this;
+    }
+    void swap(state_object& other) noexcept
+    {
+        std::swap(layout_, other.layout_);
+        std::swap(object_, other.object_);
+    }
     ~state_object()
     {
         if (object_ != nullptr)
