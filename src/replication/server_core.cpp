@@ -55,7 +55,123 @@ public:
             same_memo_[s].store(0, std::memory_order_relaxed);
     }
 
-    client_id add_client(const packet_key& key, std::uint64_t connection_id, std::unique_ptr<connection_parts> parts)
+    virtual ~impl() = default;
+    impl(const impl&) = delete;
+    impl& operator=(const impl&) = delete;
+
+    virtual client_id add_client(const packet_key& key, std::uint64_t connection_id,
+                                 std::unique_ptr<connection_parts> parts) = 0;
+    virtual void remove_client(client_id id) noexcept = 0;
+    virtual bool has_client(client_id id) const noexcept = 0;
+    virtual connection_parts* parts(client_id id) const noexcept = 0;
+    virtual std::size_t client_ids() const noexcept = 0;
+    virtual status replicate(client_id id, std::span<const std::uint8_t>& packet) = 0;
+    virtual status receive(client_id id, std::span<const std::uint8_t> bytes) = 0;
+    virtual const server_client_statistics* statistics(client_id id) const noexcept = 0;
+    virtual bool sent_state(client_id id, std::uint16_t sequence, void* out) const = 0;
+    virtual std::size_t client_bytes(client_id id) const noexcept = 0;
+    virtual std::size_t shared_bytes() const noexcept = 0;
+
+    void update(const void* state)
+    {
+        const bool changed = history_.observe(state);
+        observed_ = state;
+        if (changed && (history_.tick() & memo_tick_mask) == 0) // the memo's ticks wrapped (every 2^31 changes)
+            for (std::size_t s = 0; s < slot_count; ++s)
+                same_memo_[s].store(0, std::memory_order_relaxed);
+    }
+
+    std::size_t message_other_bits(std::size_t framing_bits, bool inputs) const noexcept
+    {
+        std::size_t bits = 8 * (prefix_bytes(options_.security) + suffix_bytes(options_.security)) + header_bits +
+                           coded_header_bits + 7 + framing_bits + 7 + 1 + (options_.check_value ? 32 : 0);
+        if (inputs)
+            bits += 17;
+        std::size_t always_sent = layout_.shared.size(); // a changed bit each
+        for (const kept_field& f : layout_.kept)
+            always_sent = bitrep::detail::add_bits(always_sent, f.entity_array ? 1 : engine::max_delta_bits(*f.entry));
+        return always_sent == unbounded_bits ? bits : bits + always_sent;
+    }
+
+    /// A kept field's value made on its own (a conditioned entity array's
+    /// copies for one client).
+    static std::shared_ptr<void> kept_object(const kept_field& f)
+    {
+        return std::shared_ptr<void>(f.ops->make(), f.ops->destroy);
+    }
+
+    replication_options options_;
+    /// The State as the code compiled in the library sees it.
+    const state_layout& layout_;
+    find_unencodable_function find_unencodable_;
+    /// Entity slots, over every entity array, and top-level fields.
+    const std::size_t slot_count;
+    const std::size_t field_count;
+    /// Past this many slots to look at, finding where a view differs from
+    /// the baseline's compares every slot instead (for_each_difference).
+    const std::size_t difference_limit;
+    /// The places of the ring of the slots recent packets took (sent_log):
+    /// a few packets' worth of difference_limit.
+    const std::size_t sent_log_size;
+    /// Whether views are compared by hashes kept as their refs change
+    /// (view_hash) rather than by their refs: from 4,096 slots, where
+    /// reading three ref arrays per client costs more than the hashes'
+    /// upkeep (four 64-bit mixes per changed ref; for the cube world's
+    /// 1,024 slots the upkeep measured 12,800 instructions per client per
+    /// tick, comparing a few hundred).
+    const bool hash_views;
+    /// Whether finding the candidates fetches each client's per-slot
+    /// entries ahead: from 4,096 slots, where they are seldom in the cache
+    /// (2.4 MB per client at 10,000 slots). For the cube world's 1,024 it
+    /// added 13,000 instructions per client per tick and no time.
+    const bool prefetch_far;
+    priority_function priority_;
+    relevancy_function relevant_;
+    /// Per top-level field: the typed callbacks of its entity array.
+    std::vector<entity_priority_function> typed_priority_;
+    std::vector<entity_relevancy_function> typed_relevant_;
+    std::vector<entity_owner_function> typed_owner_;
+    invalid_value_function on_invalid_;
+    /// Per entity slot, then per top-level field: reported to on_invalid_
+    /// and not encodable since. Shared by every connection (one report per
+    /// value, not per client), so atomic.
+    std::unique_ptr<std::atomic<bool>[]> reported_;
+    /// A view's kept fields as value-initialized values (a default State's
+    /// initializers aside): the baseline's before any is acknowledged.
+    const kept_values default_fields_;
+    /// The world's recent past, shared by every client, and the state of
+    /// the last update().
+    history history_;
+    /// Per shared entity slot: its last comparison (same_slot_memo). One
+    /// word each, relaxed: replicate() runs on several threads, and a word
+    /// is whole or not there.
+    static constexpr std::uint32_t memo_tick_mask = 0x7FFFFFFFu;
+    std::unique_ptr<std::atomic<std::uint64_t>[]> same_memo_;
+    const void* observed_ = nullptr;
+};
+
+/// The server's work for slot numbers of type SlotIndex: 2 bytes when the
+/// State's entity slots fit them (the per-slot arrays a client holds stay
+/// that small), else 4.
+template <class SlotIndex>
+class indexed_server final : public server_core::impl {
+public:
+    using impl::impl;
+
+    bool has_client(client_id id) const noexcept override { return find(id) != nullptr; }
+    connection_parts* parts(client_id id) const noexcept override
+    {
+        const connection* c = find(id);
+        return c != nullptr ? c->parts.get() : nullptr;
+    }
+    std::size_t client_ids() const noexcept override { return connections_.size(); }
+    const server_client_statistics* statistics(client_id id) const noexcept override
+    {
+        const connection* c = find(id);
+        return c != nullptr ? &c->stats : nullptr;
+    }
+    client_id add_client(const packet_key& key, std::uint64_t connection_id,
+                         std::unique_ptr<connection_parts> parts) override
     {
         auto c = std::make_unique<connection>();
         c->parts = std::move(parts);
@@ -103,7 +219,7 @@ public:
         return static_cast<client_id>(connections_.size() - 1);
     }
 
-    void remove_client(client_id id) noexcept
+    void remove_client(client_id id) noexcept override
     {
         connection* c = find(id);
         if (c == nullptr)
@@ -116,16 +232,7 @@ public:
         removals_pending_.store(true, std::memory_order_release);
     }
 
-    void update(const void* state)
-    {
-        const bool changed = history_.observe(state);
-        observed_ = state;
-        if (changed && (history_.tick() & memo_tick_mask) == 0) // the memo's ticks wrapped (every 2^31 changes)
-            for (std::size_t s = 0; s < slot_count; ++s)
-                same_memo_[s].store(0, std::memory_order_relaxed);
-    }
-
-    status replicate(client_id id, std::span<const std::uint8_t>& packet)
+    status replicate(client_id id, std::span<const std::uint8_t>& packet) override
     {
         packet = {};
         connection* c = find(id);
@@ -180,7 +287,7 @@ public:
         return {};
     }
 
-    status receive(client_id id, std::span<const std::uint8_t> bytes)
+    status receive(client_id id, std::span<const std::uint8_t> bytes) override
     {
         connection* c = find(id);
         if (c == nullptr) [[unlikely]]
@@ -197,7 +304,7 @@ public:
         return result;
     }
 
-    bool sent_state(client_id id, std::uint16_t sequence, void* out) const
+    bool sent_state(client_id id, std::uint16_t sequence, void* out) const override
     {
         const connection* c = find(id);
         if (c == nullptr)
@@ -211,7 +318,7 @@ public:
         return materialize(*c, c->ring_refs[row].data(), c->ring_fields[row], out, held);
     }
 
-    std::size_t client_bytes(client_id id) const noexcept
+    std::size_t client_bytes(client_id id) const noexcept override
     {
         const connection* c = find(id);
         if (c == nullptr)
@@ -233,7 +340,7 @@ public:
         return bytes;
     }
 
-    std::size_t shared_bytes() const noexcept
+    std::size_t shared_bytes() const noexcept override
     {
         std::size_t bytes = sizeof(*this) + history_.history_bytes();
         std::lock_guard<std::mutex> lock(scratch_mutex_);
@@ -254,52 +361,8 @@ public:
     /// and padding, and the fields sent in every packet at their bound
     /// (when they have one; else a message that leaves them no room waits
     /// until they are smaller).
-    std::size_t message_other_bits(std::size_t framing_bits, bool inputs) const noexcept
-    {
-        std::size_t bits = 8 * (prefix_bytes(options_.security) + suffix_bytes(options_.security)) + header_bits +
-                           coded_header_bits + 7 + framing_bits + 7 + 1 + (options_.check_value ? 32 : 0);
-        if (inputs)
-            bits += 17;
-        std::size_t always_sent = layout_.shared.size(); // a changed bit each
-        for (const kept_field& f : layout_.kept)
-            always_sent = bitrep::detail::add_bits(always_sent, f.entity_array ? 1 : engine::max_delta_bits(*f.entry));
-        return always_sent == unbounded_bits ? bits : bits + always_sent;
-    }
-
-    /// A kept field's value made on its own (a conditioned entity array's
-    /// copies for one client).
-    static std::shared_ptr<void> kept_object(const kept_field& f)
-    {
-        return std::shared_ptr<void>(f.ops->make(), f.ops->destroy);
-    }
-
-    replication_options options_;
-    /// The State as the code compiled in the library sees it.
-    const state_layout& layout_;
-    find_unencodable_function find_unencodable_;
-    /// Entity slots, over every entity array, and top-level fields.
-    const std::size_t slot_count;
-    const std::size_t field_count;
-    /// Past this many slots to look at, finding where a view differs from
-    /// the baseline's compares every slot instead (for_each_difference).
-    const std::size_t difference_limit;
-    /// The places of the ring of the slots recent packets took (sent_log):
-    /// a few packets' worth of difference_limit.
-    const std::size_t sent_log_size;
-    /// Whether views are compared by hashes kept as their refs change
-    /// (view_hash) rather than by their refs: from 4,096 slots, where
-    /// reading three ref arrays per client costs more than the hashes'
-    /// upkeep (four 64-bit mixes per changed ref; for the cube world's
-    /// 1,024 slots the upkeep measured 12,800 instructions per client per
-    /// tick, comparing a few hundred).
-    const bool hash_views;
-    /// Whether finding the candidates fetches each client's per-slot
-    /// entries ahead: from 4,096 slots, where they are seldom in the cache
-    /// (2.4 MB per client at 10,000 slots). For the cube world's 1,024 it
-    /// added 13,000 instructions per client per tick and no time.
-    const bool prefetch_far;
     /// An entity slot's number, counted over every entity array.
-    using slot_index = std::uint32_t;
+    using slot_index = SlotIndex;
     /// An entity slot's delta from the value `base` names to the one
     /// `target` names, measured, and its bits once encoded.
     struct cached_delta {
@@ -454,7 +517,7 @@ public:
     /// made on first use) and gives it back.
     class scratch_lease {
     public:
-        explicit scratch_lease(impl& server) : server_(server)
+        explicit scratch_lease(indexed_server& server) : server_(server)
         {
             std::lock_guard<std::mutex> lock(server_.scratch_mutex_);
             if (server_.scratch_free_.empty()) {
@@ -474,7 +537,7 @@ public:
         scratch& operator*() noexcept { return *held_; }
 
     private:
-        impl& server_;
+        indexed_server& server_;
         std::unique_ptr<scratch> held_;
     };
 
@@ -603,7 +666,7 @@ public:
     /// ends. Counted atomically, as replicate() runs on several threads.
     class connection_scope {
     public:
-        explicit connection_scope(impl& server) noexcept : server_(server)
+        explicit connection_scope(indexed_server& server) noexcept : server_(server)
         {
             server_.in_use_.fetch_add(1, std::memory_order_acq_rel);
         }
@@ -621,7 +684,7 @@ public:
         }
 
     private:
-        impl& server_;
+        indexed_server& server_;
     };
 
     /// The client's connection; none once removed (even while a call still
@@ -1941,7 +2004,7 @@ public:
     {
         forget_unsendable(c);
         struct context {
-            impl* server;
+            indexed_server* server;
             connection* c;
         } marking{this, &c};
         find_unencodable_(state, &marking, [](void* p, std::size_t index, entity_key key, const status& why) {
@@ -2034,36 +2097,14 @@ public:
     /// connection_fingerprint of every (key, connection id) pair given to
     /// add_client on the AEAD path: 8 bytes per connection ever added.
     std::vector<std::uint64_t> used_pairs_;
-    priority_function priority_;
-    relevancy_function relevant_;
-    /// Per top-level field: the typed callbacks of its entity array.
-    std::vector<entity_priority_function> typed_priority_;
-    std::vector<entity_relevancy_function> typed_relevant_;
-    std::vector<entity_owner_function> typed_owner_;
-    invalid_value_function on_invalid_;
-    /// Per entity slot, then per top-level field: reported to on_invalid_
-    /// and not encodable since. Shared by every connection (one report per
-    /// value, not per client), so atomic.
-    std::unique_ptr<std::atomic<bool>[]> reported_;
-    /// A view's kept fields as value-initialized values (a default State's
-    /// initializers aside): the baseline's before any is acknowledged.
-    const kept_values default_fields_;
-    /// The world's recent past, shared by every client, and the state of
-    /// the last update().
-    history history_;
-    /// Per shared entity slot: its last comparison (same_slot_memo). One
-    /// word each, relaxed: replicate() runs on several threads, and a word
-    /// is whole or not there.
-    static constexpr std::uint32_t memo_tick_mask = 0x7FFFFFFFu;
-    std::unique_ptr<std::atomic<std::uint64_t>[]> same_memo_;
-    const void* observed_ = nullptr;
     /// Scratch states lent to replicate() calls (see scratch_lease).
     mutable std::mutex scratch_mutex_;
-    std::vector<std::unique_ptr<scratch>> scratch_free_;
-};
+    std::vector<std::unique_ptr<scratch>> scratch_free_;};
 
 server_core::server_core(const state_layout& layout, const replication_options& options, find_unencodable_function find)
-    : impl_(std::make_unique<impl>(layout, options, find))
+    : impl_(layout.slot_count <= 0xFFFF
+                ? std::unique_ptr<impl>(std::make_unique<indexed_server<std::uint16_t>>(layout, options, find))
+                : std::unique_ptr<impl>(std::make_unique<indexed_server<std::uint32_t>>(layout, options, find)))
 {
 }
 server_core::~server_core() = default;
@@ -2079,13 +2120,9 @@ client_id server_core::add_client(const packet_key& key, std::uint64_t connectio
     return impl_->add_client(key, connection_id, std::move(parts));
 }
 void server_core::remove_client(client_id id) noexcept { impl_->remove_client(id); }
-bool server_core::has_client(client_id id) const noexcept { return impl_->find(id) != nullptr; }
-connection_parts* server_core::parts(client_id id) const noexcept
-{
-    const impl::connection* c = impl_->find(id);
-    return c != nullptr ? c->parts.get() : nullptr;
-}
-std::size_t server_core::client_ids() const noexcept { return impl_->connections_.size(); }
+bool server_core::has_client(client_id id) const noexcept { return impl_->has_client(id); }
+connection_parts* server_core::parts(client_id id) const noexcept { return impl_->parts(id); }
+std::size_t server_core::client_ids() const noexcept { return impl_->client_ids(); }
 void server_core::set_priority(priority_function f) { impl_->priority_ = std::move(f); }
 void server_core::set_relevancy(relevancy_function f) { impl_->relevant_ = std::move(f); }
 void server_core::set_priority(std::size_t field, entity_priority_function f)
@@ -2106,8 +2143,7 @@ status server_core::replicate(client_id id, std::span<const std::uint8_t>& packe
 status server_core::receive(client_id id, std::span<const std::uint8_t> bytes) { return impl_->receive(id, bytes); }
 const server_client_statistics* server_core::statistics(client_id id) const noexcept
 {
-    const impl::connection* c = impl_->find(id);
-    return c != nullptr ? &c->stats : nullptr;
+    return impl_->statistics(id);
 }
 bool server_core::sent_state(client_id id, std::uint16_t sequence, void* out) const
 {
