@@ -26,6 +26,9 @@
 
 namespace bitrep::replication {
 
+/// What the server keeps whatever the width of its slot numbers: the
+/// options, the State's layout, the callbacks and the world history. The
+/// work is indexed_server's.
 class server_core::impl {
 public:
     using priority_function = server_core::priority_function;
@@ -51,8 +54,6 @@ public:
             options_.max_packet_bytes, 16 + prefix_bytes(options_.security) + suffix_bytes(options_.security) - crc_bytes);
         for (std::size_t i = 0; i < slot_count + field_count; ++i)
             reported_[i].store(false, std::memory_order_relaxed);
-        for (std::size_t s = 0; s < slot_count; ++s)
-            same_memo_[s].store(0, std::memory_order_relaxed);
     }
 
     virtual ~impl() = default;
