@@ -1,5 +1,0 @@
-// Forwarding header, kept for one release (bitrep 0.1 → 0.2): this header
-// moved to <bitrep/annotations/field_flags.hpp>.
-#pragma once
-
-#include <bitrep/annotations/field_flags.hpp>
