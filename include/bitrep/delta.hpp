@@ -48,47 +48,6 @@ BITREP_ALWAYS_INLINE bool identical_bytes(const T& a, const T& b) noexcept
         return false;
 }
 
-/// Two encodings of a hook type whose bound is too large for the stack, per
-/// thread: they keep their capacity, so once they have grown to the largest
-/// encoding compared, comparing allocates nothing.
-struct encoding_scratch {
-    std::vector<std::uint8_t> a, b;
-};
-inline encoding_scratch& this_threads_encoding_scratch()
-{
-    thread_local encoding_scratch scratch;
-    return scratch;
-}
-
-/// What a writer already knows of one container's changed elements, so
-/// that it neither compares every element nor encodes again what it
-/// encoded for another packet: the replication server sets these around
-/// its write_delta (docs/replication.md, section 11). For the containers
-/// whose elements start at `base` and `value`: the number of elements that
-/// differ on the wire (comparing the containers answers from it: 0 is the
-/// same), and, for the delta's list of changed elements when `changed` is
-/// set, their indices, ascending, and optionally, per one of them, the bits
-/// of its delta after its changed bit (32-bit words, lowest bits first)
-/// when they do not depend on where they start (nullptr: encode it).
-struct element_hint {
-    const void* base = nullptr;
-    const std::uint32_t* changed = nullptr;
-    std::size_t count = 0;
-    const std::uint32_t* const* words = nullptr;
-    const std::uint32_t* bits = nullptr;
-    const void* value = nullptr;
-};
-/// The hints in force on this thread (empty but inside such a write).
-inline thread_local std::span<const element_hint> element_hints;
-
-inline const element_hint* find_element_hint(const void* base, const void* value) noexcept
-{
-    for (const element_hint& hint : element_hints)
-        if (hint.base == base && hint.value == value)
-            return &hint;
-    return nullptr;
-}
-
 /// The streams the engine runs deltas on: bitrep's own.
 template <class Stream>
 inline constexpr bool engine_delta_stream =

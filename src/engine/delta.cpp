@@ -149,10 +149,6 @@ bool same_value(const field_entry& e, const void* a, const void* b);
 template <scope Scope>
 bool same_elements(const field_entry& element, std::uint32_t stride, const bytes* a, const bytes* b, std::size_t n)
 {
-    if (n != 0 && !bitrep::detail::element_hints.empty()) [[unlikely]] {
-        if (const auto* hint = bitrep::detail::find_element_hint(a, b); hint != nullptr)
-            return hint->count == 0;
-    }
     for (std::size_t i = 0; i < n; ++i, a += stride, b += stride)
         if (!identical(element, a, b) && !same_value<Scope>(element, a, b))
             return false;
@@ -189,25 +185,6 @@ bool same_quat(const field_entry& e, const quat_floats& a, const quat_floats& b)
     return ca == cb;
 }
 
-/// Two encodings of a hook's value; the large ones in the thread's scratch.
-template <scope Scope>
-bool encode_for_comparison(const codec_calls<Scope>& calls, const void* value, std::vector<std::uint8_t>& buffer,
-                           std::size_t& bits)
-{
-    failure_record failure;
-    basic_measure_stream<Scope> measure(failure);
-    if (!calls.measure(measure, value))
-        return false;
-    bits = measure.exact_bits();
-    if (buffer.size() < (bits + 7) / 8)
-        buffer.resize((bits + 7) / 8);
-    basic_write_stream<Scope> stream(std::span<std::uint8_t>(buffer.data(), (bits + 7) / 8), failure);
-    if (!calls.write(stream, value))
-        return false;
-    stream.flush();
-    return true;
-}
-
 template <scope Scope>
 const codec_calls<Scope>& calls_of(const codec_access& codec) noexcept
 {
@@ -219,34 +196,53 @@ const codec_calls<Scope>& calls_of(const codec_access& codec) noexcept
         return codec.all;
 }
 
+/// Whether two values encode to the same bits, each written into its
+/// buffer (large enough for either encoding).
+template <scope Scope>
+bool same_bits_written(const codec_calls<Scope>& calls, const void* a, const void* b, std::span<std::uint8_t> buffer_a,
+                       std::span<std::uint8_t> buffer_b)
+{
+    failure_record failure_a;
+    failure_record failure_b;
+    basic_write_stream<Scope> stream_a(buffer_a, failure_a);
+    basic_write_stream<Scope> stream_b(buffer_b, failure_b);
+    if (!calls.write(stream_a, a) || !calls.write(stream_b, b))
+        return false;
+    if (stream_a.bit_position() != stream_b.bit_position())
+        return false;
+    const std::size_t used = stream_a.flush();
+    stream_b.flush();
+    return std::equal(buffer_a.begin(), buffer_a.begin() + static_cast<std::ptrdiff_t>(used), buffer_b.begin());
+}
+
 /// A hook's values compared by their encodings, bit for bit; a value that
 /// cannot be encoded counts as changed, so that the writer reports it.
+/// Encodings of up to 512 bytes are written on the stack; a hook without a
+/// bound that small is measured first, and only a value whose encoding is
+/// larger is written on the heap, for this comparison.
 template <scope Scope>
 bool same_encoding(const field_entry& e, const void* a, const void* b)
 {
     const codec_calls<Scope>& calls = calls_of<Scope>(*e.codec);
-    if (e.max_bits <= std::size_t{8} * 512) {
-        std::array<std::uint8_t, 513> bytes_a;
-        std::array<std::uint8_t, 513> bytes_b;
-        failure_record failure_a;
-        failure_record failure_b;
-        basic_write_stream<Scope> stream_a(std::span<std::uint8_t>(bytes_a.data(), e.max_bits / 8 + 1), failure_a);
-        basic_write_stream<Scope> stream_b(std::span<std::uint8_t>(bytes_b.data(), e.max_bits / 8 + 1), failure_b);
-        if (!calls.write(stream_a, a) || !calls.write(stream_b, b))
+    constexpr std::size_t on_stack = 512;
+    std::size_t bits = e.max_bits;
+    if (bits > 8 * on_stack) {
+        failure_record failure;
+        basic_measure_stream<Scope> measure_a(failure);
+        basic_measure_stream<Scope> measure_b(failure);
+        if (!calls.measure(measure_a, a) || !calls.measure(measure_b, b) ||
+            measure_a.exact_bits() != measure_b.exact_bits())
             return false;
-        if (stream_a.bit_position() != stream_b.bit_position())
-            return false;
-        const std::size_t used = stream_a.flush();
-        stream_b.flush();
-        return std::equal(bytes_a.begin(), bytes_a.begin() + static_cast<std::ptrdiff_t>(used), bytes_b.begin());
+        bits = measure_a.exact_bits();
     }
-    auto& scratch = bitrep::detail::this_threads_encoding_scratch();
-    std::size_t bits_a = 0;
-    std::size_t bits_b = 0;
-    if (!encode_for_comparison(calls, a, scratch.a, bits_a) || !encode_for_comparison(calls, b, scratch.b, bits_b))
-        return false;
-    const auto used = static_cast<std::ptrdiff_t>((bits_a + 7) / 8);
-    return bits_a == bits_b && std::equal(scratch.a.begin(), scratch.a.begin() + used, scratch.b.begin());
+    const std::size_t bytes = bits / 8 + 1;
+    if (bytes <= on_stack + 1) {
+        std::array<std::uint8_t, on_stack + 1> bytes_a;
+        std::array<std::uint8_t, on_stack + 1> bytes_b;
+        return same_bits_written(calls, a, b, std::span(bytes_a.data(), bytes), std::span(bytes_b.data(), bytes));
+    }
+    std::vector<std::uint8_t> heap(2 * bytes);
+    return same_bits_written(calls, a, b, std::span(heap.data(), bytes), std::span(heap.data() + bytes, bytes));
 }
 
 /// A map's entry's value (the second of its std::pair), or nullptr for a set.
@@ -495,6 +491,53 @@ struct walk {
     static constexpr scope field_scope = Stream::field_scope;
 
     Stream& stream;
+    /// What the writer was told of its containers' changed elements.
+    element_hints hints{};
+
+    const element_hint* find_hint(const void* base, const void* value) const noexcept
+    {
+        for (const element_hint& hint : hints)
+            if (hint.base == base && hint.value == value)
+                return &hint;
+        return nullptr;
+    }
+
+    /// same_value, answered from the hints for the containers they name.
+    bool same(const field_entry& e, const bytes* a, const bytes* b)
+    {
+        if (hints.empty()) [[likely]]
+            return same_value<field_scope>(e, a, b);
+        return hinted_same(e, a, b);
+    }
+    bool hinted_same(const field_entry& e, const bytes* a, const bytes* b)
+    {
+        if (!carried(e, field_scope))
+            return true;
+        switch (e.kind) {
+        case kind::structure:
+            for (std::uint32_t i = 0; i < e.nested->count; ++i) {
+                const std::uint32_t at = field_offset(*e.nested, i);
+                if (!hinted_same(e.nested->fields[i], a + at, b + at))
+                    return false;
+            }
+            return true;
+        case kind::proxy:
+            return hinted_same(*e.element, static_cast<const bytes*>(wire_part(e, a, 0)),
+                               static_cast<const bytes*>(wire_part(e, b, 1)));
+        case kind::vector: {
+            const std::size_t n = e.container->size(a);
+            const auto* hint = n != 0 && n == e.container->size(b)
+                                   ? find_hint(e.container->data(ptr(a)), e.container->data(ptr(b)))
+                                   : nullptr;
+            return hint != nullptr ? hint->count == 0 : same_value<field_scope>(e, a, b);
+        }
+        case kind::array: {
+            const auto* hint = e.min != 0 ? find_hint(a, b) : nullptr;
+            return hint != nullptr ? hint->count == 0 : same_value<field_scope>(e, a, b);
+        }
+        default: return same_value<field_scope>(e, a, b);
+        }
+    }
 
     bool fail_named_field(const type_table& t, std::uint32_t i)
     {
@@ -725,7 +768,7 @@ struct walk {
         }
         bool changed = false;
         if constexpr (!reading)
-            changed = !same_value<field_scope>(e, base, value);
+            changed = !same(e, base, value);
         bool changed_before = false;
         if constexpr (coded)
             changed_before = older != base && !identical(e, older, base) && !same_value<field_scope>(e, older, base);
@@ -1215,7 +1258,7 @@ struct walk {
         std::size_t index_bits = 0;
         std::size_t cursor = 0;
         bool keep = false;
-        const bitrep::detail::element_hint* hint = nullptr;
+        const element_hint* hint = nullptr;
         std::array<std::uint16_t, kept_most> kept;
     };
 
@@ -1224,12 +1267,12 @@ struct walk {
         return !identical(element, b, v) && !same_value<field_scope>(element, b, v);
     }
 
-    static void find_changed(changed_list& list, const field_entry& element, std::uint32_t stride, const bytes* base,
-                             const bytes* value, std::size_t common)
+    void find_changed(changed_list& list, const field_entry& element, std::uint32_t stride, const bytes* base,
+                      const bytes* value, std::size_t common) const
     {
         std::size_t previous = bitrep::detail::no_listed_index;
-        if (!bitrep::detail::element_hints.empty()) [[unlikely]] {
-            const auto* found = bitrep::detail::find_element_hint(base, value);
+        if (!hints.empty()) [[unlikely]] {
+            const auto* found = find_hint(base, value);
             if (found != nullptr && found->changed != nullptr) {
                 list.hint = found;
                 for (std::size_t k = 0; k < found->count; ++k) {
@@ -1480,9 +1523,10 @@ struct walk {
 } // namespace
 
 template <class Stream>
-bool delta(Stream& stream, const field_entry& entry, const void* older, const void* base, void* value)
+bool delta(Stream& stream, const field_entry& entry, const void* older, const void* base, void* value,
+           element_hints hints)
 {
-    walk<Stream> w{stream};
+    walk<Stream> w{stream, hints};
     return w.delta(entry, ptr(older), ptr(base), static_cast<bytes*>(value));
 }
 
@@ -1510,22 +1554,22 @@ bool read_whole(basic_read_stream<scope::save>& stream, const field_entry& entry
     return w.whole(entry, static_cast<bytes*>(value));
 }
 
-template bool delta(basic_write_stream<scope::all>&, const field_entry&, const void*, const void*, void*);
-template bool delta(basic_read_stream<scope::all>&, const field_entry&, const void*, const void*, void*);
-template bool delta(basic_measure_stream<scope::all>&, const field_entry&, const void*, const void*, void*);
-template bool delta(basic_coded_write_stream<scope::all>&, const field_entry&, const void*, const void*, void*);
-template bool delta(basic_coded_read_stream<scope::all>&, const field_entry&, const void*, const void*, void*);
-template bool delta(basic_write_stream<scope::save>&, const field_entry&, const void*, const void*, void*);
-template bool delta(basic_read_stream<scope::save>&, const field_entry&, const void*, const void*, void*);
-template bool delta(basic_measure_stream<scope::save>&, const field_entry&, const void*, const void*, void*);
-template bool delta(basic_coded_write_stream<scope::save>&, const field_entry&, const void*, const void*, void*);
-template bool delta(basic_coded_read_stream<scope::save>&, const field_entry&, const void*, const void*, void*);
-template bool delta(basic_write_stream<scope::replication>&, const field_entry&, const void*, const void*, void*);
-template bool delta(basic_read_stream<scope::replication>&, const field_entry&, const void*, const void*, void*);
-template bool delta(basic_measure_stream<scope::replication>&, const field_entry&, const void*, const void*, void*);
+template bool delta(basic_write_stream<scope::all>&, const field_entry&, const void*, const void*, void*, element_hints);
+template bool delta(basic_read_stream<scope::all>&, const field_entry&, const void*, const void*, void*, element_hints);
+template bool delta(basic_measure_stream<scope::all>&, const field_entry&, const void*, const void*, void*, element_hints);
+template bool delta(basic_coded_write_stream<scope::all>&, const field_entry&, const void*, const void*, void*, element_hints);
+template bool delta(basic_coded_read_stream<scope::all>&, const field_entry&, const void*, const void*, void*, element_hints);
+template bool delta(basic_write_stream<scope::save>&, const field_entry&, const void*, const void*, void*, element_hints);
+template bool delta(basic_read_stream<scope::save>&, const field_entry&, const void*, const void*, void*, element_hints);
+template bool delta(basic_measure_stream<scope::save>&, const field_entry&, const void*, const void*, void*, element_hints);
+template bool delta(basic_coded_write_stream<scope::save>&, const field_entry&, const void*, const void*, void*, element_hints);
+template bool delta(basic_coded_read_stream<scope::save>&, const field_entry&, const void*, const void*, void*, element_hints);
+template bool delta(basic_write_stream<scope::replication>&, const field_entry&, const void*, const void*, void*, element_hints);
+template bool delta(basic_read_stream<scope::replication>&, const field_entry&, const void*, const void*, void*, element_hints);
+template bool delta(basic_measure_stream<scope::replication>&, const field_entry&, const void*, const void*, void*, element_hints);
 template bool delta(basic_coded_write_stream<scope::replication>&, const field_entry&, const void*, const void*,
-                    void*);
-template bool delta(basic_coded_read_stream<scope::replication>&, const field_entry&, const void*, const void*, void*);
+                    void*, element_hints);
+template bool delta(basic_coded_read_stream<scope::replication>&, const field_entry&, const void*, const void*, void*, element_hints);
 template bool changed(basic_write_stream<scope::all>&, const field_entry&, const void*, const void*, void*);
 template bool changed(basic_read_stream<scope::all>&, const field_entry&, const void*, const void*, void*);
 template bool changed(basic_measure_stream<scope::all>&, const field_entry&, const void*, const void*, void*);

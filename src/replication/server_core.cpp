@@ -495,12 +495,12 @@ public:
         std::uint32_t stamps = 0;
         std::vector<std::uint32_t> words; ///< the cached deltas' bits
         std::vector<std::uint8_t> encoded;
-        /// The element hints of one packet (see bitrep::detail::element_hint).
+        /// The element hints of one packet (see engine::element_hint).
         std::vector<std::uint32_t> hint_changed;
         std::vector<std::uint32_t> hint_offsets;
         std::vector<const std::uint32_t*> hint_words;
         std::vector<std::uint32_t> hint_bits;
-        std::vector<bitrep::detail::element_hint> hints; ///< one per top-level field at most
+        std::vector<engine::element_hint> hints; ///< one per top-level field at most
         /// Per top-level field, what its entity array's entities take of
         /// the packet being built (packet_bound).
         std::vector<array_use> uses;
@@ -1091,7 +1091,7 @@ public:
     /// the encoder would otherwise learn by comparing every slot); and, for
     /// the bit-packed encoder (`changes`), per array it changes, the slots
     /// it takes and their cached bits.
-    std::span<const bitrep::detail::element_hint> element_hints(connection& c, const void* base, const void* view,
+    std::span<const engine::element_hint> element_hints(connection& c, const void* base, const void* view,
                                                         bool changes)
     {
         scratch& sc = *c.work;
@@ -1102,7 +1102,7 @@ public:
                 if (std::none_of(c.sent_ids.begin(), c.sent_ids.end(), in_array))
                     sc.hints[count++] = {array.slot(base, 0), nullptr, 0, nullptr, nullptr, array.slot(view, 0)};
             }
-            return std::span<const bitrep::detail::element_hint>(sc.hints.data(), count);
+            return std::span<const engine::element_hint>(sc.hints.data(), count);
         }
         std::sort(c.sent_ids.begin(), c.sent_ids.end());
         sc.hint_changed.clear();
@@ -1136,7 +1136,7 @@ public:
                                  changed != nullptr ? sc.hint_bits.data() + start : nullptr, array.slot(view, 0)};
             start = end;
         }
-        return std::span<const bitrep::detail::element_hint>(sc.hints.data(), count);
+        return std::span<const engine::element_hint>(sc.hints.data(), count);
     }
 
     /// Whether two views' other fields are equal on the wire.
@@ -1204,14 +1204,6 @@ public:
         section.view_fields = *view.fields;
         section.bytes.assign(bytes.begin(), bytes.end());
     }
-
-    /// Sets this thread's element hints for one write.
-    struct hint_scope {
-        explicit hint_scope(std::span<const bitrep::detail::element_hint> hints) noexcept { bitrep::detail::element_hints = hints; }
-        ~hint_scope() { bitrep::detail::element_hints = {}; }
-        hint_scope(const hint_scope&) = delete;
-        hint_scope& operator=(const hint_scope&) = delete;
-    };
 
     /// The priority of `entity` (the State's, or the client's conditioned
     /// copy), when a callback is set for its entity array (has_priority_callback).
@@ -1888,7 +1880,6 @@ public:
                     !materialize(c, sc.older_parts.refs, *sc.older_parts.fields, sc.older.get(), sc.older_refs)) [[unlikely]]
                     return status(error::no_baseline, 0, layout_.name,
                                   "a value of the older view left the history");
-                const hint_scope hints(element_hints(c, base, view, false));
                 // The models start afresh for each packet, so one set
                 // serves every client this scratch encodes for.
                 std::fill(sc.models.begin(), sc.models.end(), coded_slot{});
@@ -1896,7 +1887,8 @@ public:
                 basic_coded_write_stream<scope::replication> coder(
                     std::span<std::uint8_t>(c.packet).subspan(start, limit - start), sc.models, coded_failure);
                 std::uint32_t check = check_value;
-                if (!engine::delta(coder, state_entry, older, base, const_cast<void*>(view)) ||
+                if (!engine::delta(coder, state_entry, older, base, const_cast<void*>(view),
+                                   element_hints(c, base, view, false)) ||
                     (options_.check_value && !coder.serialize_bits(check, 32)) || !coder.finish(coded_bytes))
                     [[unlikely]]
                     return coder.failure_status(layout_.name);
@@ -1912,8 +1904,8 @@ public:
         } else {
             if (status made = materialize_view(); !made) [[unlikely]]
                 return made;
-            const hint_scope hints(element_hints(c, base, view, true));
-            bool ok = engine::delta(stream, state_entry, base, base, const_cast<void*>(view));
+            bool ok = engine::delta(stream, state_entry, base, base, const_cast<void*>(view),
+                                    element_hints(c, base, view, true));
             if (ok && options_.check_value) {
                 std::uint32_t check = check_value;
                 ok = stream.serialize_bits(check, 32);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include <bitrep/codec.hpp>
 #include <bitrep/engine/table.hpp>
@@ -14,13 +15,37 @@
 
 namespace bitrep::engine {
 
+/// What a writer already knows of one container's changed elements, so
+/// that it neither compares every element nor encodes again what it
+/// encoded for another packet (the replication server's, for its entity
+/// arrays: docs/replication.md, section 11). For the container whose
+/// elements start at `base` in the baseline and at `value` in the value
+/// written: the number of elements that differ on the wire (comparing the
+/// containers answers from it: 0 is the same), and, for the delta's list of
+/// changed elements when `changed` is set, their indices, ascending, and
+/// optionally, per one of them, the bits of its delta after its changed bit
+/// (32-bit words, lowest bits first) when they do not depend on where they
+/// start (nullptr: encode it).
+struct element_hint {
+    const void* base = nullptr;
+    const std::uint32_t* changed = nullptr;
+    std::size_t count = 0;
+    const std::uint32_t* const* words = nullptr;
+    const std::uint32_t* bits = nullptr;
+    const void* value = nullptr;
+};
+/// The hints of one write. They apply to the containers reached from the
+/// value through its structures and proxies (a State's entity arrays).
+using element_hints = std::span<const element_hint>;
+
 /// The changed bit, then what changed: write_delta's and read_delta's bytes.
 /// `older` is the state the baseline was itself sent against (the baseline
 /// again when there is none; only the coded streams read it). Reading
 /// assigns every carried part of `value`, from the baseline where nothing
-/// changed.
+/// changed. A writer may be given what it knows already (`hints`).
 template <class Stream>
-bool delta(Stream& stream, const field_entry& entry, const void* older, const void* base, void* value);
+bool delta(Stream& stream, const field_entry& entry, const void* older, const void* base, void* value,
+           element_hints hints = {});
 
 /// Whether a and b are equal on the wire (what costs one bit in a delta).
 template <scope Scope>
@@ -120,21 +145,21 @@ constexpr std::size_t max_changed_bits(const field_entry& e) noexcept
 }
 
 // Instantiated once, in the library.
-extern template bool delta(basic_write_stream<scope::all>&, const field_entry&, const void*, const void*, void*);
-extern template bool delta(basic_read_stream<scope::all>&, const field_entry&, const void*, const void*, void*);
-extern template bool delta(basic_measure_stream<scope::all>&, const field_entry&, const void*, const void*, void*);
-extern template bool delta(basic_coded_write_stream<scope::all>&, const field_entry&, const void*, const void*, void*);
-extern template bool delta(basic_coded_read_stream<scope::all>&, const field_entry&, const void*, const void*, void*);
-extern template bool delta(basic_write_stream<scope::save>&, const field_entry&, const void*, const void*, void*);
-extern template bool delta(basic_read_stream<scope::save>&, const field_entry&, const void*, const void*, void*);
-extern template bool delta(basic_measure_stream<scope::save>&, const field_entry&, const void*, const void*, void*);
-extern template bool delta(basic_coded_write_stream<scope::save>&, const field_entry&, const void*, const void*, void*);
-extern template bool delta(basic_coded_read_stream<scope::save>&, const field_entry&, const void*, const void*, void*);
-extern template bool delta(basic_write_stream<scope::replication>&, const field_entry&, const void*, const void*, void*);
-extern template bool delta(basic_read_stream<scope::replication>&, const field_entry&, const void*, const void*, void*);
-extern template bool delta(basic_measure_stream<scope::replication>&, const field_entry&, const void*, const void*, void*);
-extern template bool delta(basic_coded_write_stream<scope::replication>&, const field_entry&, const void*, const void*, void*);
-extern template bool delta(basic_coded_read_stream<scope::replication>&, const field_entry&, const void*, const void*, void*);
+extern template bool delta(basic_write_stream<scope::all>&, const field_entry&, const void*, const void*, void*, element_hints);
+extern template bool delta(basic_read_stream<scope::all>&, const field_entry&, const void*, const void*, void*, element_hints);
+extern template bool delta(basic_measure_stream<scope::all>&, const field_entry&, const void*, const void*, void*, element_hints);
+extern template bool delta(basic_coded_write_stream<scope::all>&, const field_entry&, const void*, const void*, void*, element_hints);
+extern template bool delta(basic_coded_read_stream<scope::all>&, const field_entry&, const void*, const void*, void*, element_hints);
+extern template bool delta(basic_write_stream<scope::save>&, const field_entry&, const void*, const void*, void*, element_hints);
+extern template bool delta(basic_read_stream<scope::save>&, const field_entry&, const void*, const void*, void*, element_hints);
+extern template bool delta(basic_measure_stream<scope::save>&, const field_entry&, const void*, const void*, void*, element_hints);
+extern template bool delta(basic_coded_write_stream<scope::save>&, const field_entry&, const void*, const void*, void*, element_hints);
+extern template bool delta(basic_coded_read_stream<scope::save>&, const field_entry&, const void*, const void*, void*, element_hints);
+extern template bool delta(basic_write_stream<scope::replication>&, const field_entry&, const void*, const void*, void*, element_hints);
+extern template bool delta(basic_read_stream<scope::replication>&, const field_entry&, const void*, const void*, void*, element_hints);
+extern template bool delta(basic_measure_stream<scope::replication>&, const field_entry&, const void*, const void*, void*, element_hints);
+extern template bool delta(basic_coded_write_stream<scope::replication>&, const field_entry&, const void*, const void*, void*, element_hints);
+extern template bool delta(basic_coded_read_stream<scope::replication>&, const field_entry&, const void*, const void*, void*, element_hints);
 extern template bool changed(basic_write_stream<scope::all>&, const field_entry&, const void*, const void*, void*);
 extern template bool changed(basic_read_stream<scope::all>&, const field_entry&, const void*, const void*, void*);
 extern template bool changed(basic_measure_stream<scope::all>&, const field_entry&, const void*, const void*, void*);
