@@ -193,14 +193,14 @@ public:
         for (auto& refs : c->ring_refs)
             refs.assign(slot_count, empty_ref);
         c->ring_fields.assign(options_.window, default_fields_);
-        c->next_fields = default_fields_;
+        c->draft.fields = default_fields_;
         c->base_fields = default_fields_;
-        c->next_refs.assign(slot_count, empty_ref);
+        c->draft.refs.assign(slot_count, empty_ref);
         c->base_state = state_object(layout_);
         c->base_refs.assign(slot_count, empty_ref);
         c->per_slot.assign(slot_count, slot_entry{});
         c->sent_log.assign(sent_log_size, 0);
-        c->next_sent.assign(difference_limit + 1, 0);
+        c->draft.sent.assign(difference_limit + 1, 0);
         c->base_log.assign(std::bit_ceil(difference_limit), 0);
         c->stale.reserve(slot_count);
         c->moved.assign(slot_count, 0);
@@ -208,7 +208,7 @@ public:
         // The candidates, their order keys and the taken list grow to what
         // the busiest tick so far needed, and stay.
         c->unsendable.assign(slot_count + field_count, 0);
-        c->mended.reserve(slot_count + field_count);
+        c->draft.mended.reserve(slot_count + field_count);
         c->packet.assign(options_.max_packet_bytes, 0);
         c->tokens = static_cast<double>(options_.max_packet_bytes);
         // The client's own copies of the entities of arrays with conditions.
@@ -247,44 +247,24 @@ public:
         const connection_scope in_use(*this);
         scratch_lease lease(*this);
         scratch& work = *lease;
-        if (work.cache_tick != history_.tick() + 1) {
-            if (history_.tick() + 1 - work.cache_tick >= view_age) [[unlikely]] {
-                // Unused for so long that the refs of the views it holds
-                // may have been given out again: forget them.
-                work.view.reset();
-                work.older.reset();
-                std::fill(work.view_refs.begin(), work.view_refs.end(), empty_ref);
-                std::fill(work.older_refs.begin(), work.older_refs.end(), empty_ref);
-            }
-            work.cache_tick = history_.tick() + 1;
-            work.words.clear();
-            for (coded_section& section : work.sections)
-                section.used = false;
-        }
-        c->work = &work;
-        const server_client_statistics stats_before = c->stats;
-        const double tokens_before = c->tokens;
-        const double ratio_before = c->coded_ratio;
-        std::size_t size = 0;
-        packet_header header;
-        status result = build_fitting(*c, id, state, header, size, stats_before, tokens_before, *lease);
+        start_tick(work);
+        status result = build_fitting(*c, work, id, state);
         if (!result && result.code() == error::value_out_of_range) [[unlikely]] {
             // Some value cannot be encoded: find which, leave those out, and
             // build the packet again without them.
-            roll_back(*c, stats_before, tokens_before);
+            drop(*c);
             if (mark_unsendable(*c, state))
-                result = build_fitting(*c, id, state, header, size, stats_before, tokens_before, *lease);
+                result = build_fitting(*c, work, id, state);
         }
+        forget_unsendable(*c);
         if (!result) [[unlikely]] {
-            roll_back(*c, stats_before, tokens_before);
-            c->coded_ratio = ratio_before;
-            forget_unsendable(*c);
+            drop(*c);
             return result;
         }
         if (c->removed) [[unlikely]]
             return status(error::unknown_client, 0, "client", "removed while its packet was built");
-        commit(*c, header, size);
-        packet = std::span<const std::uint8_t>(c->packet.data(), size);
+        commit(*c);
+        packet = std::span<const std::uint8_t>(c->packet.data(), c->draft.size);
         return {};
     }
 
@@ -330,12 +310,12 @@ public:
         bytes += c->ring.capacity() * sizeof(sent_view);
         for (const kept_values& fields : c->ring_fields)
             bytes += fields.bytes();
-        bytes += (c->sent_log.capacity() + c->next_sent.capacity() + c->base_log.capacity()) * sizeof(slot_index);
-        bytes += (c->next_refs.capacity() + c->base_refs.capacity()) * sizeof(value_ref);
+        bytes += (c->sent_log.capacity() + c->draft.sent.capacity() + c->base_log.capacity()) * sizeof(slot_index);
+        bytes += (c->draft.refs.capacity() + c->base_refs.capacity()) * sizeof(value_ref);
         bytes += c->per_slot.capacity() * sizeof(slot_entry);
         // NOLINTNEXTLINE(bugprone-sizeof-expression): `taken` holds pointers, and their size is what it allocates
         bytes += c->candidates.capacity() * sizeof(candidate) + c->taken.capacity() * sizeof(const candidate*);
-        bytes += c->unsendable.capacity() + c->mended.capacity() * sizeof(std::uint32_t) + c->packet.capacity();
+        bytes += c->unsendable.capacity() + c->draft.mended.capacity() * sizeof(std::uint32_t) + c->packet.capacity();
         bytes += c->order.capacity() * sizeof(std::uint64_t) +
                  (c->stale.capacity() + c->moved.capacity()) * sizeof(slot_index) + c->stale_flag.capacity();
         return bytes;
@@ -542,6 +522,26 @@ public:
         std::unique_ptr<scratch> held_;
     };
 
+    /// Readies a scratch for this tick: its cached deltas and coded
+    /// sections are of an earlier one.
+    void start_tick(scratch& work) const
+    {
+        if (work.cache_tick == history_.tick() + 1)
+            return;
+        if (history_.tick() + 1 - work.cache_tick >= view_age) [[unlikely]] {
+            // Unused for so long that the refs of the views it holds may
+            // have been given out again: forget them.
+            work.view.reset();
+            work.older.reset();
+            std::fill(work.view_refs.begin(), work.view_refs.end(), empty_ref);
+            std::fill(work.older_refs.begin(), work.older_refs.end(), empty_ref);
+        }
+        work.cache_tick = history_.tick() + 1;
+        work.words.clear();
+        for (coded_section& section : work.sections)
+            section.used = false;
+    }
+
     /// What a client's packets keep per entity slot for finding and
     /// ordering candidates, together: a candidate reads and writes one
     /// cache line of them (in worlds of 10,000 entities, where a client's
@@ -569,6 +569,51 @@ public:
         bool in_flight;     ///< sent since the baseline: the client may hold it already
         bool taken = false; ///< in this packet
     };
+    /// Everything building a packet changes of its connection, apart until
+    /// the packet exists: commit() applies it whole, a failed build drops it
+    /// whole (start() makes the next from the connection again). What a
+    /// build writes outside it holds whatever becomes of the packet: the
+    /// baseline made into values and what the selection learnt of it (the
+    /// slots found to differ or not), the candidates' places, the scratch.
+    struct packet_draft {
+        packet_header header;
+        std::size_t size = 0;
+        /// The view the packet brings the client to: a ref per entity slot
+        /// and the other fields by value, their hash (hash_views), and the
+        /// shared slots it takes, as slot numbers (difference_limit + 1
+        /// places: past difference_limit, too many to list) and as (field, id).
+        std::vector<value_ref> refs;
+        kept_values fields{};
+        view_hash hash;
+        std::vector<slot_index> sent;
+        std::size_t sent_count = 0;
+        std::vector<std::pair<std::uint16_t, std::uint32_t>> sent_ids;
+        /// Between packets, when refs_known: `refs` holds the view of the
+        /// packet refs_were describes (the ring row the last packet took
+        /// held it), for start_next_view.
+        sent_view refs_were{};
+        bool refs_known = false;
+        /// The connection's statistics, byte tokens and coded ratio as they
+        /// are once the packet is sent.
+        server_client_statistics stats;
+        double tokens = 0;
+        double coded_ratio = 1.0;
+        std::vector<std::uint32_t> mended; ///< reported values the packet sends as they are
+
+        /// A new draft on the connection's figures (`ratio`: the coded
+        /// ratio to plan with).
+        void start(const server_client_statistics& now, double tokens_now, double ratio)
+        {
+            header = {};
+            size = 0;
+            sent_count = 0;
+            sent_ids.clear();
+            stats = now;
+            tokens = tokens_now;
+            coded_ratio = ratio;
+            mended.clear();
+        }
+    };
     /// Everything replicate() touches belongs to one connection (or is read
     /// only, or atomic), so replicate() for different clients may run on
     /// different threads (docs/replication.md, "Threads").
@@ -576,13 +621,10 @@ public:
         bool removed = false; ///< by remove_client() during a call: freed when the outermost returns
         /// The packets in the window, by sequence % window, and their views
         /// (refs and other fields) at the same index. A packet's view is
-        /// built in next_refs and next_fields and swapped in only once the
-        /// packet exists: a failed replicate() leaves the ring as it was.
+        /// built in its draft and swapped in only once the packet exists.
         std::vector<sent_view> ring;
         std::vector<std::vector<value_ref>> ring_refs;
         std::vector<kept_values> ring_fields;
-        std::vector<value_ref> next_refs;
-        kept_values next_fields{};
         /// The baseline's view, materialized: a State holding the values its
         /// refs name (kept here, since the history forgets old values that
         /// a slow client may still hold), its refs, its other fields, and
@@ -611,15 +653,7 @@ public:
         /// last sent_log_size, sent_log_end counting all.
         std::vector<slot_index> sent_log;
         std::uint32_t sent_log_end = 0;
-        /// The packet being built's, difference_limit + 1 places.
-        std::vector<slot_index> next_sent;
-        std::size_t next_sent_count = 0;
-        /// Between packets, when next_known: next_refs holds the view of the
-        /// packet next_was describes (the ring row the last packet took held
-        /// it), for start_next_view.
-        sent_view next_was{};
-        bool next_known = false;
-        view_hash base_hash, next_hash; ///< of base_refs and next_refs (hash_views)
+        view_hash base_hash; ///< of base_refs (hash_views)
         std::uint32_t stale_tick = 0;
         bool stale_known = false; ///< else rebuilt by comparing every slot
         bool base_default = true;
@@ -632,19 +666,16 @@ public:
         /// Per entity slot, what finding and ordering candidates keeps
         /// (slot_entry): one cache line to fetch per candidate.
         std::vector<slot_entry> per_slot;
-        /// The shared entity slots this packet takes, as (field, id).
-        std::vector<std::pair<std::uint16_t, std::uint32_t>> sent_ids;
-        scratch* work = nullptr; ///< the scratch of the replicate() call under way
         std::vector<candidate> candidates;
         std::vector<std::uint64_t> order;         ///< the candidates' order_keys
         std::size_t candidate_count = 0;          ///< of candidates and order, those this packet's
         std::size_t tried_last = 0;               ///< candidates the last selection tried
         std::vector<const candidate*> taken; ///< taken at their type's bound, not yet measured
         /// Per entity slot, then per top-level field: its current value
-        /// cannot be encoded, so this packet keeps the client's last one.
+        /// cannot be encoded, so this replicate() call keeps the client's
+        /// last one (cleared when the call ends).
         std::vector<std::uint8_t> unsendable;
         bool any_unsendable = false;
-        std::vector<std::uint32_t> mended; ///< reported values this packet sends as they are
         std::vector<std::uint8_t> packet;
         packet_guard guard; ///< seals its state packets, opens its client's packets
         double tokens = 0;
@@ -653,6 +684,8 @@ public:
         /// learnt from this client's full packets: the selection may plan
         /// budget / ratio bit-packed bits.
         double coded_ratio = 1.0;
+        /// The packet being built (packet_draft).
+        packet_draft draft;
 
         /// Per entity array whose entity has replication conditions, an
         /// object of its type holding this client's copies.
@@ -866,8 +899,8 @@ public:
     void set_next_ref(connection& c, std::size_t slot, value_ref ref) const noexcept
     {
         if (hash_views)
-            rehash(c.next_hash, slot, c.next_refs[slot], ref);
-        c.next_refs[slot] = ref;
+            rehash(c.draft.hash, slot, c.draft.refs[slot], ref);
+        c.draft.refs[slot] = ref;
     }
 
     /// Changes a slot's baseline ref, in the log.
@@ -1023,20 +1056,18 @@ public:
     /// measured_changed_bits of entity slot `id` of `array`, from its
     /// baseline value to `target` (named `ref`), shared with the other
     /// clients of this tick whose baselines hold the same value.
-    std::size_t changed_bits(connection& c, const entity_array_layout& array, std::uint32_t id,
+    std::size_t changed_bits(const connection& c, scratch& sc, const entity_array_layout& array, std::uint32_t id,
                              value_ref ref, const void* base, const void* target)
     {
         if (array.shared)
-            return cached(c, array, id, ref, base, target).bound;
+            return cached(c, sc, array, id, ref, base, target).bound;
         return measured_changed_bits(array, base, target);
     }
 
-    BITREP_ALWAYS_INLINE cached_delta& cached(connection& c, const entity_array_layout& array,
-                                              std::uint32_t id,
-                         value_ref ref, const void* base, const void* target)
+    BITREP_ALWAYS_INLINE cached_delta& cached(const connection& c, scratch& sc, const entity_array_layout& array,
+                                              std::uint32_t id, value_ref ref, const void* base, const void* target)
     {
         const std::size_t first = array.first_slot;
-        scratch& sc = *c.work;
         const value_ref base_ref = c.base_refs[first + id];
         cached_delta* ways = &sc.cache[(first + id) * cache_ways];
         // The way to replace: one from an earlier tick, else the oldest.
@@ -1091,31 +1122,29 @@ public:
     /// the encoder would otherwise learn by comparing every slot); and, for
     /// the bit-packed encoder (`changes`), per array it changes, the slots
     /// it takes and their cached bits.
-    std::span<const engine::element_hint> element_hints(connection& c, const void* base, const void* view,
-                                                        bool changes)
+    engine::element_hints element_hints(connection& c, scratch& sc, const void* base, const void* view, bool changes)
     {
-        scratch& sc = *c.work;
         std::size_t count = 0;
         if (!changes) {
             for (const entity_array_layout& array : layout_.shared) {
                 const auto in_array = [&](const auto& sent) { return sent.first == array.field; };
-                if (std::none_of(c.sent_ids.begin(), c.sent_ids.end(), in_array))
+                if (std::none_of(c.draft.sent_ids.begin(), c.draft.sent_ids.end(), in_array))
                     sc.hints[count++] = {array.slot(base, 0), nullptr, 0, nullptr, nullptr, array.slot(view, 0)};
             }
-            return std::span<const engine::element_hint>(sc.hints.data(), count);
+            return engine::element_hints(sc.hints.data(), count);
         }
-        std::sort(c.sent_ids.begin(), c.sent_ids.end());
+        std::sort(c.draft.sent_ids.begin(), c.draft.sent_ids.end());
         sc.hint_changed.clear();
         sc.hint_offsets.clear();
         sc.hint_bits.clear();
-        for (const auto& [field, id] : c.sent_ids) {
+        for (const auto& [field, id] : c.draft.sent_ids) {
             // take() lists the slots of shared entity arrays only.
             const entity_array_layout& array = layout_.array_of(field);
-            const value_ref ref = c.next_refs[array.first_slot + id];
+            const value_ref ref = c.draft.refs[array.first_slot + id];
             const void* had = array.slot(base, id);
             const void* target = value_of(c, array, id, ref);
-            cached_delta& entry = cached(c, array, id, ref, had, target);
-            c.stats.shared_entity_deltas += entry.offset != cached_delta::no_words ? 1 : 0;
+            cached_delta& entry = cached(c, sc, array, id, ref, had, target);
+            c.draft.stats.shared_entity_deltas += entry.offset != cached_delta::no_words ? 1 : 0;
             const bool has_words = encode_cached(sc, entry, array, had, target);
             sc.hint_changed.push_back(id);
             sc.hint_offsets.push_back(has_words ? entry.offset : cached_delta::no_words);
@@ -1128,7 +1157,7 @@ public:
         std::size_t start = 0;
         for (const entity_array_layout& array : layout_.shared) {
             std::size_t end = start;
-            while (end < c.sent_ids.size() && c.sent_ids[end].first == array.field)
+            while (end < c.draft.sent_ids.size() && c.draft.sent_ids[end].first == array.field)
                 ++end;
             const auto* changed = end != start ? sc.hint_changed.data() + start : nullptr;
             sc.hints[count++] = {array.slot(base, 0), changed, end - start,
@@ -1136,7 +1165,7 @@ public:
                                  changed != nullptr ? sc.hint_bits.data() + start : nullptr, array.slot(view, 0)};
             start = end;
         }
-        return std::span<const engine::element_hint>(sc.hints.data(), count);
+        return engine::element_hints(sc.hints.data(), count);
     }
 
     /// Whether two views' other fields are equal on the wire.
@@ -1260,14 +1289,14 @@ public:
     /// `used_bits` bounds everything else the packet holds, and on return
     /// the whole packet. Returns whether that bound is exact (measured)
     /// rather than the entities' upper bounds.
-    bool select_entities(connection& c, client_id id, const void* state, const void* base, view_parts previous,
-                         std::size_t& used_bits, std::size_t budget_bits)
+    bool select_entities(connection& c, scratch& sc, client_id id, const void* state, const void* base,
+                         view_parts previous, std::size_t& used_bits, std::size_t budget_bits)
     {
         if (slot_count != 0) {
             collect_candidates(c, id, state, base, previous);
-            return take_candidates(c, base, used_bits, budget_bits);
+            return take_candidates(c, sc, base, used_bits, budget_bits);
         } else {
-            static_cast<void>(c), static_cast<void>(id), static_cast<void>(state), static_cast<void>(base);
+            static_cast<void>(c), static_cast<void>(sc), static_cast<void>(id), static_cast<void>(state), static_cast<void>(base);
             static_cast<void>(previous), static_cast<void>(used_bits), static_cast<void>(budget_bits);
             return true;
         }
@@ -1577,16 +1606,16 @@ public:
         std::size_t used_bits;
         std::size_t budget_bits;
         bool exact = false;
-        array_use* uses; ///< the scratch's, by field
+        scratch& sc; ///< the call's: its delta cache, and what each entity array takes (uses)
     };
 
     /// Takes the candidates from c.candidates in order while they fit, and
     /// counts the rest deferred. Returns whether the bound is exact.
-    bool take_candidates(connection& c, const void* base, std::size_t& used_bits, std::size_t budget_bits)
+    bool take_candidates(connection& c, scratch& sc, const void* base, std::size_t& used_bits, std::size_t budget_bits)
     {
-        packet_bound bound{used_bits, budget_bits, false, c.work->uses.data()};
+        packet_bound bound{used_bits, budget_bits, false, sc};
         for (const entity_array_layout& array : layout_.arrays)
-            bound.uses[array.field] = {0, 0, &array, array.capacity, array.count_bits, array.ops->max_changed_bits};
+            sc.uses[array.field] = {0, 0, &array, array.capacity, array.count_bits, array.ops->max_changed_bits};
         c.taken.clear();
         // Trying stops once the packet is full: after this many candidates
         // in a row that did not fit.
@@ -1627,7 +1656,7 @@ public:
     /// budget. Returns whether it did.
     BITREP_ALWAYS_INLINE bool try_take(connection& c, candidate& chosen, const void* base, packet_bound& bound)
     {
-        array_use& use = bound.uses[chosen.field];
+        array_use& use = bound.sc.uses[chosen.field];
         const std::size_t grown_bits = use.index_bits + bitrep::detail::listed_index_bits(chosen.id, bitrep::detail::no_listed_index);
         const std::size_t index_growth =
             index_overhead(use, use.count + 1, grown_bits) - index_overhead(use, use.count, use.index_bits);
@@ -1635,7 +1664,7 @@ public:
         if (!bound.exact && (cost > bound.budget_bits || bound.used_bits + index_growth + cost > bound.budget_bits))
             measure_taken(c, base, bound);
         if (bound.exact)
-            cost = changed_bits(c, *use.array, chosen.id, chosen.ref, use.array->slot(base, chosen.id), chosen.target);
+            cost = changed_bits(c, bound.sc, *use.array, chosen.id, chosen.ref, use.array->slot(base, chosen.id), chosen.target);
         const std::size_t bits = bound.used_bits + index_growth + cost;
         if (bits > bound.budget_bits)
             return false;
@@ -1662,8 +1691,8 @@ public:
     void measure_taken(connection& c, const void* base, packet_bound& bound)
     {
         for (const candidate* taken : c.taken) {
-            const array_use& use = bound.uses[taken->field];
-            bound.used_bits -= use.max_changed_bits - changed_bits(c, *use.array, taken->id, taken->ref,
+            const array_use& use = bound.sc.uses[taken->field];
+            bound.used_bits -= use.max_changed_bits - changed_bits(c, bound.sc, *use.array, taken->id, taken->ref,
                                                                    use.array->slot(base, taken->id), taken->target);
         }
         bound.exact = true;
@@ -1675,271 +1704,332 @@ public:
         const std::size_t first = array.first_slot;
         if (array.shared) {
             set_next_ref(c, first + chosen.id, chosen.ref);
-            if (c.next_sent_count <= difference_limit)
-                c.next_sent[c.next_sent_count++] = static_cast<slot_index>(first + chosen.id);
-            c.sent_ids.emplace_back(array.field, chosen.id);
+            if (c.draft.sent_count <= difference_limit)
+                c.draft.sent[c.draft.sent_count++] = static_cast<slot_index>(first + chosen.id);
+            c.draft.sent_ids.emplace_back(array.field, chosen.id);
         } else {
-            array.ops->assign(c.next_fields.at(array.kept_index), chosen.id, chosen.target);
+            array.ops->assign(c.draft.fields.at(array.kept_index), chosen.id, chosen.target);
         }
         chosen.taken = true;
         if (!(c.any_unsendable && c.unsendable[first + chosen.id]))
             note_sent_as_is(c, first + chosen.id);
-        c.stats.entities_sent += 1;
+        c.draft.stats.entities_sent += 1;
     }
 
     /// Counts a candidate left for a later packet.
     static void defer(connection& c, bool in_flight) noexcept
     {
-        c.stats.entities_deferred += 1;
-        c.stats.in_flight_dropped += in_flight ? 1 : 0;
+        c.draft.stats.entities_deferred += 1;
+        c.draft.stats.in_flight_dropped += in_flight ? 1 : 0;
     }
 
-    /// build_packet in the configured encoding. A coded packet that does
-    /// not fit is rolled back and built again with a more cautious ratio,
-    /// and as a last resort bit-packed, whose selection fits by
+    /// build_packet in the configured encoding, into c.draft. A coded packet
+    /// that does not fit is dropped and built again with a more cautious
+    /// ratio, and as a last resort bit-packed, whose selection fits by
     /// construction. A full state (no acknowledged baseline) goes
     /// bit-packed: with nothing to predict from, coding it saved 2% of its
     /// bytes for 7.5 times the time (docs/benchmarks.md, "Replication").
-    status build_fitting(connection& c, client_id id, const void* state, packet_header& header,
-                         std::size_t& size, const server_client_statistics& stats_before, double tokens_before,
-                         scratch& sc)
+    status build_fitting(connection& c, scratch& sc, client_id id, const void* state)
     {
-        packet_header probe;
-        baseline(c, probe);
-        const bool has_baseline = probe.has_baseline;
-        if (options_.encoding == replication_encoding::coded && has_baseline) {
+        packet_draft& draft = c.draft;
+        packet_header against;
+        const void* base = baseline(c, against);
+        double ratio = c.coded_ratio;
+        std::uint64_t rebuilds = c.stats.coded_rebuilds;
+        const auto start = [&] {
+            draft.start(c.stats, c.tokens, ratio);
+            draft.stats.coded_rebuilds = rebuilds;
+            draft.header.has_baseline = against.has_baseline;
+            draft.header.baseline = against.baseline;
+        };
+        if (options_.encoding == replication_encoding::coded && against.has_baseline) {
             constexpr int attempts = 3;
             for (int attempt = 0; attempt < attempts; ++attempt) {
-                status result = build_packet(c, id, state, header, size, true, sc);
+                start();
+                status result = build_packet(c, sc, id, state, base, true);
                 // A coded packet that left out every entity waiting (its
                 // header is larger, or the ratio grew too cautious) would
                 // starve them: the bit-packed one carries what it can.
-                const bool starved = c.stats.entities_sent == stats_before.entities_sent &&
-                                     c.stats.entities_deferred != stats_before.entities_deferred;
-                if (result && starved)
+                const bool starved = draft.stats.entities_sent == c.stats.entities_sent &&
+                                     draft.stats.entities_deferred != c.stats.entities_deferred;
+                if (result && starved) {
+                    ratio = draft.coded_ratio;
                     break;
+                }
                 if (result || result.code() != error::buffer_too_small)
                     return result;
-                const std::uint64_t rebuilds = c.stats.coded_rebuilds;
-                roll_back(c, stats_before, tokens_before);
-                c.stats.coded_rebuilds = rebuilds + 1;
-                c.coded_ratio = std::min(4.0, c.coded_ratio * 1.25);
+                drop(c);
+                rebuilds += 1;
+                ratio = std::min(4.0, draft.coded_ratio * 1.25);
             }
-            const std::uint64_t rebuilds = c.stats.coded_rebuilds;
-            roll_back(c, stats_before, tokens_before);
-            c.stats.coded_rebuilds = rebuilds;
-            c.stats.bit_packed_fallbacks += 1;
+            drop(c);
+            start();
+            draft.stats.bit_packed_fallbacks += 1;
+        } else {
+            start();
         }
-        return build_packet(c, id, state, header, size, false, sc);
+        return build_packet(c, sc, id, state, base, false);
     }
 
-    /// Makes c.next_refs the baseline's refs: where the view it holds (the
-    /// one the last packet's ring row held, c.next_was) differs from the
+    /// Makes the draft's refs the baseline's refs: where the view they hold
+    /// (the one the last packet's ring row held, refs_were) differs from the
     /// baseline, when the logs list those places; else by a copy. In a
     /// world where little changes this spares copying every ref for every
     /// packet.
     void start_next_view(connection& c) const
     {
-        value_ref* next = c.next_refs.data();
+        value_ref* next = c.draft.refs.data();
         const value_ref* base = c.base_refs.data();
-        if (c.next_known && listed(c, c.next_was))
-            for_each_difference(c, c.next_was, next, [&](std::size_t s) { next[s] = base[s]; });
+        if (c.draft.refs_known && listed(c, c.draft.refs_were))
+            for_each_difference(c, c.draft.refs_were, next, [&](std::size_t s) { next[s] = base[s]; });
         else
             std::copy_n(base, slot_count, next); // as fast as the scan, when every slot must be looked at
-        c.next_known = false; // until the packet is committed
+        c.draft.refs_known = false; // until the packet is committed
         if (hash_views)
-            c.next_hash = c.base_hash;
-        assert(std::equal(c.base_refs.begin(), c.base_refs.end(), c.next_refs.begin()));
+            c.draft.hash = c.base_hash;
+        assert(std::equal(c.base_refs.begin(), c.base_refs.end(), c.draft.refs.begin()));
     }
 
-    /// Builds the packet for `c` in c.packet and its view in c.next_refs and
-    /// c.next_fields, without touching what a failure must leave as it was,
-    /// but for what roll_back restores (priorities, statistics, tokens).
-    status build_packet(connection& c, client_id id, const void* state, packet_header& header,
-                        std::size_t& size, bool coded, scratch& sc)
+    /// What one build of a packet decided before writing it.
+    struct packet_plan {
+        bool coded;
+        const void* base;  ///< the baseline, as values
+        const void* older; ///< what a coded packet predicts from (the baseline: nothing)
+        view_parts previous;
+        std::optional<input_ack> inputs;
+        message_endpoint* messages;
+        /// What is sent as it is, never coded: CRC or tag, headers, input
+        /// ack and the messages' section.
+        std::size_t header_bits = 0;
+        /// The packet's bound so far, in bit-packed bits.
+        std::size_t used_bits = 0;
+        std::size_t budget_bytes = 0;
+        double ratio = 1.0;    ///< coded bits per planned bit (with a little room to spare)
+        bool exact = false;    ///< used_bits measured, not the entities' upper bounds
+        std::uint64_t sent_before = 0;
+    };
+
+    /// Builds the packet into the draft (started): c.packet's bytes and the
+    /// view they bring the client to.
+    status build_packet(connection& c, scratch& sc, client_id id, const void* state, const void* base, bool coded)
     {
-        header = {};
-        c.sent_ids.clear();
-        c.next_sent_count = 0;
-        header.sequence = c.next_sequence;
-        header.has_check_value = options_.check_value;
-        header.coded = coded;
-        const void* base = baseline(c, header);
-        const void* older = coded ? older_state(c, header, base, sc) : base;
-        const view_parts previous = previous_view(c);
-        // Fields other than entities are brought to this tick (or, when the
-        // tick's value cannot be encoded, kept as the client may have them);
-        // entities start as the client has them and are updated by priority.
-        std::size_t header_bits = 8 * (c.guard.prefix() + c.guard.suffix()) + replication::header_bits +
-                                  (coded ? coded_header_bits + 7 : 0);
-        const std::optional<input_ack> inputs = c.parts ? c.parts->inputs_ack() : std::nullopt;
-        message_endpoint* messages = c.parts ? c.parts->messages() : nullptr;
-        if (inputs)
-            header_bits += 1 + (inputs->any ? 16 : 0);
-        std::size_t used_bits = header_bits + 1 + (options_.check_value ? 32 : 0);
+        packet_draft& draft = c.draft;
+        draft.header.sequence = c.next_sequence;
+        draft.header.has_check_value = options_.check_value;
+        draft.header.coded = coded;
+        packet_plan plan{coded, base, coded ? older_state(c, draft.header, base, sc) : base, previous_view(c),
+                         c.parts ? c.parts->inputs_ack() : std::nullopt,
+                         c.parts ? c.parts->messages() : nullptr};
+        plan.header_bits = 8 * (c.guard.prefix() + c.guard.suffix()) + replication::header_bits +
+                           (coded ? coded_header_bits + 7 : 0);
+        if (plan.inputs)
+            plan.header_bits += 1 + (plan.inputs->any ? 16 : 0);
+        plan.used_bits = plan.header_bits + 1 + (options_.check_value ? 32 : 0);
         start_next_view(c);
-        used_bits += layout_.shared.size(); // a changed bit each
+        bring_fields(c, state, plan);
+        plan_budget(c, plan);
+        select(c, sc, id, state, plan);
+        return write_packet(c, sc, plan);
+    }
+
+    /// Brings the fields other than entities to this tick (or, when the
+    /// tick's value cannot be encoded, keeps them as the client may have
+    /// them), counting their bits; entities start as the client has them
+    /// and are taken by priority (select).
+    void bring_fields(connection& c, const void* state, packet_plan& plan)
+    {
+        plan.used_bits += layout_.shared.size(); // a changed bit each
         for (std::size_t k = 0; k < layout_.kept.size(); ++k) {
             const kept_field& f = layout_.kept[k];
-            void* field = c.next_fields.at(k);
+            void* field = c.draft.fields.at(k);
             if (f.entity_array) {
-                // Its slots are taken one by one below, from the baseline's.
-                f.ops->assign(field, f.in(base));
-                used_bits += 1;
+                // Its slots are taken one by one, from the baseline's.
+                f.ops->assign(field, f.in(plan.base));
+                plan.used_bits += 1;
                 continue;
             }
             const bool keep = c.any_unsendable && c.unsendable[slot_count + f.field];
-            f.ops->assign(field, keep ? previous.fields->at(k) : f.in(state));
-            used_bits += measured_delta_bits(*f.entry, f.in(base), field);
+            f.ops->assign(field, keep ? plan.previous.fields->at(k) : f.in(state));
+            plan.used_bits += measured_delta_bits(*f.entry, f.in(plan.base), field);
             if (!keep)
                 note_sent_as_is(c, slot_count + f.field);
         }
+    }
 
-        std::size_t budget_bytes = options_.max_packet_bytes;
+    /// The packet's byte budget (the token bucket's, refilled for this
+    /// tick), and the reliable messages in their share of it: like the
+    /// header they are sent as they are, never coded. The unreliable
+    /// part's end bit and the padding after the section count with them.
+    void plan_budget(connection& c, packet_plan& plan) const
+    {
+        packet_draft& draft = c.draft;
+        plan.budget_bytes = options_.max_packet_bytes;
         if (options_.bytes_per_second != 0) {
             const double per_tick = static_cast<double>(options_.bytes_per_second) / options_.tick_rate;
-            c.tokens = std::min(c.tokens + per_tick, std::max(per_tick, static_cast<double>(options_.max_packet_bytes)));
-            budget_bytes = c.tokens <= 0 ? 0 : std::min(budget_bytes, static_cast<std::size_t>(c.tokens));
+            draft.tokens =
+                std::min(draft.tokens + per_tick, std::max(per_tick, static_cast<double>(options_.max_packet_bytes)));
+            plan.budget_bytes =
+                draft.tokens <= 0 ? 0 : std::min(plan.budget_bytes, static_cast<std::size_t>(draft.tokens));
         }
-        // Reliable messages come first, within their share of the budget;
-        // like the header they are sent as they are, never coded. The
-        // unreliable part's end bit and the padding after the section are
-        // counted with them.
-        if (messages != nullptr) {
-            const std::size_t budget_bits = budget_bytes * 8;
-            const std::size_t share = static_cast<std::size_t>(static_cast<double>(budget_bits) *
-                                                               std::clamp(options_.reliable_share, 0.0, 1.0));
-            // The section's room: what the header and the fields always sent
-            // leave, less the padding after it.
-            const std::size_t whole = budget_bits > used_bits + 7 ? budget_bits - used_bits - 7 : 0;
-            const std::size_t message_bits = messages->plan_reliable(c.stats.packets_sent, share, whole) + 1 + 7;
-            header_bits += message_bits;
-            used_bits += message_bits;
-        }
-        // The selection plans in bit-packed bits; a coded packet holds
-        // about 1 / coded_ratio as many (with a little room to spare).
-        const double ratio = coded ? std::max(c.coded_ratio, 0.05) * 1.03 : 1.0;
-        std::size_t plan_bits = budget_bytes * 8;
-        if (coded && plan_bits > header_bits)
-            plan_bits = header_bits + static_cast<std::size_t>(static_cast<double>(plan_bits - header_bits) / ratio);
-        const std::uint64_t sent_before = c.stats.entities_sent;
-        const bool exact = select_entities(c, id, state, base, previous, used_bits, plan_bits);
-        if (messages != nullptr) {
-            // Unreliable messages in the room the state left, in real bits.
-            const double state_bits = static_cast<double>(used_bits - header_bits) * ratio;
-            const double left = static_cast<double>(budget_bytes * 8) - static_cast<double>(header_bits) - state_bits;
-            messages->plan_unreliable(left > 1 ? static_cast<std::size_t>(left) + 1 : 1);
-        }
+        if (plan.messages == nullptr)
+            return;
+        const std::size_t budget_bits = plan.budget_bytes * 8;
+        const std::size_t share =
+            static_cast<std::size_t>(static_cast<double>(budget_bits) * std::clamp(options_.reliable_share, 0.0, 1.0));
+        // The section's room: what the header and the fields always sent
+        // leave, less the padding after it.
+        const std::size_t whole = budget_bits > plan.used_bits + 7 ? budget_bits - plan.used_bits - 7 : 0;
+        const std::size_t message_bits = plan.messages->plan_reliable(c.stats.packets_sent, share, whole) + 1 + 7;
+        plan.header_bits += message_bits;
+        plan.used_bits += message_bits;
+    }
 
-        // The view as values, for the encoder: every value it names is the
-        // baseline's or the world's now, so the history has it.
-        auto materialize_view = [&]() -> status {
-            if (!materialize(c, c.next_refs.data(), c.next_fields, sc.view.get(), sc.view_refs)) [[unlikely]]
-                return status(error::no_baseline, 0, layout_.name, "a value of the view left the history");
-            return {};
-        };
-        const void* view = sc.view.get();
-        const engine::field_entry& state_entry = *layout_.state_entry;
+    /// The entities the packet takes, and the unreliable messages in the
+    /// room they leave. The selection plans in bit-packed bits; a coded
+    /// packet holds about 1 / coded_ratio as many.
+    void select(connection& c, scratch& sc, client_id id, const void* state, packet_plan& plan)
+    {
+        plan.ratio = plan.coded ? std::max(c.draft.coded_ratio, 0.05) * 1.03 : 1.0;
+        std::size_t plan_bits = plan.budget_bytes * 8;
+        if (plan.coded && plan_bits > plan.header_bits)
+            plan_bits = plan.header_bits +
+                        static_cast<std::size_t>(static_cast<double>(plan_bits - plan.header_bits) / plan.ratio);
+        plan.sent_before = c.draft.stats.entities_sent;
+        plan.exact = select_entities(c, sc, id, state, plan.base, plan.previous, plan.used_bits, plan_bits);
+        if (plan.messages != nullptr) {
+            // Unreliable messages in the room the state left, in real bits.
+            const double state_bits = static_cast<double>(plan.used_bits - plan.header_bits) * plan.ratio;
+            const double left =
+                static_cast<double>(plan.budget_bytes * 8) - static_cast<double>(plan.header_bits) - state_bits;
+            plan.messages->plan_unreliable(left > 1 ? static_cast<std::size_t>(left) + 1 : 1);
+        }
+    }
+
+    /// Writes the planned packet into c.packet and seals it.
+    status write_packet(connection& c, scratch& sc, const packet_plan& plan)
+    {
+        packet_draft& draft = c.draft;
         failure_record failure;
         const std::size_t prefix = c.guard.prefix();
         const std::size_t suffix = c.guard.suffix();
         basic_write_stream<scope::replication> stream(
             std::span<std::uint8_t>(c.packet).subspan(prefix, c.packet.size() - prefix - suffix), failure);
-        if (!header.serialize(stream)) [[unlikely]]
+        if (!draft.header.serialize(stream)) [[unlikely]]
             return stream.failure_status("packet");
-        if (inputs) {
-            input_ack ack = *inputs;
+        if (plan.inputs) {
+            input_ack ack = *plan.inputs;
             if (!ack.serialize(stream)) [[unlikely]]
                 return stream.failure_status("packet");
         }
-        if (messages != nullptr) {
-            if (!messages->write(stream) || !stream.serialize_align()) [[unlikely]]
+        if (plan.messages != nullptr) {
+            if (!plan.messages->write(stream) || !stream.serialize_align()) [[unlikely]]
                 return stream.failure_status("packet");
         }
-        if (coded) {
-            // The coded bytes start at the next byte and fill the budget at
-            // most (or the packet, when only what must go is in it).
-            const std::size_t start = prefix + stream.flush();
-            // Less the tag, on the AEAD path.
-            const std::size_t end =
-                c.stats.entities_sent != sent_before ? std::max(budget_bytes, start + suffix) : options_.max_packet_bytes;
-            const std::size_t limit = std::max(start, end - suffix);
-            std::size_t coded_bytes = 0;
-            const view_parts older_parts = header.has_older ? sc.older_parts : view_parts{nullptr, nullptr, {}};
-            const view_parts base_parts{c.base_refs.data(), &c.base_fields, c.base_hash};
-            const view_parts view_parts_{c.next_refs.data(), &c.next_fields, c.next_hash};
-            const coded_section* shared = find_section(sc, older_parts, base_parts, view_parts_);
-            if (shared != nullptr && shared->bytes.size() <= limit - start) {
-                std::copy(shared->bytes.begin(), shared->bytes.end(), c.packet.begin() + static_cast<std::ptrdiff_t>(start));
-                coded_bytes = shared->bytes.size();
-                c.stats.shared_sections += 1;
-            } else {
-                if (status made = materialize_view(); !made) [[unlikely]]
-                    return made;
-                if (header.has_older &&
-                    !materialize(c, sc.older_parts.refs, *sc.older_parts.fields, sc.older.get(), sc.older_refs)) [[unlikely]]
-                    return status(error::no_baseline, 0, layout_.name,
-                                  "a value of the older view left the history");
-                // The models start afresh for each packet, so one set
-                // serves every client this scratch encodes for.
-                std::fill(sc.models.begin(), sc.models.end(), coded_slot{});
-                failure_record coded_failure;
-                basic_coded_write_stream<scope::replication> coder(
-                    std::span<std::uint8_t>(c.packet).subspan(start, limit - start), sc.models, coded_failure);
-                std::uint32_t check = check_value;
-                if (!engine::delta(coder, state_entry, older, base, const_cast<void*>(view),
-                                   element_hints(c, base, view, false)) ||
-                    (options_.check_value && !coder.serialize_bits(check, 32)) || !coder.finish(coded_bytes))
-                    [[unlikely]]
-                    return coder.failure_status(layout_.name);
-                keep_section(sc, older_parts, base_parts, view_parts_,
-                             std::span<const std::uint8_t>(c.packet).subspan(start, coded_bytes));
-            }
-            size = start + coded_bytes + suffix;
-            if (exact && c.stats.entities_sent != sent_before) {
-                // Learn from full packets: quickly when coded grew, slowly when it shrank.
-                const double sample = static_cast<double>(8 * coded_bytes) / static_cast<double>(used_bits - header_bits);
-                c.coded_ratio += (sample - c.coded_ratio) * (sample > c.coded_ratio ? 0.5 : 0.125);
-            }
-        } else {
-            if (status made = materialize_view(); !made) [[unlikely]]
-                return made;
-            bool ok = engine::delta(stream, state_entry, base, base, const_cast<void*>(view),
-                                    element_hints(c, base, view, true));
-            if (ok && options_.check_value) {
-                std::uint32_t check = check_value;
-                ok = stream.serialize_bits(check, 32);
-            }
-            if (!ok) [[unlikely]]
-                return stream.failure_status(layout_.name);
-            size = prefix + stream.flush() + suffix;
-        }
+        const status written = plan.coded ? write_coded(c, sc, plan, prefix + stream.flush())
+                                          : write_bit_packed(c, sc, plan, stream);
+        if (!written) [[unlikely]]
+            return written;
         return c.guard.seal(options_.protocol_id, packet_kind::state,
-                            std::span<std::uint8_t>(c.packet.data(), size));
+                            std::span<std::uint8_t>(c.packet.data(), draft.size));
     }
 
-    /// The packet exists: its view joins the ring and it counts as sent.
-    void commit(connection& c, const packet_header& header, std::size_t size) noexcept
+    /// The draft's view as values, for the encoder: every value it names is
+    /// the baseline's or the world's now, so the history has it.
+    status materialize_view(const connection& c, scratch& sc) const
     {
+        if (!materialize(c, c.draft.refs.data(), c.draft.fields, sc.view.get(), sc.view_refs)) [[unlikely]]
+            return status(error::no_baseline, 0, layout_.name, "a value of the view left the history");
+        return {};
+    }
+
+    /// The state section bit-packed, after the head, and the check value.
+    status write_bit_packed(connection& c, scratch& sc, const packet_plan& plan,
+                            basic_write_stream<scope::replication>& stream)
+    {
+        if (status made = materialize_view(c, sc); !made) [[unlikely]]
+            return made;
+        const void* view = sc.view.get();
+        bool ok = engine::delta(stream, *layout_.state_entry, plan.base, plan.base, const_cast<void*>(view),
+                                element_hints(c, sc, plan.base, view, true));
+        if (ok && options_.check_value) {
+            std::uint32_t check = check_value;
+            ok = stream.serialize_bits(check, 32);
+        }
+        if (!ok) [[unlikely]]
+            return stream.failure_status(layout_.name);
+        c.draft.size = c.guard.prefix() + stream.flush() + c.guard.suffix();
+        return {};
+    }
+
+    /// The state section range coded, from byte `start`: copied from
+    /// another client's packet of this tick built from the same views, or
+    /// encoded. It fills the budget at most (or the packet, when only what
+    /// must go is in it).
+    status write_coded(connection& c, scratch& sc, const packet_plan& plan, std::size_t start)
+    {
+        packet_draft& draft = c.draft;
+        const std::size_t suffix = c.guard.suffix(); // the tag, on the AEAD path
+        const std::size_t end = draft.stats.entities_sent != plan.sent_before
+                                    ? std::max(plan.budget_bytes, start + suffix)
+                                    : options_.max_packet_bytes;
+        const std::span<std::uint8_t> room =
+            std::span<std::uint8_t>(c.packet).subspan(start, std::max(start, end - suffix) - start);
+        const view_parts older_parts = draft.header.has_older ? sc.older_parts : view_parts{nullptr, nullptr, {}};
+        const view_parts base_parts{c.base_refs.data(), &c.base_fields, c.base_hash};
+        const view_parts view_parts_{draft.refs.data(), &draft.fields, draft.hash};
+        std::size_t coded_bytes = 0;
+        const coded_section* shared = find_section(sc, older_parts, base_parts, view_parts_);
+        if (shared != nullptr && shared->bytes.size() <= room.size()) {
+            std::copy(shared->bytes.begin(), shared->bytes.end(), room.begin());
+            coded_bytes = shared->bytes.size();
+            draft.stats.shared_sections += 1;
+        } else {
+            if (status coded = encode_coded(c, sc, plan, room, coded_bytes); !coded) [[unlikely]]
+                return coded;
+            keep_section(sc, older_parts, base_parts, view_parts_, room.first(coded_bytes));
+        }
+        draft.size = start + coded_bytes + suffix;
+        if (plan.exact && draft.stats.entities_sent != plan.sent_before) {
+            // Learn from full packets: quickly when coded grew, slowly when it shrank.
+            const double sample =
+                static_cast<double>(8 * coded_bytes) / static_cast<double>(plan.used_bits - plan.header_bits);
+            draft.coded_ratio += (sample - draft.coded_ratio) * (sample > draft.coded_ratio ? 0.5 : 0.125);
+        }
+        return {};
+    }
+
+    /// Range codes the draft's view against the baseline (predicting from
+    /// the older view) into `room`; `bytes` is what it took.
+    status encode_coded(connection& c, scratch& sc, const packet_plan& plan, std::span<std::uint8_t> room,
+                        std::size_t& bytes)
+    {
+        if (status made = materialize_view(c, sc); !made) [[unlikely]]
+            return made;
+        if (c.draft.header.has_older &&
+            !materialize(c, sc.older_parts.refs, *sc.older_parts.fields, sc.older.get(), sc.older_refs)) [[unlikely]]
+            return status(error::no_baseline, 0, layout_.name, "a value of the older view left the history");
+        const void* view = sc.view.get();
+        // The models start afresh for each packet, so one set serves every
+        // client this scratch encodes for.
+        std::fill(sc.models.begin(), sc.models.end(), coded_slot{});
+        failure_record failure;
+        basic_coded_write_stream<scope::replication> coder(room, sc.models, failure);
+        std::uint32_t check = check_value;
+        if (!engine::delta(coder, *layout_.state_entry, plan.older, plan.base, const_cast<void*>(view),
+                           element_hints(c, sc, plan.base, view, false)) ||
+            (options_.check_value && !coder.serialize_bits(check, 32)) || !coder.finish(bytes)) [[unlikely]]
+            return coder.failure_status(layout_.name);
+        return {};
+    }
+
+    /// The packet exists: the draft's view joins the ring, and its figures
+    /// become the connection's.
+    void commit(connection& c) noexcept
+    {
+        packet_draft& draft = c.draft;
         if (message_endpoint* messages = c.parts ? c.parts->messages() : nullptr)
             messages->commit(c.stats.packets_sent);
-        const std::size_t row = c.next_sequence % options_.window;
-        std::swap(c.ring_refs[row], c.next_refs);
-        // next_refs now holds the view this row held.
-        c.next_was = c.ring[row];
-        c.next_known = c.ring[row].valid;
-        const std::uint32_t sent_at = c.sent_log_end;
-        if (c.next_sent_count <= difference_limit) {
-            for (std::size_t i = 0; i < c.next_sent_count; ++i)
-                c.sent_log[(sent_at + i) & (sent_log_size - 1)] = c.next_sent[i];
-            c.sent_log_end += static_cast<std::uint32_t>(c.next_sent_count);
-        }
-        std::swap(c.ring_fields[row], c.next_fields);
-        c.ring[row] = {c.next_sequence,  true,           false, header.has_baseline, true, header.baseline,
-                       c.base_log_end,   sent_at,        history_.tick(),
-                       static_cast<std::uint32_t>(c.next_sent_count)};
-        if (hash_views)
-            c.ring[row].hash = c.next_hash;
+        commit_view(c);
         // The candidates left waiting keep what they accumulated, for the
         // next packet (the others count from nothing when they wait again).
         const auto epoch = static_cast<std::uint32_t>(c.stats.packets_sent + 1);
@@ -1952,24 +2042,46 @@ public:
             }
         }
         ++c.next_sequence;
-        c.tokens -= static_cast<double>(size);
+        c.stats = draft.stats;
         c.stats.packets_sent += 1;
-        c.stats.bytes_sent += size;
-        c.stats.full_states += header.has_baseline ? 0 : 1;
-        c.stats.last_packet_bytes = size;
-        for (const std::uint32_t index : c.mended)
+        c.stats.bytes_sent += draft.size;
+        c.stats.full_states += draft.header.has_baseline ? 0 : 1;
+        c.stats.last_packet_bytes = draft.size;
+        c.tokens = draft.tokens - static_cast<double>(draft.size);
+        c.coded_ratio = draft.coded_ratio;
+        for (const std::uint32_t index : draft.mended)
             reported_[index].store(false, std::memory_order_relaxed);
-        c.mended.clear();
-        forget_unsendable(c);
     }
 
-    void roll_back(connection& c, const server_client_statistics& stats, double tokens) noexcept
+    /// The draft's view becomes the ring's row for its sequence; the draft
+    /// keeps the row's old refs, to start the next view from.
+    void commit_view(connection& c) noexcept
+    {
+        packet_draft& draft = c.draft;
+        const std::size_t row = c.next_sequence % options_.window;
+        std::swap(c.ring_refs[row], draft.refs);
+        draft.refs_were = c.ring[row];
+        draft.refs_known = c.ring[row].valid;
+        const std::uint32_t sent_at = c.sent_log_end;
+        if (draft.sent_count <= difference_limit) {
+            for (std::size_t i = 0; i < draft.sent_count; ++i)
+                c.sent_log[(sent_at + i) & (sent_log_size - 1)] = draft.sent[i];
+            c.sent_log_end += static_cast<std::uint32_t>(draft.sent_count);
+        }
+        std::swap(c.ring_fields[row], draft.fields);
+        c.ring[row] = {c.next_sequence, true,    false,           draft.header.has_baseline,
+                       true,            draft.header.baseline, c.base_log_end, sent_at,
+                       history_.tick(), static_cast<std::uint32_t>(draft.sent_count)};
+        if (hash_views)
+            c.ring[row].hash = draft.hash;
+    }
+
+    /// The packet will not be sent: nothing of the draft reaches the
+    /// connection, and the messages it planned stay queued.
+    static void drop(connection& c) noexcept
     {
         if (message_endpoint* messages = c.parts ? c.parts->messages() : nullptr)
             messages->cancel();
-        c.mended.clear();
-        c.stats = stats;
-        c.tokens = tokens;
     }
 
     void forget_unsendable(connection& c) noexcept
@@ -1985,7 +2097,7 @@ public:
     void note_sent_as_is(connection& c, std::size_t index)
     {
         if (reported_[index].load(std::memory_order_relaxed)) [[unlikely]]
-            c.mended.push_back(static_cast<std::uint32_t>(index));
+            c.draft.mended.push_back(static_cast<std::uint32_t>(index));
     }
 
     /// After a packet failed on a value outside its annotation: marks every
