@@ -1479,95 +1479,137 @@ public:
     void collect_shared_candidates(connection& c, client_id id, const void* state, const void* base,
                                    view_parts previous, const entity_array_layout& array)
     {
-        const slot_ops& ops = *array.ops;
         const std::size_t first = array.first_slot;
-        const std::size_t capacity = array.capacity;
-        const std::size_t stride = ops.stride;
-        value_ref* old = c.base_refs.data() + first;
-        const value_ref* now = history_.refs() + first;
-        const value_ref* sent = previous.refs + first;
-        const auto* current = static_cast<const unsigned char*>(array.slot(history_.current(), 0));
-        const auto* had = static_cast<const unsigned char*>(array.slot(base, 0));
-        const auto* live = static_cast<const unsigned char*>(array.slot(state, 0));
-        slot_entry* entry = c.per_slot.data() + first;
-        const bool called = has_priority_callback(array.field);
-        const candidate_array adding(array);
-        auto consider = [&](std::size_t slot, value_ref ref, const void* target) BITREP_LAMBDA_ALWAYS_INLINE {
-            if (old[slot] == ref)
-                return;
-            // Found to differ from the baseline's value in an earlier packet
-            // (the memo is cleared when the baseline's slot changes).
-            const bool known = entry[slot].compared == ref && ref != empty_ref;
-            if (!known && same_slot_memo(array, first + slot, old[slot], had + slot * stride, ref, target)) {
-                // The new view, a copy of the baseline's refs, takes it too.
-                set_base_ref(c, first + slot, ref);
-                set_next_ref(c, first + slot, ref);
-                return;
-            }
-            entry[slot].compared = ref;
-            bool in_flight = false;
-            if (sent != old && sent[slot] == ref) {
-                in_flight = true; // the last packet took this very value
-            } else if (sent != old && sent[slot] != old[slot]) {
-                const void* in_packet = value_of(c, array, slot, sent[slot]);
-                in_flight = in_packet == nullptr || !same_slot(array, in_packet, had + slot * stride);
-            }
-            add_candidate(c, id, state, adding, slot, in_flight, ref, target, live + slot * stride, called);
-        };
-        const bool per_client = typed_relevant_[array.field] || relevant_ || c.any_unsendable;
-        if (!per_client) {
-            // Only the slots that may differ; the candidates' order does not
-            // matter (the selection orders them by priority, field and id).
-            // A slot not compared yet reads the baseline's value, which is
-            // seldom in the cache (each client has its own): fetched a few
-            // slots ahead.
-            // In a large world the client's per-slot entries are not in the
-            // cache either: they are fetched further ahead, then, once they
-            // are in, the baseline's value of the slots to be compared.
-            constexpr std::size_t ahead = 8;
-            constexpr std::size_t far = 2 * ahead;
-            const bool fetch_far = prefetch_far;
-            const slot_index* stale = c.stale.data();
-            const std::size_t count = c.stale.size();
-            for (std::size_t i = 0; i < count; ++i) {
-                if (fetch_far && i + far < count) {
-                    const std::size_t later = stale[i + far];
-                    BITREP_PREFETCH(c.base_refs.data() + later);
-                    BITREP_PREFETCH(c.per_slot.data() + later);
-                    if (sent != old)
-                        BITREP_PREFETCH(previous.refs + later);
-                }
-                if (i + ahead < count) {
-                    const std::size_t soon = stale[i + ahead] - first;
-                    if (soon < capacity && old[soon] != now[soon] && entry[soon].compared != now[soon]) {
-                        const auto* bytes = had + soon * stride;
-                        BITREP_PREFETCH(bytes);
-                        BITREP_PREFETCH(bytes + stride - 1);
-                    }
-                }
-                const std::size_t slot = stale[i] - first;
-                if (slot >= capacity)
-                    continue;
-                consider(slot, now[slot], current + slot * stride);
-            }
+        const shared_scan scan{array,
+                               first,
+                               array.capacity,
+                               array.ops->stride,
+                               c.base_refs.data() + first,
+                               history_.refs() + first,
+                               previous.refs + first,
+                               static_cast<const unsigned char*>(array.slot(history_.current(), 0)),
+                               static_cast<const unsigned char*>(array.slot(base, 0)),
+                               static_cast<const unsigned char*>(array.slot(state, 0)),
+                               c.per_slot.data() + first,
+                               has_priority_callback(array.field),
+                               candidate_array(array)};
+        if (typed_relevant_[array.field] || relevant_ || c.any_unsendable)
+            collect_every_slot(c, id, state, scan);
+        else
+            collect_stale_slots(c, id, state, scan);
+    }
+
+    /// What collecting a shared entity array's candidates reads, as values:
+    /// its place and stride; the baseline's refs, the world's and the last
+    /// packet's; the slots of the world's current values, the baseline's
+    /// and the live State's; the client's per-slot entries.
+    struct shared_scan {
+        const entity_array_layout& array;
+        std::size_t first;
+        std::size_t capacity;
+        std::size_t stride;
+        value_ref* old;
+        const value_ref* now;
+        const value_ref* sent;
+        const unsigned char* current;
+        const unsigned char* had;
+        const unsigned char* live;
+        slot_entry* entry;
+        bool called; ///< has_priority_callback for the array
+        candidate_array adding;
+    };
+
+    /// Slot `slot` should become `target` (named `ref`): a candidate unless
+    /// the baseline has it already, or has a value equal on the wire, which
+    /// then takes the target's ref so that it is not compared again.
+    BITREP_ALWAYS_INLINE void consider(connection& c, client_id id, const void* state, const shared_scan& scan,
+                                       std::size_t slot, value_ref ref, const void* target)
+    {
+        value_ref* old = scan.old;
+        if (old[slot] == ref)
+            return;
+        // Found to differ from the baseline's value in an earlier packet
+        // (the memo is cleared when the baseline's slot changes).
+        const unsigned char* had = scan.had + slot * scan.stride;
+        const bool known = scan.entry[slot].compared == ref && ref != empty_ref;
+        if (!known && same_slot_memo(scan.array, scan.first + slot, old[slot], had, ref, target)) {
+            // The new view, a copy of the baseline's refs, takes it too.
+            set_base_ref(c, scan.first + slot, ref);
+            set_next_ref(c, scan.first + slot, ref);
             return;
         }
-        for (std::size_t slot = 0; slot < capacity; ++slot) {
-            if (c.any_unsendable && c.unsendable[first + slot]) {
-                // An entity whose value cannot be encoded stays as the
-                // client may have it: the last packet's version.
-                if (const void* in_packet = value_of(c, array, slot, sent[slot]))
-                    consider(slot, sent[slot], in_packet);
+        scan.entry[slot].compared = ref;
+        const value_ref* sent = scan.sent;
+        bool in_flight = false;
+        if (sent != old && sent[slot] == ref) {
+            in_flight = true; // the last packet took this very value
+        } else if (sent != old && sent[slot] != old[slot]) {
+            const void* in_packet = value_of(c, scan.array, slot, sent[slot]);
+            in_flight = in_packet == nullptr || !same_slot(scan.array, in_packet, had);
+        }
+        add_candidate(c, id, state, scan.adding, slot, in_flight, ref, target, scan.live + slot * scan.stride,
+                      scan.called);
+    }
+
+    /// The candidates among the slots that may differ (c.stale), when the
+    /// target is the world's value for every client. Their order does not
+    /// matter: the selection orders them by priority, field and id.
+    void collect_stale_slots(connection& c, client_id id, const void* state, const shared_scan& scan)
+    {
+        // A slot not compared yet reads the baseline's value, which is
+        // seldom in the cache (each client has its own): fetched a few
+        // slots ahead. In a large world the client's per-slot entries are
+        // not in the cache either: they are fetched further ahead, then,
+        // once they are in, the baseline's value of the slots to be compared.
+        constexpr std::size_t ahead = 8;
+        constexpr std::size_t far = 2 * ahead;
+        const bool fetch_far = prefetch_far;
+        const slot_index* stale = c.stale.data();
+        const std::size_t count = c.stale.size();
+        for (std::size_t i = 0; i < count; ++i) {
+            if (fetch_far && i + far < count) {
+                const std::size_t later = stale[i + far];
+                BITREP_PREFETCH(c.base_refs.data() + later);
+                BITREP_PREFETCH(c.per_slot.data() + later);
+                if (scan.sent != scan.old)
+                    BITREP_PREFETCH(scan.sent - scan.first + later);
+            }
+            if (i + ahead < count) {
+                const std::size_t soon = stale[i + ahead] - scan.first;
+                if (soon < scan.capacity && scan.old[soon] != scan.now[soon] &&
+                    scan.entry[soon].compared != scan.now[soon]) {
+                    const auto* bytes = scan.had + soon * scan.stride;
+                    BITREP_PREFETCH(bytes);
+                    BITREP_PREFETCH(bytes + scan.stride - 1);
+                }
+            }
+            const std::size_t slot = stale[i] - scan.first;
+            if (slot >= scan.capacity)
+                continue;
+            consider(c, id, state, scan, slot, scan.now[slot], scan.current + slot * scan.stride);
+        }
+    }
+
+    /// The candidates among every slot, when the target differs per client:
+    /// relevancy, or a value that cannot be encoded, which stays as the
+    /// client may have it (the last packet's version).
+    void collect_every_slot(connection& c, client_id id, const void* state, const shared_scan& scan)
+    {
+        const slot_ops& ops = *scan.array.ops;
+        for (std::size_t slot = 0; slot < scan.capacity; ++slot) {
+            if (c.any_unsendable && c.unsendable[scan.first + slot]) {
+                if (const void* in_packet = value_of(c, scan.array, slot, scan.sent[slot]))
+                    consider(c, id, state, scan, slot, scan.sent[slot], in_packet);
                 continue;
             }
-            const entity_key key{array.field, static_cast<std::uint32_t>(slot)};
-            const void* now_slot = current + slot * stride;
-            const void* live_slot = live + slot * stride;
+            const entity_key key{scan.array.field, static_cast<std::uint32_t>(slot)};
+            const void* now_slot = scan.current + slot * scan.stride;
+            const void* live_slot = scan.live + slot * scan.stride;
             if (!ops.has_value(now_slot) || !ops.has_value(live_slot) ||
                 !is_relevant(id, key, state, ops.entity(live_slot)))
-                consider(slot, empty_ref, ops.entry->defaults);
+                consider(c, id, state, scan, slot, empty_ref, ops.entry->defaults);
             else
-                consider(slot, now[slot], now_slot);
+                consider(c, id, state, scan, slot, scan.now[slot], now_slot);
         }
     }
 
