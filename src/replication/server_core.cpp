@@ -1476,140 +1476,115 @@ public:
     /// relevancy or a value that cannot be encoded makes the target differ
     /// per client). A slot whose target equals the baseline's value on the
     /// wire takes the target's ref, so it is not compared again.
-    void collect_shared_candidates(connection& c, client_id id, const void* state, const void* base,
+    [[gnu::noinline]] void collect_shared_candidates(connection& c, client_id id, const void* state, const void* base,
                                    view_parts previous, const entity_array_layout& array)
     {
         const std::size_t first = array.first_slot;
-        const shared_scan scan{array,
-                               first,
-                               array.capacity,
-                               array.ops->stride,
-                               c.base_refs.data() + first,
-                               history_.refs() + first,
-                               previous.refs + first,
-                               static_cast<const unsigned char*>(array.slot(history_.current(), 0)),
-                               static_cast<const unsigned char*>(array.slot(base, 0)),
-                               static_cast<const unsigned char*>(array.slot(state, 0)),
-                               c.per_slot.data() + first,
-                               has_priority_callback(array.field),
-                               candidate_array(array)};
-        if (typed_relevant_[array.field] || relevant_ || c.any_unsendable)
-            collect_every_slot(c, id, state, scan);
-        else
-            collect_stale_slots(c, id, state, scan);
-    }
-
-    /// What collecting a shared entity array's candidates reads, as values:
-    /// its place and stride; the baseline's refs, the world's and the last
-    /// packet's; the slots of the world's current values, the baseline's
-    /// and the live State's; the client's per-slot entries.
-    struct shared_scan {
-        const entity_array_layout& array;
-        std::size_t first;
-        std::size_t capacity;
-        std::size_t stride;
-        value_ref* old;
-        const value_ref* now;
-        const value_ref* sent;
-        const unsigned char* current;
-        const unsigned char* had;
-        const unsigned char* live;
-        slot_entry* entry;
-        bool called; ///< has_priority_callback for the array
-        candidate_array adding;
-    };
-
-    /// Slot `slot` should become `target` (named `ref`): a candidate unless
-    /// the baseline has it already, or has a value equal on the wire, which
-    /// then takes the target's ref so that it is not compared again.
-    BITREP_ALWAYS_INLINE void consider(connection& c, client_id id, const void* state, const shared_scan& scan,
-                                       std::size_t slot, value_ref ref, const void* target)
-    {
-        value_ref* old = scan.old;
-        if (old[slot] == ref)
-            return;
-        // Found to differ from the baseline's value in an earlier packet
-        // (the memo is cleared when the baseline's slot changes).
-        const unsigned char* had = scan.had + slot * scan.stride;
-        const bool known = scan.entry[slot].compared == ref && ref != empty_ref;
-        if (!known && same_slot_memo(scan.array, scan.first + slot, old[slot], had, ref, target)) {
-            // The new view, a copy of the baseline's refs, takes it too.
-            set_base_ref(c, scan.first + slot, ref);
-            set_next_ref(c, scan.first + slot, ref);
+        const std::size_t capacity = array.capacity;
+        const std::size_t stride = array.ops->stride;
+        value_ref* old = c.base_refs.data() + first;
+        const value_ref* now = history_.refs() + first;
+        const value_ref* sent = previous.refs + first;
+        const auto* current = static_cast<const unsigned char*>(array.slot(history_.current(), 0));
+        const auto* had = static_cast<const unsigned char*>(array.slot(base, 0));
+        const auto* live = static_cast<const unsigned char*>(array.slot(state, 0));
+        slot_entry* entry = c.per_slot.data() + first;
+        const bool called = has_priority_callback(array.field);
+        const candidate_array adding(array);
+        auto consider = [&](std::size_t slot, value_ref ref, const void* target) BITREP_LAMBDA_ALWAYS_INLINE {
+            if (old[slot] == ref)
+                return;
+            // Found to differ from the baseline's value in an earlier packet
+            // (the memo is cleared when the baseline's slot changes).
+            const bool known = entry[slot].compared == ref && ref != empty_ref;
+            if (!known && same_slot_memo(array, first + slot, old[slot], had + slot * stride, ref, target)) {
+                // The new view, a copy of the baseline's refs, takes it too.
+                set_base_ref(c, first + slot, ref);
+                set_next_ref(c, first + slot, ref);
+                return;
+            }
+            entry[slot].compared = ref;
+            bool in_flight = false;
+            if (sent != old && sent[slot] == ref) {
+                in_flight = true; // the last packet took this very value
+            } else if (sent != old && sent[slot] != old[slot]) {
+                const void* in_packet = value_of(c, array, slot, sent[slot]);
+                in_flight = in_packet == nullptr || !same_slot(array, in_packet, had + slot * stride);
+            }
+            add_candidate(c, id, state, adding, slot, in_flight, ref, target, live + slot * stride, called);
+        };
+        if (typed_relevant_[array.field] || relevant_ || c.any_unsendable) {
+            collect_every_slot(c, id, state, array, sent, current, live, consider);
             return;
         }
-        scan.entry[slot].compared = ref;
-        const value_ref* sent = scan.sent;
-        bool in_flight = false;
-        if (sent != old && sent[slot] == ref) {
-            in_flight = true; // the last packet took this very value
-        } else if (sent != old && sent[slot] != old[slot]) {
-            const void* in_packet = value_of(c, scan.array, slot, sent[slot]);
-            in_flight = in_packet == nullptr || !same_slot(scan.array, in_packet, had);
-        }
-        add_candidate(c, id, state, scan.adding, slot, in_flight, ref, target, scan.live + slot * scan.stride,
-                      scan.called);
-    }
-
-    /// The candidates among the slots that may differ (c.stale), when the
-    /// target is the world's value for every client. Their order does not
-    /// matter: the selection orders them by priority, field and id.
-    void collect_stale_slots(connection& c, client_id id, const void* state, const shared_scan& scan)
-    {
-        // A slot not compared yet reads the baseline's value, which is
-        // seldom in the cache (each client has its own): fetched a few
-        // slots ahead. In a large world the client's per-slot entries are
-        // not in the cache either: they are fetched further ahead, then,
-        // once they are in, the baseline's value of the slots to be compared.
-        constexpr std::size_t ahead = 8;
-        constexpr std::size_t far = 2 * ahead;
-        const bool fetch_far = prefetch_far;
+        const bool fetch_far = prefetch_far; // read once: loaded again per slot, it cost 1% more instructions
         const slot_index* stale = c.stale.data();
         const std::size_t count = c.stale.size();
         for (std::size_t i = 0; i < count; ++i) {
-            if (fetch_far && i + far < count) {
-                const std::size_t later = stale[i + far];
-                BITREP_PREFETCH(c.base_refs.data() + later);
-                BITREP_PREFETCH(c.per_slot.data() + later);
-                if (scan.sent != scan.old)
-                    BITREP_PREFETCH(scan.sent - scan.first + later);
-            }
-            if (i + ahead < count) {
-                const std::size_t soon = stale[i + ahead] - scan.first;
-                if (soon < scan.capacity && scan.old[soon] != scan.now[soon] &&
-                    scan.entry[soon].compared != scan.now[soon]) {
-                    const auto* bytes = scan.had + soon * scan.stride;
-                    BITREP_PREFETCH(bytes);
-                    BITREP_PREFETCH(bytes + scan.stride - 1);
-                }
-            }
-            const std::size_t slot = stale[i] - scan.first;
-            if (slot >= scan.capacity)
+            fetch_ahead(c, fetch_far, stale, i, count, first, capacity, stride, old, now, sent, entry, had);
+            const std::size_t slot = stale[i] - first;
+            if (slot >= capacity)
                 continue;
-            consider(c, id, state, scan, slot, scan.now[slot], scan.current + slot * scan.stride);
+            consider(slot, now[slot], current + slot * stride);
         }
     }
 
-    /// The candidates among every slot, when the target differs per client:
-    /// relevancy, or a value that cannot be encoded, which stays as the
-    /// client may have it (the last packet's version).
-    void collect_every_slot(connection& c, client_id id, const void* state, const shared_scan& scan)
+    /// Fetches what collecting the candidates of the slots that may differ
+    /// reads a few slots ahead of stale slot `i` (of `count`): a slot not compared yet reads the baseline's value (`had`),
+    /// which is seldom in the cache (each client has its own). In a large
+    /// world the client's per-slot entries (`old`, `entry`) are not in the
+    /// cache either: they are fetched further ahead, then, once they are
+    /// in, the baseline's value of the slots to be compared.
+    BITREP_ALWAYS_INLINE void fetch_ahead(const connection& c, bool fetch_far, const slot_index* stale, std::size_t i, std::size_t count,
+                                          std::size_t first, std::size_t capacity, std::size_t stride,
+                                          const value_ref* old, const value_ref* now, const value_ref* sent,
+                                          const slot_entry* entry, const unsigned char* had) const noexcept
     {
-        const slot_ops& ops = *scan.array.ops;
-        for (std::size_t slot = 0; slot < scan.capacity; ++slot) {
-            if (c.any_unsendable && c.unsendable[scan.first + slot]) {
-                if (const void* in_packet = value_of(c, scan.array, slot, scan.sent[slot]))
-                    consider(c, id, state, scan, slot, scan.sent[slot], in_packet);
+        constexpr std::size_t ahead = 8;
+        constexpr std::size_t far = 2 * ahead;
+        if (fetch_far && i + far < count) {
+            const std::size_t later = stale[i + far];
+            BITREP_PREFETCH(c.base_refs.data() + later);
+            BITREP_PREFETCH(c.per_slot.data() + later);
+            if (sent != old)
+                BITREP_PREFETCH(sent - first + later);
+        }
+        if (i + ahead < count) {
+            const std::size_t soon = stale[i + ahead] - first;
+            if (soon < capacity && old[soon] != now[soon] && entry[soon].compared != now[soon]) {
+                const auto* bytes = had + soon * stride;
+                BITREP_PREFETCH(bytes);
+                BITREP_PREFETCH(bytes + stride - 1);
+            }
+        }
+    }
+
+    /// consider(slot, ref, target) for every shared slot of `array`, when
+    /// the target differs per client: relevancy, or a value that cannot be
+    /// encoded, which stays as the client may have it (the last packet's
+    /// version, `sent`).
+    template <class Consider>
+    BITREP_ALWAYS_INLINE void collect_every_slot(const connection& c, client_id id, const void* state, const entity_array_layout& array,
+                            const value_ref* sent, const unsigned char* current, const unsigned char* live,
+                            Consider& consider) const
+    {
+        const slot_ops& ops = *array.ops;
+        const std::size_t stride = ops.stride;
+        const value_ref* now = history_.refs() + array.first_slot;
+        for (std::size_t slot = 0; slot < array.capacity; ++slot) {
+            if (c.any_unsendable && c.unsendable[array.first_slot + slot]) {
+                if (const void* in_packet = value_of(c, array, slot, sent[slot]))
+                    consider(slot, sent[slot], in_packet);
                 continue;
             }
-            const entity_key key{scan.array.field, static_cast<std::uint32_t>(slot)};
-            const void* now_slot = scan.current + slot * scan.stride;
-            const void* live_slot = scan.live + slot * scan.stride;
+            const entity_key key{array.field, static_cast<std::uint32_t>(slot)};
+            const void* now_slot = current + slot * stride;
+            const void* live_slot = live + slot * stride;
             if (!ops.has_value(now_slot) || !ops.has_value(live_slot) ||
                 !is_relevant(id, key, state, ops.entity(live_slot)))
-                consider(c, id, state, scan, slot, empty_ref, ops.entry->defaults);
+                consider(slot, empty_ref, ops.entry->defaults);
             else
-                consider(c, id, state, scan, slot, scan.now[slot], now_slot);
+                consider(slot, now[slot], now_slot);
         }
     }
 
@@ -1648,14 +1623,15 @@ public:
         std::size_t used_bits;
         std::size_t budget_bits;
         bool exact = false;
-        scratch& sc; ///< the call's: its delta cache, and what each entity array takes (uses)
+        array_use* uses; ///< the scratch's, by field
+        scratch& sc;     ///< the call's, for its delta cache
     };
 
     /// Takes the candidates from c.candidates in order while they fit, and
     /// counts the rest deferred. Returns whether the bound is exact.
     bool take_candidates(connection& c, scratch& sc, const void* base, std::size_t& used_bits, std::size_t budget_bits)
     {
-        packet_bound bound{used_bits, budget_bits, false, sc};
+        packet_bound bound{used_bits, budget_bits, false, sc.uses.data(), sc};
         for (const entity_array_layout& array : layout_.arrays)
             sc.uses[array.field] = {0, 0, &array, array.capacity, array.count_bits, array.ops->max_changed_bits};
         c.taken.clear();
@@ -1698,7 +1674,7 @@ public:
     /// budget. Returns whether it did.
     BITREP_ALWAYS_INLINE bool try_take(connection& c, candidate& chosen, const void* base, packet_bound& bound)
     {
-        array_use& use = bound.sc.uses[chosen.field];
+        array_use& use = bound.uses[chosen.field];
         const std::size_t grown_bits = use.index_bits + bitrep::detail::listed_index_bits(chosen.id, bitrep::detail::no_listed_index);
         const std::size_t index_growth =
             index_overhead(use, use.count + 1, grown_bits) - index_overhead(use, use.count, use.index_bits);
@@ -1733,7 +1709,7 @@ public:
     void measure_taken(connection& c, const void* base, packet_bound& bound)
     {
         for (const candidate* taken : c.taken) {
-            const array_use& use = bound.sc.uses[taken->field];
+            const array_use& use = bound.uses[taken->field];
             bound.used_bits -= use.max_changed_bits - changed_bits(c, bound.sc, *use.array, taken->id, taken->ref,
                                                                    use.array->slot(base, taken->id), taken->target);
         }
