@@ -290,14 +290,16 @@ public:
         server_.update(now);
         if (team_ == nullptr) {
             for (std::size_t i = 0; i < ids_.size(); ++i)
-                packets_[i] = server_.replicate(ids_[i]);
+                if (!server_.replicate(ids_[i], packets_[i])) [[unlikely]]
+                    fail("the server made no packet");
         } else {
             // Different clients at once (docs/replication.md, section 9).
             const std::size_t parts = team_->size();
             auto share = [this, parts](std::size_t part) {
                 const std::size_t n = ids_.size();
                 for (std::size_t i = n * part / parts; i < n * (part + 1) / parts; ++i)
-                    packets_[i] = server_.replicate(ids_[i]);
+                    if (!server_.replicate(ids_[i], packets_[i])) [[unlikely]]
+                        fail("the server made no packet");
             };
             const auto [workers_cpu, workers_allocations] = team_->run(share);
             cost.workers_cpu_seconds = workers_cpu;
@@ -416,7 +418,12 @@ std::size_t full_state_bytes(const World& world, bitrep::replication_encoding en
     o.max_packet_bytes = unlimited_packet_bytes;
     o.window = 2;
     auto server = std::make_unique<server_type>(o);
-    return server->replicate(server->add_client(), world).size();
+    const bitrep::client_id id = server->add_client();
+    server->update(world);
+    std::span<const std::uint8_t> packet;
+    if (!server->replicate(id, packet))
+        fail("the server made no packet");
+    return packet.size();
 }
 
 // ------------------------------------------------------ correctness, untimed
@@ -617,7 +624,9 @@ void run_large_world(benchmark::State& state, std::size_t clients, int ack_delay
         const double cpu_start = thread_cpu_seconds();
         server.update(world.state());
         for (std::size_t i = 0; i < clients; ++i) {
-            const std::span<const std::uint8_t> packet = server.replicate(ids[i]);
+            std::span<const std::uint8_t> packet;
+            if (!server.replicate(ids[i], packet)) [[unlikely]]
+                fail("the server made no packet");
             packets[i].assign(packet.begin(), packet.end());
         }
         if (timed) {

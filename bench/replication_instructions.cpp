@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,9 @@ int run(const State& world, Advance advance, const run_setup& setup)
             CALLGRIND_START_INSTRUMENTATION;
         server.update(world);
         for (std::size_t i = 0; i < setup.clients; ++i) {
-            const auto packet = server.replicate(ids[i]);
+            std::span<const std::uint8_t> packet;
+            if (!server.replicate(ids[i], packet)) [[unlikely]]
+                cube_world::fail("the server made no packet");
             packets[i].assign(packet.begin(), packet.end());
         }
         if (counted)

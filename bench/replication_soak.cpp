@@ -188,7 +188,8 @@ public:
         const double replicate_start = thread_cpu_seconds();
         server_.update(world_.state());
         for (std::size_t i = 0; i < remotes_.size(); ++i)
-            packets_[i] = server_.replicate(remotes_[i]->id);
+            if (!server_.replicate(remotes_[i]->id, packets_[i])) [[unlikely]]
+                cube_world::fail("the server made no packet");
         server += thread_cpu_seconds() - replicate_start;
 
         double clients = 0;

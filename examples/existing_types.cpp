@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -99,13 +100,16 @@ int main()
                 actor.transform.x += 0.35f;
                 actor.transform.yaw = std::fmod(actor.transform.yaw + 3.f, 360.f);
             }
-        const auto packet = server.replicate(id, world);
-        bytes_sent += packet.size();
-        st = client.receive(packet);
+        server.update(world);
+        std::span<const std::uint8_t> packet;
+        st = server.replicate(id, packet);
+        if (st)
+            st = client.receive(packet);
         if (!st) {
-            std::printf("receive failed: %s\n", st.message().c_str());
+            std::printf("replication failed: %s\n", st.message().c_str());
             return 1;
         }
+        bytes_sent += packet.size();
         if (!server.receive(id, client.ack()))
             return 1;
     }

@@ -8,7 +8,9 @@
 #include <glm/vec3.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <span>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -85,13 +87,16 @@ int main()
             s.position = s.position.get() + s.velocity.get() * (1.0f / 60.0f);
         }
         world.camera.eye = world.ships.slots()[0]->position.get() + glm::vec3(0.0f, 5.0f, -10.0f);
-        const auto packet = server.replicate(id, world);
-        bytes_sent += packet.size();
-        st = client.receive(packet);
+        server.update(world);
+        std::span<const std::uint8_t> packet;
+        st = server.replicate(id, packet);
+        if (st)
+            st = client.receive(packet);
         if (!st) {
-            std::printf("receive failed: %s\n", st.message().c_str());
+            std::printf("replication failed: %s\n", st.message().c_str());
             return 1;
         }
+        bytes_sent += packet.size();
         if (!server.receive(id, client.ack()))
             return 1;
     }

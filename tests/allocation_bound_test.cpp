@@ -15,6 +15,7 @@
 #include "allocation_counter.hpp" // replaces operator new for this test binary
 #include "heap_bound.hpp"
 #include "hostile_saves.hpp"
+#include "replicate_packet.hpp"
 #include "replication_world.hpp"
 #include "resealed.hpp"
 
@@ -472,7 +473,7 @@ TEST_P(AllocationBoundReplication, Client)
         chat.text = std::string(60, 'c');
         const bitrep::status sent = server.send(id, chat, bitrep::channel::reliable);
         ASSERT_TRUE(sent) << sent.message() << " at " << t;
-        const auto packet = server.replicate(id, world);
+        const auto packet = test_replication::update_and_replicate(server, id, world);
         packets.emplace_back(packet.begin(), packet.end());
         ASSERT_TRUE(honest.receive(packet));
         ASSERT_TRUE(server.receive(id, honest.packet()));
@@ -521,7 +522,7 @@ TEST_P(AllocationBoundReplication, Server)
     Arena world;
     for (std::uint32_t t = 0; t < 10; ++t) {
         world.tick = static_cast<std::int32_t>(t);
-        ASSERT_TRUE(client.receive(server.replicate(id, world)));
+        ASSERT_TRUE(client.receive(test_replication::update_and_replicate(server, id, world)));
         Input input;
         input.keys.vector().assign(8, bitrep::ranged<int, 0, 9>(t % 10));
         ASSERT_TRUE(client.send_input(t, input));

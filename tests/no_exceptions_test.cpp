@@ -98,7 +98,8 @@ TEST(NoExceptions, ReplicationWorksWithTheStatusForms)
     world.tick = 5;
     world.units.emplace(2, sample());
     std::span<const std::uint8_t> packet;
-    ASSERT_TRUE(server.replicate(id, world, packet));
+    server.update(world);
+    ASSERT_TRUE(server.replicate(id, packet));
     ASSERT_TRUE(client.receive(packet));
     EXPECT_EQ(client.state().tick, 5u);
     ASSERT_TRUE(client.state().units.slots()[2].has_value());

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "replicate_packet.hpp"
 #include "replication_world.hpp"
 
 #include <algorithm>
@@ -40,6 +41,9 @@ namespace replication_fixtures {
 
 using Server = bitrep::replication_server<World>;
 using Client = bitrep::replication_client<World>;
+
+using test_replication::replicate_or_fail;
+using test_replication::update_and_replicate;
 
 /// World's cube slots.
 inline constexpr std::size_t capacity = 256;
@@ -290,13 +294,13 @@ struct direct {
 
     World& world() { return driver.world; }
 
-    std::vector<std::uint8_t> packet() { return copy(server.replicate(id, driver.world)); }
+    std::vector<std::uint8_t> packet() { return copy(update_and_replicate(server, id, driver.world)); }
 
     /// One tick: the world steps, the packet is applied, and acked when `ack`.
     bitrep::status exchange(bool moving = true, bool ack = true)
     {
         driver.step(moving);
-        const bitrep::status result = client.receive(server.replicate(id, driver.world));
+        const bitrep::status result = client.receive(update_and_replicate(server, id, driver.world));
         if (ack && client.has_state()) {
             EXPECT_TRUE(server.receive(id, client.ack()));
         }
@@ -339,7 +343,7 @@ struct lockstep {
     {
         driver.step(moving);
         for (std::size_t k = 0; k < clients.size(); ++k) {
-            const bitrep::status result = clients[k].receive(server.replicate(ids[k], driver.world));
+            const bitrep::status result = clients[k].receive(update_and_replicate(server, ids[k], driver.world));
             ASSERT_TRUE(result) << "client " << k << ": " << result.message();
             if (ack) {
                 ASSERT_TRUE(server.receive(ids[k], clients[k].ack())) << "client " << k;

@@ -181,7 +181,7 @@ public:
         record_world();
         const double then = driver.world.tick;
         for (auto& p : peers) {
-            const std::span<const std::uint8_t> packet = server.replicate(p->id, driver.world);
+            const std::span<const std::uint8_t> packet = update_and_replicate(server, p->id, driver.world);
             p->largest_packet = std::max(p->largest_packet, packet.size());
             p->tick_of_sequence.push_back(driver.world.tick);
             p->down.send(packet, then);
@@ -520,7 +520,7 @@ protected:
     /// The genuine next packet still applies, to the view the server recorded.
     void next_packet_applies()
     {
-        const status result = link.client.receive(link.server.replicate(link.id, link.world()));
+        const status result = link.client.receive(update_and_replicate(link.server, link.id, link.world()));
         ASSERT_TRUE(result) << result.message();
         const std::optional<World> sent = link.server.sent_state(link.id, link.client.sequence());
         ASSERT_TRUE(sent.has_value());
@@ -605,7 +605,7 @@ TEST_P(ReplicationForgery, PacketsOfAnotherProtocolIdAreRefusedAsCorrupt)
     Server stranger(other);
     const client_id id = stranger.add_client();
     for (int t = 0; t < 5; ++t)
-        EXPECT_EQ(refused(stranger.replicate(id, link.world())), error::corrupt);
+        EXPECT_EQ(refused(update_and_replicate(stranger, id, link.world())), error::corrupt);
     next_packet_applies();
 }
 
@@ -1140,7 +1140,7 @@ TEST(ReplicationBaselines, EntitiesThatMoveAndComeBackWhileAcksAreLateReplicateE
         const float step = tick % 2 == 0 ? 1.0f : -1.0f;
         for (std::size_t k = static_cast<std::size_t>(tick / 2) % 20; k < ids.size(); k += 20)
             d.world().cubes[ids[k]].x = d.world().cubes[ids[k]].x.value() + step;
-        const bitrep::status result = d.client.receive(d.server.replicate(d.id, d.world()));
+        const bitrep::status result = d.client.receive(update_and_replicate(d.server, d.id, d.world()));
         ASSERT_TRUE(result) << result.message();
         applied += 1;
         ASSERT_TRUE(holds_world(d.client.state(), d.world())) << "tick " << tick;
@@ -1181,8 +1181,8 @@ TEST(ReplicationBaselines, ClientsAtDifferentBaselinesOfAValueThatCameBackEachGe
         for (std::size_t k = 0; k < ids.size(); k += 2)
             driver.world.cubes[ids[k]].x = driver.world.cubes[ids[k]].x.value() + step;
         server.update(driver.world);
-        ASSERT_TRUE(far_behind.receive(server.replicate(far_behind_id)));
-        ASSERT_TRUE(behind.receive(server.replicate(behind_id)));
+        ASSERT_TRUE(far_behind.receive(replicate_or_fail(server, far_behind_id)));
+        ASSERT_TRUE(behind.receive(replicate_or_fail(server, behind_id)));
         ASSERT_TRUE(holds_world(far_behind.state(), driver.world)) << "tick " << tick;
         ASSERT_TRUE(holds_world(behind.state(), driver.world)) << "tick " << tick;
         ASSERT_TRUE(server.receive(behind_id, behind.ack()));
@@ -1234,9 +1234,9 @@ TEST(ReplicationBaselines, ClientsSharingCodedSectionsInAWideWorldGetTheBytesOfA
             world->cubes.emplace(slot(random), Cube{});
         }
         for (std::size_t k = 0; k < 3; ++k) {
-            const auto bytes = shared.replicate(ids[k], *world);
+            const auto bytes = update_and_replicate(shared, ids[k], *world);
             const std::vector<std::uint8_t> packet(bytes.begin(), bytes.end());
-            const auto twin = alone[k]->replicate(twin_ids[k], *world);
+            const auto twin = update_and_replicate(*alone[k], twin_ids[k], *world);
             ASSERT_TRUE(std::equal(packet.begin(), packet.end(), twin.begin(), twin.end()))
                 << "client " << k << ", tick " << tick;
             ASSERT_TRUE(clients[k].receive(packet)) << "client " << k << ", tick " << tick;
@@ -1272,7 +1272,7 @@ void settle_and_expect_every_cube(bitrep::replication_server<Wide>& server, clie
 {
     for (const int end = tick + 60; tick < end; ++tick) {
         world.tick = static_cast<std::uint32_t>(tick);
-        ASSERT_TRUE(client.receive(server.replicate(id, world))) << "tick " << tick;
+        ASSERT_TRUE(client.receive(update_and_replicate(server, id, world))) << "tick " << tick;
         ASSERT_TRUE(server.receive(id, direct::copy(client.ack())));
     }
     ASSERT_EQ(client.state().cubes.size(), world.cubes.size());
@@ -1308,7 +1308,7 @@ TEST(ReplicationBaselines, AnAckAfterManyFullPacketsFindsItsViewsDifferencesAgai
             if (random() % 10 == 0)
                 cube.x = std::clamp(cube.x.value() + offset(random), -250.0f, 250.0f);
         world->tick = static_cast<std::uint32_t>(tick);
-        const bitrep::status result = client.receive(server.replicate(id, *world));
+        const bitrep::status result = client.receive(update_and_replicate(server, id, *world));
         ASSERT_TRUE(result) << "tick " << tick << ": " << result.message();
         if (tick % 15 == 0)
             ack = direct::copy(client.ack());
@@ -1359,7 +1359,7 @@ TEST(ReplicationBaselines, AQuietWideWorldReachesAClientThroughLossWithLateAcks)
                 world->cubes.emplace(slot(random), Cube{});
         }
         world->tick = static_cast<std::uint32_t>(tick);
-        const std::span<const std::uint8_t> packet = server.replicate(id, *world);
+        const std::span<const std::uint8_t> packet = update_and_replicate(server, id, *world);
         ASSERT_FALSE(packet.empty()) << "tick " << tick;
         if (tick < 100 || random() % 8 != 0) {
             const bitrep::status result = client.receive(packet);
@@ -1421,7 +1421,7 @@ struct tiny_link {
     {
         for (; t < 10; ++t) {
             move_tiny(world, t);
-            if (!client.receive(server.replicate(id, world)) || !server.receive(id, client.ack()))
+            if (!client.receive(update_and_replicate(server, id, world)) || !server.receive(id, client.ack()))
                 return false;
         }
         return true;
@@ -1445,13 +1445,13 @@ std::size_t run_tiny(replication_options options, std::uint32_t ticks, std::uint
     for (std::uint32_t t = 0; t < ticks; ++t) {
         move_tiny(world, t);
         if (t < connected) {
-            static_cast<void>(server.replicate(id, world));
+            static_cast<void>(update_and_replicate(server, id, world));
             continue;
         }
         if (const auto& ack = acks[t % acks.size()]; !ack.empty()) {
             EXPECT_TRUE(server.receive(id, ack));
         }
-        const status result = client.receive(server.replicate(id, world));
+        const status result = client.receive(update_and_replicate(server, id, world));
         if (!result) {
             ADD_FAILURE() << "tick " << t << ": " << result.message();
             return wrong + 1;
@@ -1495,10 +1495,10 @@ TEST(ReplicationSequences, AnAckFromAWholeSequenceRangeAgoIsNoBaseline)
     auto& [server, client, id, world, t] = link;
     for (std::uint32_t lost = 0; lost < 65536; ++lost, ++t) {
         move_tiny(world, t);
-        static_cast<void>(server.replicate(id, world));
+        static_cast<void>(update_and_replicate(server, id, world));
     }
     move_tiny(world, t);
-    const std::span<const std::uint8_t> packet = server.replicate(id, world);
+    const std::span<const std::uint8_t> packet = update_and_replicate(server, id, world);
     const status result = client.receive(packet);
     if (result) {
         EXPECT_TRUE(holds_view(client.state(), world)) << "applied against another packet than the one it names";
@@ -1519,7 +1519,7 @@ TEST(ReplicationSequences, AcksResumingAfterALongSilenceRestoreDeltas)
     auto& [server, client, id, world, t] = link;
     for (std::uint32_t unacked = 0; unacked < 40'000; ++unacked, ++t) {
         move_tiny(world, t);
-        const std::span<const std::uint8_t> packet = server.replicate(id, world);
+        const std::span<const std::uint8_t> packet = update_and_replicate(server, id, world);
         // The client hears some (within half the sequence range of each
         // other, or they would seem older), and the last few.
         if (unacked % 1000 == 0 || unacked + 10 >= 40'000) {
@@ -1528,7 +1528,7 @@ TEST(ReplicationSequences, AcksResumingAfterALongSilenceRestoreDeltas)
     }
     ASSERT_TRUE(server.receive(id, client.ack()));
     move_tiny(world, ++t);
-    const std::span<const std::uint8_t> packet = server.replicate(id, world);
+    const std::span<const std::uint8_t> packet = update_and_replicate(server, id, world);
     EXPECT_TRUE(header_of(packet).has_baseline);
     ASSERT_TRUE(client.receive(packet));
     EXPECT_TRUE(holds_view(client.state(), world));
@@ -1578,7 +1578,7 @@ quiet_dot_run run_quiet_dot_zero(std::uint32_t pause_from, std::uint32_t pause_t
             server.update(world);
             continue;
         }
-        const std::span<const std::uint8_t> packet = server.replicate(id, world);
+        const std::span<const std::uint8_t> packet = update_and_replicate(server, id, world);
         const bool delta = header_of(packet).has_baseline;
         run.full_states += delta ? 0 : 1;
         if (t == ref_period_ticks)
@@ -1629,13 +1629,13 @@ void run_deaf_client(std::uint32_t deaf)
     auto& [server, client, id, world, t] = link;
     for (std::uint32_t lost = 0; lost < deaf; ++lost, ++t) {
         move_tiny(world, t);
-        static_cast<void>(server.replicate(id, world));
+        static_cast<void>(update_and_replicate(server, id, world));
         static_cast<void>(server.receive(id, client.ack())); // refused while it names a packet not sent yet
     }
     std::size_t applied = 0;
     for (std::uint32_t heard = 0; heard < 200; ++heard, ++t) {
         move_tiny(world, t);
-        const std::span<const std::uint8_t> packet = server.replicate(id, world);
+        const std::span<const std::uint8_t> packet = update_and_replicate(server, id, world);
         if (client.receive(packet)) {
             ++applied;
             const std::optional<Tiny> sent = server.sent_state(id, header_of(packet).sequence);
@@ -1691,7 +1691,7 @@ TEST(ReplicationOptions, ACheckValueOnOneEndOnlyIsRefusedAsAnOptionsMismatch)
         const client_id id = server.add_client();
         World world{};
         world.tick = 3;
-        const status result = client.receive(server.replicate(id, world));
+        const status result = client.receive(update_and_replicate(server, id, world));
         EXPECT_EQ(result.code(), error::options_mismatch);
         EXPECT_NE(result.message().find("check value"), std::string::npos) << result.message();
         EXPECT_FALSE(client.has_state());
@@ -1710,8 +1710,8 @@ TEST(ReplicationOptions, ACheckValueOnBothEndsIsSentAndChecked)
     const client_id plain_id = plain.add_client();
     World world{};
     world.tick = 9;
-    const std::vector<std::uint8_t> packet = direct::copy(checked.replicate(id, world));
-    EXPECT_EQ(packet.size(), direct::copy(plain.replicate(plain_id, world)).size() + 4);
+    const std::vector<std::uint8_t> packet = direct::copy(update_and_replicate(checked, id, world));
+    EXPECT_EQ(packet.size(), direct::copy(update_and_replicate(plain, plain_id, world)).size() + 4);
     ASSERT_TRUE(client.receive(packet));
     EXPECT_EQ(client.state().tick, 9u);
 }
@@ -1859,7 +1859,7 @@ bitrep::server_client_statistics replicate_noise(std::size_t max_packet_bytes)
                 blob.values[0] = static_cast<std::uint32_t>(random() % 65536);
         else
             ++quiet;
-        const std::vector<std::uint8_t> packet = direct::copy(server.replicate(id, noise));
+        const std::vector<std::uint8_t> packet = direct::copy(update_and_replicate(server, id, noise));
         EXPECT_LE(packet.size(), options.max_packet_bytes);
         bit_packed += header_of(packet).coded ? 0 : 1;
         const status applied = client.receive(packet);
@@ -1912,10 +1912,7 @@ struct reporting_link {
 
     void exchange(const World& world)
     {
-        std::span<const std::uint8_t> packet;
-        const status sent = server.replicate(id, world, packet);
-        ASSERT_TRUE(sent) << sent.message();
-        const status applied = client.receive(packet);
+        const status applied = client.receive(update_and_replicate(server, id, world));
         ASSERT_TRUE(applied) << applied.message();
         ASSERT_TRUE(server.receive(id, client.ack()));
     }
@@ -2007,12 +2004,9 @@ TEST(InvalidValues, AnEntityBrokenWhileInFlightStaysAtTheVersionLastSent)
     // Sent but not acknowledged: the next packet is built against the older
     // baseline, and must not take the client back to it.
     world.cubes[0].x = 2.0f;
-    std::span<const std::uint8_t> packet;
-    ASSERT_TRUE(link.server.replicate(link.id, world, packet));
-    ASSERT_TRUE(link.client.receive(packet));
+    ASSERT_TRUE(link.client.receive(update_and_replicate(link.server, link.id, world)));
     world.cubes[0].orientation = bitrep::quat<9>{1.0f, 1.0f, 0.0f, 0.0f}; // not unit length
-    ASSERT_TRUE(link.server.replicate(link.id, world, packet));
-    ASSERT_TRUE(link.client.receive(packet));
+    ASSERT_TRUE(link.client.receive(update_and_replicate(link.server, link.id, world)));
     EXPECT_EQ(link.client.state().cubes[0].x.quantum(), Coordinate{2.0f}.quantum());
     ASSERT_EQ(link.reports.size(), 1u);
     EXPECT_EQ(link.reports[0].path, "World.cubes[0].orientation");
@@ -2051,10 +2045,8 @@ TEST(InvalidValues, EachValueIsReportedOnceWhateverTheNumberOfClients)
     world.cubes.emplace(3, Cube{});
     world.cubes[3].z = std::numeric_limits<float>::quiet_NaN();
     for (int t = 0; t < 3; ++t)
-        for (const client_id id : ids) {
-            std::span<const std::uint8_t> packet;
-            EXPECT_TRUE(server.replicate(id, world, packet));
-        }
+        for (const client_id id : ids)
+            static_cast<void>(update_and_replicate(server, id, world));
     EXPECT_EQ(reports, 1u);
 }
 
@@ -2071,11 +2063,13 @@ TEST(InvalidValues, ACallbackMayRemoveTheClientWhosePacketIsBeingBuilt)
     world.cubes.emplace(3, Cube{});
     world.cubes[3].z = std::numeric_limits<float>::quiet_NaN();
     std::span<const std::uint8_t> packet;
-    EXPECT_EQ(server.replicate(kicked, world, packet).code(), bitrep::error::unknown_client);
+    server.update(world);
+    EXPECT_EQ(server.replicate(kicked, packet).code(), bitrep::error::unknown_client);
     EXPECT_TRUE(packet.empty());
     EXPECT_FALSE(server.has_client(kicked));
     EXPECT_EQ(server.statistics(kicked), nullptr);
-    EXPECT_TRUE(server.replicate(other, world, packet));
+    server.update(world);
+    EXPECT_TRUE(server.replicate(other, packet));
     EXPECT_FALSE(packet.empty());
 }
 
@@ -2091,7 +2085,8 @@ TEST(InvalidValues, APriorityCallbackMayRemoveAnyClient)
     World world{};
     world.cubes.emplace(3, Cube{});
     std::span<const std::uint8_t> packet;
-    EXPECT_EQ(server.replicate(first, world, packet).code(), bitrep::error::unknown_client);
+    server.update(world);
+    EXPECT_EQ(server.replicate(first, packet).code(), bitrep::error::unknown_client);
     EXPECT_FALSE(server.has_client(first));
     EXPECT_TRUE(server.has_client(second));
 }
@@ -2128,9 +2123,11 @@ TEST(FailedReplicate, ChangesNothingTheNextPacketCouldShow)
     std::span<const std::uint8_t> packet;
     for (std::uint32_t t = 0; t < 6; ++t) {
         const Logged world = logged_world(t);
-        ASSERT_TRUE(witness.replicate(a, world, packet));
+        witness.update(world);
+        ASSERT_TRUE(witness.replicate(a, packet));
         const std::vector<std::uint8_t> expected = direct::copy(packet);
-        ASSERT_TRUE(tried.replicate(b, world, packet));
+        tried.update(world);
+        ASSERT_TRUE(tried.replicate(b, packet));
         ASSERT_EQ(direct::copy(packet), expected);
         ASSERT_TRUE(client.receive(packet));
         const std::vector<std::uint8_t> ack = direct::copy(client.ack());
@@ -2144,7 +2141,8 @@ TEST(FailedReplicate, ChangesNothingTheNextPacketCouldShow)
                 flood.log.push_back(i % 256);
             const auto before = *tried.statistics(b);
             std::span<const std::uint8_t> none;
-            EXPECT_EQ(tried.replicate(b, flood, none).code(), error::buffer_too_small);
+            tried.update(flood);
+            EXPECT_EQ(tried.replicate(b, none).code(), error::buffer_too_small);
             EXPECT_TRUE(none.empty());
             EXPECT_EQ(tried.statistics(b)->packets_sent, before.packets_sent);
             EXPECT_EQ(tried.statistics(b)->entities_deferred, before.entities_deferred);
@@ -2175,16 +2173,16 @@ TEST(ReplicationThreads, ClientsReplicatedOnTheirOwnThreadsGetTheSequentialBytes
     for (int tick = 0; tick < 40; ++tick) {
         driver.step(true);
         std::vector<std::vector<std::uint8_t>> expected(clients), got(clients);
-        for (int i = 0; i < clients; ++i)
-            expected[static_cast<std::size_t>(i)] = direct::copy(sequential.replicate(ids[static_cast<std::size_t>(i)], driver.world));
-        // The world is recorded once; replicate(id) may then run for
+        for (std::size_t k = 0; k < ids.size(); ++k)
+            expected[k] = direct::copy(update_and_replicate(sequential, ids[k], driver.world));
+        // The world is recorded once; replicate(id, out) may then run for
         // different clients at the same time.
         parallel.update(driver.world);
         std::vector<std::thread> threads;
         for (int i = 0; i < clients; ++i)
             threads.emplace_back([&, i] {
                 const auto k = static_cast<std::size_t>(i);
-                got[k] = direct::copy(parallel.replicate(ids[k]));
+                got[k] = direct::copy(replicate_or_fail(parallel, ids[k]));
             });
         for (std::thread& thread : threads)
             thread.join();
@@ -2227,7 +2225,7 @@ TEST(ReplicationCompiles, WithATransientMemberOfAnUnencodableTypeInAnEntityAndAt
     world.title.get() = "lobby";
     world.things.emplace(2, Labelled{40, {}});
     world.things[2].label.get() = "boss";
-    ASSERT_TRUE(client.receive(server.replicate(id, world)));
+    ASSERT_TRUE(client.receive(update_and_replicate(server, id, world)));
     ASSERT_TRUE(client.state().things.slots()[2].has_value());
     EXPECT_EQ(client.state().things[2].hp, 40);
     EXPECT_TRUE(client.state().things[2].label.get().empty());

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "allocation_counter.hpp"
+#include "replicate_packet.hpp"
 #include "test_oracle.hpp"
 
 #include <algorithm>
@@ -29,6 +30,7 @@ using bitrep::replication::direction;
 using bitrep::replication::packet_kind;
 namespace rep = bitrep::replication;
 using bytes = std::vector<std::uint8_t>;
+using test_replication::update_and_replicate;
 
 constexpr std::uint32_t protocol = 0x62726570;
 
@@ -258,10 +260,10 @@ TEST_F(Aead, AServerAndClientWithOneKeyReplicateAndEachPacketCosts28BytesMore)
     const auto id = server.add_client(key);
     for (std::uint32_t tick = 1; tick <= 30; ++tick) {
         const Field world = field_at(tick);
-        const auto crc_packet = crc_server.replicate(crc_id, world);
+        const auto crc_packet = update_and_replicate(crc_server, crc_id, world);
         const std::size_t crc_size = crc_packet.size();
         ASSERT_TRUE(crc_client.receive(crc_packet));
-        const auto packet = server.replicate(id, world);
+        const auto packet = update_and_replicate(server, id, world);
         EXPECT_EQ(packet.size(), crc_size + 28) << tick;
         const bitrep::status st = client.receive(packet);
         ASSERT_TRUE(st) << st.message();
@@ -273,7 +275,7 @@ TEST_F(Aead, AServerAndClientWithOneKeyReplicateAndEachPacketCosts28BytesMore)
     }
     // Replayed: the same state packet, or ack, again is refused.
     const Field world = field_at(31);
-    const auto sent = server.replicate(id, world);
+    const auto sent = update_and_replicate(server, id, world);
     const bytes packet(sent.begin(), sent.end());
     ASSERT_TRUE(client.receive(packet));
     EXPECT_EQ(client.receive(packet).code(), bitrep::error::stale);
@@ -284,7 +286,7 @@ TEST_F(Aead, AServerAndClientWithOneKeyReplicateAndEachPacketCosts28BytesMore)
     // Another key is refused on both sides: as stale while its numbers are
     // ones the receiver has seen (before any decryption), then as corrupt.
     bitrep::replication_client<Field> stranger(on(bitrep::packet_security::aead), other);
-    EXPECT_EQ(stranger.receive(server.replicate(id, field_at(32))).code(), bitrep::error::corrupt);
+    EXPECT_EQ(stranger.receive(update_and_replicate(server, id, field_at(32))).code(), bitrep::error::corrupt);
     EXPECT_EQ(server.receive(id, stranger.packet()).code(), bitrep::error::stale);
     for (int i = 0; i < 40; ++i)
         static_cast<void>(stranger.packet());
@@ -294,9 +296,9 @@ TEST_F(Aead, AServerAndClientWithOneKeyReplicateAndEachPacketCosts28BytesMore)
     const bitrep::status from_crc = server.receive(id, crc_client.packet());
     EXPECT_TRUE(from_crc.code() == bitrep::error::truncated || from_crc.code() == bitrep::error::corrupt)
         << from_crc.message();
-    EXPECT_FALSE(crc_client.receive(server.replicate(id, field_at(33))));
+    EXPECT_FALSE(crc_client.receive(update_and_replicate(server, id, field_at(33))));
     // The real client keeps going through all of it.
-    ASSERT_TRUE(client.receive(server.replicate(id, field_at(34))));
+    ASSERT_TRUE(client.receive(update_and_replicate(server, id, field_at(34))));
     EXPECT_EQ(client.state().tick, 34u);
 }
 
@@ -310,11 +312,11 @@ TEST_F(Aead, AForgedAckCanNoLongerMoveAClientsBaseline)
         bitrep::replication_server<Field> server(on(security));
         bitrep::replication_client<Field> client(on(security), key);
         const auto id = server.add_client(key);
-        ASSERT_TRUE(client.receive(server.replicate(id, field_at(1))));
+        ASSERT_TRUE(client.receive(update_and_replicate(server, id, field_at(1))));
         ASSERT_TRUE(server.receive(id, client.packet()));
-        static_cast<void>(server.replicate(id, field_at(2))); // lost
+        static_cast<void>(update_and_replicate(server, id, field_at(2))); // lost
         const bitrep::status forged = server.receive(id, forged_ack(security, 1));
-        const bitrep::status next = client.receive(server.replicate(id, field_at(3)));
+        const bitrep::status next = client.receive(update_and_replicate(server, id, field_at(3)));
         if (security == bitrep::packet_security::crc) {
             EXPECT_TRUE(forged) << "the CRC path cannot tell a forged ack";
             EXPECT_EQ(next.code(), bitrep::error::no_baseline) << next.message();
@@ -366,7 +368,7 @@ TEST_F(Aead, NoTwoPacketsShareANonceAcrossCopiesMovesAndReconnections)
     client_type first(on(bitrep::packet_security::aead), key);
     auto id = server.add_client(key);
     for (std::uint32_t tick = 1; tick <= 3; ++tick) {
-        const auto packet = server.replicate(id, field_at(tick));
+        const auto packet = update_and_replicate(server, id, field_at(tick));
         record(seen, direction::server_to_client, packet);
         ASSERT_TRUE(first.receive(packet));
         record(seen, direction::client_to_server, first.packet());
@@ -374,7 +376,7 @@ TEST_F(Aead, NoTwoPacketsShareANonceAcrossCopiesMovesAndReconnections)
     // Copied: the copy applies what the original does, and seals nothing.
     client_type copy(first);
     EXPECT_TRUE(copy.packet().empty());
-    const auto next = server.replicate(id, field_at(4));
+    const auto next = update_and_replicate(server, id, field_at(4));
     record(seen, direction::server_to_client, next);
     ASSERT_TRUE(copy.receive(next));
     EXPECT_EQ(copy.state().tick, 4u);
@@ -389,7 +391,7 @@ TEST_F(Aead, NoTwoPacketsShareANonceAcrossCopiesMovesAndReconnections)
     id = server.add_client(key, 1);
     client_type again(on(bitrep::packet_security::aead), key, 1);
     for (std::uint32_t tick = 5; tick <= 7; ++tick) {
-        const auto packet = server.replicate(id, field_at(tick));
+        const auto packet = update_and_replicate(server, id, field_at(tick));
         record(seen, direction::server_to_client, packet);
         ASSERT_TRUE(again.receive(packet));
         record(seen, direction::client_to_server, again.packet());
@@ -425,7 +427,7 @@ old_connection run_old_connection(bitrep::replication_server<Field>& server, con
     bitrep::replication_client<Field> old_client(on(bitrep::packet_security::aead), key);
     const auto old_id = server.add_client(key);
     for (std::uint32_t tick = 1; tick <= 6; ++tick) {
-        const auto packet = server.replicate(old_id, field_at(tick));
+        const auto packet = update_and_replicate(server, old_id, field_at(tick));
         old.states.emplace_back(packet.begin(), packet.end());
         EXPECT_TRUE(old_client.receive(packet));
         const auto ack = old_client.packet();
@@ -456,11 +458,11 @@ TEST_F(Aead, AnEarlierConnectionsPacketsAreRefusedByTheNextEvenBeforeItsPeerIsHe
     EXPECT_EQ(client.statistics().refused, old.states.size());
     EXPECT_EQ(server.statistics(id)->acks_refused, old.acks.size());
     // The real peers are heard afterwards, and the old packets stay refused.
-    ASSERT_TRUE(client.receive(server.replicate(id, field_at(10))));
+    ASSERT_TRUE(client.receive(update_and_replicate(server, id, field_at(10))));
     ASSERT_TRUE(server.receive(id, client.packet()));
     EXPECT_EQ(client.receive(old.states.back()).code(), bitrep::error::corrupt);
     EXPECT_EQ(server.receive(id, old.acks.back()).code(), bitrep::error::corrupt);
-    ASSERT_TRUE(client.receive(server.replicate(id, field_at(11))));
+    ASSERT_TRUE(client.receive(update_and_replicate(server, id, field_at(11))));
     ASSERT_TRUE(server.receive(id, client.packet()));
     EXPECT_EQ(client.state().tick, 11u);
 }
@@ -473,7 +475,9 @@ TEST_F(Aead, AServerRefusesAKeyAndConnectionIdItGaveAnEarlierConnection)
     const old_connection old = run_old_connection(server, key);
     const auto again = server.add_client(key);
     std::span<const std::uint8_t> packet;
-    const bitrep::status refused = server.replicate(again, field_at(7), packet);
+    const Field world = field_at(7);
+    server.update(world);
+    const bitrep::status refused = server.replicate(again, packet);
     EXPECT_EQ(refused.code(), bitrep::error::options_mismatch);
     EXPECT_TRUE(oracle::contains(refused.message(), "earlier connection")) << refused.message();
     EXPECT_TRUE(packet.empty());
@@ -481,7 +485,7 @@ TEST_F(Aead, AServerRefusesAKeyAndConnectionIdItGaveAnEarlierConnection)
     // With the next id the same key serves the reconnection.
     bitrep::replication_client<Field> client(on(bitrep::packet_security::aead), key, 1);
     const auto id = server.add_client(key, 1);
-    ASSERT_TRUE(client.receive(server.replicate(id, field_at(8))));
+    ASSERT_TRUE(client.receive(update_and_replicate(server, id, field_at(8))));
     ASSERT_TRUE(server.receive(id, client.packet()));
 }
 
@@ -490,7 +494,7 @@ TEST_F(Aead, EndsGivenDifferentConnectionIdsHearNothingOfEachOther)
     bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
     bitrep::replication_client<Field> client(on(bitrep::packet_security::aead), key, 7);
     const auto id = server.add_client(key, 8);
-    EXPECT_EQ(client.receive(server.replicate(id, field_at(1))).code(), bitrep::error::corrupt);
+    EXPECT_EQ(client.receive(update_and_replicate(server, id, field_at(1))).code(), bitrep::error::corrupt);
     EXPECT_EQ(server.receive(id, client.packet()).code(), bitrep::error::corrupt);
 }
 
@@ -551,7 +555,9 @@ TEST_F(Aead, AnEndWithoutAKeyRefusesToSealOrOpen)
     bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
     const auto keyless = server.add_client();
     std::span<const std::uint8_t> packet;
-    const bitrep::status replicated = server.replicate(keyless, field_at(1), packet);
+    const Field world = field_at(1);
+    server.update(world);
+    const bitrep::status replicated = server.replicate(keyless, packet);
     EXPECT_EQ(replicated.code(), bitrep::error::options_mismatch);
     EXPECT_TRUE(oracle::contains(replicated.message(), "packet_key")) << replicated.message();
     EXPECT_TRUE(packet.empty());
@@ -560,13 +566,13 @@ TEST_F(Aead, AnEndWithoutAKeyRefusesToSealOrOpen)
     EXPECT_TRUE(client.packet().empty());
     // A packet of a keyed connection is not opened either.
     const auto keyed = server.add_client(key);
-    EXPECT_EQ(client.receive(server.replicate(keyed, field_at(2))).code(), bitrep::error::options_mismatch);
+    EXPECT_EQ(client.receive(update_and_replicate(server, keyed, field_at(2))).code(), bitrep::error::options_mismatch);
     bitrep::replication_client<Field> keyed_client(on(bitrep::packet_security::aead), key);
     EXPECT_EQ(server.receive(keyless, keyed_client.packet()).code(), bitrep::error::options_mismatch);
     // On the CRC path no key is needed.
     bitrep::replication_server<Field> crc_server(on(bitrep::packet_security::crc));
     bitrep::replication_client<Field> crc_client(on(bitrep::packet_security::crc));
-    EXPECT_TRUE(crc_client.receive(crc_server.replicate(crc_server.add_client(), field_at(3))));
+    EXPECT_TRUE(crc_client.receive(update_and_replicate(crc_server, crc_server.add_client(), field_at(3))));
 }
 
 // ------------------------------------------------ wiping secrets

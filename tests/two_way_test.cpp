@@ -53,6 +53,7 @@ BOOST_DESCRIBE_STRUCT(Blob, (), (bytes))
 namespace {
 
 using replication_fixtures::moving_world;
+using replication_fixtures::update_and_replicate;
 using Messages = bitrep::message_set<Chat, Push, Score, Blob>;
 using Server = bitrep::replication_server<World, PlayerInput, Messages>;
 using Client = bitrep::replication_client<World, PlayerInput, Messages>;
@@ -144,7 +145,7 @@ struct linked {
             if (client.send(p, bitrep::channel::reliable))
                 ++pushes_sent;
         }
-        down.send(server.replicate(id, driver.world), t);
+        down.send(update_and_replicate(server, id, driver.world), t);
         const std::span<const std::uint8_t> packet = client.packet();
         carried[std::string(packet.begin(), packet.end())] = {t + 1 - static_cast<std::uint32_t>(client.inputs_waiting()), t};
         up.send(packet, t);
@@ -371,7 +372,7 @@ TEST(TwoWay, AStateOnlyProtocolSendsTheElevenByteAck)
     const bitrep::client_id id = server.add_client();
     moving_world driver(3, 10);
     driver.step(true);
-    ASSERT_TRUE(client.receive(server.replicate(id, driver.world)));
+    ASSERT_TRUE(client.receive(update_and_replicate(server, id, driver.world)));
     EXPECT_EQ(client.packet().size(), bitrep::replication::ack_bytes);
     EXPECT_TRUE(server.receive(id, client.ack()));
 }
@@ -444,7 +445,7 @@ TEST(TwoWayConditions, EachClientReceivesExactlyWhatItsConditionsAllow)
                 player.name.get() = "renamed" + std::to_string(t); // initial_only: never sent again
         }
         for (std::size_t k = 0; k < clients.size(); ++k) {
-            const auto packet = server.replicate(ids[k], arena);
+            const auto packet = update_and_replicate(server, ids[k], arena);
             ASSERT_TRUE(clients[k].receive(packet));
             ASSERT_TRUE(server.receive(ids[k], clients[k].ack()));
             // Bit for bit what the server sent, and that is the world as
@@ -473,7 +474,7 @@ TEST(TwoWayConditions, EachClientReceivesExactlyWhatItsConditionsAllow)
         });
     arena.players.find(1)->stamina = 7;
     for (std::size_t k = 0; k < clients.size(); ++k) {
-        ASSERT_TRUE(clients[k].receive(server.replicate(ids[k], arena)));
+        ASSERT_TRUE(clients[k].receive(update_and_replicate(server, ids[k], arena)));
         ASSERT_TRUE(server.receive(ids[k], clients[k].ack()));
     }
     EXPECT_EQ(notified, (std::vector<int>{0, 1, 0}));
@@ -482,7 +483,7 @@ TEST(TwoWayConditions, EachClientReceivesExactlyWhatItsConditionsAllow)
     // A client that joins now gets the entities as created for it: the current name.
     bitrep::replication_client<Arena> late;
     const bitrep::client_id late_id = server.add_client();
-    ASSERT_TRUE(late.receive(server.replicate(late_id, arena)));
+    ASSERT_TRUE(late.receive(update_and_replicate(server, late_id, arena)));
     EXPECT_EQ(late.state().players.find(0)->name.get().str(), "renamed20");
     EXPECT_EQ(late.state().players.find(0)->stamina.get().get(), 100);
     // Saves keep every member whatever its condition.
@@ -499,11 +500,11 @@ TEST(TwoWay, EndsThatDisagreeOnTheirMessageTypesRefuseEachOthersPacketsAsCorrupt
     const bitrep::client_id id = server.add_client();
     moving_world driver(3, 10);
     driver.step(true);
-    EXPECT_EQ(other.receive(server.replicate(id, driver.world)).code(), bitrep::error::corrupt);
+    EXPECT_EQ(other.receive(update_and_replicate(server, id, driver.world)).code(), bitrep::error::corrupt);
     EXPECT_EQ(server.receive(id, other.packet()).code(), bitrep::error::corrupt);
     // The same types on both ends: accepted.
     Client same;
-    EXPECT_TRUE(same.receive(server.replicate(id, driver.world)));
+    EXPECT_TRUE(same.receive(update_and_replicate(server, id, driver.world)));
     EXPECT_TRUE(server.receive(id, same.packet()));
 }
 
@@ -631,7 +632,7 @@ TEST(TwoWay, AHandlerMayRemoveItsOwnClientDuringReceive)
         EXPECT_FALSE(link.server.has_client(from)) << "gone for every call at once";
         EXPECT_EQ(link.server.send(from, Chat{}, bitrep::channel::reliable).code(), bitrep::error::unknown_client);
     });
-    ASSERT_TRUE(link.client.receive(link.server.replicate(link.id, link.driver.world)));
+    ASSERT_TRUE(link.client.receive(update_and_replicate(link.server, link.id, link.driver.world)));
     Chat chat;
     chat.serial = 1;
     chat.text = "line 1";
@@ -653,7 +654,7 @@ TEST(TwoWay, AKickedClientsRemainingInputsAndMessagesAreNotDelivered)
         link.server.remove_client(from); // the input handler runs first
     });
     link.server.on_message<Chat>([&](bitrep::client_id, const Chat& chat) { chats.push_back(chat.serial.get()); });
-    ASSERT_TRUE(link.client.receive(link.server.replicate(link.id, link.driver.world)));
+    ASSERT_TRUE(link.client.receive(update_and_replicate(link.server, link.id, link.driver.world)));
     for (std::uint32_t tick = 1; tick <= 2; ++tick) {
         PlayerInput input;
         input.sequence = tick;
@@ -704,7 +705,7 @@ TEST(TwoWay, AnOnChangeCallbackThatThrowsLosesNoInputAckAndNoMessage)
     Chat chat;
     chat.serial = 5;
     ASSERT_TRUE(link.server.send(link.id, chat, bitrep::channel::unreliable));
-    const auto packet = link.server.replicate(link.id, link.driver.world);
+    const auto packet = update_and_replicate(link.server, link.id, link.driver.world);
     EXPECT_THROW(static_cast<void>(link.client.receive(packet)), std::runtime_error);
     // The packet is applied and counted, its input ack taken, its message delivered.
     EXPECT_EQ(link.client.statistics().applied, 1u);
@@ -718,7 +719,7 @@ TEST(TwoWay, ReplicatedEqualComparesWhatTheClientReceivesAndNothingElse)
     linked link({}, 4);
     for (std::uint32_t t = 0; t < 5; ++t) {
         link.driver.step(true);
-        ASSERT_TRUE(link.client.receive(link.server.replicate(link.id, link.driver.world)));
+        ASSERT_TRUE(link.client.receive(update_and_replicate(link.server, link.id, link.driver.world)));
         ASSERT_TRUE(link.server.receive(link.id, link.client.packet()));
     }
     const std::optional<World> sent = link.server.sent_state(link.id, link.client.sequence());

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "delta_helpers.hpp"
+#include "replicate_packet.hpp"
 #include "test_oracle.hpp"
 
 #include <array>
@@ -498,7 +499,7 @@ TEST(VariantReplication, PickupsThatChangeWhatTheyHoldReachAClientThroughLossInB
                     switches += p.item.index() != was ? 1 : 0;
                 }
             }
-            const std::vector<std::uint8_t> packet = copy(server.replicate(id, floor));
+            const std::vector<std::uint8_t> packet = copy(test_replication::update_and_replicate(server, id, floor));
             if (random() % 8 != 0) { // 1 in 8 packets lost
                 ASSERT_TRUE(client.receive(packet));
             }

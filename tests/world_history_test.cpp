@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "replicate_packet.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -18,6 +20,9 @@
 #include <vector>
 
 namespace {
+
+using test_replication::replicate_or_fail;
+using test_replication::update_and_replicate;
 
 struct Rock {
     bitrep::quantized<-256.f, 256.f, 0.01f> x, y, z;
@@ -98,7 +103,7 @@ std::uint64_t session_hash(int mode, std::uint64_t* shared = nullptr)
     for (int tick = 0; tick < 400; ++tick) {
         world.step(tick);
         for (std::size_t c = 0; c < clients; ++c) {
-            const std::span<const std::uint8_t> packet = server.replicate(ids[c], world.field);
+            const std::span<const std::uint8_t> packet = update_and_replicate(server, ids[c], world.field);
             for (const std::uint8_t byte : packet)
                 hash = (hash ^ byte) * 1099511628211ull;
             if (c < 2 || world.rng() % 10 != 0)
@@ -145,10 +150,10 @@ TEST(WorldHistory, ClientsInTheSamePositionGetTheSameStateBytesAndShareTheirEnco
             world.step(tick);
             server.update(world.field);
             const std::vector<std::uint8_t> pa = [&] {
-                const auto p = server.replicate(a);
+                const auto p = replicate_or_fail(server, a);
                 return std::vector<std::uint8_t>(p.begin(), p.end());
             }();
-            const std::span<const std::uint8_t> pb = server.replicate(b);
+            const std::span<const std::uint8_t> pb = replicate_or_fail(server, b);
             // Same sequence, same baseline, same views: the same packet.
             ASSERT_TRUE(std::equal(pa.begin(), pa.end(), pb.begin(), pb.end())) << "tick " << tick;
             ASSERT_TRUE(ca.receive(pa));
@@ -202,7 +207,7 @@ TEST(WorldHistory, AViewWhoseValuesLeftTheHistoryIsNotABaselineAndTheClientStill
         if (tick < 600)
             for (int k = 0; k < 5; ++k)
                 world.step(tick);
-        const std::span<const std::uint8_t> packet = server.replicate(id, world.field);
+        const std::span<const std::uint8_t> packet = update_and_replicate(server, id, world.field);
         ASSERT_TRUE(client.receive(packet)) << "tick " << tick;
         // Every state the client applies is the view the server recorded.
         const auto sent = server.sent_state(id, client.sequence());
@@ -264,7 +269,7 @@ TEST(WorldHistory, AClientThatJoinsAQuietWorldLateConvergesWithoutSkippingBaseli
     for (; tick < 1000 && converged_at < 0; ++tick) {
         nudge(tick, 1);
         server.update(world.field);
-        ASSERT_TRUE(client.receive(server.replicate(id))) << "tick " << tick;
+        ASSERT_TRUE(client.receive(replicate_or_fail(server, id))) << "tick " << tick;
         const std::span<const std::uint8_t> ack = client.ack();
         acks.emplace_back(ack.begin(), ack.end());
         if (acks.size() > 6) {
@@ -285,7 +290,7 @@ TEST(WorldHistory, AClientCostsItsRefsItsBaselineAndItsBuffers)
     moving_field world(9);
     for (int tick = 0; tick < 200; ++tick) {
         world.step(tick);
-        static_cast<void>(server.replicate(id, world.field));
+        static_cast<void>(update_and_replicate(server, id, world.field));
     }
     // 64 views x 256 slots x 2 bytes, one State, and what grows with the
     // candidates: a quarter at most of the 64 States the server used to keep.

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <stdexcept>
 #include <vector>
 
 #include <bitrep/replication.hpp>
@@ -150,7 +152,9 @@ public:
             if (new_second)
                 p.second_bytes = 0;
             const std::uint64_t deferred = replication_.statistics(p.id)->entities_deferred;
-            const std::span<const std::uint8_t> packet = replication_.replicate(p.id);
+            std::span<const std::uint8_t> packet;
+            if (const bitrep::status made = replication_.replicate(p.id, packet); !made)
+                throw std::runtime_error("replicate: " + made.message());
             if (replication_.statistics(p.id)->entities_deferred != deferred) {
                 ++p.full_packets;
                 p.last_full_tick = ticks_;

@@ -138,7 +138,8 @@ void replay(server_type& server, bitrep::client_id id, const std::vector<World>&
 {
     for (std::uint32_t t = 0; t < sent; ++t) {
         std::span<const std::uint8_t> packet;
-        if (const bitrep::status st = server.replicate(id, worlds[t], packet); !st)
+        server.update(worlds[t]);
+        if (const bitrep::status st = server.replicate(id, packet); !st)
             fail("honest replicate failed", st);
         const std::span<const std::uint8_t> ack = ack_of(t, packet);
         if (t < acked)
@@ -198,7 +199,8 @@ prepared prepare(bitrep::packet_security security)
     p.client_state = bitrep::to_bytes(client.state());
 
     std::span<const std::uint8_t> packet;
-    if (const bitrep::status st = server.replicate(id, p.worlds[sent], packet); !st)
+    server.update(p.worlds[sent]);
+    if (const bitrep::status st = server.replicate(id, packet); !st)
         fail("honest replicate failed", st);
     p.next_packet.assign(packet.begin(), packet.end());
     p.next_state = *server.sent_state(id, static_cast<std::uint16_t>(sent));
@@ -207,7 +209,8 @@ prepared prepare(bitrep::packet_security security)
     server_type again(options(security));
     const bitrep::client_id same_id = again.add_client(key(), connection_id);
     replay(again, same_id, p);
-    if (!again.replicate(same_id, p.worlds[sent], packet) || !std::ranges::equal(packet, p.next_packet))
+    again.update(p.worlds[sent]);
+    if (!again.replicate(same_id, packet) || !std::ranges::equal(packet, p.next_packet))
         fail("the server's replay differs from the honest run");
     return p;
 }
@@ -341,7 +344,8 @@ void fuzz_server(const prepared& p, std::span<const std::uint8_t> input)
     accepted = static_cast<bool>(server.receive(id, resealed)) || accepted;
 
     std::span<const std::uint8_t> packet;
-    if (const bitrep::status st = server.replicate(id, p.worlds[sent], packet); !st)
+    server.update(p.worlds[sent]);
+    if (const bitrep::status st = server.replicate(id, packet); !st)
         fail("replicate failed after a forged ack", st);
     if (!accepted) {
         if (!std::ranges::equal(packet, p.next_packet))
@@ -356,7 +360,8 @@ void fuzz_server(const prepared& p, std::span<const std::uint8_t> input)
     applies(client, server, id, packet, sent);
     if (const bitrep::status st = server.receive(id, client.ack()); !st)
         fail("after a forged ack the honest ack is refused", st);
-    if (const bitrep::status st = server.replicate(id, p.worlds[0], packet); !st)
+    server.update(p.worlds[0]);
+    if (const bitrep::status st = server.replicate(id, packet); !st)
         fail("replicate failed after a forged ack", st);
     applies(client, server, id, packet, sent + 1);
 }
@@ -388,12 +393,16 @@ std::vector<bytes> next_packets(const prepared& p, std::uint32_t acks, const bit
     server_type server(o);
     const bitrep::client_id id = server.add_client(key(), connection_id);
     std::span<const std::uint8_t> packet;
-    for (std::uint32_t t = 0; t < sent; ++t)
-        if (!server.replicate(id, p.worlds[t], packet) || (t < acks && !server.receive(id, p.acks[t])))
+    for (std::uint32_t t = 0; t < sent; ++t) {
+        server.update(p.worlds[t]);
+        if (!server.replicate(id, packet) || (t < acks && !server.receive(id, p.acks[t])))
             fail("honest traffic refused");
+    }
     std::vector<bytes> packets;
     for (const std::uint32_t t : ticks) {
-        if (const bitrep::status st = server.replicate(id, world_at(t), packet); !st)
+        const World world = world_at(t);
+        server.update(world);
+        if (const bitrep::status st = server.replicate(id, packet); !st)
             fail("honest replicate failed", st);
         packets.emplace_back(packet.begin(), packet.end());
     }

@@ -156,6 +156,16 @@ struct session {
         client.on_message<Buy>([this](const Buy& b) { at_client.buy(b); });
     }
 
+    /// update(world), then the server's packet for the client.
+    std::span<const std::uint8_t> replicate(const World& world)
+    {
+        server.update(world);
+        std::span<const std::uint8_t> out;
+        if (const bitrep::status st = server.replicate(id, out); !st)
+            fail("honest replicate failed", st);
+        return out;
+    }
+
     void run(std::uint32_t ticks)
     {
         for (std::uint32_t t = 1; t <= ticks; ++t) {
@@ -173,7 +183,7 @@ struct session {
                 fail("honest purchase refused");
             if (t % 4 == 0 && !server.send(id, c, bitrep::channel::unreliable))
                 fail("honest unreliable chat refused");
-            const bitrep::status down = client.receive(server.replicate(id, world_at(t)));
+            const bitrep::status down = client.receive(replicate(world_at(t)));
             if (!down)
                 fail("honest state packet refused", down);
             // The client's packet of tick 3 is lost, so the next ones carry
@@ -215,7 +225,7 @@ prepared prepare(bitrep::packet_security security)
     session s(security);
     s.run(ticks);
     prepared p{security, {}, {}};
-    const auto packet = s.server.replicate(s.id, world_at(ticks + 1));
+    const auto packet = s.replicate(world_at(ticks + 1));
     p.next_state_packet.assign(packet.begin(), packet.end());
     p.client_state = bitrep::to_bytes(s.client.state());
     if (s.at_server.messages == 0 || s.at_client.messages == 0 || s.at_server.inputs == 0)
@@ -256,7 +266,7 @@ void fuzz_server(const prepared& p, session& s, std::span<const std::uint8_t> in
     // Refused packets leave the server's next packet as it was; whatever
     // was accepted, the server still makes one the honest client applies (a
     // forged ack may only name packets sent).
-    const std::span<const std::uint8_t> next = s.server.replicate(s.id, world_at(ticks + 1));
+    const std::span<const std::uint8_t> next = s.replicate(world_at(ticks + 1));
     if (!accepted && !std::ranges::equal(next, p.next_state_packet))
         fail("refused client packets changed the server's next packet");
     const bitrep::status down = s.client.receive(next);
@@ -367,16 +377,16 @@ void bitrep_fuzz_seeds(std::vector<std::vector<std::uint8_t>>& seeds)
     namespace rep = bitrep::replication;
     using make_packet = std::span<const std::uint8_t> (*)(session&);
     const std::vector<make_packet> states{
-        [](session& s) { return s.server.replicate(s.id, fuzz::world_at(fuzz::ticks + 1)); },
+        [](session& s) { return s.replicate(fuzz::world_at(fuzz::ticks + 1)); },
         [](session& s) {
             fuzz::check_sent(s.server.send(s.id, fuzz::buy(99, {0, 9, 4, 4}), bitrep::channel::reliable));
             fuzz::check_sent(
                 s.server.send(s.id, fuzz::chat(1000, "twenty-four characters.."), bitrep::channel::unreliable));
-            return s.server.replicate(s.id, fuzz::world_at(fuzz::ticks + 1));
+            return s.replicate(fuzz::world_at(fuzz::ticks + 1));
         },
         [](session& s) {
             fuzz::check_sent(s.server.send(s.id, fuzz::chat(0, ""), bitrep::channel::reliable));
-            return s.server.replicate(s.id, fuzz::world_at(40));
+            return s.replicate(fuzz::world_at(40));
         },
     };
     const std::vector<make_packet> clients{

@@ -50,11 +50,12 @@ struct replication_options {
     /// connection's packet_key, replays refused; 20 bytes more a packet).
     /// Both ends must agree: an end on the other path refuses every packet.
     packet_security security = packet_security::crc;
-    /// The largest packet replicate() returns, header included (at least 16).
+    /// The largest packet replicate(id, out) gives, header included (at least
+    /// 16).
     std::size_t max_packet_bytes = 1200;
-    /// Per client; 0 for no limit. Spent at `tick_rate` replicate() calls a
-    /// second, so a tick may use what earlier ticks left over (up to one
-    /// full packet).
+    /// Per client; 0 for no limit. Spent at `tick_rate` replicate(id, out)
+    /// calls a second, so a tick may use what earlier ticks left over (up
+    /// to one full packet).
     std::size_t bytes_per_second = 0;
     double tick_rate = 60.0;
     /// Packets kept per client, on each side, as baselines: in [2, 1024],

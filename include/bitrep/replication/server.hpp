@@ -17,7 +17,6 @@
 #include <vector>
 
 #include <bitrep/bytes.hpp>
-#include <bitrep/detail/exceptions.hpp>
 #include <bitrep/replication/conditions.hpp>
 #include <bitrep/replication/inputs.hpp>
 #include <bitrep/replication/messages.hpp>
@@ -173,51 +172,23 @@ public:
     void on_invalid_value(invalid_value_function f) { core_.on_invalid_value(std::move(f)); }
 
     /// Records the world of this tick (docs/replication.md, section 11):
-    /// once per tick, before the replicate(id) calls, which encode from it.
-    /// `state` must stay alive and unchanged until they are done (the
+    /// once per tick, before the replicate(id, out) calls, which encode from
+    /// it. `state` must stay alive and unchanged until they are done (the
     /// callbacks and the fields other than shared entity arrays read it).
     /// Costs one comparison per entity slot, for all clients together.
     void update(const State& state) { core_.update(&state); }
 
-    /// update(state), then replicate(id): for a few clients, or a state that
-    /// changes between them. Each call compares the world once.
-    std::span<const std::uint8_t> replicate(client_id id, const State& state)
-    {
-        update(state);
-        return replicate(id);
-    }
-    status replicate(client_id id, const State& state, std::span<const std::uint8_t>& packet)
-    {
-        update(state);
-        return replicate(id, packet);
-    }
-
     /// The packet to send to `id` this tick, from the state of the last
-    /// update() (valid until the next call for that client). Throws
-    /// write_error when no packet can be made (more non-entity data than a
-    /// packet holds); a value outside its annotation is held back and
-    /// reported instead (on_invalid_value).
-    std::span<const std::uint8_t> replicate(client_id id)
-    {
-        std::span<const std::uint8_t> packet;
-#if BITREP_HAS_EXCEPTIONS
-        if (status result = replicate(id, packet); !result)
-            throw write_error(result);
-#else
-        static_assert(detail::always_false<State>,
-                      "bitrep: replicate(id) reports a failure by throwing bitrep::write_error, and exceptions "
-                      "are disabled. Call replicate(id, packet), which returns a bitrep::status.");
-        static_cast<void>(id);
-#endif
-        return packet;
-    }
-
-    /// replicate() that reports failure as a status; when it fails nothing
-    /// changes (no packet counts as sent; sequence, baselines, priorities,
-    /// statistics and the byte budget stay as they were), so the next call
-    /// gives what it would have given without this one. A value that cannot
-    /// be encoded is not a failure: see on_invalid_value.
-    status replicate(client_id id, std::span<const std::uint8_t>& packet) { return core_.replicate(id, packet); }
+    /// update(), in `out`: valid until the next call for that client. Each
+    /// tick: update(world) once, then replicate(id, out) for every client.
+    /// Returns a status. When it fails (no update() yet, an unknown client,
+    /// a connection whose key is refused, more non-entity data than a packet
+    /// holds) nothing changes: no packet counts as sent, and sequence,
+    /// baselines, priorities, statistics and the byte budget stay as they
+    /// were, so the next call gives what it would have given without this
+    /// one. A value outside its annotation is not a failure: it is held back
+    /// and reported instead (on_invalid_value).
+    status replicate(client_id id, std::span<const std::uint8_t>& out) { return core_.replicate(id, out); }
 
     /// Applies an ack from the client: the packets it names become
     /// baselines. Malformed or forged acks change nothing.
