@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
-"""Writes README.md's C++ snippets as translation units, so that CTest can
-build (and, where a section has a main, run) exactly what a reader copies.
+"""Writes a markdown file's C++ snippets as translation units, so that CTest
+can build (and, where a section has a main, run) exactly what a reader
+copies: README.md's and each page of docs/guide/.
 
 Each `## ` section's ```cpp blocks, in order, make one file: a later block of
-a section may use what an earlier one declared. Every file starts with
-`#include <bitrep/bitrep.hpp>`, which the README says every snippet assumes,
-and `#line` directives point compiler errors at README.md's own lines.
+a section may use what an earlier one declared. Only blocks fenced ```cpp are
+compiled; a fragment that is not meant to compile on its own (a signature, a
+line of a larger program) is fenced ```c++ or without a language, and is
+left out. Every file starts with `#include <bitrep/bitrep.hpp>`, which the
+documents say every snippet assumes, and `#line` directives point compiler
+errors at the markdown file's own lines.
 
-Usage: extract_snippets.py README.md OUTPUT_DIR
+Usage: extract_snippets.py FILE.md OUTPUT_DIR [PREFIX]
+Files are named PREFIX_SECTION.cpp (PREFIX defaults to `readme`), so that
+several documents can share one OUTPUT_DIR without colliding.
 Prints one line per file: `NAME:main|object:glm|-`.
 """
 import pathlib
@@ -17,7 +23,7 @@ import sys
 
 def sections(lines):
     """Yields (title, [(first_line_number, [code lines])]) per section."""
-    title, blocks, block, start = "top", [], None, 0
+    title, blocks, block, start, other_fence = "top", [], None, 0, False
     for number, line in enumerate(lines, start=1):
         if block is not None:
             if line.startswith("```"):
@@ -25,23 +31,28 @@ def sections(lines):
                 block = None
             else:
                 block.append(line)
-        elif line.startswith("```cpp"):
+        elif other_fence:
+            other_fence = not line.startswith("```")
+        elif line.rstrip() == "```cpp":
             block, start = [], number + 1
+        elif line.startswith("```"):
+            other_fence = True
         elif line.startswith("## "):
             if blocks:
                 yield title, blocks
             title, blocks = line[3:].strip(), []
     if block is not None:
-        sys.exit(f"README.md: the ```cpp block from line {start} is never closed")
+        sys.exit(f"the ```cpp block from line {start} is never closed")
     if blocks:
         yield title, blocks
 
 
 def main():
     readme, output = pathlib.Path(sys.argv[1]).resolve(), pathlib.Path(sys.argv[2])
+    prefix = sys.argv[3] if len(sys.argv) > 3 else "readme"
     output.mkdir(parents=True, exist_ok=True)
     for title, blocks in sections(readme.read_text(encoding="utf-8").splitlines()):
-        name = "readme_" + re.sub(r"[^a-z0-9]+", "_", title.lower()).strip("_")
+        name = prefix + "_" + re.sub(r"[^a-z0-9]+", "_", title.lower()).strip("_")
         text = ["#include <bitrep/bitrep.hpp>"]
         for start, code in blocks:
             text.append(f'#line {start} "{readme}"')
