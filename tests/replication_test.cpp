@@ -365,6 +365,48 @@ INSTANTIATE_TEST_SUITE_P(Loss, ReplicationThroughLinks,
 
 // ---------------------------------------------------------------- 3: a budget too small for every change
 
+
+/// Each field of a state packet's header, alone set to all ones: it lies at
+/// the offset and width the header names (what a reader's errors point at).
+TEST(PacketHeader, EachFieldLiesWhereTheHeaderSaysItDoes)
+{
+    using header = replication::packet_header;
+    struct field {
+        const char* name;
+        void (*set)(header&);
+        std::size_t at;
+        std::size_t width;
+    };
+    const std::initializer_list<field> fields = {
+        {"sequence", [](header& h) { h.sequence = 0xFFFF; }, header::sequence_at, 16},
+        {"has_baseline", [](header& h) { h.has_baseline = true; }, header::has_baseline_at, 1},
+        {"baseline", [](header& h) { h.baseline = 0xFFFF; }, header::baseline_at, 16},
+        {"has_check_value", [](header& h) { h.has_check_value = true; }, header::has_check_value_at, 1},
+        {"has_older", [](header& h) { h.has_older = true; }, header::has_older_at, 1},
+        {"older", [](header& h) { h.older = 0xFFFF; }, header::older_at, 16},
+    };
+    for (const field& f : fields) {
+        header h;
+        h.coded = true; // the coded header has every field
+        f.set(h);
+        std::array<std::uint8_t, 8> bytes{};
+        bitrep::write_stream stream(bytes);
+        ASSERT_TRUE(h.serialize(stream)) << f.name;
+        EXPECT_EQ(stream.bit_position(), header::bits + header::coded_bits) << f.name;
+        stream.flush();
+        for (std::size_t bit = 0; bit < header::bits + header::coded_bits; ++bit) {
+            const bool set = ((bytes[bit / 8] >> (bit % 8)) & 1u) != 0;
+            const bool in_field = (bit >= f.at && bit < f.at + f.width) || bit == header::coded_at;
+            EXPECT_EQ(set, in_field) << f.name << ", bit " << bit;
+        }
+    }
+    header bit_packed;
+    std::array<std::uint8_t, 8> bytes{};
+    bitrep::write_stream stream(bytes);
+    ASSERT_TRUE(bit_packed.serialize(stream));
+    EXPECT_EQ(stream.bit_position(), header::bits);
+}
+
 TEST(ReplicationBudget, SmallPacketsStayWithinTheBudgetAndConvergeOnceTheLinkClears)
 {
     const replication_options options = with_max_packet_bytes(300); // a full state is ~2 KB

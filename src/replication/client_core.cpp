@@ -94,7 +94,7 @@ public:
         if (!header.serialize(stream)) [[unlikely]]
             return stream.failure_status("packet");
         if (header.has_check_value != options_.check_value) [[unlikely]]
-            return status(error::options_mismatch, head + 33, "packet",
+            return status(error::options_mismatch, head + packet_header::has_check_value_at, "packet",
                           header.has_check_value ? "the server sends a check value, and this client expects none"
                                                  : "this client expects a check value, and the server sends none");
         if (acks_.any && !sequence_newer(header.sequence, acks_.newest)) {
@@ -110,7 +110,7 @@ public:
             return status(error::stale, head, "packet", "not newer than the newest packet applied");
         }
         if (header.coded && options_.encoding != replication_encoding::coded) [[unlikely]]
-            return status(error::options_mismatch, head + 34, "packet",
+            return status(error::options_mismatch, head + packet_header::coded_at, "packet",
                           "the server sends coded packets, and this client expects bit-packed ones");
         if (sections != nullptr && !sections->read(stream)) [[unlikely]]
             return stream.failure_status("packet");
@@ -142,14 +142,14 @@ public:
         if (header.has_baseline) {
             base = held(header.baseline);
             if (base == nullptr)
-                return status(error::no_baseline, head + 17, "packet", "the packet's baseline is not held");
+                return status(error::no_baseline, head + packet_header::baseline_at, "packet", "the packet's baseline is not held");
         }
         if (header.coded) {
             const void* older = base;
             if (header.has_older) {
                 older = held(header.older);
                 if (older == nullptr)
-                    return status(error::no_baseline, head + 36, "packet", "the state the packet predicts from is not held");
+                    return status(error::no_baseline, head + packet_header::older_at, "packet", "the state the packet predicts from is not held");
             }
             return decode_coded(older, base, bytes.subspan(std::min((stream.bit_position() + 7) / 8, bytes.size())),
                                 head + 8 * bytes.size());

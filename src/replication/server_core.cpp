@@ -84,8 +84,8 @@ public:
 
     std::size_t message_other_bits(std::size_t framing_bits, bool inputs) const noexcept
     {
-        std::size_t bits = 8 * (prefix_bytes(options_.security) + suffix_bytes(options_.security)) + header_bits +
-                           coded_header_bits + 7 + framing_bits + 7 + 1 + (options_.check_value ? 32 : 0);
+        std::size_t bits = 8 * (prefix_bytes(options_.security) + suffix_bytes(options_.security)) + packet_header::bits +
+                           packet_header::coded_bits + 7 + framing_bits + 7 + 1 + (options_.check_value ? 32 : 0);
         if (inputs)
             bits += 17;
         std::size_t always_sent = layout_.shared.size(); // a changed bit each
@@ -1838,8 +1838,8 @@ public:
         packet_plan plan{coded, base, coded ? older_state(c, draft.header, base, sc) : base, previous_view(c),
                          c.parts ? c.parts->inputs_ack() : std::nullopt,
                          c.parts ? c.parts->messages() : nullptr};
-        plan.header_bits = 8 * (c.guard.prefix() + c.guard.suffix()) + replication::header_bits +
-                           (coded ? coded_header_bits + 7 : 0);
+        plan.header_bits = 8 * (c.guard.prefix() + c.guard.suffix()) + packet_header::bits +
+                           (coded ? packet_header::coded_bits + 7 : 0);
         if (plan.inputs)
             plan.header_bits += 1 + (plan.inputs->any ? 16 : 0);
         plan.used_bits = plan.header_bits + 1 + (options_.check_value ? 32 : 0);

@@ -134,12 +134,6 @@ constexpr std::uint32_t check_value = 0x62726570; ///< "brep", at the end of a s
 constexpr std::size_t crc_bytes = 4;
 constexpr std::size_t ack_bits = 1 + 16 + 32;
 constexpr std::size_t ack_bytes = crc_bytes + (ack_bits + 7) / 8;
-/// Sequence, has-baseline bit, baseline, has-check-value bit, coded bit.
-constexpr std::size_t header_bits = 16 + 1 + 16 + 1 + 1;
-/// What a coded packet's header adds: has-older bit and older; the coded
-/// bytes then start at the next byte.
-constexpr std::size_t coded_header_bits = 1 + 16;
-
 /// What a packet is, hashed into its CRC with the protocol id (never sent),
 /// so that an ack can never pass for a state packet or the reverse.
 enum class packet_kind : std::uint8_t { state = 'S', ack = 'A' };
@@ -215,16 +209,33 @@ struct packet_header {
     bool has_older = false;
     std::uint16_t older = 0;
 
+    /// Its layout, which serialize() writes and a reader's errors point
+    /// into: where each field starts, in bits from the header's first.
+    /// Sequence numbers (sequence, baseline, older) take 16 bits.
+    static constexpr int number_bits = 16;
+    static constexpr std::size_t sequence_at = 0;
+    static constexpr std::size_t has_baseline_at = sequence_at + number_bits;
+    static constexpr std::size_t baseline_at = has_baseline_at + 1;
+    static constexpr std::size_t has_check_value_at = baseline_at + number_bits;
+    static constexpr std::size_t coded_at = has_check_value_at + 1;
+    /// Every header's bits; a coded packet's adds `coded_bits` (has-older
+    /// bit and older), and its coded bytes start at the next byte.
+    static constexpr std::size_t bits = coded_at + 1;
+    static constexpr std::size_t has_older_at = bits;
+    static constexpr std::size_t older_at = has_older_at + 1;
+    static constexpr std::size_t coded_bits = older_at + number_bits - bits;
+
     template <class Stream>
     bool serialize(Stream& stream)
     {
         std::uint32_t s = sequence;
         std::uint32_t b = baseline;
         std::uint32_t o = older;
-        if (!stream.serialize_bits(s, 16) || !stream.serialize_bool(has_baseline) || !stream.serialize_bits(b, 16) ||
-            !stream.serialize_bool(has_check_value) || !stream.serialize_bool(coded))
+        if (!stream.serialize_bits(s, number_bits) || !stream.serialize_bool(has_baseline) ||
+            !stream.serialize_bits(b, number_bits) || !stream.serialize_bool(has_check_value) ||
+            !stream.serialize_bool(coded))
             return false;
-        if (coded && (!stream.serialize_bool(has_older) || !stream.serialize_bits(o, 16)))
+        if (coded && (!stream.serialize_bool(has_older) || !stream.serialize_bits(o, number_bits)))
             return false;
         sequence = static_cast<std::uint16_t>(s);
         baseline = static_cast<std::uint16_t>(b);
