@@ -19,7 +19,7 @@
 
 #include <bitrep/codecs/classes.hpp>
 #include <bitrep/delta.hpp>
-#include <bitrep/detail/delta_cost.hpp>
+#include "delta_cost.hpp"
 #include <bitrep/quat_code.hpp>
 
 #include "kinds.hpp"

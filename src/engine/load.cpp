@@ -2,7 +2,7 @@
 // section 3): a save file written by another shape of the program's type is
 // read by its own schema, node by node, into the program's value, walked
 // over the value's entries. bind() matched the two schemas once per load
-// (src/schema_load.cpp), so a struct's field costs a table lookup here, not
+// (src/schema_bind.cpp), so a struct's field costs a table lookup here, not
 // a name comparison. A subtree the program encodes as the file does is read
 // by the kinds' own rules (values.hpp); everything else is converted, and a
 // value that does not fit the program's type is refused (out_of_range).

@@ -5,7 +5,7 @@
 // (schema_mismatch, naming the field), and marks the subtrees the program
 // encodes exactly as the file does. What it works out, per node of the
 // file's schema, is the load_plan that engine::load() reads by. Compiled
-// once, in src/schema_load.cpp.
+// once, in src/schema_bind.cpp.
 #pragma once
 
 #include <cstddef>
