@@ -172,7 +172,7 @@ bool same_quat(const field_entry& e, const quat_floats& a, const quat_floats& b)
     namespace d = bitrep::detail;
     if (!unit_length(a) || !unit_length(b))
         return false;
-    const d::quantizer& q = e.quantizer;
+    const bitrep::quantizer& q = e.quantizer;
     const auto sa = d::smallest_three::of(a.x, a.y, a.z, a.w);
     const auto sb = d::smallest_three::of(b.x, b.y, b.z, b.w);
     bool equal = sa.largest == sb.largest;

@@ -573,10 +573,15 @@ struct loader {
 
 } // namespace
 
-bool load(save_read_stream& stream, load_plan& plan, std::uint32_t f, const field_entry& value, void* object)
+} // namespace bitrep::engine
+
+namespace bitrep::detail {
+
+bool load_by_plan(save_read_stream& stream, load_plan& plan, std::uint32_t f, const engine::field_entry& value,
+                  void* object)
 {
-    loader walk{stream, plan};
-    return walk.value(f, value, static_cast<bytes*>(object));
+    engine::loader walk{stream, plan};
+    return walk.value(f, value, static_cast<unsigned char*>(object));
 }
 
-} // namespace bitrep::engine
+} // namespace bitrep::detail

@@ -63,7 +63,7 @@ struct quat {
     static_assert(BitsPerComponent >= 3 && BitsPerComponent <= 24, "quat: BitsPerComponent must be in [3, 24]");
     static constexpr int bits_per_component = BitsPerComponent;
     static constexpr int bits = 2 + 3 * BitsPerComponent;
-    static constexpr detail::quantizer component_quantizer = detail::quat_component_quantizer(BitsPerComponent);
+    static constexpr bitrep::quantizer component_quantizer = detail::quat_component_quantizer(BitsPerComponent);
     /// Input components at least this far apart encode stably unchecked (detail::quat_tie_margin).
     static constexpr float tie_margin = detail::quat_tie_margin(component_quantizer);
 

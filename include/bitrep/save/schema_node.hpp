@@ -57,7 +57,7 @@ struct schema_node {
     float real_min = 0.0f;             ///< quantized
     float real_max = 0.0f;             ///< quantized
     float resolution = 0.0f;           ///< quantized
-    detail::quantizer quantizer{};     ///< quantized, quat (derived from the above)
+    bitrep::quantizer quantizer{};     ///< quantized, quat (derived from the above)
     std::string name;                  ///< as a field: its name (empty for a position); enumerator: its name;
                                        ///< as an alternative: its type's stable name (empty for a kind that has none)
     std::string type_name;             ///< structure, enumeration, opaque
