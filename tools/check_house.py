@@ -38,14 +38,21 @@ It reads only include/bitrep/ and uses nothing beyond the standard library.
    folder gets a place in the order.
 
 3. No public signature names detail::. In every header outside detail/,
-   each line where `detail::` appears at declaration level is reported:
-   outside function bodies and initialisers, outside `namespace detail`
-   blocks, and outside the private and protected parts of classes. This is
-   a textual heuristic (comments and strings are dropped, braces counted,
-   a brace after `class`/`struct`/`union`/`enum` or `namespace` opens a
-   scope of declarations, any other brace a body), so it errs towards
-   reporting: template arguments, base classes, default arguments and
-   requires-clauses of public declarations count as their signature.
+   each line where `detail::` appears in what a user names of a
+   declaration is reported: its type, parameters, return type, base
+   classes, template parameters. Skipped: function bodies, `namespace
+   detail` blocks (any namespace whose name has a `detail` part), the
+   private and protected parts of classes, and what a user never writes
+   out: what follows a lone `=` (a variable's initialiser, an alias's
+   target, a default argument), static_asserts and requires-clauses. Every
+   other namespace counts as public, bitrep::engine and
+   bitrep::replication too. This is a textual heuristic (comments and
+   strings are blanked, braces counted; a brace after `namespace` or after
+   `class`/`struct`/`union`/`enum` opens a scope of declarations, any other
+   brace a body), so read a report as a place to look.
+
+Each violation is one line, `include/bitrep/<path>[:line]: what`, then a
+count; a clean tree prints the layer order and one line saying so.
 """
 
 import os
