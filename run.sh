@@ -3,9 +3,11 @@
 #   ./run.sh example   installs what is missing, builds, runs the main example
 #                      (examples/arena; options after it go to the arena, e.g. --loss 0.25
 #                      or --clients 64)
-#   ./run.sh test      installs what is missing, builds with g++ and clang
-#                      (-Werror), runs every test, and checks find_package()
-#                      from a separate consumer project
+#   ./run.sh test      installs what is missing, checks the house rules of
+#                      include/ (tools/check_house.py: header length, layers,
+#                      no detail:: in public declarations), builds with g++
+#                      and clang (-Werror), runs every test, and checks
+#                      find_package() from a separate consumer project
 #   ./run.sh bandwidth installs what is missing, builds the cube scene and the
 #                      bandwidth yardstick (g++ Release), generates the default
 #                      scene and prints the table (docs/benchmarks.md)
@@ -80,6 +82,9 @@ case "${1:-}" in
     ;;
   test)
     install_missing
+    # Before any build: a header too long, an include against the layers or
+    # detail:: in a public declaration fails the run at once.
+    python3 tools/check_house.py
     # g++ optimised and clang unoptimised: the golden vectors in both builds
     # prove the wire does not depend on compiler or optimisation level. The
     # clang build runs every test under AddressSanitizer and UBSan, and

@@ -74,7 +74,7 @@ using bitrep::error;
 
 /// The smallest three components of a unit quaternion lie in +-1/sqrt(2).
 constexpr float component_limit = 0.707106781f;
-constexpr auto component_quantizer = bitrep::detail::quantizer::from_bits(-component_limit, component_limit, 9);
+constexpr auto component_quantizer = bitrep::quantizer::from_bits(-component_limit, component_limit, 9);
 
 using side_by_side::failure;
 

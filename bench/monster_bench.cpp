@@ -94,7 +94,7 @@ using bitrep::bit_reader;
 using bitrep::bit_writer;
 using bitrep::error;
 
-constexpr auto unit_quantizer = bitrep::detail::quantizer::from_resolution(-1.f, 1.f, 0.01f); // 8 bits
+constexpr auto unit_quantizer = bitrep::quantizer::from_resolution(-1.f, 1.f, 0.01f); // 8 bits
 constexpr int color_bits = 2; // Color's enumerators are 0, 1, 2: the wire's index is the value
 
 using side_by_side::failure;

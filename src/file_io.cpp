@@ -1,7 +1,8 @@
 // Durable whole-file writes and bounded whole-file reads (POSIX), the
 // operating-system half of save files (docs/save-format.md, section 4).
+#include "atomic_write.hpp"
+
 #include <bitrep/detail/exceptions.hpp>
-#include <bitrep/save/file_io.hpp>
 
 #include <fcntl.h>
 #include <signal.h>

@@ -10,6 +10,8 @@
 #include <span>
 #include <vector>
 
+#include "atomic_write.hpp"
+
 #ifndef BITREP_HAS_ZSTD
 #define BITREP_HAS_ZSTD 0
 #endif

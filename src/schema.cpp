@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include <bitrep/save/schema_kinds.hpp>
+#include "schema_kinds.hpp"
 
 namespace bitrep {
 

@@ -1204,13 +1204,13 @@ template <codec_path Path, bitrep::scope Scope, class T>
 bitrep::status scoped_encoding(const T& value, std::vector<std::uint8_t>& bytes)
 {
     bytes.assign(bitrep::engine::entry_v<T>.max_bits / 8 + 1, 0);
-    bitrep::detail::failure_record failure;
+    bitrep::failure_record failure;
     bitrep::basic_write_stream<Scope> stream(std::span<std::uint8_t>(bytes), failure);
     if (!bitrep::detail::write_value<Path>(stream, value)) {
         bytes.clear();
         return stream.failure_status("Scoped");
     }
-    bitrep::detail::failure_record measured;
+    bitrep::failure_record measured;
     bitrep::basic_measure_stream<Scope> measure(measured);
     EXPECT_TRUE(bitrep::detail::write_value<Path>(measure, value));
     EXPECT_EQ(measure.exact_bits(), stream.bit_position());
@@ -1222,7 +1222,7 @@ bitrep::status scoped_encoding(const T& value, std::vector<std::uint8_t>& bytes)
 template <codec_path Path, bitrep::scope Scope, class T>
 bitrep::status scoped_decoding(const std::vector<std::uint8_t>& bytes, T& target)
 {
-    bitrep::detail::failure_record failure;
+    bitrep::failure_record failure;
     bitrep::basic_read_stream<Scope> stream(std::span<const std::uint8_t>(bytes), failure);
     if (!bitrep::detail::read_value<Path>(stream, target))
         return stream.failure_status("Scoped");

@@ -1,4 +1,4 @@
-// detail/file_io.hpp: whole files written atomically and read back within a
+// src/atomic_write.hpp and save/file_io.hpp: whole files written atomically and read back within a
 // limit, including a write cut short by a file-size limit; and bitrep::save
 // on top of it, with a saver SIGKILLed at random moments and a save cut short.
 #include <bitrep/save/file_io.hpp>
@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "atomic_write.hpp" // src/: the library's own, not installed
 #include "test_oracle.hpp"
 
 #include "temporary_directory.hpp"

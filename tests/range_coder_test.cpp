@@ -10,7 +10,7 @@
 
 namespace {
 
-using bitrep::detail::bit_model;
+using bitrep::bit_model;
 using bitrep::detail::range_decoder;
 using bitrep::detail::range_encoder;
 

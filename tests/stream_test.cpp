@@ -1313,7 +1313,7 @@ TEST_F(CompressedFloat, RandomInputsQuantizeAndDecodeExactlyAsTheReferenceArithm
 
 TEST_F(CompressedFloat, EveryQuantumOfAQuantizerMarkedExactDecodesToAValueSentAsItself)
 {
-    // quanta_round_trip (detail/quantize.hpp) is an error bound; this checks
+    // quanta_round_trip (wire/quantize.hpp) is an error bound; this checks
     // it where it claims exactness, quantum by quantum, over ranges of every
     // scale, and that it does not give up on the ordinary ones.
     std::mt19937_64 rng(0x5E771E);
@@ -1328,7 +1328,7 @@ TEST_F(CompressedFloat, EveryQuantumOfAQuantizerMarkedExactDecodesToAValueSentAs
         const float max = f32(min + width);
         if (!(max > min) || !(resolution > 0.0f))
             continue;
-        const auto q = bitrep::detail::quantizer::from_resolution(min, max, resolution);
+        const auto q = bitrep::quantizer::from_resolution(min, max, resolution);
         if (!q.exact || q.max_integer > (1u << 21))
             continue;
         ++exact_quantizers;
@@ -1337,16 +1337,16 @@ TEST_F(CompressedFloat, EveryQuantumOfAQuantizerMarkedExactDecodesToAValueSentAs
                 << std::hexfloat << "[" << min << ", " << max << "] at " << resolution << ", quantum " << quantum;
     }
     EXPECT_GT(exact_quantizers, 100u);
-    EXPECT_TRUE(bitrep::detail::quantizer::from_resolution(-100.0f, 100.0f, 0.01f).exact);
-    EXPECT_TRUE(bitrep::detail::quantizer::from_resolution(0.0f, 360.0f, 0.1f).exact);
-    EXPECT_TRUE(bitrep::detail::quantizer::from_bits(-0.707106781f, 0.707106781f, 20).exact);
+    EXPECT_TRUE(bitrep::quantizer::from_resolution(-100.0f, 100.0f, 0.01f).exact);
+    EXPECT_TRUE(bitrep::quantizer::from_resolution(0.0f, 360.0f, 0.1f).exact);
+    EXPECT_TRUE(bitrep::quantizer::from_bits(-0.707106781f, 0.707106781f, 20).exact);
 }
 
 TEST_F(CompressedFloat, TheStandardPrimitiveSendsTheStandardsQuantumEvenWhereItIsNotStable)
 {
     // Where float32 cannot resolve the range, the annotations send a stable
     // quantum; the standard's own primitive still sends the standard's.
-    const auto q = bitrep::detail::quantizer::from_resolution(-100000.0f, 100000.0f, 0.01f);
+    const auto q = bitrep::quantizer::from_resolution(-100000.0f, 100000.0f, 0.01f);
     ASSERT_FALSE(q.exact);
     std::mt19937_64 rng(9);
     std::uniform_real_distribution<float> any(-100000.0f, 100000.0f);
@@ -1367,7 +1367,7 @@ TEST_F(CompressedFloat, TheStandardPrimitiveSendsTheStandardsQuantumEvenWhereItI
 
 TEST_F(CompressedFloat, SerializeQuantizedWithAResolutionQuantizerWritesTheSameBytes)
 {
-    const auto q = bitrep::detail::quantizer::from_resolution(0.0f, 10.0f, 0.01f);
+    const auto q = bitrep::quantizer::from_resolution(0.0f, 10.0f, 0.01f);
     EXPECT_EQ(q.max_integer, 1000u);
     EXPECT_EQ(q.bits, 10);
     const auto e = encode([&](auto& s) {
@@ -1382,7 +1382,7 @@ TEST_F(CompressedFloat, FixedBitQuantizerHasAnEvenQuantumCountSoZeroIsExact)
     // bitrep's smallest-three quantizer (docs/wire-format.md section 3): [-1, 1] in 4 bits has
     // max_integer_value 2^4 - 2 = 14. 0.0: n = 1 / 2 = 0.5, p = 7, s = 7.5 -> q 7 = 0b0111;
     // decoded: n = 7 / 14 = 0.5, p = 1, value = 1 + -1 = 0 exactly.
-    const auto q = bitrep::detail::quantizer::from_bits(-1.0f, 1.0f, 4);
+    const auto q = bitrep::quantizer::from_bits(-1.0f, 1.0f, 4);
     EXPECT_EQ(q.max_integer, 14u);
     const auto e = encode([&](auto& s) {
         float v = 0.0f;
@@ -1398,7 +1398,7 @@ TEST_F(CompressedFloat, FixedBitQuantizerHasAnEvenQuantumCountSoZeroIsExact)
 
 TEST_F(CompressedFloat, FixedBitQuantizerRefusesTheOneCodeAboveItsQuanta)
 {
-    const auto q = bitrep::detail::quantizer::from_bits(-1.0f, 1.0f, 4);
+    const auto q = bitrep::quantizer::from_bits(-1.0f, 1.0f, 4);
     float back = 0.0f;
     const auto d = decode(byte_vector{0x0F}, [&](auto& s) { return s.serialize_quantized(back, q); });
     EXPECT_EQ(d.status.code(), error::out_of_range);

@@ -6,7 +6,7 @@
 // docs/wire-format.md), independently of the library: a bit-at-a-time packer
 // for expected bytes (section 1) and the float32 compressed-float quantizer
 // (section 6). It calls none of bitrep's packing or quantizing code (bits.hpp,
-// detail/quantize.hpp). Only the to_bytes / from_bytes helpers at the end, and
+// wire/quantize.hpp). Only the to_bytes / from_bytes helpers at the end, and
 // PrintTo, touch the library.
 #pragma once
 
@@ -125,7 +125,7 @@ inline float f32(float x)
 }
 
 /// compressed_float exactly as serialize 1.0 section 6 states it, every step
-/// rounded to float32 through f32 (independent of bitrep's detail::quantizer).
+/// rounded to float32 through f32 (independent of bitrep::quantizer).
 struct quantizer {
     float min;
     float delta;

@@ -9,7 +9,6 @@
 #include <bitrep/save/file_io.hpp>
 #include <bitrep/save/save.hpp>
 #include <bitrep/save/schema.hpp>
-#include <bitrep/save/schema_walk.hpp>
 #include <bitrep/status.hpp>
 
 #include <CLI/CLI.hpp>
@@ -33,6 +32,9 @@
 #include <system_error>
 #include <utility>
 #include <vector>
+
+// The walk by a file's own schema is the library's (src/), not installed.
+#include "schema_walk.hpp"
 
 #ifndef BITREP_VERSION
 #define BITREP_VERSION "unknown"

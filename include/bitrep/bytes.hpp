@@ -11,7 +11,7 @@
 #include <bitrep/detail/exceptions.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/detail/working_object.hpp>
-#include <bitrep/engine/entries.hpp>
+#include <bitrep/engine/objects.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>

@@ -19,7 +19,7 @@
 
 #include <bitrep/codecs/classes.hpp>
 #include <bitrep/delta.hpp>
-#include <bitrep/detail/delta_cost.hpp>
+#include "delta_cost.hpp"
 #include <bitrep/quat_code.hpp>
 
 #include "kinds.hpp"
@@ -159,7 +159,7 @@ bool same_elements(const field_entry& element, std::uint32_t stride, const bytes
 bool unit_length(const quat_floats& q) noexcept
 {
     const float norm = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
-    return std::fabs(norm - 1.0f) <= 0.01f;
+    return std::fabs(norm - 1.0f) <= bitrep::detail::unit_norm_tolerance;
 }
 
 /// What smallest-three sends of a and b is the same code.
@@ -168,9 +168,9 @@ bool same_quat(const field_entry& e, const quat_floats& a, const quat_floats& b)
     namespace d = bitrep::detail;
     if (!unit_length(a) || !unit_length(b))
         return false;
-    const d::quantizer& q = e.quantizer;
-    const auto sa = d::smallest_three::of(a.x, a.y, a.z, a.w);
-    const auto sb = d::smallest_three::of(b.x, b.y, b.z, b.w);
+    const bitrep::quantizer& q = e.quantizer;
+    const auto sa = d::smallest_three_parts::of(a.x, a.y, a.z, a.w);
+    const auto sb = d::smallest_three_parts::of(b.x, b.y, b.z, b.w);
     bool equal = sa.largest == sb.largest;
     for (int k = 0; k < 3 && equal; ++k)
         equal = q.stable_quantize(sa.small[k]) == q.stable_quantize(sb.small[k]);

@@ -2,7 +2,7 @@
 // section 3): a save file written by another shape of the program's type is
 // read by its own schema, node by node, into the program's value, walked
 // over the value's entries. bind() matched the two schemas once per load
-// (src/schema_load.cpp), so a struct's field costs a table lookup here, not
+// (src/schema_bind.cpp), so a struct's field costs a table lookup here, not
 // a name comparison. A subtree the program encodes as the file does is read
 // by the kinds' own rules (values.hpp); everything else is converted, and a
 // value that does not fit the program's type is refused (out_of_range).
@@ -573,10 +573,15 @@ struct loader {
 
 } // namespace
 
-bool load(save_read_stream& stream, load_plan& plan, std::uint32_t f, const field_entry& value, void* object)
+} // namespace bitrep::engine
+
+namespace bitrep::detail {
+
+bool load_by_plan(save_read_stream& stream, load_plan& plan, std::uint32_t f, const engine::field_entry& value,
+                  void* object)
 {
-    loader walk{stream, plan};
-    return walk.value(f, value, static_cast<bytes*>(object));
+    engine::loader walk{stream, plan};
+    return walk.value(f, value, static_cast<unsigned char*>(object));
 }
 
-} // namespace bitrep::engine
+} // namespace bitrep::detail

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include <bitrep/detail/delta_cost.hpp>
+#include "../engine/delta_cost.hpp"
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/engine/delta.hpp>
 #include <bitrep/replication/protocol.hpp>

@@ -99,7 +99,7 @@ public:
     static constexpr float min = Min.value();
     static constexpr float max = Max.value();
     static constexpr float resolution = Resolution.value();
-    static constexpr detail::quantizer quantizer = detail::quantizer::from_resolution(min, max, resolution);
+    static constexpr bitrep::quantizer quantizer = bitrep::quantizer::from_resolution(min, max, resolution);
     static constexpr int bits = quantizer.bits;
     static constexpr range_policy policy = Policy;
     /// The largest value a receiver decodes: Max, or a float32 above it when

@@ -9,6 +9,13 @@
 namespace bitrep {
 
 namespace detail {
+/// How far from 1 a quaternion's squared norm |q|^2 may be for a writer to
+/// send it (1%): smallest-three leaves the largest component out and the
+/// reader rebuilds it from |q| = 1, so a quaternion further off is refused
+/// rather than sent as another rotation. The codec's check, delta's and
+/// quat_tie_margin's bound below all use this one.
+inline constexpr float unit_norm_tolerance = 0.01f;
+
 /// The smallest-three components' quantizer at a bit count (also for save
 /// files written with another bit count than the program's).
 constexpr quantizer quat_component_quantizer(int bits_per_component) noexcept
@@ -36,6 +43,8 @@ constexpr double quat_component_slack(const quantizer& q) noexcept
 
 constexpr float quat_tie_margin(const quantizer& q) noexcept
 {
+    // 0.0101 and 0.995 below are the bound's terms at this tolerance.
+    static_assert(unit_norm_tolerance == 0.01f, "quat_tie_margin's bound is derived for a 1% tolerance");
     const double h = quat_component_slack(q);
     const double r = 0.0101 + 3.025 * h + 3.0 * h * h + 1e-5;
     const double discriminant = 0.995 * 0.995 - 4.0 * r;
@@ -63,7 +72,7 @@ struct quat {
     static_assert(BitsPerComponent >= 3 && BitsPerComponent <= 24, "quat: BitsPerComponent must be in [3, 24]");
     static constexpr int bits_per_component = BitsPerComponent;
     static constexpr int bits = 2 + 3 * BitsPerComponent;
-    static constexpr detail::quantizer component_quantizer = detail::quat_component_quantizer(BitsPerComponent);
+    static constexpr bitrep::quantizer component_quantizer = detail::quat_component_quantizer(BitsPerComponent);
     /// Input components at least this far apart encode stably unchecked (detail::quat_tie_margin).
     static constexpr float tie_margin = detail::quat_tie_margin(component_quantizer);
 

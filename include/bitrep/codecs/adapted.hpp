@@ -6,8 +6,8 @@
 
 #include <bitrep/annotations/adapted.hpp>
 #include <bitrep/annotations/quat.hpp>
+#include <bitrep/codec.hpp>
 #include <bitrep/detail/proxy_traits.hpp>
-#include <bitrep/serialize.hpp>
 
 #include <array>
 #include <cstddef>

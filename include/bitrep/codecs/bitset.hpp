@@ -5,7 +5,6 @@
 
 #include <bitrep/codec.hpp>
 #include <bitrep/detail/inline.hpp>
-#include <bitrep/serialize.hpp>
 
 #include <algorithm>
 #include <bitset>

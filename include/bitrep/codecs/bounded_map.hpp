@@ -9,7 +9,6 @@
 #include <bitrep/codecs/tuple.hpp>
 #include <bitrep/detail/counts.hpp>
 #include <bitrep/detail/inline.hpp>
-#include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>
 
 #include <algorithm>

@@ -13,7 +13,6 @@
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/renames.hpp>
-#include <bitrep/serialize.hpp>
 #include <bitrep/wire/stream.hpp>
 
 namespace bitrep {

@@ -7,7 +7,6 @@
 #include <bitrep/detail/counts.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/detail/resize.hpp>
-#include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/bits.hpp>
 

@@ -10,7 +10,6 @@
 #include <bitrep/codec.hpp>
 #include <bitrep/detail/proxy_traits.hpp>
 #include <bitrep/detail/inline.hpp>
-#include <bitrep/serialize.hpp>
 
 #include <array>
 #include <charconv>

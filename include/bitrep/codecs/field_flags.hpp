@@ -4,7 +4,6 @@
 
 #include <bitrep/annotations/field_flags.hpp>
 #include <bitrep/codec.hpp>
-#include <bitrep/serialize.hpp>
 #include <bitrep/wire/stream.hpp>
 
 namespace bitrep {

@@ -8,7 +8,6 @@
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/renames.hpp>
-#include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>
 
 #include <cstddef>

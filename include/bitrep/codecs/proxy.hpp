@@ -13,7 +13,6 @@
 #include <bitrep/codec.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/detail/proxy_traits.hpp>
-#include <bitrep/serialize.hpp>
 
 #include <cstddef>
 #include <type_traits>

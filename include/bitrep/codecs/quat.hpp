@@ -18,16 +18,16 @@ namespace detail {
 /// and the other three in index order. Everything is selected in registers
 /// (no component array indexed by `largest`), so the quantizing that follows
 /// does not wait on a store and a dependent load.
-struct smallest_three {
+struct smallest_three_parts {
     std::uint32_t largest = 0;
     float gap = 0.0f; ///< the largest magnitude minus the runner-up's (0 on a tie)
     float small[3] = {};
 
     /// Sign-folded so that the largest component is positive (q and -q are
     /// the same rotation). Ties go to the lowest index.
-    BITREP_ALWAYS_INLINE static smallest_three of(float x, float y, float z, float w) noexcept
+    BITREP_ALWAYS_INLINE static smallest_three_parts of(float x, float y, float z, float w) noexcept
     {
-        smallest_three s;
+        smallest_three_parts s;
         float top = std::fabs(x);
         float second = 0.0f;
         float lead = x;
@@ -126,7 +126,7 @@ struct smallest_three_code {
 /// on; the standard's own for every ordinary range). What a writer sends for
 /// a rotation is settle_largest of these (far from a tie that changes
 /// nothing), so it is a function of them.
-BITREP_ALWAYS_INLINE smallest_three_code quanta_of(const smallest_three& s, const quantizer& q) noexcept
+BITREP_ALWAYS_INLINE smallest_three_code quanta_of(const smallest_three_parts& s, const quantizer& q) noexcept
 {
     smallest_three_code code;
     code.largest = s.largest;
@@ -138,7 +138,7 @@ BITREP_ALWAYS_INLINE smallest_three_code quanta_of(const smallest_three& s, cons
 /// Near a tie: replaces s's smaller components by the values of stable
 /// quanta. Those quanta are fixed points, so quantizing the values gives them
 /// back, and the writer sends them as it sends any other rotation.
-[[gnu::cold, gnu::noinline]] inline void settle_near_tie(smallest_three& s, const quantizer& q) noexcept
+[[gnu::cold, gnu::noinline]] inline void settle_near_tie(smallest_three_parts& s, const quantizer& q) noexcept
 {
     // A finer sufficient test first: each decoded component is within half a
     // quantum (and float rounding) of the one sent, so while max c^2 + sum
@@ -159,10 +159,10 @@ BITREP_ALWAYS_INLINE smallest_three_code quanta_of(const smallest_three& s, cons
 /// What a writer sends of q (checked unit by the caller): sign-folded, and
 /// near a tie moved so that decoding it and encoding the result gives the
 /// same code. `tie_margin` is quat_tie_margin(q), a constant where q is one.
-BITREP_ALWAYS_INLINE smallest_three stable_smallest_three(float x, float y, float z, float w, const quantizer& q,
+BITREP_ALWAYS_INLINE smallest_three_parts stable_smallest_three(float x, float y, float z, float w, const quantizer& q,
                                                           float tie_margin) noexcept
 {
-    smallest_three s = smallest_three::of(x, y, z, w);
+    smallest_three_parts s = smallest_three_parts::of(x, y, z, w);
     // Far from a tie (the two largest magnitudes at least tie_margin apart,
     // see quat_tie_margin) the standard's quanta are stable: one compare
     // spares the exact check for nearly every rotation.
@@ -183,11 +183,11 @@ BITREP_ALWAYS_INLINE bool serialize_smallest_three(Stream& stream, Quat& value, 
                                                    float tie_margin = -1.0f)
 {
     const std::size_t start = stream.position();
-    smallest_three s; // reading: only its `largest` is used, as the
+    smallest_three_parts s; // reading: only its `largest` is used, as the
                       // components go straight into `value`
     if constexpr (Stream::is_writing) {
         const float norm = value.x * value.x + value.y * value.y + value.z * value.z + value.w * value.w;
-        if (!(std::fabs(norm - 1.0f) <= 0.01f)) [[unlikely]] // also refuses NaN and infinity
+        if (!(std::fabs(norm - 1.0f) <= unit_norm_tolerance)) [[unlikely]] // also refuses NaN and infinity
             return stream.fail(error::value_out_of_range, start,
                                "quaternion is not unit length (|q|^2 off by more than 1%)");
         s = stable_smallest_three(value.x, value.y, value.z, value.w, component_quantizer, tie_margin);

@@ -4,9 +4,8 @@
 #pragma once
 
 #include <bitrep/codec.hpp>
-#include <bitrep/detail/field_path.hpp>
 #include <bitrep/detail/inline.hpp>
-#include <bitrep/serialize.hpp>
+#include <bitrep/failure_record.hpp>
 
 #include <cstddef>
 #include <string_view>

@@ -4,11 +4,10 @@
 
 #include <bitrep/codec.hpp>
 #include <bitrep/codecs/scalars.hpp>
-#include <bitrep/detail/field_path.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/detail/with_index.hpp>
+#include <bitrep/failure_record.hpp>
 #include <bitrep/reflect.hpp>
-#include <bitrep/serialize.hpp>
 #include <bitrep/status.hpp>
 
 #include <algorithm>

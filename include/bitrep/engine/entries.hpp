@@ -1,6 +1,8 @@
 // Builds the engine's tables from reflection: entry_v<T> for any field type,
 // table_v<T> for a reflected class. Everything here is constant data plus a
-// few one-line accessors per container type; no serialization code.
+// few one-line accessors per container type; no serialization code. Which
+// kind a type is comes from kind_traits.hpp, what the schema learns of it
+// from schema_info.hpp; objects.hpp hands a whole value to the entry points.
 #pragma once
 
 #include <algorithm>
@@ -21,107 +23,18 @@
 #include <vector>
 
 #include <bitrep/annotations/adapted.hpp>
-#include <bitrep/annotations/bounded_string.hpp>
-#include <bitrep/annotations/bounded_vector.hpp>
-#include <bitrep/annotations/delta_small.hpp>
-#include <bitrep/annotations/entity_array.hpp>
-#include <bitrep/annotations/field_flags.hpp>
-#include <bitrep/annotations/quantized.hpp>
-#include <bitrep/annotations/quat.hpp>
-#include <bitrep/annotations/ranged.hpp>
 #include <bitrep/detail/working_object.hpp>
 #include <bitrep/engine/access.hpp>
+#include <bitrep/engine/kind_traits.hpp>
+#include <bitrep/engine/schema_info.hpp>
 #include <bitrep/engine/table.hpp>
-#include <bitrep/quat_code.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/renames.hpp>
-#include <bitrep/save/schema_builder.hpp>
 #include <bitrep/serialize.hpp>
 
 namespace bitrep::engine {
 
 namespace detail {
-template <class T>
-struct is_bounded_vector : std::false_type {};
-template <class T, std::size_t N>
-struct is_bounded_vector<bounded_vector<T, N>> : std::bool_constant<!std::is_same_v<T, bool>> {};
-template <class T>
-struct is_bit_vector : std::false_type {};
-template <std::size_t N>
-struct is_bit_vector<bounded_vector<bool, N>> : std::true_type {};
-template <class T>
-struct is_bitset : std::false_type {};
-template <std::size_t N>
-struct is_bitset<std::bitset<N>> : std::true_type {
-    static constexpr std::size_t size = N;
-};
-template <class T>
-struct is_std_array : std::false_type {};
-template <class T, std::size_t N>
-struct is_std_array<std::array<T, N>> : std::true_type {};
-template <class T>
-struct is_optional : std::false_type {};
-template <class T>
-struct is_optional<std::optional<T>> : std::true_type {};
-template <class T>
-struct is_variant : std::false_type {};
-template <class... Ts>
-struct is_variant<std::variant<Ts...>> : std::true_type {};
-template <class T>
-struct is_quantized : std::false_type {};
-template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
-struct is_quantized<quantized<Min, Max, Resolution, Policy>> : std::true_type {};
-template <class T>
-struct is_ranged : std::false_type {};
-template <class Int, Int Min, Int Max>
-struct is_ranged<ranged<Int, Min, Max>> : std::true_type {};
-template <class T>
-struct is_bounded_string : std::false_type {};
-template <std::size_t N>
-struct is_bounded_string<bounded_string<N>> : std::true_type {};
-template <class T>
-struct is_quat : std::false_type {};
-template <int Bits>
-struct is_quat<quat<Bits>> : std::true_type {};
-template <class T>
-struct is_delta_small : std::false_type {};
-template <class V, std::uint32_t MaxStep>
-struct is_delta_small<delta_small<V, MaxStep>> : std::true_type {
-    static constexpr std::uint32_t step = MaxStep;
-};
-template <class T>
-struct is_quat_code : std::false_type {};
-template <int Bits>
-struct is_quat_code<quat_code<Bits>> : std::true_type {};
-template <class T>
-struct is_entity_array : std::false_type {};
-template <class T, std::size_t N>
-struct is_entity_array<entity_array<T, N>> : std::true_type {};
-template <class T>
-struct is_flagged : std::false_type {};
-template <class T, field_flag Flag>
-struct is_flagged<flagged<T, Flag>> : std::true_type {};
-
-/// Classes the tables walk field by field: reflected, no hook (a field
-/// annotated from outside its class is a proxy for its annotation). Asked
-/// of the route, not of codec<T>, whose instantiation checks every field's
-/// codec; the entry dispatch has taken every annotation by then.
-template <class T>
-constexpr bool walked_class()
-{
-    if constexpr (std::is_class_v<T>)
-        return bitrep::detail::route_for<T>() == bitrep::detail::class_route::reflected;
-    else
-        return false;
-}
-
-/// The classes the tables describe member by member.
-template <class T>
-constexpr bool tabled_class()
-{
-    return walked_class<T>() || bitrep::detail::std_tuple<T>;
-}
-
 template <class E>
 inline constexpr auto enum_values = [] {
     using table = reflect::enumerators<E>;
@@ -140,68 +53,6 @@ inline constexpr auto flag_masks = [] {
     return masks;
 }();
 
-/// The schema's names of an enum's enumerators or flags, or a class's
-/// fields, with the type's renames (checked here: a rename that names
-/// nothing the type has does not compile).
-template <class T, reflect::renames_target Target>
-constexpr schema_info named_info(const std::string_view* names)
-{
-    const std::span<const renamed> renames = bitrep::detail::checked_renames<T, Target>();
-    schema_info info;
-    info.type_name = reflect::stable_name<T>();
-    info.names = names;
-    info.renames = renames.data();
-    info.rename_count = renames.size();
-    return info;
-}
-template <class E>
-inline constexpr schema_info enum_info_v =
-    named_info<E, reflect::renames_target::enumerators>(reflect::enumerators<E>::names.data());
-template <class E>
-inline constexpr schema_info flags_info_v =
-    named_info<E, reflect::renames_target::flags>(reflect::flags<E>::table.names.data());
-
-template <class T>
-inline constexpr schema_info quantized_info_v = [] {
-    schema_info info;
-    info.min = T::min;
-    info.max = T::max;
-    info.resolution = T::resolution;
-    return info;
-}();
-
-/// A hook's encoding is its own: the schema names whose it is.
-template <class T>
-inline constexpr schema_info hook_info_v = [] {
-    schema_info info;
-    info.type_name = reflect::stable_name<T>();
-    return info;
-}();
-
-/// A proxy whose traits name a schema of their own: a duration's struct,
-/// as data; anything else through the traits' describe.
-template <class T>
-constexpr bool proxy_describes_itself()
-{
-    using traits = bitrep::detail::proxy_traits<T>;
-    return requires { traits::schema_struct; } || requires(schema_builder& builder) { traits::describe(builder); };
-}
-template <class T>
-void proxy_describe(schema_builder& builder)
-{
-    bitrep::detail::proxy_traits<T>::describe(builder);
-}
-template <class T>
-inline constexpr schema_info proxy_info_v = [] {
-    using traits = bitrep::detail::proxy_traits<T>;
-    schema_info info;
-    if constexpr (requires { traits::schema_struct; })
-        info.type_name = traits::schema_struct;
-    else
-        info.describe = &proxy_describe<T>;
-    return info;
-}();
-
 template <class T>
 constexpr field_entry make_entry();
 
@@ -210,6 +61,19 @@ template <class T>
 void copy_object(void* to, const void* from)
 {
     *static_cast<T*>(to) = *static_cast<const T*>(from);
+}
+
+/// A new default-made T, and its end: a working object's (objects.hpp), a
+/// replication state's.
+template <class T>
+void* make_object()
+{
+    return new T();
+}
+template <class T>
+void destroy_object(void* object) noexcept
+{
+    delete static_cast<T*>(object);
 }
 
 /// A default-made T, which a value a save file lacks loads as.
@@ -323,50 +187,6 @@ inline constexpr field_entry annotation_entry_v = [] {
     e.flag = entry_v<W>.flag; // a scope that does not carry W leaves the field out
     return e;
 }();
-
-/// The annotations and standard types make_entry gives a kind of their own
-/// (one class to match per type, where a trait per kind instantiated one
-/// class each).
-template <class T>
-struct own_kind : std::false_type {};
-template <class Int, Int Min, Int Max>
-struct own_kind<ranged<Int, Min, Max>> : std::true_type {};
-template <float_constant Min, float_constant Max, float_constant Resolution, range_policy Policy>
-struct own_kind<quantized<Min, Max, Resolution, Policy>> : std::true_type {};
-template <int Bits>
-struct own_kind<quat<Bits>> : std::true_type {};
-template <std::size_t N>
-struct own_kind<bounded_string<N>> : std::true_type {};
-template <class T, std::size_t N>
-struct own_kind<bounded_vector<T, N>> : std::true_type {};
-template <std::size_t N>
-struct own_kind<std::bitset<N>> : std::true_type {};
-template <class T, std::size_t N>
-struct own_kind<std::array<T, N>> : std::true_type {};
-template <class T>
-struct own_kind<std::optional<T>> : std::true_type {};
-template <class... Ts>
-struct own_kind<std::variant<Ts...>> : std::true_type {};
-template <class V, std::uint32_t MaxStep>
-struct own_kind<delta_small<V, MaxStep>> : std::true_type {};
-template <class T, field_flag Flag>
-struct own_kind<flagged<T, Flag>> : std::true_type {};
-template <class T, std::size_t N>
-struct own_kind<entity_array<T, N>> : std::true_type {};
-
-/// Whether T's entry is its compiled codec (a class with a hook, or a type
-/// bitrep refuses): none of the kinds make_entry tells apart.
-template <class T>
-constexpr bool by_codec()
-{
-    if constexpr (std::is_arithmetic_v<T> || own_kind<T>::value || bitrep::detail::keyed_container<T> ||
-                  bitrep::detail::proxied<T>)
-        return false;
-    else if constexpr (std::is_enum_v<T>)
-        return !reflect::described_enum<T>;
-    else
-        return !tabled_class<T>();
-}
 
 /// How a table reaches the members of a class it walks: reflection's
 /// fields, or a std::pair's or std::tuple's members, which are fields named
@@ -528,36 +348,6 @@ constexpr field_entry flagged_entry()
     e.flag = static_cast<std::uint8_t>(static_cast<std::uint8_t>(T::flag) + 1);
     return e;
 }
-
-/// A described class's bases, its first fields, by their stable names (the
-/// schema names a base ":" and its name).
-template <class T>
-inline constexpr auto base_names = []<std::size_t... I>(std::index_sequence<I...>) {
-    return std::array<std::string_view, sizeof...(I)>{reflect::stable_name<reflect::wire_type_at<T, I>>()...};
-}(std::make_index_sequence<boost::mp11::mp_size<reflect::detail::bases_of<T>>::value>{});
-
-template <class T>
-constexpr const std::string_view* base_names_of()
-{
-    if constexpr (reflect::described<T>) {
-        if constexpr (!boost::mp11::mp_empty<reflect::detail::bases_of<T>>::value)
-            return base_names<T>.data();
-    }
-    return nullptr;
-}
-
-/// A reflected class by its stable name, a std::pair or std::tuple by that
-/// (the same with every compiler).
-template <class T>
-inline constexpr schema_info structure_info_v = [] {
-    if constexpr (bitrep::detail::std_tuple<T>) {
-        schema_info info;
-        info.type_name = bitrep::detail::std_tuple_traits<T>::name;
-        return info;
-    } else {
-        return named_info<T, reflect::renames_target::fields>(base_names_of<T>());
-    }
-}();
 
 template <class T>
 constexpr field_entry structure_entry()
@@ -868,119 +658,6 @@ constexpr const field_entry* checked_entry() noexcept
 /// A value of type T as the engine's entry points take it.
 template <class T>
 inline constexpr root root_v{detail::checked_entry<T>(), detail::program_storage<T>::rooms};
-
-namespace detail {
-/// Whether a read of the whole value writes all of it: no transient field, no
-/// hook (which may skip some), no member a description leaves out.
-constexpr bool carries_every_field(const field_entry& e) noexcept
-{
-    if (is_transient(e))
-        return false;
-    switch (e.kind) {
-    case kind::codec: return false;
-    case kind::structure:
-        if (!e.nested->complete)
-            return false;
-        for (std::uint32_t i = 0; i < e.nested->count; ++i)
-            if (!carries_every_field(e.nested->fields[i]))
-                return false;
-        return true;
-    case kind::vector:
-    case kind::array:
-    case kind::optional:
-    case kind::proxy: return carries_every_field(*e.element);
-    case kind::variant:
-        for (std::uint64_t i = 0; i < e.span; ++i)
-            if (!carries_every_field(e.element[i]))
-                return false;
-        return true;
-    default: return true; // a map's entries are made anew; leaves are written whole
-    }
-}
-
-/// Whether the library can exchange two objects part by part from their
-/// entries (exchange_parts): bytes, strings and vectors, in structs whose
-/// every member is a field.
-constexpr bool exchanged_by_parts(const field_entry& e) noexcept
-{
-    if (is_transient(e) || e.object_size == 0 || e.trivially_copyable)
-        return true;
-    switch (e.kind) {
-    case kind::string: return true;
-    case kind::vector: return e.container->swap != nullptr;
-    case kind::structure:
-        if (!e.nested->complete)
-            return false;
-        for (std::uint32_t i = 0; i < e.nested->count; ++i)
-            if (!exchanged_by_parts(e.nested->fields[i]))
-                return false;
-        return true;
-    default: return false;
-    }
-}
-
-template <class T>
-void* make_object()
-{
-    return new T();
-}
-template <class T>
-void destroy_object(void* object) noexcept
-{
-    delete static_cast<T*>(object);
-}
-/// A swap exchanges pointers for containers; for a flat T (an array of
-/// plain structs) it would copy three times what one assignment copies once.
-template <class T>
-void exchange_objects(void* out, void* working)
-{
-    if constexpr (std::is_trivially_copyable_v<T>) {
-        *static_cast<T*>(out) = *static_cast<const T*>(working);
-    } else {
-        using std::swap;
-        swap(*static_cast<T*>(out), *static_cast<T*>(working));
-    }
-}
-
-template <class T>
-inline constexpr bool reads_every_field = carries_every_field(entry_v<T>) && std::is_default_constructible_v<T>;
-
-/// Whether from_bytes decodes T into a working object the library keeps
-/// (else into a copy of the destination on the stack, in the header): a
-/// flat T has no capacity to reuse, and one with no default constructor
-/// cannot be made.
-template <class T>
-inline constexpr bool kept_working = !std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T>;
-
-/// (if constexpr: a function whose address is not taken is not compiled.)
-template <class T>
-constexpr auto assign_for() noexcept
-{
-    if constexpr (reads_every_field<T>)
-        return static_cast<void (*)(void*, const void*)>(nullptr);
-    else
-        return &copy_object<T>;
-}
-
-template <class T>
-constexpr auto exchange_for() noexcept
-{
-    constexpr const field_entry& e = entry_v<T>;
-    if constexpr (!is_transient(e) && e.object_size != 0 && exchanged_by_parts(e))
-        return static_cast<void (*)(void*, void*)>(nullptr);
-    else
-        return &exchange_objects<T>;
-}
-
-template <class T>
-inline constexpr object_ops object_ops_v{&make_object<T>, &destroy_object<T>, assign_for<T>(), exchange_for<T>()};
-
-} // namespace detail
-
-/// T as to_bytes, from_bytes, bit_size and decoder<T> hand it to the engine
-/// (and, to decode into a working object, detail::object_ops_v<T>).
-template <class T>
-inline constexpr value_type value_type_v{root_v<T>, reflect::type_name<T>(), detail::reads_every_field<T>};
 
 namespace detail {
 /// The addresses of object's fields, in table order, all at once: one tie

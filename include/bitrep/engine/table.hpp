@@ -212,7 +212,7 @@ struct field_entry {
     std::uint64_t span = 0;
     /// quantized: the quantizer, the largest value in range, clamping;
     /// quat: the components' quantizer, and the tie margin in `low`.
-    bitrep::detail::quantizer quantizer{};
+    bitrep::quantizer quantizer{};
     float low = 0;
     float top = 0;
     bool clamp = false;

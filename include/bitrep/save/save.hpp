@@ -485,7 +485,7 @@ status decode_section(std::span<const std::uint8_t> file_schema, std::span<const
             return mismatch.to_status(root);
         if (status noted = note_layout_changes(theirs, plan, root, same_version, info, options); !noted)
             return noted;
-        if (!engine::load(stream, plan, 0, *engine::root_v<T>.entry, &target)) [[unlikely]]
+        if (!load_by_plan(stream, plan, 0, *engine::root_v<T>.entry, &target)) [[unlikely]]
             return payload_status(stream.failure_status(root), payload_offset);
     }
     if (stream.bit_position() != payload_bits) [[unlikely]]

@@ -4,8 +4,8 @@
 // enumerators (by name), refuses kinds that cannot be converted
 // (schema_mismatch, naming the field), and marks the subtrees the program
 // encodes exactly as the file does. What it works out, per node of the
-// file's schema, is the load_plan that engine::load() reads by. Compiled
-// once, in src/schema_load.cpp.
+// file's schema, is the load_plan that load_by_plan() reads by. Compiled
+// once, in src/schema_bind.cpp.
 #pragma once
 
 #include <cstddef>
@@ -15,9 +15,13 @@
 #include <utility>
 #include <vector>
 
-#include <bitrep/detail/field_path.hpp>
+#include <bitrep/failure_record.hpp>
 #include <bitrep/save/schema.hpp>
 #include <bitrep/save/schema_reader.hpp>
+
+namespace bitrep::engine {
+struct field_entry;
+}
 
 namespace bitrep::detail {
 
@@ -63,16 +67,11 @@ std::string schema_path(const schema& file, std::uint32_t node, std::string_view
 /// field, and returns false.
 bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t p, failure_record& failure);
 
-} // namespace bitrep::detail
-
-namespace bitrep::engine {
-struct field_entry;
-
 /// The second pass: reads the file's node `f` into `object`, a value of
 /// `value`'s type, by the plan bind() made, converting each value and
 /// refusing one that does not fit (out_of_range). Compiled once, in
 /// src/engine/load.cpp. `object` is garbage on failure.
-bool load(bitrep::detail::save_read_stream& stream, bitrep::detail::load_plan& plan, std::uint32_t f,
-          const field_entry& value, void* object);
+bool load_by_plan(save_read_stream& stream, load_plan& plan, std::uint32_t f, const engine::field_entry& value,
+                  void* object);
 
-} // namespace bitrep::engine
+} // namespace bitrep::detail

@@ -1,12 +1,12 @@
 // How a schema's texts and numbers are written, in each file format's
 // schema encoding (docs/save-format.md, section 2): the table of kinds
-// (schema_kinds.hpp) describes a node once, through one of these codes.
+// (src/schema_kinds.hpp) describes a node once, through one of these codes.
 //   inline_schema_code   formats 1 and 2: every name written where it is
 //                        used, every number at a fixed width
 //   compact_schema_code  format 3: names by their index in a string table
 //                        written once, numbers as varints
 // Only compiled code includes this header (src/schema.cpp, and what
-// schema_kinds.hpp reaches).
+// src/schema_kinds.hpp reaches).
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 // The nodes of a save file's schema: every saved value's kind, bounds,
 // nesting, and its name or position as a field (docs/save-format.md,
 // section 2). What each kind means and how it is encoded is in
-// schema_kinds.hpp; how a tree is built, encoded and parsed in schema.hpp.
+// src/schema_kinds.hpp; how a tree is built, encoded and parsed in schema.hpp.
 #pragma once
 
 #include <cstddef>
@@ -57,7 +57,7 @@ struct schema_node {
     float real_min = 0.0f;             ///< quantized
     float real_max = 0.0f;             ///< quantized
     float resolution = 0.0f;           ///< quantized
-    detail::quantizer quantizer{};     ///< quantized, quat (derived from the above)
+    bitrep::quantizer quantizer{};     ///< quantized, quat (derived from the above)
     std::string name;                  ///< as a field: its name (empty for a position); enumerator: its name;
                                        ///< as an alternative: its type's stable name (empty for a kind that has none)
     std::string type_name;             ///< structure, enumeration, opaque

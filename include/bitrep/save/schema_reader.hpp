@@ -1,9 +1,9 @@
 // Reading a save file's payload by its own schema, without the program's
 // types: each value is read by the file's node for it, by its kind's entry
-// in the table of kinds (schema_kinds.hpp), with the same functions the
-// codecs use. These are compiled once, in src/schema_load.cpp: the
+// in the table of kinds (src/schema_kinds.hpp), with the same functions the
+// codecs use. These are compiled once, in src/schema_reader.cpp: the
 // schema-driven load calls them per value (src/engine/load.cpp), and
-// bitrep-inspect walks whole values with schema_walk.hpp.
+// bitrep-inspect walks whole values with src/schema_walk.hpp.
 #pragma once
 
 #include <cstdint>

@@ -31,17 +31,17 @@ namespace bitrep {
 struct coded_slot {
     static constexpr int classes = 24; // magnitude classes with models of their own; larger share the last
     /// Changed bits: [changed between older and base][the previous field or element changed].
-    std::array<detail::bit_model, 4> changed{};
+    std::array<bit_model, 4> changed{};
     /// Residual magnitude class (its bit length), unary: [the baseline's own
     /// delta: none, small, large][the last residual of this slot in this
     /// entity: none, zero, small, large][step].
-    std::array<std::array<std::array<detail::bit_model, classes>, 4>, 3> magnitude{};
+    std::array<std::array<std::array<bit_model, classes>, 4>, 3> magnitude{};
     /// Residual sign: [the baseline's own delta: negative, none, positive].
-    std::array<detail::bit_model, 3> sign{};
+    std::array<bit_model, 3> sign{};
     /// The bit under a residual's leading one, per class.
-    std::array<detail::bit_model, classes> mantissa{};
+    std::array<bit_model, classes> mantissa{};
     /// Bits a codec writes directly (presence, a new entity's values, ...), by position.
-    std::array<detail::bit_model, 32> bits{};
+    std::array<bit_model, 32> bits{};
     /// The last residual's size bucket sent in this slot, and the entity it was in.
     std::uint32_t residual_entity = 0;
     std::uint8_t residual_bucket = 0;
@@ -236,7 +236,7 @@ public:
     {
     }
 
-    BITREP_ALWAYS_INLINE bool code(detail::bit_model& model, bool bit) noexcept
+    BITREP_ALWAYS_INLINE bool code(bit_model& model, bool bit) noexcept
     {
         encoder_.encode(model, bit);
         return bit;
@@ -277,7 +277,7 @@ public:
     {
     }
 
-    BITREP_ALWAYS_INLINE bool code(detail::bit_model& model, bool) noexcept { return decoder_.decode(model); }
+    BITREP_ALWAYS_INLINE bool code(bit_model& model, bool) noexcept { return decoder_.decode(model); }
     BITREP_ALWAYS_INLINE std::uint32_t code_direct(std::uint32_t, int count) noexcept { return decoder_.decode_direct(count); }
     /// Refuses a packet once decoding has needed more than its bytes (and
     /// the coder's four of lookahead): no encoder wrote it.

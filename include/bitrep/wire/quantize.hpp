@@ -12,8 +12,8 @@
 
 namespace bitrep::detail {
 
-/// Forces x to be materialised as a float32 value. bitrep is header-only, so
-/// it is compiled with the user's flags; under -ffp-contract=fast (GCC's
+/// Forces x to be materialised as a float32 value. bitrep's headers are
+/// compiled with the user's flags; under -ffp-contract=fast (GCC's
 /// default in GNU mode) with FMA hardware, `p = n * m; s = p + 0.5f` would be
 /// fused into one rounding and change the wire. An empty asm that claims to
 /// modify x is a fusion barrier that costs no instruction.
@@ -55,7 +55,12 @@ constexpr bool quanta_round_trip(float min, float delta, std::uint32_t max_integ
     return 6.1 * m + 1.1 * magnitude * (m / static_cast<double>(delta)) + 1.0 < 8388608.0; // 2^23
 }
 
-/// A float range mapped onto the integers [0, max_integer].
+} // namespace bitrep::detail
+
+namespace bitrep {
+
+/// A float range mapped onto the integers [0, max_integer]: the
+/// quantized annotation's, and the smallest-three components'.
 struct quantizer {
     float min;
     float delta;
@@ -69,12 +74,12 @@ struct quantizer {
     {
         const float delta = max - min;
         float values = delta / resolution;
-        values = values < 1.0f ? 1.0f : (values > max_quanta ? max_quanta : values);
+        values = values < 1.0f ? 1.0f : (values > detail::max_quanta ? detail::max_quanta : values);
         auto max_integer = static_cast<std::uint64_t>(values); // truncates; values >= 1
         if (static_cast<float>(max_integer) < values)
             ++max_integer; // ceil
         const auto top = static_cast<std::uint32_t>(max_integer);
-        return {min, delta, top, bits_required_for_span(max_integer), quanta_round_trip(min, delta, top)};
+        return {min, delta, top, bits_required_for_span(max_integer), detail::quanta_round_trip(min, delta, top)};
     }
 
     /// A fixed bit budget for a range symmetric about 0 (smallest-three):
@@ -84,7 +89,7 @@ struct quantizer {
     static constexpr quantizer from_bits(float min, float max, int bits) noexcept
     {
         const auto max_integer = static_cast<std::uint32_t>((std::uint64_t{1} << bits) - 2);
-        return {min, max - min, max_integer, bits, quanta_round_trip(min, max - min, max_integer)};
+        return {min, max - min, max_integer, bits, detail::quanta_round_trip(min, max - min, max_integer)};
     }
 
     /// Writer steps 1-4 of the standard (serialize 1.0 section 6): the
@@ -95,8 +100,8 @@ struct quantizer {
     {
         float n = (value - min) / delta;
         n = n > 0.0f ? (n < 1.0f ? n : 1.0f) : 0.0f;
-        const float p = keep_rounded(n * static_cast<float>(max_integer)); // rounding 1
-        const float s = keep_rounded(p + 0.5f);                            // rounding 2
+        const float p = detail::keep_rounded(n * static_cast<float>(max_integer)); // rounding 1
+        const float s = detail::keep_rounded(p + 0.5f);                            // rounding 2
         // s >= 0.5, so truncation is floor(s) without a libm call.
         const auto q = static_cast<std::uint32_t>(s);
         // With an odd max_integer above 2^23, p + 0.5 can round up to
@@ -118,8 +123,8 @@ struct quantizer {
     /// Reader step 2. The caller has already refused q > max_integer.
     float dequantize(std::uint32_t q) const noexcept
     {
-        const float n = keep_rounded(static_cast<float>(q) / static_cast<float>(max_integer));
-        const float p = keep_rounded(n * delta);
+        const float n = detail::keep_rounded(static_cast<float>(q) / static_cast<float>(max_integer));
+        const float p = detail::keep_rounded(n * delta);
         return p + min;
     }
 
@@ -139,4 +144,4 @@ struct quantizer {
     friend constexpr bool operator==(const quantizer&, const quantizer&) = default;
 };
 
-} // namespace bitrep::detail
+} // namespace bitrep

@@ -22,6 +22,10 @@ inline constexpr int probability_bits = 15;
 inline constexpr std::uint32_t probability_one = 1u << probability_bits; // p = 1.0
 inline constexpr std::uint32_t range_top = 1u << 24;
 
+} // namespace bitrep::detail
+
+namespace bitrep {
+
 /// The estimated probability that the next decision is a zero. It moves a
 /// fraction of the way to each decision: a large fraction while the model
 /// is young (1/2, then 1/4, ...: close to counting), settling at 1/32, so a
@@ -29,7 +33,7 @@ inline constexpr std::uint32_t range_top = 1u << 24;
 /// packet gives it and then follows it. It stays within [1, 2^15 - 1], so
 /// neither side of a split is ever empty.
 struct bit_model {
-    std::uint16_t zero = probability_one / 2;
+    std::uint16_t zero = detail::probability_one / 2;
     std::uint16_t seen = 0;
 
     constexpr bit_model() = default;
@@ -45,10 +49,15 @@ struct bit_model {
         if (bit)
             zero = static_cast<std::uint16_t>(zero - (zero >> shift));
         else
-            zero = static_cast<std::uint16_t>(zero + ((probability_one - zero) >> shift));
-        zero = static_cast<std::uint16_t>(zero < 32 ? 32 : zero > probability_one - 32 ? probability_one - 32 : zero);
+            zero = static_cast<std::uint16_t>(zero + ((detail::probability_one - zero) >> shift));
+        constexpr std::uint32_t highest = detail::probability_one - 32;
+        zero = static_cast<std::uint16_t>(zero < 32 ? 32 : zero > highest ? highest : zero);
     }
 };
+
+} // namespace bitrep
+
+namespace bitrep::detail {
 
 /// Writes decisions into a caller-owned buffer; never writes outside it.
 /// After the last decision, finish() settles the shortest byte string that

@@ -11,9 +11,9 @@
 #include <span>
 #include <string>
 
-#include <bitrep/detail/field_path.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/detail/resize.hpp>
+#include <bitrep/failure_record.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/bits.hpp>
 #include <bitrep/wire/quantize.hpp>
@@ -24,13 +24,6 @@ namespace bitrep {
 /// Which fields a stream carries: `all` (to_bytes), `save` (save files: no
 /// net_only), `replication` (network: no save_only). transient never goes.
 enum class scope : std::uint8_t { all, save, replication };
-
-/// Where a stream records its first failure. A stream made by bitrep's own
-/// entry points (to_bytes, from_bytes, ...) keeps it outside the stream
-/// object: the cold failure paths then take the record's address, never the
-/// stream's, so compilers keep the stream's bit position and scratch word in
-/// registers. A stream constructed without one carries its own.
-using failure_record = detail::failure_record;
 
 namespace detail {
 /// int_relative's tiers: differences [min, max] sent as a ranged offset
@@ -210,10 +203,10 @@ public:
         return true;
     }
 
-    /// compressed_float with a precomputed quantizer (see detail/quantize.hpp),
+    /// compressed_float with a precomputed quantizer (see wire/quantize.hpp),
     /// as bitrep's annotations send it: the standard's quantum, except that a
     /// range float32 cannot resolve sends the stable one (stable_quantize).
-    BITREP_ALWAYS_INLINE bool serialize_quantized(float& value, const detail::quantizer& q)
+    BITREP_ALWAYS_INLINE bool serialize_quantized(float& value, const quantizer& q)
     {
         return serialize_quantum(value, q, true);
     }
@@ -221,7 +214,7 @@ public:
     /// compressed_float(value, min, max, resolution) as the standard names it.
     BITREP_ALWAYS_INLINE bool serialize_compressed_float(float& value, float min, float max, float resolution)
     {
-        return serialize_quantum(value, detail::quantizer::from_resolution(min, max, resolution), false);
+        return serialize_quantum(value, quantizer::from_resolution(min, max, resolution), false);
     }
 
 
@@ -270,7 +263,7 @@ public:
     /// Bit index of the next operation (exact, from the stream's start).
     std::size_t position() const noexcept { return static_cast<const Derived&>(*this).bit_position(); }
 
-    // Failure reporting (see detail/field_path.hpp). Hooks call fail() to
+    // Failure reporting (see failure_record.hpp). Hooks call fail() to
     // refuse a value and serialize_field() to name a member.
     bool failed() const noexcept { return failure_->failed(); }
     BITREP_ALWAYS_INLINE bool fail(error code, std::size_t bit, std::string_view detail) noexcept
@@ -299,7 +292,7 @@ public:
 protected:
     Derived& self() noexcept { return static_cast<Derived&>(*this); }
 
-    BITREP_ALWAYS_INLINE bool serialize_quantum(float& value, const detail::quantizer& q, bool stable)
+    BITREP_ALWAYS_INLINE bool serialize_quantum(float& value, const quantizer& q, bool stable)
     {
         std::uint32_t quantum = 0;
         if constexpr (Derived::is_writing) {

@@ -13,8 +13,13 @@
 
 #include <bitrep/status.hpp>
 
-namespace bitrep::detail {
+namespace bitrep {
 
+/// Where a stream records its first failure. A stream made by bitrep's own
+/// entry points (to_bytes, from_bytes, ...) keeps it outside the stream
+/// object: the cold failure paths then take the record's address, never the
+/// stream's, so compilers keep the stream's bit position and scratch word in
+/// registers. A stream constructed without one carries its own.
 class failure_record {
 public:
     bool failed() const noexcept { return code_ != error::none; }
@@ -126,4 +131,4 @@ private:
     bool cut_ = false;
 };
 
-} // namespace bitrep::detail
+} // namespace bitrep

@@ -1,7 +1,7 @@
 // Walking whole values of a save file's payload by its own schema, without
 // the program's types, through a visitor: bitrep-inspect builds JSON with
 // it, and the schema-driven load skips fields the program no longer has
-// (skip_value, src/schema_load.cpp). Each value is read by its kind's entry
+// (skip_value, src/schema_reader.cpp). Each value is read by its kind's entry
 // in the table of kinds (schema_kinds.hpp).
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <string>
 
 #include <bitrep/annotations/quat.hpp>
-#include <bitrep/save/schema_kinds.hpp>
+#include "schema_kinds.hpp"
 #include <bitrep/save/schema_node.hpp>
 #include <bitrep/save/schema_reader.hpp>
 #include <bitrep/status.hpp>
