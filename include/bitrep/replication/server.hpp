@@ -93,24 +93,8 @@ public:
 
     bool has_client(client_id id) const noexcept { return core_.has_client(id); }
 
-    void set_priority(priority_function f)
-    {
-        if (f)
-            core_.set_priority([f = std::move(f)](client_id c, entity_key key, const void* state) {
-                return f(c, key, *static_cast<const State*>(state));
-            });
-        else
-            core_.set_priority(nullptr);
-    }
-    void set_relevancy(relevancy_function f)
-    {
-        if (f)
-            core_.set_relevancy([f = std::move(f)](client_id c, entity_key key, const void* state) {
-                return f(c, key, *static_cast<const State*>(state));
-            });
-        else
-            core_.set_relevancy(nullptr);
-    }
+    void set_priority(priority_function f) { core_.set_priority(on_state(std::move(f))); }
+    void set_relevancy(relevancy_function f) { core_.set_relevancy(on_state(std::move(f))); }
 
     /// The priority of the entities of one entity array of the State, e.g.
     /// `server.set_priority<&World::cubes>([](client_id, std::uint32_t id,
@@ -295,6 +279,19 @@ public:
 
 private:
     static constexpr bool has_parts = has_inputs || has_messages;
+
+    /// A callback on the State as server_core takes it: on the State's
+    /// address (an empty one stays empty).
+    template <class R>
+    static std::function<R(client_id, entity_key, const void*)>
+    on_state(std::function<R(client_id, entity_key, const State&)> f)
+    {
+        if (!f)
+            return nullptr;
+        return [f = std::move(f)](client_id c, entity_key key, const void* state) {
+            return f(c, key, *static_cast<const State*>(state));
+        };
+    }
 
     static replication_options with_protocol(replication_options options) noexcept
     {
