@@ -20,7 +20,7 @@
 #                      whichever ends first, keeping its corpus in
 #                      build/fuzz-corpus/<target> (seeded by its generator,
 #                      <target>_seeds, before each run); prints each target's
-#                      executions, coverage and outcome (docs/robustness.md)
+#                      executions, coverage and outcome (docs/design/robustness.md)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -118,7 +118,7 @@ case "${1:-}" in
     runs="${3:--1}"
     # Optimised (-O2, assertions kept) under ASan and UBSan: several times the
     # executions per second of the -O0 build CTest fuzzes with
-    # (docs/robustness.md).
+    # (docs/design/robustness.md).
     configure build/fuzz clang++ RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g" -DBITREP_SANITIZE=ON \
       -DBITREP_FUZZ=ON -DBITREP_BUILD_BENCHMARKS=OFF -DBITREP_BUILD_EXAMPLES=OFF -DBITREP_BUILD_TESTS=OFF
     targets=()
