@@ -47,7 +47,9 @@ struct replication_options {
     std::uint32_t protocol_id = 0x62726570;
     /// How packets are protected (docs/design/security.md): `crc` (a CRC-32 over
     /// the protocol id), or `aead` (encrypted and authenticated with each
-    /// connection's packet_key, replays refused; 20 bytes more a packet).
+    /// connection's packet_key, replays refused; 28 bytes more a packet: an
+    /// 8-byte connection id, an 8-byte packet number and a 16-byte tag in
+    /// place of the 4-byte CRC, security.hpp's prefix_bytes + suffix_bytes).
     /// Both ends must agree: an end on the other path refuses every packet.
     packet_security security = packet_security::crc;
     /// The largest packet replicate(id, out) gives, header included (at least
