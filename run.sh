@@ -5,7 +5,9 @@
 #                      or --clients 64)
 #   ./run.sh test      installs what is missing, checks the house rules of
 #                      include/ (tools/check_house.py: header length, layers,
-#                      no detail:: in public declarations), builds with g++
+#                      no detail:: in public declarations) and that every
+#                      reference to the docs resolves (tools/check_doc_links.py),
+#                      builds with g++
 #                      and clang (-Werror), runs every test, and checks
 #                      find_package() from a separate consumer project
 #   ./run.sh bandwidth installs what is missing, builds the cube scene and the
@@ -85,6 +87,9 @@ case "${1:-}" in
     # Before any build: a header too long, an include against the layers or
     # detail:: in a public declaration fails the run at once.
     python3 tools/check_house.py
+    # Every docs/ path named in the tree, with its section, and every
+    # relative link of the docs exists.
+    python3 tools/check_doc_links.py
     # g++ optimised and clang unoptimised: the golden vectors in both builds
     # prove the wire does not depend on compiler or optimisation level. The
     # clang build runs every test under AddressSanitizer and UBSan, and
