@@ -5,7 +5,9 @@
 #                      or --clients 64)
 #   ./run.sh test      installs what is missing, checks the house rules of
 #                      include/ (tools/check_house.py: header length, layers,
-#                      no detail:: in public declarations), builds with g++
+#                      no detail:: in public declarations) and that every
+#                      reference to the docs resolves (tools/check_doc_links.py),
+#                      builds with g++
 #                      and clang (-Werror), runs every test, and checks
 #                      find_package() from a separate consumer project
 #   ./run.sh bandwidth installs what is missing, builds the cube scene and the
@@ -20,7 +22,7 @@
 #                      whichever ends first, keeping its corpus in
 #                      build/fuzz-corpus/<target> (seeded by its generator,
 #                      <target>_seeds, before each run); prints each target's
-#                      executions, coverage and outcome (docs/robustness.md)
+#                      executions, coverage and outcome (docs/design/robustness.md)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -85,6 +87,9 @@ case "${1:-}" in
     # Before any build: a header too long, an include against the layers or
     # detail:: in a public declaration fails the run at once.
     python3 tools/check_house.py
+    # Every docs/ path named in the tree, with its section, and every
+    # relative link of the docs exists.
+    python3 tools/check_doc_links.py
     # g++ optimised and clang unoptimised: the golden vectors in both builds
     # prove the wire does not depend on compiler or optimisation level. The
     # clang build runs every test under AddressSanitizer and UBSan, and
@@ -118,7 +123,7 @@ case "${1:-}" in
     runs="${3:--1}"
     # Optimised (-O2, assertions kept) under ASan and UBSan: several times the
     # executions per second of the -O0 build CTest fuzzes with
-    # (docs/robustness.md).
+    # (docs/design/robustness.md).
     configure build/fuzz clang++ RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g" -DBITREP_SANITIZE=ON \
       -DBITREP_FUZZ=ON -DBITREP_BUILD_BENCHMARKS=OFF -DBITREP_BUILD_EXAMPLES=OFF -DBITREP_BUILD_TESTS=OFF
     targets=()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The server's instructions per client per tick (callgrind), for the rows of
-# docs/benchmarks.md, "Server at scale":
+# docs/benchmarks.md, "Server at scale: large worlds":
 #   bench/count_server_instructions.sh BUILD_DIR CLIENTS ACK_DELAY coded|bit_packed 901|1000|10000 [LOSS]
 set -euo pipefail
 build="$1"; shift

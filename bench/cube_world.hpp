@@ -176,7 +176,7 @@ inline bool holds(const World& mirror, const World& world) { return holds_decode
 
 /// A world of Count cubes (Count + Count / 40 slots) of which 100 move a
 /// tick: with Count = 1,000 and 10,000, the same changes in a world ten
-/// times larger (docs/benchmarks.md, "Server at scale").
+/// times larger (docs/benchmarks.md, "Server at scale: large worlds").
 template <std::size_t Count>
 struct LargeWorld {
     bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;

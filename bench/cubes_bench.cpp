@@ -309,7 +309,7 @@ void verify_reflected_equals_hand_written()
     // The same bytes, cube by cube, except where bitrep keeps its guarantee
     // that a decoded value encodes to the bytes it came from: near a tie of a
     // quaternion's two largest components the hand-written code is not such
-    // a fixed point, and bitrep sends one a quantum away (docs/wire-format.md
+    // a fixed point, and bitrep sends one a quantum away (docs/formats/wire-format.md
     // section 3). The baseline stays the code a careful engineer writes
     // without that guarantee, so its cost shows in the timings.
     Snapshot hand_decoded{};

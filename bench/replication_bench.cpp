@@ -81,7 +81,7 @@ using namespace cube_world;
 using server_type = bitrep::replication_server<World>;
 using client_type = bitrep::replication_client<World>;
 
-// Two-way traffic (docs/replication.md, section 10): each client sends an
+// Two-way traffic (docs/guide/two-way.md): each client sends an
 // input every tick and a reliable chat line every 6 ticks (10 a second).
 struct PlayerInput {
     bitrep::ranged<int, -1, 1> move_x, move_y;
@@ -293,7 +293,7 @@ public:
                 if (!server_.replicate(ids_[i], packets_[i])) [[unlikely]]
                     fail("the server made no packet");
         } else {
-            // Different clients at once (docs/replication.md, section 9).
+            // Different clients at once (docs/design/threads.md, "Replication").
             const std::size_t parts = team_->size();
             auto share = [this, parts](std::size_t part) {
                 const std::size_t n = ids_.size();

@@ -1,5 +1,5 @@
 // The server's instructions per client per tick, counted by callgrind around
-// update() and every replicate() only (docs/benchmarks.md, "Server at scale"):
+// update() and every replicate() only (docs/benchmarks.md, "Server at scale: large worlds"):
 // the deterministic figure on a shared host, where times move by 30%.
 //
 //   valgrind --tool=callgrind --instr-atstart=no

@@ -1,4 +1,4 @@
-// What protecting a replication packet costs (docs/security.md): sealing and
+// What protecting a replication packet costs (docs/design/security.md): sealing and
 // opening a packet with ChaCha20-Poly1305 against the CRC path's CRC-32, at
 // the default packet size (1200 bytes) and at a small ack's. The state
 // encode it adds to is in replication_bench (docs/benchmarks.md).

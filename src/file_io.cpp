@@ -1,5 +1,5 @@
 // Durable whole-file writes and bounded whole-file reads (POSIX), the
-// operating-system half of save files (docs/save-format.md, section 4).
+// operating-system half of save files (docs/formats/save-format.md, section 4).
 #include "atomic_write.hpp"
 
 #include <bitrep/detail/exceptions.hpp>

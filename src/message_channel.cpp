@@ -1,5 +1,5 @@
 // The message channels of one end (include/bitrep/replication/message_channel.hpp,
-// docs/replication.md section 10): compiled once, since it handles messages
+// docs/guide/two-way.md): compiled once, since it handles messages
 // as bits and is the same for every game.
 #include <bitrep/replication/message_channel.hpp>
 

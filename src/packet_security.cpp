@@ -1,5 +1,5 @@
 // ChaCha20-Poly1305 (IETF) sealing and opening of replication packets
-// (docs/security.md, section 1), when bitrep is built with libsodium.
+// (docs/design/security.md, "The AEAD path"), when bitrep is built with libsodium.
 #include <bitrep/replication/security.hpp>
 
 #include <bitrep/detail/little_endian.hpp>

@@ -1,4 +1,4 @@
-// The compiled half of save files' optional parts (docs/save-format.md):
+// The compiled half of save files' optional parts (docs/formats/save-format.md):
 // zstd compression of the payload, when bitrep is built with libzstd, and
 // the file work every save ends with (compress when asked, then write,
 // sync and rename).

@@ -1,4 +1,4 @@
-// The schema's encoding and parsing (docs/save-format.md, section 2),
+// The schema's encoding and parsing (docs/formats/save-format.md, section 2),
 // compiled once: every kind's part of a node is its entry in the table of
 // kinds.
 #include <bitrep/save/schema.hpp>
@@ -113,7 +113,7 @@ bool append_copy(read_stream& stream, schema& tree, const schema_node& head, std
 /// Node `index` and its subtree, written from `tree` or read and appended
 /// to it in depth-first order (node `index` then being the next one, a
 /// child of `parent`): the one description of the schema encoding for both
-/// codes (docs/save-format.md, section 2). A node is its head; then, in the
+/// codes (docs/formats/save-format.md, section 2). A node is its head; then, in the
 /// compact code, either a reference to the earlier subtree it repeats (the
 /// copy marker and that node's index) or its kind's body and its children,
 /// each in the role its kind gives them and expected to follow its previous

@@ -1,4 +1,4 @@
-// The schema-driven load's first pass (docs/save-format.md, section 3):
+// The schema-driven load's first pass (docs/formats/save-format.md, section 3):
 // bind() and the load plan it fills (schema_bind.hpp). Every kind's part is
 // its entry in the table of kinds.
 #include <bitrep/save/schema_bind.hpp>

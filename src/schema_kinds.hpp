@@ -5,7 +5,8 @@
 // the file's node) asks its entry through with_kind(), the one switch over
 // schema_kind. A kind's bits are written by the same functions its codec
 // uses (codecs/), so the fast path and the schema-driven path cannot drift
-// apart. docs/design.md lists every place a new kind touches. Only compiled
+// apart. docs/design/architecture.md, "One description per kind", lists
+// every place a new kind touches. Only compiled
 // code includes this table (src/, and bitrep-inspect through
 // schema_walk.hpp): users' files see the functions schema_reader.hpp and
 // schema.hpp declare.
@@ -45,7 +46,7 @@ constexpr std::uint32_t kind_bit(schema_kind kind) noexcept { return std::uint32
 ///   loads_from       the file kinds a program's value of this kind loads
 ///                    from (converted, and checked per value)
 ///   serialize_node   the node's own bits after its kind, for every stream
-///                    (docs/save-format.md, section 2); readers refuse what
+///                    (docs/formats/save-format.md, section 2); readers refuse what
 ///                    a writer never produces
 ///   derive           fills what a node derives from its bits (quantizers)
 ///   fewest_bits      the fewest bits any value of the node takes, given its

@@ -1,6 +1,6 @@
 // The annotations (ranged, quantized, quat, bounded_string, bounded_vector,
 // field flags): what each one means as a value, and the exact bits it puts
-// on the wire (docs/wire-format.md section 3, serialize 1.0 sections 3, 6, 7).
+// on the wire (docs/formats/wire-format.md section 3, serialize 1.0 sections 3, 6, 7).
 #include <bitrep/bitrep.hpp>
 
 #include <boost/describe/class.hpp>
@@ -347,7 +347,7 @@ TEST(Quantized, DecodedSpeedsAreBitExactReferenceQuanta)
 TEST(Quantized, TopOfAnOddRangeAboveTwoToTheTwentyThreeIsWrittenAsTheLastQuantum)
 {
     // p + 0.5 = 8388609.5 rounds to 8388610 in float32, one above the last
-    // quantum; bitrep writes the last quantum instead (docs/wire-format.md section 2).
+    // quantum; bitrep writes the last quantum instead (docs/formats/wire-format.md section 2).
     using wide = bitrep::quantized<0.f, 8388609.f, 1.f>;
     ASSERT_EQ(wide::quantizer.max_integer, 8388609u);
     ASSERT_EQ(wide::bits, 24);

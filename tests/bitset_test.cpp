@@ -1,4 +1,4 @@
-// codecs/bitset.hpp: std::bitset<N> as N bits, bit 0 first (docs/wire-format.md,
+// codecs/bitset.hpp: std::bitset<N> as N bits, bit 0 first (docs/formats/wire-format.md,
 // section 3): golden bits from the test oracle's own packer, deltas, and
 // saves loading between bitsets and arrays of bools.
 #include <bitrep/bitrep.hpp>
@@ -46,7 +46,7 @@ TEST(Bitset, NBitsBitZeroFirstAsAnArrayOfBoolsIs)
     ASSERT_TRUE(bitrep::to_bytes(sample(), out));
     const std::uint64_t visited = (1ull << 1) | (1ull << 31) | (1ull << 32) | (1ull << 39);
     EXPECT_EQ(out, bit_builder{}.bits(0b00101, 5).bits(visited & 0xffffffffu, 32).bits(visited >> 32, 8).result());
-    EXPECT_EQ(out, (bytes{0x45, 0x00, 0x00, 0x00, 0x30, 0x10})); // as docs/wire-format.md lists it
+    EXPECT_EQ(out, (bytes{0x45, 0x00, 0x00, 0x00, 0x30, 0x10})); // as docs/formats/wire-format.md lists it
     // The same bits as std::array<bool, N>.
     struct Arrays {
         std::array<bool, 5> open{true, false, true, false, false};

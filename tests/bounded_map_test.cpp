@@ -1,5 +1,5 @@
 // codecs/bounded_map.hpp: bounded_map and bounded_set over ordered and
-// unordered standard containers (docs/wire-format.md, sections 3 and 6.3):
+// unordered standard containers (docs/formats/wire-format.md, sections 3 and 6.3):
 // golden bits from the test oracle's own packer, the canonical order,
 // refusals, deltas by entry, and saves loading between maps and vectors.
 #include <bitrep/bitrep.hpp>
@@ -70,7 +70,7 @@ TEST(BoundedMap, TheCountThenEntriesInKeyOrder)
                                .bits(200, 8)
                                .result();
     EXPECT_EQ(out, expected);
-    EXPECT_EQ(out, (bytes{0x8a, 0xc3, 0xc8, 0x24, 0x40, 0x06})); // as docs/wire-format.md lists it
+    EXPECT_EQ(out, (bytes{0x8a, 0xc3, 0xc8, 0x24, 0x40, 0x06})); // as docs/formats/wire-format.md lists it
     Stash got;
     got.items[key16(9)] = 9;
     ASSERT_TRUE(bitrep::from_bytes(out, got));

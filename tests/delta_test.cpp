@@ -1,5 +1,5 @@
 // delta.hpp: values written against a baseline the receiver holds
-// (docs/wire-format.md, section 6). Round trips of every kind in wire space,
+// (docs/formats/wire-format.md, section 6). Round trips of every kind in wire space,
 // exact bit counts derived from the encoding rules (never copied from the
 // library's output), the index-list / bitmask choice, quantized comparisons
 // and the absence of drift, scopes, delta_small, entity_array (also through
@@ -137,7 +137,7 @@ constexpr std::size_t width(std::uint64_t span) { return static_cast<std::size_t
 /// The alignment padding after `bits` bits from an aligned start.
 constexpr std::size_t pad(std::size_t bits) { return (8 - bits % 8) % 8; }
 
-/// int_relative's cost per docs/wire-format.md section 2: the tier flags
+/// int_relative's cost per docs/formats/wire-format.md section 2: the tier flags
 /// tried, then the tier's payload; the final tier sends 32 bits.
 constexpr std::size_t int_relative_cost(std::uint64_t d)
 {
@@ -1282,7 +1282,7 @@ TEST(DeltaIntRelative, TiersAreTheDocumentedTable)
         EXPECT_EQ(bitrep::detail::int_relative_tiers[i].min, documented[i].first);
         EXPECT_EQ(bitrep::detail::int_relative_tiers[i].max, documented[i].second);
     }
-    // The total bits column of docs/wire-format.md section 2.
+    // The total bits column of docs/formats/wire-format.md section 2.
     const std::pair<std::uint64_t, std::size_t> totals[] = {{1, 1},      {2, 5},       {6, 5},       {7, 8},
                                                             {23, 8},     {24, 13},     {280, 13},    {281, 18},
                                                             {4377, 18},  {4378, 23},   {69914, 23},  {69915, 38},

@@ -1,5 +1,5 @@
 // codecs/duration.hpp: std::chrono::duration as its count, plain or as a
-// ranged or quantized annotation (docs/wire-format.md, section 3): golden
+// ranged or quantized annotation (docs/formats/wire-format.md, section 3): golden
 // bits from the test oracle's own packer, refusals, deltas, and saves
 // converting between periods.
 #include <bitrep/bitrep.hpp>
@@ -40,7 +40,7 @@ TEST(Duration, TheCountAsItsAnnotationOrAtFullWidth)
     EXPECT_EQ(bitrep::max_bits<Ability>, 16u + 10u + 64u);
     const bytes out = oracle::encode(Ability{});
     EXPECT_EQ(out, bit_builder{}.bits(1500, 16).bits(250, 10).bits(30, 64).result());
-    // As docs/wire-format.md lists it.
+    // As docs/formats/wire-format.md lists it.
     EXPECT_EQ(out, (bytes{0xdc, 0x05, 0xfa, 0x78, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00}));
     Ability got;
     got.cooldown = 0ms;

@@ -1,4 +1,4 @@
-// codecs/flags.hpp: flag enums as a bit per flag (docs/wire-format.md,
+// codecs/flags.hpp: flag enums as a bit per flag (docs/formats/wire-format.md,
 // section 3): golden bits from the test oracle's own packer, unknown bits
 // refused on write, deltas, and saves loading after flags were added,
 // removed or renumbered.
@@ -56,7 +56,7 @@ TEST(Flags, ABitPerFlagInDeclarationOrderAndNoneForCombinationsOrZero)
     bytes out;
     ASSERT_TRUE(bitrep::to_bytes(Door{Access::read | Access::execute, 2}, out));
     EXPECT_EQ(out, bit_builder{}.bits(0b101, 3).bits(2, 2).result());
-    EXPECT_EQ(out, (bytes{0x15})); // as docs/wire-format.md lists it
+    EXPECT_EQ(out, (bytes{0x15})); // as docs/formats/wire-format.md lists it
     for (int bits = 0; bits < 8; ++bits) {
         const Door sent{static_cast<Access>(bits), 1};
         Door got{Access::write, 3};

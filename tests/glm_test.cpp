@@ -3,7 +3,7 @@
 // (smallest_three), as field types and as outside annotations of a struct
 // that keeps plain glm members. Their bits are those of the kinds they
 // stand for (std::array of quantized, quat<B>), whose golden vectors
-// docs/wire-format.md lists; deltas, saves and refusals follow from that.
+// docs/formats/wire-format.md lists; deltas, saves and refusals follow from that.
 #include <bitrep/bitrep.hpp>
 #include <bitrep/coded_delta.hpp>
 #include <bitrep/delta.hpp>

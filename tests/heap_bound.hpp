@@ -2,7 +2,7 @@
 // its declaration alone (the bounds its annotations declare and the sizes of
 // the types they hold): the yardstick of allocation_bound_test, which proves
 // that no reader allocates more than a small multiple of it, whatever bytes
-// it is given (docs/robustness.md, "Allocation bounds").
+// it is given (docs/design/robustness.md, "Allocation bounds").
 //
 // Kinds that own no heap memory (scalars, ranged, quantized, enums, quat,
 // durations, bitsets, entity slots' presence) count 0; a kind this header does

@@ -1,4 +1,4 @@
-// The GoogleTest harness of the replication tests (docs/replication.md): the
+// The GoogleTest harness of the replication tests (docs/design/replication-server.md): the
 // replicated World of cubes, a seeded world that moves (moving_world), the
 // wire-space checks (decoded, holds_view, holds_world), and a server with
 // its clients exchanging packets directly, without link simulators (direct:
@@ -80,7 +80,7 @@ bool same_on_wire(const T& a, const T& b)
 /// What a receiver rebuilds from a value's encoding: what a client must hold,
 /// float for float. Quantized floats rebuild their quantum's value,
 /// quaternions their decoded components (which encode back to the same bits:
-/// docs/wire-format.md section 3).
+/// docs/formats/wire-format.md section 3).
 template <class T>
 T decoded(const T& value)
 {

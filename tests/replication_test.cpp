@@ -1,5 +1,7 @@
 // replication/: replication_server and replication_client, driven through
-// seeded link simulators (docs/replication.md, sections 3-6). A moving world
+// seeded link simulators (docs/design/replication-server.md,
+// docs/formats/packets.md, section 2, and docs/reference/replication.md,
+// "link_simulator"). A moving world
 // converges at 0 to 50% loss with duplication, reordering and corruption;
 // every state a client applies is exactly the view the server recorded for
 // that packet, made of entities as the server's world had them at some tick

@@ -1,4 +1,4 @@
-// save.hpp: the save file format byte by byte (docs/save-format.md), round
+// save.hpp: the save file format byte by byte (docs/formats/save-format.md), round
 // trips in memory and on disk, and the reader's robustness: every truncation,
 // every single-bit flip, forged files whose CRC is valid, hostile counts,
 // wrong kinds of file, save options and the load size limit. Schema
@@ -194,7 +194,7 @@ namespace fs = std::filesystem;
 using bitrep::error;
 using bytes = std::vector<std::uint8_t>;
 
-// Offsets of the header fields (docs/save-format.md, section 1).
+// Offsets of the header fields (docs/formats/save-format.md, section 1).
 constexpr std::size_t format_at = 4;
 constexpr std::size_t flags_at = 6;
 constexpr std::size_t save_version_at = 8;

@@ -4,7 +4,7 @@
 // per type, its name in the tests, the error code and bytes of its compact
 // encoding, and those of its names-inline encoding. A save file's schema is
 // on disk, so these bytes must not change; a change that means to change
-// them is a change of the save format (docs/save-format.md).
+// them is a change of the save format (docs/formats/save-format.md).
 #pragma once
 
 #include <cstdint>

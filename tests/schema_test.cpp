@@ -1,5 +1,5 @@
 // schema.hpp and the schema-driven load: what a save file says about T, and
-// loading a file written by another shape of T (docs/save-format.md, 2-3).
+// loading a file written by another shape of T (docs/formats/save-format.md, sections 2-3).
 #include <bitrep/bitrep.hpp>
 
 #include <gtest/gtest.h>
@@ -317,7 +317,7 @@ TEST(CompactSchema, TheKeepsakesSchemaIsAtMostHalfItsInlineEncoding)
 }
 
 // Forged schemas: bit_builder writes the compact encoding's fields as
-// docs/save-format.md gives them (varints in groups of 2 bits and a
+// docs/formats/save-format.md gives them (varints in groups of 2 bits and a
 // more-bit).
 bit_builder& varint(bit_builder& bits, std::uint64_t value)
 {

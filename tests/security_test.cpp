@@ -1,5 +1,5 @@
 // replication/security.hpp: sealing and opening packets with
-// ChaCha20-Poly1305, and the replay window (docs/security.md, section 1).
+// ChaCha20-Poly1305, and the replay window (docs/formats/packets.md, section 1).
 // Every tampered bit, every truncation, a replay, reordering within the
 // window, a packet too old, another key, the other direction, the other
 // kind, another protocol id, and a CRC-path packet.

@@ -1,4 +1,4 @@
-// How each unannotated kind maps onto the wire (docs/wire-format.md section
+// How each unannotated kind maps onto the wire (docs/formats/wire-format.md section
 // 3): bool, full-width integers, raw floats, described enums, std::array,
 // std::optional, aggregates, described classes, hooks and their precedence,
 // and the max_bits bound.

@@ -1,5 +1,5 @@
 // Conformance of the stream primitives (stream.hpp) with the serialize 1.0
-// wire standard, summarised in docs/wire-format.md and the shared reference:
+// wire standard, summarised in docs/formats/wire-format.md and the shared reference:
 // golden bytes for every primitive, every reader refusal with its error code
 // and bit offset, measure-stream accounting, and randomized round trips.
 //
@@ -1379,7 +1379,7 @@ TEST_F(CompressedFloat, SerializeQuantizedWithAResolutionQuantizerWritesTheSameB
 
 TEST_F(CompressedFloat, FixedBitQuantizerHasAnEvenQuantumCountSoZeroIsExact)
 {
-    // bitrep's smallest-three quantizer (docs/wire-format.md section 3): [-1, 1] in 4 bits has
+    // bitrep's smallest-three quantizer (docs/formats/wire-format.md section 3): [-1, 1] in 4 bits has
     // max_integer_value 2^4 - 2 = 14. 0.0: n = 1 / 2 = 0.5, p = 7, s = 7.5 -> q 7 = 0b0111;
     // decoded: n = 7 / 14 = 0.5, p = 1, value = 1 + -1 = 0 exactly.
     const auto q = bitrep::quantizer::from_bits(-1.0f, 1.0f, 4);

@@ -3,7 +3,7 @@
 // inline or a template).
 //
 // The oracle is written from the wire reference (serialize 1.0, summarised in
-// docs/wire-format.md), independently of the library: a bit-at-a-time packer
+// docs/formats/wire-format.md), independently of the library: a bit-at-a-time packer
 // for expected bytes (section 1) and the float32 compressed-float quantizer
 // (section 6). It calls none of bitrep's packing or quantizing code (bits.hpp,
 // wire/quantize.hpp). Only the to_bytes / from_bytes helpers at the end, and

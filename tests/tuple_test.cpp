@@ -1,5 +1,5 @@
 // codecs/tuple.hpp: std::pair and std::tuple as their members in order
-// (docs/wire-format.md, section 3): golden bits from the test oracle's own
+// (docs/formats/wire-format.md, section 3): golden bits from the test oracle's own
 // packer, refusals naming the member's position, deltas on the bit-packed
 // and coded streams, and saves loaded after members were added or removed.
 #include <bitrep/bitrep.hpp>
@@ -47,7 +47,7 @@ TEST(Tuple, MembersAreWrittenInOrderAsAnAggregatesFieldsAre)
     EXPECT_EQ((bitrep::max_bits<std::tuple<>>), 0u);
     EXPECT_EQ(oracle::encode<Route>(sample()),
               bit_builder{}.bits(5, 3).bits(1, 1).bits(42, 7).bits(2, 2).bits(6, 3).result());
-    EXPECT_EQ(oracle::encode<Route>(sample()), (bytes{0xad, 0xd2})); // as docs/wire-format.md lists it
+    EXPECT_EQ(oracle::encode<Route>(sample()), (bytes{0xad, 0xd2})); // as docs/formats/wire-format.md lists it
     Route got;
     ASSERT_TRUE(bitrep::from_bytes(oracle::encode<Route>(sample()), got));
     EXPECT_TRUE(same(got, sample()));

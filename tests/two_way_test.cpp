@@ -1,4 +1,4 @@
-// Two-way replication (docs/replication.md, section 10): client inputs,
+// Two-way replication (docs/guide/two-way.md): client inputs,
 // reliable and unreliable messages both ways, through lossy links and
 // hostile bytes.
 #include <gtest/gtest.h>

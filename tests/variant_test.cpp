@@ -1,5 +1,5 @@
 // codecs/variant.hpp: std::variant as the alternative's index, then the
-// alternative (docs/wire-format.md, "Variants"): golden bits written with
+// alternative (docs/formats/wire-format.md, section 3): golden bits written with
 // the test oracle's own packer, refusals with their paths, deltas on the
 // bit-packed and coded streams, and saves loaded after the alternatives
 // changed (by name for classes and enums, by order for the unnamed).
@@ -69,7 +69,7 @@ TEST(Variant, TheIndexTakesTheBitsItsAlternativesNeedThenTheAlternative)
               bit_builder{}.bits(5, 10).bits(0, 2).bits(42, 7).bits(1, 1).result());
     EXPECT_EQ(oracle::encode<Pickup>({6, Potion{9}}), bit_builder{}.bits(6, 10).bits(1, 2).bits(9, 4).result());
     EXPECT_EQ(oracle::encode<Pickup>({7, Key::gold}), bit_builder{}.bits(7, 10).bits(2, 2).bits(2, 2).result());
-    // The same, as docs/wire-format.md lists them.
+    // The same, as docs/formats/wire-format.md lists them.
     EXPECT_EQ(oracle::encode<Pickup>({5, Weapon{42, true}}), (bytes{0x05, 0xa0, 0x0a}));
     EXPECT_EQ(oracle::encode<Pickup>({6, Potion{9}}), (bytes{0x06, 0x94}));
     EXPECT_EQ(oracle::encode<Pickup>({7, Key::gold}), (bytes{0x07, 0x28}));

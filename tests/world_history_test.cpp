@@ -1,5 +1,6 @@
 // The replication server's shared world history (world_history.hpp and
-// docs/replication.md, section 11): packets byte for byte those of the server
+// docs/design/replication-server.md, "The server at scale: one world history, views as refs"):
+// packets byte for byte those of the server
 // that kept 64 copies of the State per client, work shared between clients
 // in the same position, views whose values left the history, and the memory
 // a client costs.

@@ -1,6 +1,6 @@
 // bitrep-inspect FILE: prints a save file's header, its schema and every
 // value it holds as JSON, without the program that wrote it. Everything it
-// knows comes from the file itself (docs/save-format.md): the header is
+// knows comes from the file itself (docs/formats/save-format.md): the header is
 // checked, the schema is parsed and the payload is walked by that schema,
 // with the same bounded readers the schema-driven load uses, so a hostile
 // file is refused with one line on stderr rather than crashing the tool.

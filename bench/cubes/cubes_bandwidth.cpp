@@ -13,7 +13,7 @@
 //   bitrep_delta_today  bitrep::write_delta of the annotated snapshot
 //   reference           the articles' bit-packer, by hand (reference_encoder.hpp)
 //   bitrep_coded        bitrep::delta_coder: the same annotated snapshot, coded
-//                       (docs/coded-deltas.md)
+//                       (docs/design/coded-deltas.md)
 #include <bitrep/bitrep.hpp>
 #include <bitrep/coded_delta.hpp>
 #include <bitrep/delta.hpp>

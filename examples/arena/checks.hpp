@@ -33,7 +33,8 @@ inline World rebuilt(const World& world)
 }
 
 /// The world as client `id` may hold it: other players' stamina is
-/// owner_only, so it keeps its default there (docs/replication.md, 10.5).
+/// owner_only, so it keeps its default there
+/// (docs/design/replication-server.md, "Replication conditions").
 inline World as_seen_by(const World& world, bitrep::client_id id)
 {
     World seen = world;

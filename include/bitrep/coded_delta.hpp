@@ -1,4 +1,4 @@
-// Coded deltas (docs/coded-deltas.md): write_delta and read_delta through
+// Coded deltas (docs/design/coded-deltas.md): write_delta and read_delta through
 // the coded streams, with the models they need. One delta_coder per thread
 // (or per connection) holds the models; each packet starts them again from
 // the same fixed priors, so packets decode independently and a lost one

@@ -1,4 +1,4 @@
-// Delta encoding (docs/wire-format.md, "Deltas"): a value written against a
+// Delta encoding (docs/formats/wire-format.md, section 6): a value written against a
 // baseline the receiver already holds, so that what did not change costs one
 // bit. Deltas run on the engine (engine/delta.hpp, src/engine/delta.cpp),
 // one walk over the type's entries for every kind, whichever path the

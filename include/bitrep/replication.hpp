@@ -1,5 +1,5 @@
 // Replication: replication_server / replication_client over delta packets,
-// and the link simulator that tests them (docs/replication.md).
+// and the link simulator that tests them (docs/design/replication-server.md).
 #pragma once
 
 #include <bitrep/coded_delta.hpp>

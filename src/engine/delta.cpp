@@ -1034,7 +1034,7 @@ struct walk {
         return true;
     }
 
-    /// A map's or set's delta (docs/wire-format.md, section 6.3): the
+    /// A map's or set's delta (docs/formats/wire-format.md, section 6.3): the
     /// baseline's entries removed, by their index in its key order; for a
     /// map, those whose value changed, with the value's delta; then the new
     /// entries in full. Each index is bounded by the ones still to come.

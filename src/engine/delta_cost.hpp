@@ -41,7 +41,7 @@ constexpr changed_elements_form changed_elements_form_of(std::size_t common, std
     return {index_list, 1 + (index_list ? list : common)};
 }
 
-// The worked examples of docs/wire-format.md, 6.3: elements 5 and 9 of 16
+// The worked examples of docs/formats/wire-format.md, section 6.3: elements 5 and 9 of 16
 // are listed (4 + 5 + 5 < 16 bits); one entity of 1024 at slot 700 is
 // listed in 1 + 10 + 18 bits; every slot changed goes as a bitmask.
 static_assert(changed_elements_form_of(16, 1, listed_index_bits(5, no_listed_index) + listed_index_bits(9, 5)).bits ==

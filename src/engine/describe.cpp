@@ -1,4 +1,4 @@
-// A save file's schema from the engine's tables (docs/save-format.md,
+// A save file's schema from the engine's tables (docs/formats/save-format.md,
 // section 2): one walk over a type's entries, making the builder's calls
 // for each kind. The schemas are on disk, so they must not change:
 // tests/engine_schema_test.cpp holds them to the bytes recorded in

@@ -1,4 +1,4 @@
-// The schema-driven load's second pass on the engine (docs/save-format.md,
+// The schema-driven load's second pass on the engine (docs/formats/save-format.md,
 // section 3): a save file written by another shape of the program's type is
 // read by its own schema, node by node, into the program's value, walked
 // over the value's entries. bind() matched the two schemas once per load

@@ -1,7 +1,7 @@
 // replication::client_core: the replication client compiled once, over the
 // State's layout (include/bitrep/replication/client_core.hpp). Applies the
 // server's packets (all or nothing), keeps the states it applied as
-// baselines, and says what it applied in its acks (docs/replication.md).
+// baselines, and says what it applied in its acks (docs/design/replication-server.md).
 #include <bitrep/replication/client_core.hpp>
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // State's layout (include/bitrep/replication/server_core.hpp). Per client,
 // the packet to send each tick, as a delta against the newest state the
 // client acknowledged, within a bit budget spent on the entities of
-// highest accumulated priority (docs/replication.md).
+// highest accumulated priority (docs/design/replication-server.md).
 #include <bitrep/replication/server_core.hpp>
 
 #include <algorithm>
@@ -616,7 +616,7 @@ public:
     };
     /// Everything replicate() touches belongs to one connection (or is read
     /// only, or atomic), so replicate() for different clients may run on
-    /// different threads (docs/replication.md, "Threads").
+    /// different threads (docs/design/threads.md, "Replication").
     struct connection {
         bool removed = false; ///< by remove_client() during a call: freed when the outermost returns
         /// The packets in the window, by sequence % window, and their views

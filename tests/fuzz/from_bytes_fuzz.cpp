@@ -94,7 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     // What was accepted must re-encode (to B1), and B1 must decode to a value
     // that encodes to B1 again: every encoding bitrep writes is a fixed point
-    // (docs/wire-format.md section 3), whatever the accepted input was.
+    // (docs/formats/wire-format.md section 3), whatever the accepted input was.
     std::vector<std::uint8_t> again;
     if (const bitrep::status w = bitrep::to_bytes(world, again); !w) {
         std::fprintf(stderr, "accepted value does not re-encode: %s\n", w.message().c_str());

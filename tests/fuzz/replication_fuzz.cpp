@@ -11,7 +11,7 @@
 // client, to the states the server recorded. Each input starts from copies
 // of objects prepared once (a server, which cannot be copied, is replayed).
 //
-// The first byte picks the packet path (docs/security.md): even, the CRC
+// The first byte picks the packet path (docs/design/security.md): even, the CRC
 // path; odd, the AEAD path, where the raw bytes must fail to authenticate
 // and the re-sealed ones are sealed with the connection's key (a hostile
 // peer that holds its own key, or a bug on the other end), so that they

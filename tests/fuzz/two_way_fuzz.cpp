@@ -1,5 +1,5 @@
 // libFuzzer target: hostile bytes into both packet readers of a game with
-// inputs and messages (docs/replication.md, section 10): the server's
+// inputs and messages (docs/guide/two-way.md): the server's
 // reader of client packets (ack, inputs, message section) and the client's
 // reader of state packets (input ack, message section, state). Each input
 // goes in raw and re-sealed with a valid CRC, so that it reaches the
@@ -9,7 +9,7 @@
 // increasing tick order, newer than any delivered before, and messages that
 // are values of their types within their bounds.
 //
-// The first byte picks the packet path (docs/security.md): even, the CRC
+// The first byte picks the packet path (docs/design/security.md): even, the CRC
 // path; odd, the AEAD path, where the raw bytes must fail to authenticate
 // and the re-sealed ones are sealed with the connection's key, as a hostile
 // client holding its own key (or a bug on the server) would send them.

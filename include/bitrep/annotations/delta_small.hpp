@@ -1,5 +1,5 @@
 // delta_small<V, MaxStep>: a quantized or ranged field whose small changes
-// replicate as the difference (docs/wire-format.md, "Small-change deltas").
+// replicate as the difference (docs/formats/wire-format.md, section 6.4).
 #pragma once
 
 #include <cstdint>

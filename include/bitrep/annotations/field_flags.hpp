@@ -1,6 +1,6 @@
 // save_only<T>, net_only<T>, transient<T>: which streams carry a field;
 // owner_only<T>, skip_owner<T>, initial_only<T>: which clients receive a
-// member of a replicated entity (docs/replication.md, section 10.5).
+// member of a replicated entity (docs/design/replication-server.md, "Replication conditions").
 #pragma once
 
 #include <compare>

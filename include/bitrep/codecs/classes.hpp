@@ -61,7 +61,7 @@ struct inherited_hook_owner<T> {
     using type = std::conditional_t<std::is_same_v<owner, T>, void, owner>;
 };
 
-/// How a class is serialized (docs/design.md, "How a type is recognised").
+/// How a class is serialized (docs/design/architecture.md, "How a type is recognised").
 enum class class_route { member_hook, free_hook, reflected, hidden_by_inherited_hook, unsupported };
 
 template <class T>

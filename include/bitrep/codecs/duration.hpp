@@ -3,7 +3,7 @@
 // as the ranged or quantized annotation of ranged_duration /
 // quantized_duration. A save file's schema describes it as a struct named
 // after its period with one field, `count`, so that a load converts between
-// periods (docs/save-format.md, section 3).
+// periods (docs/formats/save-format.md, section 3).
 #pragma once
 
 #include <bitrep/annotations/duration.hpp>

@@ -1,4 +1,4 @@
-// quat<B>: smallest three (docs/wire-format.md section 3).
+// quat<B>: smallest three (docs/formats/wire-format.md section 3).
 #pragma once
 
 #include <bitrep/annotations/quat.hpp>

@@ -1,5 +1,5 @@
 // Deltas on the engine: a value written against a baseline the receiver
-// holds (docs/wire-format.md, "Deltas"), walked over the same entries as the
+// holds (docs/formats/wire-format.md, section 6), walked over the same entries as the
 // engine's programs, compiled once in the library (src/engine/delta.cpp),
 // on the bit-packed and the coded streams.
 #pragma once
@@ -18,9 +18,10 @@ namespace bitrep::engine {
 /// What a writer already knows of one container's changed elements, so
 /// that it neither compares every element nor encodes again what it
 /// encoded for another packet (the replication server's, for its entity
-/// arrays: docs/replication.md, section 11). For the container whose
-/// elements start at `base` in the baseline and at `value` in the value
-/// written: the number of elements that differ on the wire (comparing the
+/// arrays: docs/design/replication-server.md,
+/// "The server at scale: one world history, views as refs"). For the
+/// container whose elements start at `base` in the baseline and at `value`
+/// in the value written: the number of elements that differ on the wire (comparing the
 /// containers answers from it: 0 is the same), and, for the delta's list of
 /// changed elements when `changed` is set, their indices, ascending, and
 /// optionally, per one of them, the bits of its delta after its changed bit

@@ -1,6 +1,6 @@
 // replication_client<State>: applies the server's packets (all or nothing),
 // keeps the states it applied as baselines, and says what it applied in its
-// acks (docs/replication.md).
+// acks (docs/design/replication-server.md).
 #pragma once
 
 #include <algorithm>
@@ -57,7 +57,7 @@ public:
     /// options.security is aead (without one every packet is refused,
     /// options_mismatch). A key used for one connection only may keep
     /// connection id 0; a key used again needs a new id for each connection,
-    /// or its nonces repeat (docs/security.md). A copy applies packets as its
+    /// or its nonces repeat (docs/design/security.md). A copy applies packets as its
     /// original does, and on the AEAD path sends none: it would seal them
     /// under its original's nonces.
     explicit replication_client(replication_options options = {}, const packet_key& key = {},
@@ -93,8 +93,8 @@ public:
     /// The packet to send to the server once a tick (valid until the next
     /// call): the ack of the state packets applied, the inputs the server
     /// has not acknowledged, and messages (reliable ones first). Without
-    /// inputs and messages it is the 11-byte ack of docs/replication.md
-    /// section 4. Empty when no packet can be sealed: packet(out) says why.
+    /// inputs and messages it is the 11-byte ack of docs/formats/packets.md,
+    /// section 2. Empty when no packet can be sealed: packet(out) says why.
     std::span<const std::uint8_t> packet()
     {
         std::span<const std::uint8_t> out;
@@ -124,7 +124,7 @@ public:
         return inputs_.push(tick, input);
     }
 
-    /// Queues a message for the server (docs/replication.md, section 10.3):
+    /// Queues a message for the server (docs/design/replication-server.md, "Messages"):
     /// would_block when the channel's queue is full, and the value's path
     /// when it cannot be encoded or is larger than a packet can carry.
     template <class T>

@@ -68,7 +68,7 @@ protected:
     ~client_sections() = default;
 };
 
-/// replication_client's work, on the State as data (docs/replication.md).
+/// replication_client's work, on the State as data (docs/design/replication-server.md).
 /// Copied, it applies packets as its original does and seals none on the
 /// AEAD path; moved from, it refuses every call.
 class client_core {

@@ -1,6 +1,6 @@
 // Replication conditions (owner_only, skip_owner, initial_only on the
 // members of an entity type): what a client's view of an entity holds for
-// each (docs/replication.md, section 10.5).
+// each (docs/design/replication-server.md, "Replication conditions").
 #pragma once
 
 #include <cstddef>

@@ -2,7 +2,7 @@
 // server has not acknowledged and sends them all in every packet, each
 // delta-encoded against the one before it, so a lost packet loses no input
 // while a later one arrives; the server delivers each once, in tick order
-// (docs/replication.md, section 10.2).
+// (docs/design/replication-server.md, "Inputs").
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // One end of the message channels between a client and the server: the
 // reliable-ordered and unreliable messages it sends, and the peer's it
-// receives (docs/replication.md, section 10). It handles messages as encoded
+// receives (docs/guide/two-way.md). It handles messages as encoded
 // bits and never sees their types: messages.hpp encodes and decodes them,
 // and this file's code is compiled once, in src/message_channel.cpp.
 #pragma once

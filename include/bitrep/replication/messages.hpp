@@ -1,6 +1,6 @@
 // Message types: a game's set of messages (message_set), how one is encoded
 // into a channel's slot and decoded from a packet, and the handlers that
-// receive them (docs/replication.md, section 10).
+// receive them (docs/guide/two-way.md).
 #pragma once
 
 #include <algorithm>

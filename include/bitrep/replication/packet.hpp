@@ -1,6 +1,6 @@
 // What replication_server and replication_client exchange: state packets
 // (server to client) and acks (client to server), their options, their
-// integrity check and sequence arithmetic (docs/replication.md, section 4).
+// integrity check and sequence arithmetic (docs/formats/packets.md, section 2).
 #pragma once
 
 #include <algorithm>
@@ -28,12 +28,12 @@ enum class packet_security : std::uint8_t {
     aead,
 };
 
-/// How state packets carry the state (docs/coded-deltas.md).
+/// How state packets carry the state (docs/design/coded-deltas.md).
 enum class replication_encoding : std::uint8_t {
-    /// The serialize 1.0-based bit-packed delta (docs/wire-format.md, section 6).
+    /// The serialize 1.0-based bit-packed delta (docs/formats/wire-format.md, section 6).
     bit_packed,
     /// The same delta through adaptive binary models and a range coder,
-    /// predicted from the baseline's own history (docs/wire-format.md,
+    /// predicted from the baseline's own history (docs/formats/wire-format.md,
     /// section 7): 0.3-0.4x the bits of bit_packed for moving entities in
     /// the benchmarks, for more CPU time per entity on both ends.
     coded,
@@ -45,9 +45,11 @@ struct replication_options {
     /// Hashed into every packet's CRC-32 but never sent: packets of another
     /// game, protocol or version are dropped as corrupt.
     std::uint32_t protocol_id = 0x62726570;
-    /// How packets are protected (docs/security.md): `crc` (a CRC-32 over
+    /// How packets are protected (docs/design/security.md): `crc` (a CRC-32 over
     /// the protocol id), or `aead` (encrypted and authenticated with each
-    /// connection's packet_key, replays refused; 20 bytes more a packet).
+    /// connection's packet_key, replays refused; 28 bytes more a packet: an
+    /// 8-byte connection id, an 8-byte packet number and a 16-byte tag in
+    /// place of the 4-byte CRC, security.hpp's prefix_bytes + suffix_bytes).
     /// Both ends must agree: an end on the other path refuses every packet.
     packet_security security = packet_security::crc;
     /// The largest packet replicate(id, out) gives, header included (at least
@@ -74,7 +76,8 @@ struct replication_options {
     /// options_mismatch.
     replication_encoding encoding = replication_encoding::coded;
     /// Server only: the world history's depth, in ticks whose update()
-    /// changed something (docs/replication.md, section 11). A client's
+    /// changed something (docs/design/replication-server.md,
+    /// "The server at scale: one world history, views as refs"). A client's
     /// packet view names values by the tick they appeared; a view whose
     /// values the history no longer has cannot become a baseline (the one
     /// before stays), so this bounds how long an entity may go unsent to a
@@ -82,7 +85,7 @@ struct replication_options {
     /// history x (entities changed per tick) x (entity size + 4 bytes).
     std::size_t history = 1024;
 
-    // Two-way traffic (docs/replication.md, section 10); both ends must agree.
+    // Two-way traffic (docs/guide/two-way.md); both ends must agree.
 
     /// Inputs each client packet repeats until the server acknowledges them.
     std::size_t input_window = 8;
@@ -91,7 +94,7 @@ struct replication_options {
     std::size_t message_queue = 64;
     /// Packets (one a tick) after which an unacknowledged reliable message
     /// goes again, at the least (the interval follows the measured round
-    /// trip: docs/replication.md, section 10.3), and after which an
+    /// trip: docs/design/replication-server.md, "Messages"), and after which an
     /// unreliable one that found no room is dropped.
     std::uint32_t message_resend_ticks = 6;
     /// The share of a state packet's budget reliable messages may take

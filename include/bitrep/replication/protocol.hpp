@@ -1,6 +1,6 @@
 // The protocol a client and a server speak: their State, Input and message
 // types. The names of the Input and message types are mixed into the
-// protocol id every packet's CRC covers (docs/replication.md, section 10.4),
+// protocol id every packet's CRC covers (docs/formats/packets.md, section 3),
 // so that two builds that disagree on them refuse each other's packets as
 // corrupt instead of misreading them.
 #pragma once

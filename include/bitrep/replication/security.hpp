@@ -1,4 +1,4 @@
-// Authenticated, encrypted packets (docs/security.md, section 1):
+// Authenticated, encrypted packets (docs/design/security.md, "The AEAD path"):
 // ChaCha20-Poly1305 (IETF) from libsodium, compiled into the library
 // (src/packet_security.cpp) so that no user file includes libsodium.
 #pragma once
@@ -24,7 +24,7 @@ void wipe_secret(std::span<std::uint8_t> secret) noexcept;
 /// A connection's 32-byte key, established by the game's login. One key may
 /// serve several connections one after another (a reconnection) when the
 /// login also hands out a connection id for each: each connection seals
-/// under keys derived from both (docs/security.md, section 1).
+/// under keys derived from both (docs/design/security.md, "The AEAD path").
 struct packet_key {
     std::array<std::uint8_t, 32> bytes{};
 
@@ -148,7 +148,7 @@ constexpr std::size_t suffix_bytes(packet_security security) noexcept
 }
 
 /// One end of one connection: seals what it sends and opens what it
-/// receives, on the connection's path (docs/security.md, section 1).
+/// receives, on the connection's path (docs/design/security.md, "The AEAD path").
 /// Two guards holding one key and one next packet number would seal two
 /// packets under one nonce, so only one ever seals: a copy opens what its
 /// original opens and seals nothing, and a moved-from guard does neither.

@@ -1,7 +1,7 @@
 // replication_server<State>: per client, the packet to send each tick, as a
 // delta against the newest state the client acknowledged, within a bit
 // budget spent on the entities of highest accumulated priority
-// (docs/replication.md). The work is server_core's, compiled once in the
+// (docs/design/replication-server.md). The work is server_core's, compiled once in the
 // library over the State's layout; this class template keeps what is typed:
 // the callbacks' signatures, the inputs and the messages.
 #pragma once
@@ -33,7 +33,7 @@ namespace bitrep {
 
 /// The server of replication_client<State, Input, Messages>: the state to
 /// every client, within each one's budget, with messages both ways and the
-/// clients' inputs (docs/replication.md, section 10).
+/// clients' inputs (docs/guide/two-way.md).
 template <class State, class Input = no_input, class Messages = message_set<>>
 class replication_server {
     static constexpr bool has_inputs = replication::has_inputs<Input>;
@@ -74,7 +74,7 @@ public:
     /// options_mismatch). A key used for one connection only may keep
     /// connection id 0; a reconnection under the same key needs a new id,
     /// or its nonces repeat and the old connection's packets open
-    /// (docs/security.md).
+    /// (docs/design/security.md).
     client_id add_client(const packet_key& key = {}, std::uint64_t connection_id = 0)
     {
         std::unique_ptr<replication::connection_parts> made;
@@ -127,8 +127,8 @@ public:
         });
     }
     /// The client that owns each entity of one entity array, for its
-    /// owner_only and skip_owner members (docs/replication.md, section
-    /// 10.5), e.g. `server.set_owner<&World::players>([](std::uint32_t id,
+    /// owner_only and skip_owner members (docs/design/replication-server.md,
+    /// "Replication conditions"), e.g. `server.set_owner<&World::players>([](std::uint32_t id,
     /// const Player& p) -> std::optional<bitrep::client_id> { return
     /// p.connection; })`. Without one, entities have no owner: owner_only
     /// members go to nobody, skip_owner members to everyone.
@@ -155,7 +155,8 @@ public:
     /// ticks see it.
     void on_invalid_value(invalid_value_function f) { core_.on_invalid_value(std::move(f)); }
 
-    /// Records the world of this tick (docs/replication.md, section 11):
+    /// Records the world of this tick (docs/design/replication-server.md,
+    /// "The server at scale: one world history, views as refs"):
     /// once per tick, before the replicate(id, out) calls, which encode from
     /// it. `state` must stay alive and unchanged until they are done (the
     /// callbacks and the fields other than shared entity arrays read it).
@@ -204,7 +205,7 @@ public:
         return c != nullptr ? &c->inputs.statistics() : nullptr;
     }
 
-    /// Queues a message for one client (docs/replication.md, section 10.3):
+    /// Queues a message for one client (docs/design/replication-server.md, "Messages"):
     /// would_block when that client's queue of the channel is full, the
     /// value's path when it cannot be encoded or is larger than a packet
     /// can carry.
@@ -269,7 +270,8 @@ public:
 
     /// The bytes the server holds for one client (its views, baseline,
     /// priorities and buffers), and for all clients together (the world
-    /// history), as docs/replication.md, section 11, counts them.
+    /// history), as docs/design/replication-server.md,
+    /// "The server at scale: one world history, views as refs", counts them.
     std::size_t client_bytes(client_id id) const noexcept
     {
         const std::size_t bytes = core_.client_bytes(id);

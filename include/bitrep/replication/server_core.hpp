@@ -37,8 +37,8 @@ struct server_client_statistics {
     std::uint64_t bit_packed_fallbacks = 0;
     /// Coded packets whose state section was copied from another client's
     /// packet of the same tick built from the same views, and entity deltas
-    /// copied rather than encoded in bit-packed packets (docs/replication.md,
-    /// section 11).
+    /// copied rather than encoded in bit-packed packets (docs/design/replication-server.md,
+    /// "The server at scale: one world history, views as refs").
     std::uint64_t shared_sections = 0;
     std::uint64_t shared_entity_deltas = 0;
     /// Acknowledged packets that could not become the baseline because the
@@ -79,7 +79,7 @@ using unencodable_report = void (*)(void* context, std::size_t index, entity_key
 /// cannot be encoded.
 using find_unencodable_function = void (*)(const void* state, void* context, unencodable_report report);
 
-/// replication_server's work, on the State as data (docs/replication.md).
+/// replication_server's work, on the State as data (docs/design/replication-server.md).
 class server_core {
 public:
     using priority_function = std::function<float(client_id, entity_key, const void* state)>;

@@ -1,5 +1,6 @@
 // The server's one record of the world's recent past, shared by every
-// client (docs/replication.md, section 11). A client's view of an entity
+// client (docs/design/replication-server.md,
+// "The server at scale: one world history, views as refs"). A client's view of an entity
 // slot is a 2-byte value_ref naming a value in it, not a copy of the entity.
 #pragma once
 
@@ -42,8 +43,9 @@ inline constexpr std::uint32_t ref_period = 0xFFFF;
 /// view_age ticks ago (replication_server::fresh). For a client that gets
 /// what changes, the oldest ref in use is then under rename_age +
 /// sweep_ticks + the ticks between its packets (under view_age, or its
-/// baseline lapses) + view_age = 53,248 (docs/replication.md, "Refs over
-/// long sessions").
+/// baseline lapses) + view_age = 53,248 (docs/design/replication-server.md,
+/// "The server at scale: one world history, views as refs",
+/// "Refs over long sessions").
 inline constexpr std::uint32_t rename_age = 16384;
 inline constexpr std::uint32_t sweep_ticks = 4096;
 inline constexpr std::uint32_t drop_age = 40960;

@@ -2,7 +2,7 @@
 // thread (a game cannot let another thread read a world it keeps changing),
 // and the file work (compression, write, fsync, rename) is done by a
 // background thread, one save at a time in the order they were asked
-// (docs/save-format.md, section 4).
+// (docs/formats/save-format.md, section 4).
 #pragma once
 
 #include <chrono>

@@ -1,5 +1,5 @@
 // Save files: save / load to disk, save_to_bytes / load_from_bytes in
-// memory, one format (docs/save-format.md): a checked header, the schema of
+// memory, one format (docs/formats/save-format.md): a checked header, the schema of
 // T's saved fields, and the payload in the core wire format with
 // scope::save. Loading is all or nothing, refuses any damaged file, and
 // carries a file written by an older shape of T over into the current one.
@@ -563,7 +563,7 @@ status decode_save(std::span<const std::uint8_t> file, T& target, load_info& inf
 
 /// Loads a save file written by save_to_bytes / save. All or nothing: on any
 /// error `out` is unchanged and the status says what and where (section 5 of
-/// docs/save-format.md). Fields a save does not carry (net_only, transient)
+/// docs/formats/save-format.md). Fields a save does not carry (net_only, transient)
 /// keep their values. It decodes into a new T (a copy of `out` when T has
 /// fields a save does not carry); bitrep::loader reuses one between loads.
 template <class T>

@@ -3,7 +3,7 @@
 // from T's entry in the engine's tables (engine::describe), written once per
 // file, and read back without T, so that a file stays loadable after T
 // changes and can be printed by a tool that has never seen T
-// (docs/save-format.md, section 2). Building, encoding and parsing are
+// (docs/formats/save-format.md, section 2). Building, encoding and parsing are
 // compiled once, in src/engine/describe.cpp and src/schema.cpp.
 #pragma once
 
@@ -39,7 +39,7 @@ node_role role_in(const schema& tree, const schema_node& node) noexcept;
 
 } // namespace detail
 
-/// How a save file's schema section is encoded (docs/save-format.md,
+/// How a save file's schema section is encoded (docs/formats/save-format.md,
 /// section 2): formats 1 and 2 write every name where it is used and every
 /// number at a fixed width; format 3 writes each name once, in a string
 /// table, numbers as varints, and a repeated subtree as a reference.
@@ -60,7 +60,7 @@ status parse_schema(std::span<const std::uint8_t> encoded, schema& out,
 /// 7 for each alignment), so that it never refuses a save the schema
 /// describes; unbounded_bits when a serialization hook (opaque) is in it.
 /// A compressed payload that claims more is refused before anything is
-/// allocated for it (docs/save-format.md, section 5).
+/// allocated for it (docs/formats/save-format.md, section 5).
 std::uint64_t max_payload_bits(const schema& tree) noexcept;
 
 namespace engine {

@@ -1,4 +1,4 @@
-// The first pass of the schema-driven load (docs/save-format.md, section 3):
+// The first pass of the schema-driven load (docs/formats/save-format.md, section 3):
 // bind() compares a file's schema with the program's once per load, without
 // reading a value. It matches struct fields (by name, else by position) and
 // enumerators (by name), refuses kinds that cannot be converted

@@ -1,5 +1,5 @@
 // How a schema's texts and numbers are written, in each file format's
-// schema encoding (docs/save-format.md, section 2): the table of kinds
+// schema encoding (docs/formats/save-format.md, section 2): the table of kinds
 // (src/schema_kinds.hpp) describes a node once, through one of these codes.
 //   inline_schema_code   formats 1 and 2: every name written where it is
 //                        used, every number at a fixed width
@@ -108,7 +108,7 @@ bool serialize_signed_varint(Stream& stream, std::uint64_t& pattern)
 
 /// A character of a name in the string table, or its end: names are
 /// mostly lower-case identifiers, so a character is a 5-bit code, and
-/// only what is not a lower-case letter costs more (docs/save-format.md,
+/// only what is not a lower-case letter costs more (docs/formats/save-format.md,
 /// section 2.3):
 ///   0-25  a-z          27  A-Z, then 5 bits (0-25)   29  ':'
 ///   26    '_'          28  0-9, then 4 bits (0-9)    30  any byte, then 8 bits

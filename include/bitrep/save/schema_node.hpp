@@ -1,5 +1,5 @@
 // The nodes of a save file's schema: every saved value's kind, bounds,
-// nesting, and its name or position as a field (docs/save-format.md,
+// nesting, and its name or position as a field (docs/formats/save-format.md,
 // section 2). What each kind means and how it is encoded is in
 // src/schema_kinds.hpp; how a tree is built, encoded and parsed in schema.hpp.
 #pragma once

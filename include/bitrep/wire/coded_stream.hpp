@@ -1,4 +1,4 @@
-// Coded streams (docs/coded-deltas.md): the stream interface of stream.hpp
+// Coded streams (docs/design/coded-deltas.md): the stream interface of stream.hpp
 // over an adaptive binary range coder instead of a bit packer. Every codec
 // works on them unchanged; what they add is where the models come from.
 //

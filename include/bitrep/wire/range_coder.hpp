@@ -1,5 +1,5 @@
 // An adaptive binary range coder: the arithmetic behind the coded streams
-// (docs/coded-deltas.md, docs/wire-format.md "Coded deltas").
+// (docs/design/coded-deltas.md, docs/formats/wire-format.md, section 7).
 //
 // The coder narrows an interval [low, low + range) of a number written as
 // bytes, most significant first. A decision with probability p of a zero
