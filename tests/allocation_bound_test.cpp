@@ -1,4 +1,4 @@
-// Allocation bounds (issue 16): for random and crafted inputs of every size,
+// Allocation bounds: for random and crafted inputs of every size,
 // each reader allocates no more than a bound computed from the declared
 // types (heap_bound.hpp) and, where a reader keeps structures that grow with
 // what it is sent (a save file's schema), a fixed number of bytes per input

@@ -1,4 +1,4 @@
-// The save features of issue 15 (docs/formats/save-format.md): a metadata section
+// Save features (docs/formats/save-format.md): a metadata section
 // read without the payload (read_save_info), zstd compression of the
 // payload, and asynchronous saves (save_async, saver), each keeping the
 // guarantees of every save: atomic replace, all-or-nothing load, every bit

@@ -1,7 +1,7 @@
 // The one model of what delta_elements (delta.hpp) spends saying which
 // elements of an array, vector or entity array changed: the encoder picks
 // its form by it, and replication_server plans its packets by it, so the
-// two cannot drift apart (issue 12).
+// two cannot drift apart.
 #pragma once
 
 #include <cstddef>

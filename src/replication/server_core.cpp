@@ -240,7 +240,7 @@ public:
         if (c == nullptr) [[unlikely]]
             return status(error::unknown_client, 0, "client", "no such client");
         if (observed_ == nullptr) [[unlikely]]
-            return status(error::no_baseline, 0, "world", "replicate(id) before any update(state)");
+            return status(error::no_baseline, 0, "world", "replicate(id, out) before any update(state)");
         const void* state = observed_;
         // A callback (on_invalid_value, priority, relevancy) may remove this
         // client while its packet is being built.

@@ -1,6 +1,6 @@
 // The seed corpus generator of a libFuzzer target: `X_seeds DIR` writes the
 // seeds of X_fuzz into DIR, so that the fuzzer starts from honest inputs
-// rather than an empty corpus (issue 16; tests/fuzz/CMakeLists.txt builds
+// rather than an empty corpus (tests/fuzz/CMakeLists.txt builds
 // X_seeds from X_fuzz.cpp and this file, with BITREP_SEED_GENERATOR).
 //
 // The target's own source makes its seeds (its BITREP_SEED_GENERATOR
