@@ -18,6 +18,7 @@
 
 #include <bitrep/bytes.hpp>
 #include <bitrep/replication/conditions.hpp>
+#include <bitrep/replication/ids.hpp>
 #include <bitrep/replication/inputs.hpp>
 #include <bitrep/replication/messages.hpp>
 #include <bitrep/replication/packet.hpp>

@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 
+#include <bitrep/replication/ids.hpp>
 #include <bitrep/replication/inputs.hpp>
 #include <bitrep/replication/message_channel.hpp>
 #include <bitrep/replication/packet.hpp>
