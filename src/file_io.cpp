@@ -291,15 +291,15 @@ void remove_stale_temporaries(const std::filesystem::path& target) noexcept
 }
 
 
-status write_file_atomically_at(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
-                                bool keep_backup, save_outcome& outcome, const file_system_calls& calls) noexcept
+// Names the backup, the directory and a fresh temporary beside `path`, and
+// creates the temporary; `fd` stays negative if no temporary was created.
+// Returns false only when an allocation failed.
+bool create_temporary(const std::filesystem::path& path, write_names& names, int& fd) noexcept
 {
-    // Nothing below the allocations may throw, and the allocations happen
-    // before any file exists: std::bad_alloc is turned into a status here
-    // with nothing to clean up, so the function never throws.
-    write_names names;
-    int fd = -1;
-    const bool prepared = without_exceptions([&] {
+    // Nothing in write_file_atomically_at after this may throw, and the
+    // allocations happen before any file exists: std::bad_alloc is turned
+    // into false here with nothing to clean up, so the write never throws.
+    return without_exceptions([&] {
         const std::string& target = path.native();
         names.backup = target + ".bak";
         names.directory = path.has_parent_path() ? path.parent_path().native() : std::string(".");
@@ -314,7 +314,33 @@ status write_file_atomically_at(const std::filesystem::path& path, std::span<con
         }
         return true;
     }, [] { return false; });
-    if (!prepared)
+}
+
+// Makes the rename that published `path` durable by syncing its directory.
+// `path` already holds the new contents: a failure now is no failed save
+// (the previous one is gone), but the caller cannot assume this one
+// survives a power cut.
+status sync_published(const std::filesystem::path& path, const write_names& names,
+                      const file_system_calls& calls) noexcept
+{
+    const int directory_fd = ::open(names.directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (directory_fd < 0)
+        return durability_unknown(path, "open directory", errno);
+    descriptor directory(directory_fd);
+    const int synced = calls.sync_directory != nullptr ? (calls.sync_directory(directory.get()) == 0 ? 0 : errno)
+                                                       : sync_descriptor(directory.get());
+    if (synced != 0)
+        return durability_unknown(path, "fsync directory", synced);
+    remove_stale_temporaries(path);
+    return {};
+}
+
+status write_file_atomically_at(const std::filesystem::path& path, std::span<const std::uint8_t> bytes,
+                                bool keep_backup, save_outcome& outcome, const file_system_calls& calls) noexcept
+{
+    write_names names;
+    int fd = -1;
+    if (!create_temporary(path, names, fd))
         return failure(error::io_error, path, "prepare", "out of memory");
     if (fd < 0)
         return io_failure(path, "create", errno);
@@ -344,21 +370,9 @@ status write_file_atomically_at(const std::filesystem::path& path, std::span<con
 
     if (::rename(names.temporary.c_str(), path.c_str()) != 0)
         return abandon("rename", errno);
-
-    // From here `path` already holds the new contents. The rename itself is
-    // a change to the directory and is durable only once the directory is
-    // synced: a failure now is no failed save (the previous one is gone),
-    // but the caller cannot assume this one survives a power cut.
-    const int directory_fd = ::open(names.directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (directory_fd < 0)
-        return durability_unknown(path, "open directory", errno);
-    descriptor directory(directory_fd);
-    const int synced = calls.sync_directory != nullptr ? (calls.sync_directory(directory.get()) == 0 ? 0 : errno)
-                                                       : sync_descriptor(directory.get());
-    if (synced != 0)
-        return durability_unknown(path, "fsync directory", synced);
-    remove_stale_temporaries(path);
-    return {};
+    // The rename is a change to the directory, durable only once the
+    // directory is synced.
+    return sync_published(path, names, calls);
 }
 
 // Opens `path` for reading, refusing what is not a regular file; `fd` and

@@ -249,23 +249,33 @@ bool message_endpoint::read(message_read_stream& stream, message_validator valid
 {
     read_.clear();
     read_has_ack_ = false;
+    return read_ack(stream) && read_reliable(stream, validate, context) && read_unreliable(stream, validate, context);
+}
+
+bool message_endpoint::read_ack(message_read_stream& stream)
+{
     const std::size_t ack_at = stream.bit_position();
     bool has_ack = false;
     if (!stream.serialize_bool(has_ack))
         return false;
-    if (has_ack) {
-        std::uint32_t ack = 0;
-        if (!stream.serialize_bits(ack, id_bits))
-            return false;
-        const auto acked = static_cast<std::uint16_t>(ack);
-        const auto ahead = static_cast<std::uint16_t>(acked - send_head_);
-        if (ahead <= static_cast<std::uint16_t>(send_next_ - send_head_)) {
-            read_has_ack_ = true;
-            read_ack_ = acked;
-        } else if (static_cast<std::uint16_t>(send_head_ - acked) > 0x8000u) [[unlikely]] {
-            return stream.fail(error::out_of_range, ack_at, "acknowledges a message never sent");
-        } // else an older ack than one already applied: nothing new
-    }
+    if (!has_ack)
+        return true;
+    std::uint32_t ack = 0;
+    if (!stream.serialize_bits(ack, id_bits))
+        return false;
+    const auto acked = static_cast<std::uint16_t>(ack);
+    const auto ahead = static_cast<std::uint16_t>(acked - send_head_);
+    if (ahead <= static_cast<std::uint16_t>(send_next_ - send_head_)) {
+        read_has_ack_ = true;
+        read_ack_ = acked;
+    } else if (static_cast<std::uint16_t>(send_head_ - acked) > 0x8000u) [[unlikely]] {
+        return stream.fail(error::out_of_range, ack_at, "acknowledges a message never sent");
+    } // else an older ack than one already applied: nothing new
+    return true;
+}
+
+bool message_endpoint::read_reliable(message_read_stream& stream, message_validator validate, void* context)
+{
     std::size_t reliable_count = 0;
     bool have_previous = false;
     std::uint16_t previous = 0;
@@ -294,9 +304,13 @@ bool message_endpoint::read(message_read_stream& stream, message_validator valid
         have_previous = true;
         previous = message_id;
     }
-    if (stream.failure().failed())
-        return false;
+    return !stream.failure().failed();
+}
+
+bool message_endpoint::read_unreliable(message_read_stream& stream, message_validator validate, void* context)
+{
     std::size_t unreliable_count = 0;
+    bool another = false;
     while (read_another(stream, unreliable_count, "more unreliable messages than a queue holds", another) && another) {
         std::uint32_t type = 0;
         if (limits_.type_bits != 0 && !stream.serialize_bits(type, limits_.type_bits))

@@ -135,6 +135,56 @@ std::vector<std::string> field_keys(const schema& tree)
     return keys;
 }
 
+json schema_json(const schema& tree, std::uint32_t index);
+
+/// A number's attributes: its signedness and range where it has them, and
+/// its width on the wire.
+void number_json(json& out, const schema_node& node)
+{
+    switch (node.kind) {
+    case schema_kind::integer:
+        out["signed"] = node.is_signed;
+        out["bits"] = node.bits;
+        break;
+    case schema_kind::ranged:
+        out["signed"] = node.is_signed;
+        out["min"] = integer_json(node.min, node.is_signed);
+        out["max"] = integer_json(node.max, node.is_signed);
+        out["bits"] = bitrep::bits_required_for_span(node.max - node.min);
+        break;
+    case schema_kind::quantized:
+        out["min"] = float_json(node.real_min);
+        out["max"] = float_json(node.real_max);
+        out["resolution"] = float_json(node.resolution);
+        out["bits"] = node.quantizer.bits;
+        break;
+    default: // quat
+        out["bits_per_component"] = node.bits;
+        out["bits"] = 2 + 3 * node.bits;
+        break;
+    }
+}
+
+/// The enumerators of enumeration node `index`, which follow it in the tree.
+json enumerators_json(const schema& tree, std::uint32_t index)
+{
+    const schema_node& node = tree.nodes[index];
+    json enumerators = json::array();
+    for (std::uint32_t e = index + 1; e < node.end; ++e)
+        enumerators.push_back({{"name", tree.nodes[e].name}, {"value", integer_json(tree.nodes[e].min, node.is_signed)}});
+    return enumerators;
+}
+
+/// The children of node `index` in order: a structure's fields or a
+/// variant's alternatives.
+json children_json(const schema& tree, std::uint32_t index)
+{
+    json children = json::array();
+    for (std::uint32_t child = index + 1; child < tree.nodes[index].end; child = tree.nodes[child].end)
+        children.push_back(schema_json(tree, child));
+    return children;
+}
+
 // Recursion is bounded by parse_schema, which refuses trees deeper than
 // schema_limits::max_depth.
 json schema_json(const schema& tree, std::uint32_t index)
@@ -154,34 +204,16 @@ json schema_json(const schema& tree, std::uint32_t index)
     case schema_kind::enumerator:
         break;
     case schema_kind::integer:
-        out["signed"] = node.is_signed;
-        out["bits"] = node.bits;
-        break;
     case schema_kind::ranged:
-        out["signed"] = node.is_signed;
-        out["min"] = integer_json(node.min, node.is_signed);
-        out["max"] = integer_json(node.max, node.is_signed);
-        out["bits"] = bitrep::bits_required_for_span(node.max - node.min);
-        break;
     case schema_kind::quantized:
-        out["min"] = float_json(node.real_min);
-        out["max"] = float_json(node.real_max);
-        out["resolution"] = float_json(node.resolution);
-        out["bits"] = node.quantizer.bits;
-        break;
     case schema_kind::quat:
-        out["bits_per_component"] = node.bits;
-        out["bits"] = 2 + 3 * node.bits;
+        number_json(out, node);
         break;
-    case schema_kind::enumeration: {
+    case schema_kind::enumeration:
         out["type"] = node.type_name;
         out["signed"] = node.is_signed;
-        json enumerators = json::array();
-        for (std::uint32_t e = index + 1; e < node.end; ++e)
-            enumerators.push_back({{"name", tree.nodes[e].name}, {"value", integer_json(tree.nodes[e].min, node.is_signed)}});
-        out["enumerators"] = std::move(enumerators);
+        out["enumerators"] = enumerators_json(tree, index);
         break;
-    }
     case schema_kind::string:
         out["max_length"] = node.max;
         break;
@@ -196,25 +228,17 @@ json schema_json(const schema& tree, std::uint32_t index)
     case schema_kind::optional:
         out["element"] = schema_json(tree, index + 1);
         break;
-    case schema_kind::structure: {
+    case schema_kind::structure:
         out["type"] = node.type_name;
-        json fields = json::array();
-        for (std::uint32_t child = index + 1; child < node.end; child = tree.nodes[child].end)
-            fields.push_back(schema_json(tree, child));
-        out["fields"] = std::move(fields);
+        out["fields"] = children_json(tree, index);
         break;
-    }
     case schema_kind::opaque:
         out["type"] = node.type_name;
         break;
-    case schema_kind::variant: {
+    case schema_kind::variant:
         out["index_bits"] = bitrep::detail::enum_index_bits(node.children);
-        json alternatives = json::array();
-        for (std::uint32_t child = index + 1; child < node.end; child = tree.nodes[child].end)
-            alternatives.push_back(schema_json(tree, child));
-        out["alternatives"] = std::move(alternatives);
+        out["alternatives"] = children_json(tree, index);
         break;
-    }
     }
     return out;
 }

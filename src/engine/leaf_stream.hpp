@@ -18,72 +18,48 @@
 
 namespace bitrep::engine {
 
-template <bitrep::scope Scope, bool Checked = true>
-class leaf_writer : public stream_primitives<leaf_writer<Scope, Checked>> {
+/// A leaf writer (Cursor = bit_writer) or reader (Cursor = bit_reader).
+template <class Cursor, bitrep::scope Scope, bool Checked = true>
+class leaf_stream : public bitrep::cursor_stream<leaf_stream<Cursor, Scope, Checked>, Cursor, Scope> {
+    using cursor_stream = bitrep::cursor_stream<leaf_stream, Cursor, Scope>;
+    using cursor_stream::cursor_;
+
 public:
-    static constexpr bool is_writing = true;
-    static constexpr bool is_reading = false;
-    static constexpr bool is_measuring = false;
-    static constexpr bitrep::scope field_scope = Scope;
+    using cursor_stream::cursor_stream;
 
-    BITREP_ALWAYS_INLINE leaf_writer(const bit_writer& state, failure_record& record) noexcept
-        : stream_primitives<leaf_writer>(record), writer_(state)
-    {
-    }
-    const bit_writer& state() const noexcept { return writer_; }
-
-    using stream_primitives<leaf_writer>::serialize_bits;
+    using stream_primitives<leaf_stream>::serialize_bits;
     BITREP_ALWAYS_INLINE bool serialize_bits(std::uint32_t& value, int bits)
     {
-        if constexpr (!Checked) {
-            writer_.write_bits_unchecked(value, bits);
-            return true;
+        if constexpr (cursor_stream::is_writing) {
+            if constexpr (!Checked) {
+                cursor_.write_bits_unchecked(value, bits);
+                return true;
+            }
+            if (!cursor_.write_bits(value, bits)) [[unlikely]]
+                return this->fail(error::buffer_too_small, cursor_.bits_written(), "output buffer is full");
+        } else {
+            if constexpr (!Checked) {
+                value = cursor_.read_bits_unchecked(bits);
+                return true;
+            }
+            if (!cursor_.read_bits(value, bits)) [[unlikely]]
+                return this->fail(error::truncated, cursor_.bits_read(), "input ends before the value");
         }
-        if (!writer_.write_bits(value, bits)) [[unlikely]]
-            return this->fail(error::buffer_too_small, writer_.bits_written(), "output buffer is full");
         return true;
     }
-    std::size_t bit_position() const noexcept { return writer_.bits_written(); }
-
-private:
-    bit_writer writer_;
-};
-
-template <bitrep::scope Scope, bool Checked = true>
-class leaf_reader : public stream_primitives<leaf_reader<Scope, Checked>> {
-public:
-    static constexpr bool is_writing = false;
-    static constexpr bool is_reading = true;
-    static constexpr bool is_measuring = false;
-    static constexpr bitrep::scope field_scope = Scope;
-
-    BITREP_ALWAYS_INLINE leaf_reader(const bit_reader& state, failure_record& record) noexcept
-        : stream_primitives<leaf_reader>(record), reader_(state)
+    std::size_t bit_position() const noexcept
     {
+        if constexpr (cursor_stream::is_writing)
+            return cursor_.bits_written();
+        else
+            return cursor_.bits_read();
     }
-    const bit_reader& state() const noexcept { return reader_; }
-
-    using stream_primitives<leaf_reader>::serialize_bits;
-    BITREP_ALWAYS_INLINE bool serialize_bits(std::uint32_t& value, int bits)
-    {
-        if constexpr (!Checked) {
-            value = reader_.read_bits_unchecked(bits);
-            return true;
-        }
-        if (!reader_.read_bits(value, bits)) [[unlikely]]
-            return this->fail(error::truncated, reader_.bits_read(), "input ends before the value");
-        return true;
-    }
-    std::size_t bit_position() const noexcept { return reader_.bits_read(); }
-
-private:
-    bit_reader reader_;
 };
 
 /// The leaf stream for the interpreter's `Stream`.
 template <class Stream, bool Checked = true>
-using leaf_stream_for = std::conditional_t<Stream::is_reading, leaf_reader<Stream::field_scope, Checked>,
-                                           leaf_writer<Stream::field_scope, Checked>>;
+using leaf_stream_for =
+    leaf_stream<std::conditional_t<Stream::is_reading, bit_reader, bit_writer>, Stream::field_scope, Checked>;
 
 /// Whether `count` runs of `run_bits` bits each fit in what the stream has
 /// left to write or read.

@@ -41,7 +41,20 @@ bool history::observe(const void* state)
     const std::uint32_t next = tick_ + 1;
     tick_changes& changes = ring_[next % ring_.size()];
     changes.slots.clear();
+    plan_renames(next);
     bool changed = false;
+    std::size_t rename_at = 0;
+    for (std::size_t k = 0; k < layout_.shared.size(); ++k)
+        changed |= observe_array(k, state, next, changes, rename_at);
+    if (changed) {
+        tick_ = next;
+        sweep_ = (sweep_ + per_sweep_) % sweep_modulus_;
+    }
+    return changed;
+}
+
+void history::plan_renames(std::uint32_t next)
+{
     // This tick's share of the sweep: slots [sweep_, sweep_ + per_sweep_)
     // modulo the slot count, so that every slot is visited at least every
     // sweep_ticks observed ticks. The slots to rename, ascending (a
@@ -57,54 +70,54 @@ bool history::observe(const void* state)
     }
     std::sort(renames.begin(), renames.end());
     renames.push_back(layout_.slot_count); // past every slot
-    std::size_t rename_at = 0;
-    for (std::size_t k = 0; k < layout_.shared.size(); ++k) {
-        const shared_array& array = layout_.shared[k];
-        const slot_ops& ops = *array.ops;
-        tick_list& list = changes.lists[k];
-        ops.clear_list(list.list);
-        list.values = nullptr;
-        list.start = changes.slots.size();
-        while (renames[rename_at] < array.first_slot)
-            ++rename_at;
-        const void* held_slots = array.slot(current_, 0);
-        const void* now_slots = array.slot(state, 0);
-        for (std::size_t id = 0;; ++id) {
-            // Up to the next slot to rename, the slots whose bytes differ
-            // (all of them for a type that is not trivially copyable).
-            const std::size_t stop = std::min<std::size_t>(array.capacity, renames[rename_at] - array.first_slot);
-            id = ops.next_differing(held_slots, now_slots, id, stop);
-            if (id == array.capacity)
-                break;
-            const void* was = array.slot(current_, id);
-            const void* now = array.slot(state, id);
-            const std::size_t slot = array.first_slot + id;
-            const bool rename = renames[rename_at] == slot;
-            rename_at += rename ? 1 : 0;
-            // Before `stop` the bytes differ; at it they were not compared.
-            const bool same_bytes = id == stop && ops.next_differing(held_slots, now_slots, id, id + 1) != id;
-            if (same_bytes || engine::same<scope::replication>(*ops.entry, was, now)) {
-                if (!rename)
-                    continue;
-                // Renamed: recorded as a change to the value it has.
-                keep_superseded(array, id, next, was);
-                changes.slots.push_back(static_cast<std::uint32_t>(slot));
-                list.values = ops.push(list.list, was);
-                refs_[slot] = ref_of(next);
-                changed = true;
+}
+
+bool history::observe_array(std::size_t k, const void* state, std::uint32_t next, tick_changes& changes,
+                            std::size_t& rename_at)
+{
+    const std::vector<std::size_t>& renames = renames_;
+    const shared_array& array = layout_.shared[k];
+    const slot_ops& ops = *array.ops;
+    tick_list& list = changes.lists[k];
+    ops.clear_list(list.list);
+    list.values = nullptr;
+    list.start = changes.slots.size();
+    while (renames[rename_at] < array.first_slot)
+        ++rename_at;
+    const void* held_slots = array.slot(current_, 0);
+    const void* now_slots = array.slot(state, 0);
+    bool changed = false;
+    for (std::size_t id = 0;; ++id) {
+        // Up to the next slot to rename, the slots whose bytes differ
+        // (all of them for a type that is not trivially copyable).
+        const std::size_t stop = std::min<std::size_t>(array.capacity, renames[rename_at] - array.first_slot);
+        id = ops.next_differing(held_slots, now_slots, id, stop);
+        if (id == array.capacity)
+            break;
+        const void* was = array.slot(current_, id);
+        const void* now = array.slot(state, id);
+        const std::size_t slot = array.first_slot + id;
+        const bool rename = renames[rename_at] == slot;
+        rename_at += rename ? 1 : 0;
+        // Before `stop` the bytes differ; at it they were not compared.
+        const bool same_bytes = id == stop && ops.next_differing(held_slots, now_slots, id, id + 1) != id;
+        if (same_bytes || engine::same<scope::replication>(*ops.entry, was, now)) {
+            if (!rename)
                 continue;
-            }
+            // Renamed: recorded as a change to the value it has.
             keep_superseded(array, id, next, was);
-            ops.assign(array.array(current_), id, now);
             changes.slots.push_back(static_cast<std::uint32_t>(slot));
-            list.values = ops.push(list.list, now);
-            refs_[slot] = ops.has_value(now) ? ref_of(next) : empty_ref;
+            list.values = ops.push(list.list, was);
+            refs_[slot] = ref_of(next);
             changed = true;
+            continue;
         }
-    }
-    if (changed) {
-        tick_ = next;
-        sweep_ = (sweep_ + per_sweep_) % sweep_modulus_;
+        keep_superseded(array, id, next, was);
+        ops.assign(array.array(current_), id, now);
+        changes.slots.push_back(static_cast<std::uint32_t>(slot));
+        list.values = ops.push(list.list, now);
+        refs_[slot] = ops.has_value(now) ? ref_of(next) : empty_ref;
+        changed = true;
     }
     return changed;
 }

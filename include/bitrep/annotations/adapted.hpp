@@ -54,25 +54,20 @@ constexpr decltype(auto) quat_part(Q& q) noexcept
 
 } // namespace detail
 
-/// A vector type T (indexable with [], N components) sent as N Components,
-/// each a quantized<...>, ranged<...> or plain number: e.g. a glm::vec3 in
-/// [-512, 512] at 0.01 costs 3 x 17 bits. Behaves as the T it holds: it
-/// converts to and from T, and `->` and get() reach T's members.
-template <class T, class Component, std::size_t N = detail::component_count<T>()>
-class each_component {
-    static_assert(N > 0, "each_component<T, Component, N>: give N, the number of components of T");
-
+/// What each_component and smallest_three share: they hold another
+/// library's T and behave as it (they convert to and from T, and `->` and
+/// get() reach T's members).
+template <class Derived, class T>
+class adapted_value {
 public:
     using held_type = T;
-    using component_type = Component;
-    static constexpr std::size_t size = N;
 
-    constexpr each_component() = default;
-    constexpr each_component(const T& value) : value_(value) {}
-    constexpr each_component& operator=(const T& value)
+    constexpr adapted_value() = default;
+    constexpr adapted_value(const T& value) : value_(value) {}
+    constexpr Derived& operator=(const T& value)
     {
         value_ = value;
-        return *this;
+        return static_cast<Derived&>(*this);
     }
 
     constexpr operator const T&() const noexcept { return value_; }
@@ -81,53 +76,52 @@ public:
     constexpr T* operator->() noexcept { return &value_; }
     constexpr const T* operator->() const noexcept { return &value_; }
 
-    friend constexpr bool operator==(const each_component& a, const each_component& b)
+    friend constexpr bool operator==(const Derived& a, const Derived& b)
         requires requires(const T& x, const T& y) { { x == y } -> std::convertible_to<bool>; }
     {
-        return static_cast<bool>(a.value_ == b.value_);
+        return static_cast<bool>(a.get() == b.get());
     }
 
 private:
     T value_{};
 };
 
+/// A vector type T (indexable with [], N components) sent as N Components,
+/// each a quantized<...>, ranged<...> or plain number: e.g. a glm::vec3 in
+/// [-512, 512] at 0.01 costs 3 x 17 bits. Behaves as the T it holds: it
+/// converts to and from T, and `->` and get() reach T's members.
+template <class T, class Component, std::size_t N = detail::component_count<T>()>
+class each_component : public bitrep::adapted_value<each_component<T, Component, N>, T> {
+    static_assert(N > 0, "each_component<T, Component, N>: give N, the number of components of T");
+    using adapted_value = bitrep::adapted_value<each_component, T>;
+
+public:
+    using component_type = Component;
+    static constexpr std::size_t size = N;
+
+    using adapted_value::adapted_value;
+    using adapted_value::operator=;
+};
+
 /// A quaternion type Q (components x, y, z, w as members or methods) sent
 /// as quat<Bits>: smallest three, 2 + 3 x Bits bits. Holds the identity
 /// rotation by default.
 template <class Q, int Bits>
-class smallest_three {
+class smallest_three : public bitrep::adapted_value<smallest_three<Q, Bits>, Q> {
+    using adapted_value = bitrep::adapted_value<smallest_three, Q>;
+
 public:
-    using held_type = Q;
     static constexpr int bits_per_component = Bits;
 
-    constexpr smallest_three() noexcept(std::is_nothrow_default_constructible_v<Q>) : value_{}
+    using adapted_value::adapted_value;
+    using adapted_value::operator=;
+    constexpr smallest_three() noexcept(std::is_nothrow_default_constructible_v<Q>)
     {
-        detail::quat_part<0>(value_) = 0;
-        detail::quat_part<1>(value_) = 0;
-        detail::quat_part<2>(value_) = 0;
-        detail::quat_part<3>(value_) = 1;
+        detail::quat_part<0>(this->get()) = 0;
+        detail::quat_part<1>(this->get()) = 0;
+        detail::quat_part<2>(this->get()) = 0;
+        detail::quat_part<3>(this->get()) = 1;
     }
-    constexpr smallest_three(const Q& value) : value_(value) {}
-    constexpr smallest_three& operator=(const Q& value)
-    {
-        value_ = value;
-        return *this;
-    }
-
-    constexpr operator const Q&() const noexcept { return value_; }
-    constexpr Q& get() noexcept { return value_; }
-    constexpr const Q& get() const noexcept { return value_; }
-    constexpr Q* operator->() noexcept { return &value_; }
-    constexpr const Q* operator->() const noexcept { return &value_; }
-
-    friend constexpr bool operator==(const smallest_three& a, const smallest_three& b)
-        requires requires(const Q& x, const Q& y) { { x == y } -> std::convertible_to<bool>; }
-    {
-        return static_cast<bool>(a.value_ == b.value_);
-    }
-
-private:
-    Q value_;
 };
 
 } // namespace bitrep

@@ -11,6 +11,47 @@
 
 namespace bitrep {
 
+/// What bounded_map and bounded_set share: a standard Container (a map or a
+/// set) and its interface for looking up, counting and erasing keys.
+template <class Container, std::size_t MaxSize>
+class bounded_container {
+public:
+    using key_type = typename Container::key_type;
+    using value_type = typename Container::value_type;
+    using size_type = std::size_t;
+    using iterator = typename Container::iterator;
+    using const_iterator = typename Container::const_iterator;
+    static constexpr std::size_t max_entries = MaxSize;
+
+    bounded_container() = default;
+    bounded_container(std::initializer_list<value_type> items) : items_(items) {}
+    bounded_container(Container items) noexcept : items_(std::move(items)) {}
+
+    std::size_t size() const noexcept { return items_.size(); }
+    bool empty() const noexcept { return items_.empty(); }
+    static constexpr std::size_t max_size() noexcept { return MaxSize; }
+    bool fits() const noexcept { return items_.size() <= MaxSize; }
+
+    iterator begin() noexcept { return items_.begin(); }
+    iterator end() noexcept { return items_.end(); }
+    const_iterator begin() const noexcept { return items_.begin(); }
+    const_iterator end() const noexcept { return items_.end(); }
+    const_iterator find(const key_type& key) const { return items_.find(key); }
+    bool contains(const key_type& key) const { return items_.find(key) != items_.end(); }
+    std::size_t count(const key_type& key) const { return items_.count(key); }
+
+    template <class... Args>
+    std::pair<iterator, bool> emplace(Args&&... args) { return items_.emplace(std::forward<Args>(args)...); }
+    std::size_t erase(const key_type& key) { return items_.erase(key); }
+    iterator erase(const_iterator at) { return items_.erase(at); }
+    void clear() noexcept { items_.clear(); }
+
+    friend bool operator==(const bounded_container&, const bounded_container&) = default;
+
+protected:
+    Container items_;
+};
+
 /// At most MaxSize entries of a Map (std::map<K, V> by default; any map
 /// with the standard interface, e.g. std::unordered_map<K, V>), sent as the
 /// count in bits_required(0, MaxSize) bits, then each entry's key and value
@@ -19,67 +60,44 @@ namespace bitrep {
 /// never makes more than MaxSize entries and refuses a key given twice
 /// (duplicate_key). A delta sends the removed, changed and inserted entries.
 template <class K, class V, std::size_t MaxSize, class Map = std::map<K, V>>
-class bounded_map {
+class bounded_map : public bitrep::bounded_container<Map, MaxSize> {
     static_assert(std::is_same_v<typename Map::key_type, K> && std::is_same_v<typename Map::mapped_type, V>,
                   "bounded_map<K, V, MaxSize, Map>: Map must map K to V");
+    using bounded_container = bitrep::bounded_container<Map, MaxSize>;
+    using bounded_container::items_;
 
 public:
     using map_type = Map;
-    using key_type = K;
     using mapped_type = V;
-    using value_type = typename Map::value_type;
-    using size_type = std::size_t;
-    using iterator = typename Map::iterator;
-    using const_iterator = typename Map::const_iterator;
-    static constexpr std::size_t max_entries = MaxSize;
+    using typename bounded_container::iterator;
+    using typename bounded_container::value_type;
 
-    bounded_map() = default;
-    bounded_map(std::initializer_list<value_type> entries) : entries_(entries) {}
-    bounded_map(Map entries) noexcept : entries_(std::move(entries)) {}
+    using bounded_container::bounded_container;
 
-    operator const Map&() const noexcept { return entries_; }
-    const Map& map() const noexcept { return entries_; }
-    Map& map() noexcept { return entries_; }
+    operator const Map&() const noexcept { return items_; }
+    const Map& map() const noexcept { return items_; }
+    Map& map() noexcept { return items_; }
 
-    std::size_t size() const noexcept { return entries_.size(); }
-    bool empty() const noexcept { return entries_.empty(); }
-    static constexpr std::size_t max_size() noexcept { return MaxSize; }
-    bool fits() const noexcept { return entries_.size() <= MaxSize; }
+    using bounded_container::find;
+    iterator find(const K& key) { return items_.find(key); }
+    V& at(const K& key) { return items_.at(key); }
+    const V& at(const K& key) const { return items_.at(key); }
+    V& operator[](const K& key) { return items_[key]; }
+    V& operator[](K&& key) { return items_[std::move(key)]; }
 
-    iterator begin() noexcept { return entries_.begin(); }
-    iterator end() noexcept { return entries_.end(); }
-    const_iterator begin() const noexcept { return entries_.begin(); }
-    const_iterator end() const noexcept { return entries_.end(); }
-    iterator find(const K& key) { return entries_.find(key); }
-    const_iterator find(const K& key) const { return entries_.find(key); }
-    bool contains(const K& key) const { return entries_.find(key) != entries_.end(); }
-    std::size_t count(const K& key) const { return entries_.count(key); }
-    V& at(const K& key) { return entries_.at(key); }
-    const V& at(const K& key) const { return entries_.at(key); }
-    V& operator[](const K& key) { return entries_[key]; }
-    V& operator[](K&& key) { return entries_[std::move(key)]; }
-
-    std::pair<iterator, bool> insert(const value_type& entry) { return entries_.insert(entry); }
+    std::pair<iterator, bool> insert(const value_type& entry) { return items_.insert(entry); }
     template <class M>
     std::pair<iterator, bool> insert_or_assign(const K& key, M&& value)
     {
-        return entries_.insert_or_assign(key, std::forward<M>(value));
+        return items_.insert_or_assign(key, std::forward<M>(value));
     }
-    template <class... Args>
-    std::pair<iterator, bool> emplace(Args&&... args) { return entries_.emplace(std::forward<Args>(args)...); }
     template <class... Args>
     std::pair<iterator, bool> try_emplace(const K& key, Args&&... args)
     {
-        return entries_.try_emplace(key, std::forward<Args>(args)...);
+        return items_.try_emplace(key, std::forward<Args>(args)...);
     }
-    std::size_t erase(const K& key) { return entries_.erase(key); }
-    iterator erase(const_iterator at) { return entries_.erase(at); }
-    void clear() noexcept { entries_.clear(); }
 
     friend bool operator==(const bounded_map&, const bounded_map&) = default;
-
-private:
-    Map entries_;
 };
 
 /// At most MaxSize keys of a Set (std::set<K> by default, or e.g.
@@ -87,52 +105,26 @@ private:
 /// order; a key given twice is refused on read. A delta sends the removed
 /// and inserted keys.
 template <class K, std::size_t MaxSize, class Set = std::set<K>>
-class bounded_set {
+class bounded_set : public bitrep::bounded_container<Set, MaxSize> {
     static_assert(std::is_same_v<typename Set::key_type, K> && std::is_same_v<typename Set::value_type, K>,
                   "bounded_set<K, MaxSize, Set>: Set must hold K");
+    using bounded_container = bitrep::bounded_container<Set, MaxSize>;
+    using bounded_container::items_;
 
 public:
     using set_type = Set;
-    using key_type = K;
-    using value_type = K;
-    using size_type = std::size_t;
-    using iterator = typename Set::iterator;
-    using const_iterator = typename Set::const_iterator;
-    static constexpr std::size_t max_entries = MaxSize;
+    using typename bounded_container::iterator;
 
-    bounded_set() = default;
-    bounded_set(std::initializer_list<K> keys) : keys_(keys) {}
-    bounded_set(Set keys) noexcept : keys_(std::move(keys)) {}
+    using bounded_container::bounded_container;
 
-    operator const Set&() const noexcept { return keys_; }
-    const Set& set() const noexcept { return keys_; }
-    Set& set() noexcept { return keys_; }
+    operator const Set&() const noexcept { return items_; }
+    const Set& set() const noexcept { return items_; }
+    Set& set() noexcept { return items_; }
 
-    std::size_t size() const noexcept { return keys_.size(); }
-    bool empty() const noexcept { return keys_.empty(); }
-    static constexpr std::size_t max_size() noexcept { return MaxSize; }
-    bool fits() const noexcept { return keys_.size() <= MaxSize; }
-
-    iterator begin() noexcept { return keys_.begin(); }
-    iterator end() noexcept { return keys_.end(); }
-    const_iterator begin() const noexcept { return keys_.begin(); }
-    const_iterator end() const noexcept { return keys_.end(); }
-    const_iterator find(const K& key) const { return keys_.find(key); }
-    bool contains(const K& key) const { return keys_.find(key) != keys_.end(); }
-    std::size_t count(const K& key) const { return keys_.count(key); }
-
-    std::pair<iterator, bool> insert(const K& key) { return keys_.insert(key); }
-    std::pair<iterator, bool> insert(K&& key) { return keys_.insert(std::move(key)); }
-    template <class... Args>
-    std::pair<iterator, bool> emplace(Args&&... args) { return keys_.emplace(std::forward<Args>(args)...); }
-    std::size_t erase(const K& key) { return keys_.erase(key); }
-    iterator erase(const_iterator at) { return keys_.erase(at); }
-    void clear() noexcept { keys_.clear(); }
+    std::pair<iterator, bool> insert(const K& key) { return items_.insert(key); }
+    std::pair<iterator, bool> insert(K&& key) { return items_.insert(std::move(key)); }
 
     friend bool operator==(const bounded_set&, const bounded_set&) = default;
-
-private:
-    Set keys_;
 };
 
 } // namespace bitrep

@@ -175,6 +175,11 @@ private:
     /// A message's "another follows" bit; more than a queue's worth in one
     /// packet is refused (no honest end sends them).
     bool read_another(message_read_stream& stream, std::size_t& count, const char* too_many, bool& another) const;
+    /// The three parts of a packet's messages, in wire order: the optional
+    /// acknowledgement, then the reliable and the unreliable messages.
+    bool read_ack(message_read_stream& stream);
+    bool read_reliable(message_read_stream& stream, message_validator validate, void* context);
+    bool read_unreliable(message_read_stream& stream, message_validator validate, void* context);
     void deliver_in_order(message_deliverer deliver, void* context);
 
     message_limits limits_;

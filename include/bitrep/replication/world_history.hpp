@@ -203,6 +203,13 @@ private:
     {
         return ref != empty_ref && (ref_of(at) + ref_period - ref) % ref_period >= limit;
     }
+    /// Fills renames_ with this tick's share of the sweep, ascending, and a
+    /// sentinel past every slot.
+    void plan_renames(std::uint32_t next);
+    /// Records the changes to shared array `k` at tick `next`; `rename_at`
+    /// walks renames_ across the arrays. Returns whether any slot changed.
+    bool observe_array(std::size_t k, const void* state, std::uint32_t next, tick_changes& changes,
+                       std::size_t& rename_at);
     void keep_superseded(const shared_array& array, std::size_t id, std::uint32_t next, const void* was);
 
     const state_layout& layout_;

@@ -161,43 +161,16 @@ public:
         const std::int64_t extrapolated = b + trend;
         const std::int64_t predicted =
             extrapolated >= 0 && extrapolated <= static_cast<std::int64_t>(span) ? extrapolated : b;
-        const std::uint64_t trend_size = trend < 0 ? 0 - static_cast<std::uint64_t>(trend) : static_cast<std::uint64_t>(trend);
 
         std::int64_t residual = 0;
         if constexpr (!Derived::is_reading)
             residual = static_cast<std::int64_t>(index) - predicted;
-        const std::uint64_t size = residual < 0 ? 0 - static_cast<std::uint64_t>(residual) : static_cast<std::uint64_t>(residual);
-        const int max_class = detail::magnitude_class(span);
-        int cls = detail::magnitude_class(size);
-
+        const std::uint64_t size = magnitude_of(residual);
         coded_slot& models = slot();
-        const std::size_t sibling = models.residual_entity == entity_ ? models.residual_bucket : 0u;
-        auto& unary = models.magnitude[detail::size_bucket(trend_size)][sibling];
-        int k = 0;
-        for (; k < max_class; ++k)
-            if (!self().code(unary[static_cast<std::size_t>(std::min(k, coded_slot::classes - 1))], cls > k))
-                break;
-        cls = k;
-        std::uint64_t magnitude = 0;
+        const int cls = code_magnitude_class(models, magnitude_of(trend), detail::magnitude_class(size),
+                                             detail::magnitude_class(span));
         bool negative = residual < 0;
-        if (cls > 0) {
-            negative = self().code(models.sign[trend < 0 ? 0u : trend == 0 ? 1u : 2u], negative);
-            magnitude = 1;
-            if (cls > 1) {
-                const int below = cls - 2; // bits after the adaptive one
-                const bool top = self().code(models.mantissa[static_cast<std::size_t>(std::min(cls, coded_slot::classes - 1))],
-                                             ((size >> below) & 1u) != 0);
-                magnitude = (magnitude << 1) | (top ? 1u : 0u);
-                for (int done = 0; done < below;) {
-                    const int chunk = std::min(16, below - done);
-                    const int shift = below - done - chunk;
-                    const std::uint32_t part = self().code_direct(
-                        static_cast<std::uint32_t>((size >> shift) & ((std::uint64_t{1} << chunk) - 1)), chunk);
-                    magnitude = (magnitude << chunk) | part;
-                    done += chunk;
-                }
-            }
-        }
+        const std::uint64_t magnitude = code_magnitude(models, cls, size, trend, negative);
         models.residual_entity = entity_;
         models.residual_bucket = static_cast<std::uint8_t>(cls == 0 ? 1 : cls <= 2 ? 2 : 3);
         if (!self().check_input())
@@ -215,6 +188,54 @@ public:
 protected:
     Derived& self() noexcept { return static_cast<Derived&>(*this); }
     BITREP_ALWAYS_INLINE coded_slot& slot() noexcept { return slots_[slot_]; }
+
+private:
+    BITREP_ALWAYS_INLINE static std::uint64_t magnitude_of(std::int64_t value) noexcept
+    {
+        return value < 0 ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
+    }
+
+    /// serialize_index_delta's magnitude class `cls` in unary, at most
+    /// `max_class` ones, in models picked by the trend's size and by the
+    /// class of the entity's previous residual. Returns the class coded.
+    BITREP_ALWAYS_INLINE int code_magnitude_class(coded_slot& models, std::uint64_t trend_size, int cls,
+                                                  int max_class)
+    {
+        const std::size_t sibling = models.residual_entity == entity_ ? models.residual_bucket : 0u;
+        auto& unary = models.magnitude[detail::size_bucket(trend_size)][sibling];
+        int k = 0;
+        for (; k < max_class; ++k)
+            if (!self().code(unary[static_cast<std::size_t>(std::min(k, coded_slot::classes - 1))], cls > k))
+                break;
+        return k;
+    }
+
+    /// serialize_index_delta's residual below its class: the sign (modelled
+    /// by the trend's sign), the adaptive bit under the leading one, then
+    /// the rest as direct bits. Returns the magnitude coded.
+    BITREP_ALWAYS_INLINE std::uint64_t code_magnitude(coded_slot& models, int cls, std::uint64_t size,
+                                                      std::int64_t trend, bool& negative)
+    {
+        if (cls == 0)
+            return 0;
+        negative = self().code(models.sign[trend < 0 ? 0u : trend == 0 ? 1u : 2u], negative);
+        std::uint64_t magnitude = 1;
+        if (cls > 1) {
+            const int below = cls - 2; // bits after the adaptive one
+            const bool top = self().code(models.mantissa[static_cast<std::size_t>(std::min(cls, coded_slot::classes - 1))],
+                                         ((size >> below) & 1u) != 0);
+            magnitude = (magnitude << 1) | (top ? 1u : 0u);
+            for (int done = 0; done < below;) {
+                const int chunk = std::min(16, below - done);
+                const int shift = below - done - chunk;
+                const std::uint32_t part = self().code_direct(
+                    static_cast<std::uint32_t>((size >> shift) & ((std::uint64_t{1} << chunk) - 1)), chunk);
+                magnitude = (magnitude << chunk) | part;
+                done += chunk;
+            }
+        }
+        return magnitude;
+    }
 
 private:
     std::span<coded_slot> slots_;

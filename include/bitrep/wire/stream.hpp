@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <span>
 #include <string>
 
@@ -378,51 +379,68 @@ private:
     failure_record* failure_;
 };
 
-template <scope Scope = scope::all>
-class basic_write_stream : public stream_primitives<basic_write_stream<Scope>> {
+/// What a stream over a bit cursor (a bit_writer or a bit_reader) is besides
+/// its primitives: its direction and scope, and the cursor, which the
+/// engine copies out with state(), runs on in registers and hands back with
+/// resume(). The write and read streams and the engine's leaf streams
+/// differ only in what they do with the cursor.
+template <class Derived, class Cursor, scope Scope>
+class cursor_stream : public stream_primitives<Derived> {
 public:
-    static constexpr bool is_writing = true;
-    static constexpr bool is_reading = false;
+    static constexpr bool is_writing = std::is_same_v<Cursor, bit_writer>;
+    static constexpr bool is_reading = !is_writing;
     static constexpr bool is_measuring = false;
     static constexpr bitrep::scope field_scope = Scope;
 
+    /// Resumes where `state` (another stream's state()) stands.
+    using state_type = Cursor;
+    BITREP_ALWAYS_INLINE cursor_stream(const Cursor& state, failure_record& record) noexcept
+        : stream_primitives<Derived>(record), cursor_(state)
+    {
+    }
+    const Cursor& state() const noexcept { return cursor_; }
+    void resume(const Cursor& state) noexcept { cursor_ = state; }
+
+protected:
+    Cursor cursor_;
+};
+
+template <scope Scope = scope::all>
+class basic_write_stream : public bitrep::cursor_stream<basic_write_stream<Scope>, bit_writer, Scope> {
+    using cursor_stream = bitrep::cursor_stream<basic_write_stream, bit_writer, Scope>;
+
+public:
+    /// Resumes where `state` (another stream's state()) stands: the engine
+    /// runs on a copy it keeps in registers and hands back what it wrote.
+    using cursor_stream::cursor_stream;
     /// Records failures in `record`, outside the stream (the fast form).
     basic_write_stream(std::span<std::uint8_t> buffer, failure_record& record) noexcept
-        : stream_primitives<basic_write_stream>(record), writer_(buffer)
+        : cursor_stream(bit_writer(buffer), record)
     {
     }
     explicit basic_write_stream(std::span<std::uint8_t> buffer) noexcept : basic_write_stream(buffer, own_failure_) {}
-    /// Resumes where `state` (another stream's state()) stands: the engine
-    /// runs on a copy it keeps in registers and hands back what it wrote.
-    using state_type = bit_writer;
-    basic_write_stream(const bit_writer& state, failure_record& record) noexcept
-        : stream_primitives<basic_write_stream>(record), writer_(state)
-    {
-    }
-    const bit_writer& state() const noexcept { return writer_; }
-    void resume(const bit_writer& state) noexcept { writer_ = state; }
 
     using stream_primitives<basic_write_stream>::serialize_bits;
     BITREP_ALWAYS_INLINE bool serialize_bits(std::uint32_t& value, int bits)
     {
-        if (!writer_.write_bits(value, bits)) [[unlikely]]
-            return this->fail(error::buffer_too_small, writer_.bits_written(), "output buffer is full");
+        if (!cursor_.write_bits(value, bits)) [[unlikely]]
+            return this->fail(error::buffer_too_small, cursor_.bits_written(), "output buffer is full");
         return true;
     }
 
     BITREP_ALWAYS_INLINE bool serialize_align()
     {
-        const int padding = static_cast<int>((8 - writer_.bits_written() % 8) % 8);
+        const int padding = static_cast<int>((8 - cursor_.bits_written() % 8) % 8);
         std::uint32_t zero = 0;
         return padding == 0 || serialize_bits(zero, padding);
     }
 
     BITREP_ALWAYS_INLINE bool serialize_bytes(std::uint8_t* data, std::size_t count)
     {
-        const std::size_t start = writer_.bits_written();
+        const std::size_t start = cursor_.bits_written();
         if (!serialize_align())
             return false;
-        if (!writer_.write_bytes(data, count)) [[unlikely]]
+        if (!cursor_.write_bytes(data, count)) [[unlikely]]
             return this->fail(error::buffer_too_small, start, "output buffer is full");
         return true;
     }
@@ -430,53 +448,44 @@ public:
     /// Stores the final partial bytes; returns the meaningful byte count.
     std::size_t flush() noexcept
     {
-        writer_.flush();
-        return writer_.bytes_written();
+        cursor_.flush();
+        return cursor_.bytes_written();
     }
 
-    std::size_t bit_position() const noexcept { return writer_.bits_written(); }
+    std::size_t bit_position() const noexcept { return cursor_.bits_written(); }
 
 private:
-    bit_writer writer_;
+    using cursor_stream::cursor_;
     failure_record own_failure_;
 };
 
 template <scope Scope = scope::all>
-class basic_read_stream : public stream_primitives<basic_read_stream<Scope>> {
-public:
-    static constexpr bool is_writing = false;
-    static constexpr bool is_reading = true;
-    static constexpr bool is_measuring = false;
-    static constexpr bitrep::scope field_scope = Scope;
+class basic_read_stream : public bitrep::cursor_stream<basic_read_stream<Scope>, bit_reader, Scope> {
+    using cursor_stream = bitrep::cursor_stream<basic_read_stream, bit_reader, Scope>;
 
+public:
+    using cursor_stream::cursor_stream;
     /// Records failures in `record`, outside the stream (the fast form).
     basic_read_stream(std::span<const std::uint8_t> data, failure_record& record) noexcept
-        : stream_primitives<basic_read_stream>(record), reader_(data)
+        : cursor_stream(bit_reader(data), record)
     {
     }
     explicit basic_read_stream(std::span<const std::uint8_t> data) noexcept : basic_read_stream(data, own_failure_) {}
-    using state_type = bit_reader;
-    basic_read_stream(const bit_reader& state, failure_record& record) noexcept
-        : stream_primitives<basic_read_stream>(record), reader_(state)
-    {
-    }
-    const bit_reader& state() const noexcept { return reader_; }
-    void resume(const bit_reader& state) noexcept { reader_ = state; }
 
     using stream_primitives<basic_read_stream>::serialize_bits;
     BITREP_ALWAYS_INLINE bool serialize_bits(std::uint32_t& value, int bits)
     {
-        if (!reader_.read_bits(value, bits)) [[unlikely]]
-            return this->fail(error::truncated, reader_.bits_read(), "input ends before the value");
+        if (!cursor_.read_bits(value, bits)) [[unlikely]]
+            return this->fail(error::truncated, cursor_.bits_read(), "input ends before the value");
         return true;
     }
 
     BITREP_ALWAYS_INLINE bool serialize_align()
     {
-        const int padding = static_cast<int>((8 - reader_.bits_read() % 8) % 8);
+        const int padding = static_cast<int>((8 - cursor_.bits_read() % 8) % 8);
         if (padding == 0)
             return true;
-        const std::size_t start = reader_.bits_read();
+        const std::size_t start = cursor_.bits_read();
         std::uint32_t bits = 0;
         if (!serialize_bits(bits, padding))
             return false;
@@ -487,19 +496,19 @@ public:
 
     BITREP_ALWAYS_INLINE bool serialize_bytes(std::uint8_t* data, std::size_t count)
     {
-        const std::size_t start = reader_.bits_read();
+        const std::size_t start = cursor_.bits_read();
         if (!serialize_align())
             return false;
-        if (!reader_.read_bytes(data, count)) [[unlikely]]
+        if (!cursor_.read_bytes(data, count)) [[unlikely]]
             return this->fail(error::truncated, start, "bytes past the end of the input");
         return true;
     }
 
-    std::size_t bit_position() const noexcept { return reader_.bits_read(); }
-    std::size_t bits_remaining() const noexcept { return reader_.bits_remaining(); }
+    std::size_t bit_position() const noexcept { return cursor_.bits_read(); }
+    std::size_t bits_remaining() const noexcept { return cursor_.bits_remaining(); }
 
 private:
-    bit_reader reader_;
+    using cursor_stream::cursor_;
     failure_record own_failure_;
 };
 
