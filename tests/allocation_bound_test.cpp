@@ -54,8 +54,8 @@ struct Hero {
 };
 BOOST_DESCRIBE_STRUCT(Hero, (), (name, items, stash, seen, avatar, title, health))
 
-// Not cube_world.hpp's World: every field here holds heap memory or a long
-// count, which is what the allocation bound is about.
+// Not replicated_worlds.hpp's World: every field here holds heap memory or
+// a long count, which is what the allocation bound is about.
 struct World {
     static constexpr std::uint32_t save_version = 2;
     bitrep::bounded_vector<Hero, 6> heroes;
