@@ -268,31 +268,37 @@ TEST(BitWriter, NeverWritesOutsideItsSpan)
 // bit_reader
 // ---------------------------------------------------------------------------
 
-TEST(BitReader, ReadsGroupsLeastSignificantBitFirst)
-{
-    // Same vector as the writer's: 0x38'9ABC'DEFA = 0xA (4) | 0x89ABCDEF (32) | 0x3 (2)
-    const byte_vector data{0xFA, 0xDE, 0xBC, 0x9A, 0x38};
-    bitrep::bit_reader reader{std::span<const std::uint8_t>(data)};
-    std::uint32_t value = 0;
-    ASSERT_TRUE(reader.read_bits(value, 4));
-    EXPECT_EQ(value, 0xAu);
-    ASSERT_TRUE(reader.read_bits(value, 32));
-    EXPECT_EQ(value, 0x89ABCDEFu);
-    ASSERT_TRUE(reader.read_bits(value, 2));
-    EXPECT_EQ(value, 0x3u);
-}
+namespace {
+/// Bytes and the groups (value, width) a reader must find in them, in order.
+struct known_reading {
+    const char* name;
+    byte_vector data;
+    std::vector<std::pair<std::uint32_t, int>> groups;
+};
+} // namespace
 
-TEST(BitReader, ReadsAGroupStraddlingBit64)
+TEST(BitReader, ReadsKnownVectorsLeastSignificantBitFirstAcrossTheWordBoundary)
 {
-    const byte_vector data{0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x47, 0x05};
-    bitrep::bit_reader reader{std::span<const std::uint8_t>(data)};
-    std::uint32_t value = 0;
-    ASSERT_TRUE(reader.read_bits(value, 32));
-    EXPECT_EQ(value, 0x03020100u);
-    ASSERT_TRUE(reader.read_bits(value, 30));
-    EXPECT_EQ(value, 0x07060504u);
-    ASSERT_TRUE(reader.read_bits(value, 5));
-    EXPECT_EQ(value, 0x15u);
+    const known_reading cases[] = {
+        // Same vector as the writer's: 0x38'9ABC'DEFA = 0xA (4) | 0x89ABCDEF (32) | 0x3 (2)
+        {"groups least significant bit first", {0xFA, 0xDE, 0xBC, 0x9A, 0x38}, {{0xAu, 4}, {0x89ABCDEFu, 32}, {0x3u, 2}}},
+        {"a group straddling bit 64",
+         {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x47, 0x05},
+         {{0x03020100u, 32}, {0x07060504u, 30}, {0x15u, 5}}},
+    };
+    // A refused read ends its own case only: the lambda is what ASSERT returns from.
+    const auto read_all = [](const known_reading& c) {
+        bitrep::bit_reader reader{std::span<const std::uint8_t>(c.data)};
+        for (const auto& [expected, width] : c.groups) {
+            std::uint32_t value = 0;
+            ASSERT_TRUE(reader.read_bits(value, width)) << "group of " << width << " bits";
+            EXPECT_EQ(value, expected) << "group of " << width << " bits";
+        }
+    };
+    for (const known_reading& c : cases) {
+        SCOPED_TRACE(c.name);
+        read_all(c);
+    }
 }
 
 TEST(BitReader, RandomGroupsReadBackFromReferencePackedBytes)

@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include "adapter_math_types.hpp"
+
 #include <boost/crc.hpp>
 #include <boost/pfr.hpp>
 
@@ -49,31 +51,12 @@ struct Celsius {
     double degrees = 20;
     friend bool operator==(const Celsius&, const Celsius&) = default;
 };
-/// Math types through the adapters: in place (Vec3, Quat), or converted
+/// Math types through the adapters: in place (Vec3), or converted
 /// (components out of order, doubles, w first).
-struct Vec3 {
-    float x = 0, y = 0, z = 0;
-    static constexpr int length() { return 3; }
-    float& operator[](int i) { return i == 0 ? x : i == 1 ? y : z; }
-    const float& operator[](int i) const { return i == 0 ? x : i == 1 ? y : z; }
-    friend bool operator==(const Vec3&, const Vec3&) = default;
-};
-struct Swizzled {
-    float z = 0, x = 0, y = 0;
-    float& operator[](int i) { return i == 0 ? x : i == 1 ? y : z; }
-    const float& operator[](int i) const { return i == 0 ? x : i == 1 ? y : z; }
-    friend bool operator==(const Swizzled&, const Swizzled&) = default;
-};
-struct DVec2 {
-    double a = 0, b = 0;
-    double& operator[](int i) { return i == 0 ? a : b; }
-    const double& operator[](int i) const { return i == 0 ? a : b; }
-    friend bool operator==(const DVec2&, const DVec2&) = default;
-};
-struct WQuat {
-    float w = 1, x = 0, y = 0, z = 0;
-    friend bool operator==(const WQuat&, const WQuat&) = default;
-};
+using adapter_math_types::DVec2;
+using adapter_math_types::Swizzled;
+using adapter_math_types::Vec3;
+using adapter_math_types::WQuat;
 /// A struct annotated from outside its class.
 struct Plain {
     float x = 0;

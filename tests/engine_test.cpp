@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "adapter_math_types.hpp"
 #include "schema_comparison.hpp"
 
 #include <array>
@@ -248,42 +249,12 @@ struct Durations {
 };
 
 /// Math types of a game's own, sent through the adapters.
-struct Vec3 {
-    float x = 0, y = 0, z = 0;
-    static constexpr int length() { return 3; }
-    float& operator[](int i) { return i == 0 ? x : i == 1 ? y : z; }
-    const float& operator[](int i) const { return i == 0 ? x : i == 1 ? y : z; }
-    friend bool operator==(const Vec3&, const Vec3&) = default;
-};
-/// Components out of order in memory: not in place.
-struct Swizzled {
-    float z = 0, x = 0, y = 0;
-    float& operator[](int i) { return i == 0 ? x : i == 1 ? y : z; }
-    const float& operator[](int i) const { return i == 0 ? x : i == 1 ? y : z; }
-    friend bool operator==(const Swizzled&, const Swizzled&) = default;
-};
-/// Doubles sent as quantized floats: converted, not in place.
-struct DVec2 {
-    double a = 0, b = 0;
-    double& operator[](int i) { return i == 0 ? a : b; }
-    const double& operator[](int i) const { return i == 0 ? a : b; }
-    friend bool operator==(const DVec2&, const DVec2&) = default;
-};
-struct IVec2 {
-    int a = 0, b = 0;
-    int& operator[](int i) { return i == 0 ? a : b; }
-    const int& operator[](int i) const { return i == 0 ? a : b; }
-    friend bool operator==(const IVec2&, const IVec2&) = default;
-};
-struct Quat {
-    float x = 0, y = 0, z = 0, w = 1;
-    friend bool operator==(const Quat&, const Quat&) = default;
-};
-/// w first in memory: not in place.
-struct WQuat {
-    float w = 1, x = 0, y = 0, z = 0;
-    friend bool operator==(const WQuat&, const WQuat&) = default;
-};
+using adapter_math_types::DVec2;
+using adapter_math_types::IVec2;
+using adapter_math_types::Quat;
+using adapter_math_types::Swizzled;
+using adapter_math_types::Vec3;
+using adapter_math_types::WQuat;
 
 using metres = bitrep::quantized<-100.f, 100.f, 0.01f>;
 

@@ -3,8 +3,8 @@
 // wire-space checks (decoded, holds_view, holds_world), and a server with
 // its clients exchanging packets directly, without link simulators (direct:
 // one client; lockstep: several clients of one server). Each *_test.cpp is
-// its own program, so everything here is inline or a template. The plain
-// types are in replication_world.hpp, which the fuzz targets share.
+// its own program, so everything here is inline or a template. The World
+// itself is in replicated_worlds.hpp, which fuzz/two_way_fuzz.cpp shares.
 #pragma once
 
 #include <bitrep/annotations/entity_array.hpp>
@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "replicate_packet.hpp"
-#include "replication_world.hpp"
+#include "replicated_worlds.hpp"
 
 #include <algorithm>
 #include <array>
@@ -26,16 +26,6 @@
 #include <random>
 #include <span>
 #include <vector>
-
-// ---------------------------------------------------------------- the world
-
-// At namespace scope: error paths name it ("World.cubes[2].x").
-struct World {
-    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
-    bitrep::entity_array<Cube, 256> cubes;
-    bitrep::save_only<std::uint64_t> seed;
-};
-BOOST_DESCRIBE_STRUCT(World, (), (tick, cubes, seed))
 
 namespace replication_fixtures {
 

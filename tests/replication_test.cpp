@@ -41,20 +41,9 @@
 #include <utility>
 #include <vector>
 
-// The World of cubes, moving_world, the wire-space checks and the direct
-// exchanges are replication_fixtures.hpp's.
-
-// A state cheap enough to replicate past the 16-bit sequence range in a test.
-struct Dot {
-    bitrep::ranged<std::uint32_t, 0, 100'000> x;
-};
-BOOST_DESCRIBE_STRUCT(Dot, (), (x))
-
-struct Tiny {
-    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
-    bitrep::entity_array<Dot, 4> dots;
-};
-BOOST_DESCRIBE_STRUCT(Tiny, (), (tick, dots))
+// The World of cubes and the Tiny world of dots are replicated_worlds.hpp's;
+// moving_world, the wire-space checks and the direct exchanges are
+// replication_fixtures.hpp's.
 
 // A world of 4,096 cube slots: from that many, the server compares views by
 // hashes of their refs (replication_server::hash_views).

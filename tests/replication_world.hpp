@@ -1,7 +1,9 @@
-// The states the replication tests and the libFuzzer targets share, declared
-// once. No GoogleTest here: the fuzz targets (tests/fuzz/) include it too.
-// The GoogleTest harness around these (a moving world, a server and clients
-// in lockstep, the wire-space checks) is replication_fixtures.hpp.
+// The entities the replication tests and the libFuzzer targets share,
+// declared once: the Cube and a body of every annotation kind. No GoogleTest
+// here: the fuzz targets (tests/fuzz/) include it too. The shared worlds of
+// cubes and dots are replicated_worlds.hpp's; the GoogleTest harness around
+// them (a moving world, a server and clients in lockstep, the wire-space
+// checks) is replication_fixtures.hpp.
 #pragma once
 
 #include <bitrep/annotations/delta_small.hpp>

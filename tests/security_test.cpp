@@ -11,6 +11,7 @@
 
 #include "allocation_counter.hpp"
 #include "replicate_packet.hpp"
+#include "replicated_worlds.hpp"
 #include "test_oracle.hpp"
 
 #include <algorithm>
@@ -198,15 +199,8 @@ TEST(ReplayWindow, AgreesWithASetOfSeenNumbersOnRandomArrivals)
 
 namespace {
 
-struct Dot {
-    bitrep::ranged<std::uint32_t, 0, 100'000> x;
-};
-BOOST_DESCRIBE_STRUCT(Dot, (), (x))
-struct Field {
-    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
-    bitrep::entity_array<Dot, 8> dots;
-};
-BOOST_DESCRIBE_STRUCT(Field, (), (tick, dots))
+// The replication tests' Tiny world (replicated_worlds.hpp): the packets
+// here are about their seals, not their state.
 
 bitrep::replication_options on(bitrep::packet_security security)
 {
@@ -215,9 +209,9 @@ bitrep::replication_options on(bitrep::packet_security security)
     return options;
 }
 
-Field field_at(std::uint32_t tick)
+Tiny tiny_at(std::uint32_t tick)
 {
-    Field f;
+    Tiny f;
     f.tick = tick;
     for (std::size_t i = 0; i < 4; ++i) {
         f.dots.emplace(i);
@@ -252,14 +246,14 @@ bytes forged_ack(bitrep::packet_security security, std::uint16_t sequence)
 
 TEST_F(Aead, AServerAndClientWithOneKeyReplicateAndEachPacketCosts28BytesMore)
 {
-    bitrep::replication_server<Field> crc_server(on(bitrep::packet_security::crc));
-    bitrep::replication_client<Field> crc_client(on(bitrep::packet_security::crc));
-    bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
-    bitrep::replication_client<Field> client(on(bitrep::packet_security::aead), key);
+    bitrep::replication_server<Tiny> crc_server(on(bitrep::packet_security::crc));
+    bitrep::replication_client<Tiny> crc_client(on(bitrep::packet_security::crc));
+    bitrep::replication_server<Tiny> server(on(bitrep::packet_security::aead));
+    bitrep::replication_client<Tiny> client(on(bitrep::packet_security::aead), key);
     const auto crc_id = crc_server.add_client();
     const auto id = server.add_client(key);
     for (std::uint32_t tick = 1; tick <= 30; ++tick) {
-        const Field world = field_at(tick);
+        const Tiny world = tiny_at(tick);
         const auto crc_packet = update_and_replicate(crc_server, crc_id, world);
         const std::size_t crc_size = crc_packet.size();
         ASSERT_TRUE(crc_client.receive(crc_packet));
@@ -274,7 +268,7 @@ TEST_F(Aead, AServerAndClientWithOneKeyReplicateAndEachPacketCosts28BytesMore)
         ASSERT_TRUE(crc_server.receive(crc_id, crc_client.packet()));
     }
     // Replayed: the same state packet, or ack, again is refused.
-    const Field world = field_at(31);
+    const Tiny world = tiny_at(31);
     const auto sent = update_and_replicate(server, id, world);
     const bytes packet(sent.begin(), sent.end());
     ASSERT_TRUE(client.receive(packet));
@@ -285,8 +279,8 @@ TEST_F(Aead, AServerAndClientWithOneKeyReplicateAndEachPacketCosts28BytesMore)
     EXPECT_EQ(server.receive(id, ack).code(), bitrep::error::stale);
     // Another key is refused on both sides: as stale while its numbers are
     // ones the receiver has seen (before any decryption), then as corrupt.
-    bitrep::replication_client<Field> stranger(on(bitrep::packet_security::aead), other);
-    EXPECT_EQ(stranger.receive(update_and_replicate(server, id, field_at(32))).code(), bitrep::error::corrupt);
+    bitrep::replication_client<Tiny> stranger(on(bitrep::packet_security::aead), other);
+    EXPECT_EQ(stranger.receive(update_and_replicate(server, id, tiny_at(32))).code(), bitrep::error::corrupt);
     EXPECT_EQ(server.receive(id, stranger.packet()).code(), bitrep::error::stale);
     for (int i = 0; i < 40; ++i)
         static_cast<void>(stranger.packet());
@@ -296,9 +290,9 @@ TEST_F(Aead, AServerAndClientWithOneKeyReplicateAndEachPacketCosts28BytesMore)
     const bitrep::status from_crc = server.receive(id, crc_client.packet());
     EXPECT_TRUE(from_crc.code() == bitrep::error::truncated || from_crc.code() == bitrep::error::corrupt)
         << from_crc.message();
-    EXPECT_FALSE(crc_client.receive(update_and_replicate(server, id, field_at(33))));
+    EXPECT_FALSE(crc_client.receive(update_and_replicate(server, id, tiny_at(33))));
     // The real client keeps going through all of it.
-    ASSERT_TRUE(client.receive(update_and_replicate(server, id, field_at(34))));
+    ASSERT_TRUE(client.receive(update_and_replicate(server, id, tiny_at(34))));
     EXPECT_EQ(client.state().tick, 34u);
 }
 
@@ -309,14 +303,14 @@ TEST_F(Aead, AForgedAckCanNoLongerMoveAClientsBaseline)
     // server believes it and encodes against a state the client never had;
     // on the AEAD path the forgery is refused and the client keeps up.
     for (const auto security : {bitrep::packet_security::crc, bitrep::packet_security::aead}) {
-        bitrep::replication_server<Field> server(on(security));
-        bitrep::replication_client<Field> client(on(security), key);
+        bitrep::replication_server<Tiny> server(on(security));
+        bitrep::replication_client<Tiny> client(on(security), key);
         const auto id = server.add_client(key);
-        ASSERT_TRUE(client.receive(update_and_replicate(server, id, field_at(1))));
+        ASSERT_TRUE(client.receive(update_and_replicate(server, id, tiny_at(1))));
         ASSERT_TRUE(server.receive(id, client.packet()));
-        static_cast<void>(update_and_replicate(server, id, field_at(2))); // lost
+        static_cast<void>(update_and_replicate(server, id, tiny_at(2))); // lost
         const bitrep::status forged = server.receive(id, forged_ack(security, 1));
-        const bitrep::status next = client.receive(update_and_replicate(server, id, field_at(3)));
+        const bitrep::status next = client.receive(update_and_replicate(server, id, tiny_at(3)));
         if (security == bitrep::packet_security::crc) {
             EXPECT_TRUE(forged) << "the CRC path cannot tell a forged ack";
             EXPECT_EQ(next.code(), bitrep::error::no_baseline) << next.message();
@@ -333,8 +327,8 @@ TEST_F(Aead, AForgedAckCanNoLongerMoveAClientsBaseline)
 
 // A server cannot be copied at all; a copied guard or client seals nothing
 // (NoTwoPacketsShareANonceAcrossCopiesMovesAndReconnections).
-static_assert(!std::is_copy_constructible_v<bitrep::replication_server<Field>> &&
-                  !std::is_copy_assignable_v<bitrep::replication_server<Field>>,
+static_assert(!std::is_copy_constructible_v<bitrep::replication_server<Tiny>> &&
+                  !std::is_copy_assignable_v<bitrep::replication_server<Tiny>>,
               "a copied server would seal under its original's next nonces");
 static_assert(std::is_nothrow_move_constructible_v<rep::packet_guard>);
 
@@ -362,13 +356,13 @@ bool all_distinct(std::vector<nonce_record> seen)
 
 TEST_F(Aead, NoTwoPacketsShareANonceAcrossCopiesMovesAndReconnections)
 {
-    using client_type = bitrep::replication_client<Field>;
+    using client_type = bitrep::replication_client<Tiny>;
     std::vector<nonce_record> seen;
-    bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
+    bitrep::replication_server<Tiny> server(on(bitrep::packet_security::aead));
     client_type first(on(bitrep::packet_security::aead), key);
     auto id = server.add_client(key);
     for (std::uint32_t tick = 1; tick <= 3; ++tick) {
-        const auto packet = update_and_replicate(server, id, field_at(tick));
+        const auto packet = update_and_replicate(server, id, tiny_at(tick));
         record(seen, direction::server_to_client, packet);
         ASSERT_TRUE(first.receive(packet));
         record(seen, direction::client_to_server, first.packet());
@@ -376,7 +370,7 @@ TEST_F(Aead, NoTwoPacketsShareANonceAcrossCopiesMovesAndReconnections)
     // Copied: the copy applies what the original does, and seals nothing.
     client_type copy(first);
     EXPECT_TRUE(copy.packet().empty());
-    const auto next = update_and_replicate(server, id, field_at(4));
+    const auto next = update_and_replicate(server, id, tiny_at(4));
     record(seen, direction::server_to_client, next);
     ASSERT_TRUE(copy.receive(next));
     EXPECT_EQ(copy.state().tick, 4u);
@@ -391,7 +385,7 @@ TEST_F(Aead, NoTwoPacketsShareANonceAcrossCopiesMovesAndReconnections)
     id = server.add_client(key, 1);
     client_type again(on(bitrep::packet_security::aead), key, 1);
     for (std::uint32_t tick = 5; tick <= 7; ++tick) {
-        const auto packet = update_and_replicate(server, id, field_at(tick));
+        const auto packet = update_and_replicate(server, id, tiny_at(tick));
         record(seen, direction::server_to_client, packet);
         ASSERT_TRUE(again.receive(packet));
         record(seen, direction::client_to_server, again.packet());
@@ -421,13 +415,13 @@ struct old_connection {
     std::vector<bytes> acks;
 };
 
-old_connection run_old_connection(bitrep::replication_server<Field>& server, const packet_key& key)
+old_connection run_old_connection(bitrep::replication_server<Tiny>& server, const packet_key& key)
 {
     old_connection old;
-    bitrep::replication_client<Field> old_client(on(bitrep::packet_security::aead), key);
+    bitrep::replication_client<Tiny> old_client(on(bitrep::packet_security::aead), key);
     const auto old_id = server.add_client(key);
     for (std::uint32_t tick = 1; tick <= 6; ++tick) {
-        const auto packet = update_and_replicate(server, old_id, field_at(tick));
+        const auto packet = update_and_replicate(server, old_id, tiny_at(tick));
         old.states.emplace_back(packet.begin(), packet.end());
         EXPECT_TRUE(old_client.receive(packet));
         const auto ack = old_client.packet();
@@ -444,9 +438,9 @@ TEST_F(Aead, AnEarlierConnectionsPacketsAreRefusedByTheNextEvenBeforeItsPeerIsHe
     // The same key again, with the next connection id: a reconnection. The
     // old connection's packets reach each new end before anything of its
     // new peer, and are refused without being decrypted.
-    bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
+    bitrep::replication_server<Tiny> server(on(bitrep::packet_security::aead));
     const old_connection old = run_old_connection(server, key);
-    bitrep::replication_client<Field> client(on(bitrep::packet_security::aead), key, 1);
+    bitrep::replication_client<Tiny> client(on(bitrep::packet_security::aead), key, 1);
     const auto id = server.add_client(key, 1);
     for (std::size_t i = 0; i < old.states.size(); ++i) {
         const bitrep::status st = client.receive(old.states[i]);
@@ -458,11 +452,11 @@ TEST_F(Aead, AnEarlierConnectionsPacketsAreRefusedByTheNextEvenBeforeItsPeerIsHe
     EXPECT_EQ(client.statistics().refused, old.states.size());
     EXPECT_EQ(server.statistics(id)->acks_refused, old.acks.size());
     // The real peers are heard afterwards, and the old packets stay refused.
-    ASSERT_TRUE(client.receive(update_and_replicate(server, id, field_at(10))));
+    ASSERT_TRUE(client.receive(update_and_replicate(server, id, tiny_at(10))));
     ASSERT_TRUE(server.receive(id, client.packet()));
     EXPECT_EQ(client.receive(old.states.back()).code(), bitrep::error::corrupt);
     EXPECT_EQ(server.receive(id, old.acks.back()).code(), bitrep::error::corrupt);
-    ASSERT_TRUE(client.receive(update_and_replicate(server, id, field_at(11))));
+    ASSERT_TRUE(client.receive(update_and_replicate(server, id, tiny_at(11))));
     ASSERT_TRUE(server.receive(id, client.packet()));
     EXPECT_EQ(client.state().tick, 11u);
 }
@@ -471,11 +465,11 @@ TEST_F(Aead, AServerRefusesAKeyAndConnectionIdItGaveAnEarlierConnection)
 {
     // add_client(key) again after remove_client, without a new id, would
     // seal from number 0 again under the earlier connection's keys.
-    bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
+    bitrep::replication_server<Tiny> server(on(bitrep::packet_security::aead));
     const old_connection old = run_old_connection(server, key);
     const auto again = server.add_client(key);
     std::span<const std::uint8_t> packet;
-    const Field world = field_at(7);
+    const Tiny world = tiny_at(7);
     server.update(world);
     const bitrep::status refused = server.replicate(again, packet);
     EXPECT_EQ(refused.code(), bitrep::error::options_mismatch);
@@ -483,18 +477,18 @@ TEST_F(Aead, AServerRefusesAKeyAndConnectionIdItGaveAnEarlierConnection)
     EXPECT_TRUE(packet.empty());
     EXPECT_EQ(server.receive(again, old.acks.back()).code(), bitrep::error::options_mismatch);
     // With the next id the same key serves the reconnection.
-    bitrep::replication_client<Field> client(on(bitrep::packet_security::aead), key, 1);
+    bitrep::replication_client<Tiny> client(on(bitrep::packet_security::aead), key, 1);
     const auto id = server.add_client(key, 1);
-    ASSERT_TRUE(client.receive(update_and_replicate(server, id, field_at(8))));
+    ASSERT_TRUE(client.receive(update_and_replicate(server, id, tiny_at(8))));
     ASSERT_TRUE(server.receive(id, client.packet()));
 }
 
 TEST_F(Aead, EndsGivenDifferentConnectionIdsHearNothingOfEachOther)
 {
-    bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
-    bitrep::replication_client<Field> client(on(bitrep::packet_security::aead), key, 7);
+    bitrep::replication_server<Tiny> server(on(bitrep::packet_security::aead));
+    bitrep::replication_client<Tiny> client(on(bitrep::packet_security::aead), key, 7);
     const auto id = server.add_client(key, 8);
-    EXPECT_EQ(client.receive(update_and_replicate(server, id, field_at(1))).code(), bitrep::error::corrupt);
+    EXPECT_EQ(client.receive(update_and_replicate(server, id, tiny_at(1))).code(), bitrep::error::corrupt);
     EXPECT_EQ(server.receive(id, client.packet()).code(), bitrep::error::corrupt);
 }
 
@@ -552,27 +546,27 @@ TEST_F(Aead, OpeningPacketsWithinTheReservedSizeAllocatesNothing)
 TEST_F(Aead, AnEndWithoutAKeyRefusesToSealOrOpen)
 {
     // No key, or the all-zero one, which every keyless connection would share.
-    bitrep::replication_server<Field> server(on(bitrep::packet_security::aead));
+    bitrep::replication_server<Tiny> server(on(bitrep::packet_security::aead));
     const auto keyless = server.add_client();
     std::span<const std::uint8_t> packet;
-    const Field world = field_at(1);
+    const Tiny world = tiny_at(1);
     server.update(world);
     const bitrep::status replicated = server.replicate(keyless, packet);
     EXPECT_EQ(replicated.code(), bitrep::error::options_mismatch);
     EXPECT_TRUE(oracle::contains(replicated.message(), "packet_key")) << replicated.message();
     EXPECT_TRUE(packet.empty());
     EXPECT_EQ(server.statistics(keyless)->packets_sent, 0u);
-    bitrep::replication_client<Field> client(on(bitrep::packet_security::aead), packet_key{});
+    bitrep::replication_client<Tiny> client(on(bitrep::packet_security::aead), packet_key{});
     EXPECT_TRUE(client.packet().empty());
     // A packet of a keyed connection is not opened either.
     const auto keyed = server.add_client(key);
-    EXPECT_EQ(client.receive(update_and_replicate(server, keyed, field_at(2))).code(), bitrep::error::options_mismatch);
-    bitrep::replication_client<Field> keyed_client(on(bitrep::packet_security::aead), key);
+    EXPECT_EQ(client.receive(update_and_replicate(server, keyed, tiny_at(2))).code(), bitrep::error::options_mismatch);
+    bitrep::replication_client<Tiny> keyed_client(on(bitrep::packet_security::aead), key);
     EXPECT_EQ(server.receive(keyless, keyed_client.packet()).code(), bitrep::error::options_mismatch);
     // On the CRC path no key is needed.
-    bitrep::replication_server<Field> crc_server(on(bitrep::packet_security::crc));
-    bitrep::replication_client<Field> crc_client(on(bitrep::packet_security::crc));
-    EXPECT_TRUE(crc_client.receive(update_and_replicate(crc_server, crc_server.add_client(), field_at(3))));
+    bitrep::replication_server<Tiny> crc_server(on(bitrep::packet_security::crc));
+    bitrep::replication_client<Tiny> crc_client(on(bitrep::packet_security::crc));
+    EXPECT_TRUE(crc_client.receive(update_and_replicate(crc_server, crc_server.add_client(), tiny_at(3))));
 }
 
 // ------------------------------------------------ wiping secrets

@@ -452,34 +452,32 @@ TEST_F(Int, ValueIsWrittenAsItsOffsetFromMin)
     EXPECT_EQ(e.data, (byte_vector{0x00, 0x64, 0xC8}));
 }
 
-TEST_F(Int, ZeroToSevenUsesThreeBits)
-{
-    const auto e = encode([](auto& s) {
-        std::int32_t v = 5;
-        return s.serialize_int(v, 0, 7);
-    });
-    EXPECT_EQ(e.bits, 3u);
-    EXPECT_EQ(e.data, (byte_vector{0x05}));
-}
+namespace {
+/// One value in a range: the bits written are the bit length of the span.
+struct int_width {
+    const char* name;
+    std::int32_t value, min, max;
+    std::size_t bits;
+    byte_vector data;
+};
+} // namespace
 
-TEST_F(Int, ZeroToEightUsesFourBits)
+TEST_F(Int, WidthIsTheBitLengthOfTheRangesSpan)
 {
-    const auto e = encode([](auto& s) {
-        std::int32_t v = 8;
-        return s.serialize_int(v, 0, 8);
-    });
-    EXPECT_EQ(e.bits, 4u);
-    EXPECT_EQ(e.data, (byte_vector{0x08}));
-}
-
-TEST_F(Int, ZeroTo65535UsesSixteenBits)
-{
-    const auto e = encode([](auto& s) {
-        std::int32_t v = 0x1234;
-        return s.serialize_int(v, 0, 65535);
-    });
-    EXPECT_EQ(e.bits, 16u);
-    EXPECT_EQ(e.data, (byte_vector{0x34, 0x12}));
+    const int_width cases[] = {
+        {"0 to 7 uses three bits", 5, 0, 7, 3, {0x05}},
+        {"0 to 8 uses four bits", 8, 0, 8, 4, {0x08}},
+        {"0 to 65535 uses sixteen bits", 0x1234, 0, 65535, 16, {0x34, 0x12}},
+    };
+    for (const int_width& c : cases) {
+        SCOPED_TRACE(c.name);
+        const auto e = encode([&](auto& s) {
+            std::int32_t v = c.value;
+            return s.serialize_int(v, c.min, c.max);
+        });
+        EXPECT_EQ(e.bits, c.bits);
+        EXPECT_EQ(e.data, c.data);
+    }
 }
 
 TEST_F(Int, FullInt32RangeUsesUnsignedOffsetArithmeticIn32Bits)
@@ -760,83 +758,53 @@ encoded encode_relative(std::int32_t previous, std::int32_t current)
 }
 } // namespace
 
-TEST_F(IntRelative, DifferenceOfOneIsASingleOneBit)
-{
-    const auto e = encode_relative(-50, -49);
-    EXPECT_EQ(e.bits, 1u);
-    EXPECT_EQ(e.data, (byte_vector{0x01}));
-}
+namespace {
+/// One encoding of the tier table: previous and current, the total bits and
+/// the bytes the reference's section 3 gives for them.
+struct relative_encoding {
+    const char* name;
+    std::int32_t previous, current;
+    std::size_t bits;
+    byte_vector data;
+};
+} // namespace
 
-TEST_F(IntRelative, TierTwoIsFlagsZeroOneThenDMinusTwoInThreeBits)
+TEST_F(IntRelative, EachTierIsItsFlagsThenItsPayloadAtTheTiersLowestAndHighestDifference)
 {
-    // d = 2: bits 0,1 = 0,1; payload 0 at bits 2-4 -> 0b000'10 = 0x02
-    auto e = encode_relative(-50, -48);
-    EXPECT_EQ(e.bits, 5u);
-    EXPECT_EQ(e.data, (byte_vector{0x02}));
-    // d = 6: payload 4 = 0b100 at bits 2-4 -> 0b100'10 = 0x12
-    e = encode_relative(-50, -44);
-    EXPECT_EQ(e.bits, 5u);
-    EXPECT_EQ(e.data, (byte_vector{0x12}));
-}
-
-TEST_F(IntRelative, TierThreeIsFlagsZeroZeroOneThenDMinusSevenInFiveBits)
-{
-    // d = 7: bit 2 set, payload 0 at bits 3-7 -> 0x04
-    auto e = encode_relative(1000, 1007);
-    EXPECT_EQ(e.bits, 8u);
-    EXPECT_EQ(e.data, (byte_vector{0x04}));
-    // d = 23: payload 16 = 0b10000 at bits 3-7 -> bit 7 -> 0x84
-    e = encode_relative(1000, 1023);
-    EXPECT_EQ(e.bits, 8u);
-    EXPECT_EQ(e.data, (byte_vector{0x84}));
-}
-
-TEST_F(IntRelative, TierFourIsThreeZerosAndAOneThenDMinus24InNineBits)
-{
-    // d = 24: bit 3 set, payload 0 at bits 4-12 -> 08 00
-    auto e = encode_relative(0, 24);
-    EXPECT_EQ(e.bits, 13u);
-    EXPECT_EQ(e.data, (byte_vector{0x08, 0x00}));
-    // d = 280: payload 256 -> bit 4 + 8 = 12 = byte 1 bit 4 -> 08 10
-    e = encode_relative(0, 280);
-    EXPECT_EQ(e.bits, 13u);
-    EXPECT_EQ(e.data, (byte_vector{0x08, 0x10}));
-}
-
-TEST_F(IntRelative, TierFiveIsFourZerosAndAOneThenDMinus281InThirteenBits)
-{
-    // d = 281: bit 4 set, payload 0 at bits 5-17 -> 10 00 00
-    auto e = encode_relative(-7, 274);
-    EXPECT_EQ(e.bits, 18u);
-    EXPECT_EQ(e.data, (byte_vector{0x10, 0x00, 0x00}));
-    // d = 4377: payload 4096 = 2^12 -> bit 5 + 12 = 17 = byte 2 bit 1 -> 10 00 02
-    e = encode_relative(-7, 4370);
-    EXPECT_EQ(e.bits, 18u);
-    EXPECT_EQ(e.data, (byte_vector{0x10, 0x00, 0x02}));
-}
-
-TEST_F(IntRelative, TierSixIsFiveZerosAndAOneThenDMinus4378InSeventeenBits)
-{
-    // d = 4378: bit 5 set, payload 0 at bits 6-22 -> 20 00 00
-    auto e = encode_relative(100, 4478);
-    EXPECT_EQ(e.bits, 23u);
-    EXPECT_EQ(e.data, (byte_vector{0x20, 0x00, 0x00}));
-    // d = 69914: payload 65536 = 2^16 -> bit 6 + 16 = 22 = byte 2 bit 6 -> 20 00 40
-    e = encode_relative(100, 70014);
-    EXPECT_EQ(e.bits, 23u);
-    EXPECT_EQ(e.data, (byte_vector{0x20, 0x00, 0x40}));
-}
-
-TEST_F(IntRelative, FinalTierIsSixZerosThenTheAbsoluteCurrentIn32Bits)
-{
-    // d = 69915 (previous 0): 0x1111B << 6 = 0x44'46C0 -> C0 46 44 00 00
-    auto e = encode_relative(0, 69915);
-    EXPECT_EQ(e.bits, 38u);
-    EXPECT_EQ(e.data, (byte_vector{0xC0, 0x46, 0x44, 0x00, 0x00}));
-    // previous -1'000'000, current 5: the payload is 5, not d: 5 << 6 = 0x140 -> 40 01 00 00 00
-    e = encode_relative(-1000000, 5);
-    EXPECT_EQ(e.bits, 38u);
-    EXPECT_EQ(e.data, (byte_vector{0x40, 0x01, 0x00, 0x00, 0x00}));
+    const relative_encoding cases[] = {
+        {"tier one, d = 1: a single one bit", -50, -49, 1, {0x01}},
+        // d = 2: bits 0,1 = 0,1; payload 0 at bits 2-4 -> 0b000'10 = 0x02
+        {"tier two, d = 2: flags 0,1 then d - 2 in three bits", -50, -48, 5, {0x02}},
+        // d = 6: payload 4 = 0b100 at bits 2-4 -> 0b100'10 = 0x12
+        {"tier two, d = 6", -50, -44, 5, {0x12}},
+        // d = 7: bit 2 set, payload 0 at bits 3-7 -> 0x04
+        {"tier three, d = 7: flags 0,0,1 then d - 7 in five bits", 1000, 1007, 8, {0x04}},
+        // d = 23: payload 16 = 0b10000 at bits 3-7 -> bit 7 -> 0x84
+        {"tier three, d = 23", 1000, 1023, 8, {0x84}},
+        // d = 24: bit 3 set, payload 0 at bits 4-12 -> 08 00
+        {"tier four, d = 24: three zeros and a one then d - 24 in nine bits", 0, 24, 13, {0x08, 0x00}},
+        // d = 280: payload 256 -> bit 4 + 8 = 12 = byte 1 bit 4 -> 08 10
+        {"tier four, d = 280", 0, 280, 13, {0x08, 0x10}},
+        // d = 281: bit 4 set, payload 0 at bits 5-17 -> 10 00 00
+        {"tier five, d = 281: four zeros and a one then d - 281 in thirteen bits", -7, 274, 18, {0x10, 0x00, 0x00}},
+        // d = 4377: payload 4096 = 2^12 -> bit 5 + 12 = 17 = byte 2 bit 1 -> 10 00 02
+        {"tier five, d = 4377", -7, 4370, 18, {0x10, 0x00, 0x02}},
+        // d = 4378: bit 5 set, payload 0 at bits 6-22 -> 20 00 00
+        {"tier six, d = 4378: five zeros and a one then d - 4378 in seventeen bits", 100, 4478, 23, {0x20, 0x00, 0x00}},
+        // d = 69914: payload 65536 = 2^16 -> bit 6 + 16 = 22 = byte 2 bit 6 -> 20 00 40
+        {"tier six, d = 69914", 100, 70014, 23, {0x20, 0x00, 0x40}},
+        // d = 69915 (previous 0): 0x1111B << 6 = 0x44'46C0 -> C0 46 44 00 00
+        {"final tier, d = 69915: six zeros then the absolute current in 32 bits", 0, 69915, 38,
+         {0xC0, 0x46, 0x44, 0x00, 0x00}},
+        // previous -1'000'000, current 5: the payload is 5, not d: 5 << 6 = 0x140 -> 40 01 00 00 00
+        {"final tier sends current, not d", -1000000, 5, 38, {0x40, 0x01, 0x00, 0x00, 0x00}},
+    };
+    for (const relative_encoding& c : cases) {
+        SCOPED_TRACE(c.name);
+        const auto e = encode_relative(c.previous, c.current);
+        EXPECT_EQ(e.bits, c.bits);
+        EXPECT_EQ(e.data, c.data);
+    }
 }
 
 TEST_F(IntRelative, TotalBitsPerTierAreOneFiveEightThirteenEighteenTwentyThreeAndThirtyEight)
@@ -1511,40 +1479,39 @@ bitrep::status decode_string(const byte_vector& data, std::size_t buffer_size, s
 }
 } // namespace
 
-TEST_F(String, HiWithBufferSize32IsTwentyFourBits)
-{
-    // length 2 in 5 bits (bits 0-4), 3 padding bits, 'h' = 0x68, 'i' = 0x69
-    const auto e = encode_string("hi", 32);
-    EXPECT_EQ(e.bits, 24u);
-    EXPECT_EQ(e.data, (byte_vector{0x02, 0x68, 0x69}));
-}
+namespace {
+/// One string encoding: the text, the buffer size (which sets the length's
+/// width), whether a true bit comes first, and the bits and bytes written.
+struct string_encoding {
+    const char* name;
+    std::string text;
+    std::size_t buffer_size;
+    bool leading_true;
+    std::size_t bits;
+    byte_vector data;
+};
+} // namespace
 
-TEST_F(String, EmptyWithBufferSize32IsEightBits)
+TEST_F(String, IsTheLengthInTheBitsOfBufferSizeThenAlignmentThenTheBytes)
 {
-    // length 0 in 5 bits, then the alignment of bytes(0): 3 padding bits
-    const auto e = encode_string("", 32);
-    EXPECT_EQ(e.bits, 8u);
-    EXPECT_EQ(e.data, (byte_vector{0x00}));
-}
-
-TEST_F(String, BufferSizeIsPartOfTheFormat)
-{
-    // After a true bit: buffer 32 -> length 2 at bits 1-5: 1 | 2 << 1 = 0x05, pad 6-7, 68 69
-    auto e = encode_string("hi", 32, true);
-    EXPECT_EQ(e.bits, 24u);
-    EXPECT_EQ(e.data, (byte_vector{0x05, 0x68, 0x69}));
-    // buffer 256 -> length 2 in 8 bits at bits 1-8: byte 0 = 0x05, byte 1 bit 0 = 0, pad 9-15, 68 69
-    e = encode_string("hi", 256, true);
-    EXPECT_EQ(e.bits, 32u);
-    EXPECT_EQ(e.data, (byte_vector{0x05, 0x00, 0x68, 0x69}));
-}
-
-TEST_F(String, LengthAtTheBufferMaximumUsesAllLengthBits)
-{
-    // buffer 4 -> length in bits_required(0, 3) = 2 bits: 3 = 0b11, pad 6 bits, 'a' 'b' 'c'
-    const auto e = encode_string("abc", 4);
-    EXPECT_EQ(e.bits, 32u);
-    EXPECT_EQ(e.data, (byte_vector{0x03, 0x61, 0x62, 0x63}));
+    const string_encoding cases[] = {
+        // length 2 in 5 bits (bits 0-4), 3 padding bits, 'h' = 0x68, 'i' = 0x69
+        {"\"hi\" with buffer size 32 is 24 bits", "hi", 32, false, 24, {0x02, 0x68, 0x69}},
+        // length 0 in 5 bits, then the alignment of bytes(0): 3 padding bits
+        {"empty with buffer size 32 is 8 bits", "", 32, false, 8, {0x00}},
+        // After a true bit: buffer 32 -> length 2 at bits 1-5: 1 | 2 << 1 = 0x05, pad 6-7, 68 69
+        {"buffer size is part of the format: 32", "hi", 32, true, 24, {0x05, 0x68, 0x69}},
+        // buffer 256 -> length 2 in 8 bits at bits 1-8: byte 0 = 0x05, byte 1 bit 0 = 0, pad 9-15, 68 69
+        {"buffer size is part of the format: 256", "hi", 256, true, 32, {0x05, 0x00, 0x68, 0x69}},
+        // buffer 4 -> length in bits_required(0, 3) = 2 bits: 3 = 0b11, pad 6 bits, 'a' 'b' 'c'
+        {"length at the buffer maximum uses all length bits", "abc", 4, false, 32, {0x03, 0x61, 0x62, 0x63}},
+    };
+    for (const string_encoding& c : cases) {
+        SCOPED_TRACE(c.name);
+        const auto e = encode_string(c.text, c.buffer_size, c.leading_true);
+        EXPECT_EQ(e.bits, c.bits);
+        EXPECT_EQ(e.data, c.data);
+    }
 }
 
 TEST_F(String, BufferSizeOneHasAZeroBitLengthButStillAligns)

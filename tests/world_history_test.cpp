@@ -25,6 +25,9 @@ namespace {
 using test_replication::replicate_or_fail;
 using test_replication::update_and_replicate;
 
+// The shape of replicated_worlds.hpp's World, kept as its own on purpose:
+// the recorded packet hashes below pin this world's bytes, and a change to
+// the shared one must not move them.
 struct Rock {
     bitrep::quantized<-256.f, 256.f, 0.01f> x, y, z;
     bitrep::quat<9> orientation;

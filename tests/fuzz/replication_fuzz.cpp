@@ -34,8 +34,10 @@
 
 namespace fuzz {
 
-// The replication tests' Cube (replication_world.hpp), in a world of its own:
-// fewer slots and a field of each container kind.
+// The replication tests' Cube (replication_world.hpp), in a world of its
+// own rather than replicated_worlds.hpp's World: fewer slots, and a field of
+// each container kind (bounded_vector, optional, delta_small) for the fuzzer
+// to reach in the state reader.
 struct World {
     bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
     bitrep::entity_array<Cube, 64> cubes;

@@ -16,7 +16,7 @@
 #include <bitrep/bitrep.hpp>
 #include <bitrep/replication.hpp>
 
-#include "../replication_world.hpp"
+#include "../replicated_worlds.hpp"
 #include "../resealed.hpp"
 
 #include <algorithm>
@@ -30,11 +30,9 @@
 
 namespace fuzz {
 
-struct World {
-    bitrep::ranged<std::uint32_t, 0, 1'000'000> tick;
-    bitrep::entity_array<Cube, 16> cubes;
-};
-BOOST_DESCRIBE_STRUCT(World, (), (tick, cubes))
+// The replication tests' World (replicated_worlds.hpp): the state packets
+// this target reads are the ones those tests replicate.
+using ::World;
 
 struct Input {
     bitrep::ranged<int, -1, 1> move_x, move_y;
