@@ -59,14 +59,14 @@ private:
     void collect_candidates()
     {
         c_.schedule.candidate_count = 0;
-        c_.schedule.refresh_stale(c_.views.base_refs.data());
+        c_.schedule.refresh_stale(c_.views.base_refs().data());
         for (const entity_array_layout& array : s_.layout_.arrays) {
             if (array.shared)
                 collect_shared_candidates(array);
             else
                 collect_field_candidates(array);
         }
-        c_.schedule.prune_stale(c_.views.base_refs.data());
+        c_.schedule.prune_stale(c_.views.base_refs().data());
     }
 
     /// What adding an entity array's candidates reads of its layout, taken
@@ -98,7 +98,7 @@ private:
         const std::size_t stride = array.ops->stride;
         client_views<SlotIndex>& views = c_.views;
         view_draft<SlotIndex>& next = c_.draft.view;
-        const value_ref* old = views.base_refs.data() + first;
+        const value_ref* old = views.base_refs().data() + first;
         const value_ref* now = s_.history_.refs() + first;
         const value_ref* sent = previous_.refs + first;
         const auto* current = static_cast<const unsigned char*>(array.slot(s_.history_.current(), 0));
@@ -161,7 +161,7 @@ private:
         constexpr std::size_t far = 2 * ahead;
         if (fetch_far && i + far < count) {
             const std::size_t later = stale[i + far];
-            BITREP_PREFETCH(c_.views.base_refs.data() + later);
+            BITREP_PREFETCH(c_.views.base_refs().data() + later);
             BITREP_PREFETCH(c_.schedule.per_slot.data() + later);
             if (sent != old)
                 BITREP_PREFETCH(sent - first + later);
@@ -211,7 +211,7 @@ private:
     void collect_field_candidates(const entity_array_layout& array)
     {
         const void* sent_array = previous_.fields->at(array.kept_index);
-        const bool previous_is_base = previous_.fields == &c_.views.base_fields;
+        const bool previous_is_base = previous_.fields == &c_.views.base_fields();
         const bool called = s_.has_priority_callback(array.field);
         const candidate_array adding(array);
         for (std::size_t slot = 0; slot < array.capacity; ++slot) {
@@ -377,7 +377,7 @@ private:
         if (!array.shared)
             return measured_changed_bits(array, had, chosen.target);
         const std::size_t slot = array.first_slot + chosen.id;
-        return sc_.cache.find(array, slot, c_.views.base_refs[slot], chosen.ref, had, chosen.target).bound;
+        return sc_.cache.find(array, slot, c_.views.base_refs()[slot], chosen.ref, had, chosen.target).bound;
     }
 
     /// Counts the entities taken so far at their measured bits instead of

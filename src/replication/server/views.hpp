@@ -136,42 +136,27 @@ public:
     using slot_index = SlotIndex;
 
     explicit client_views(const server_shared& s)
-        : ring(s.options_.window), ring_refs(s.options_.window, std::vector<value_ref>(s.slot_count, empty_ref)),
-          ring_fields(s.options_.window, s.default_fields_), base_state(s.layout_),
-          base_refs(s.slot_count, empty_ref), base_fields(s.default_fields_), s_(&s), moved(s.slot_count, 0),
-          base_log(std::bit_ceil(s.difference_limit), 0), sent_log(s.sent_log_size, 0)
+        : s_(&s), ring_(s.options_.window),
+          ring_refs_(s.options_.window, std::vector<value_ref>(s.slot_count, empty_ref)),
+          ring_fields_(s.options_.window, s.default_fields_), base_state_(s.layout_),
+          base_refs_(s.slot_count, empty_ref), base_fields_(s.default_fields_), moved_(s.slot_count, 0),
+          base_log_(std::bit_ceil(s.difference_limit), 0), sent_log_(s.sent_log_size, 0)
     {
     }
 
-    /// The packets in the window, by sequence % window, and their views
-    /// (refs and other fields) at the same index. A packet's view is built
-    /// in a view_draft and swapped in only once the packet exists.
-    std::vector<sent_view> ring;
-    std::vector<std::vector<value_ref>> ring_refs;
-    std::vector<kept_values> ring_fields;
-    /// The baseline's view, materialized: a State holding the values its
-    /// refs name (kept here, since the history forgets old values that a
-    /// slow client may still hold), its refs, its other fields, and which
-    /// packet it is (none: the default state).
-    state_object base_state;
-    std::vector<value_ref> base_refs;
-    kept_values base_fields{};
-    view_hash base_hash; ///< of base_refs (hash_views)
-    bool base_default = true;
-    std::uint16_t base_sequence = 0;
-    std::uint16_t next_sequence = 0;
-    bool has_acked = false;
-    std::uint16_t newest_acked = 0;
-    bool suspect_ack = false; ///< an ack named a packet not sent yet: see apply_ack
-    std::uint16_t suspect_newest = 0;
+    /// The baseline's refs, other fields, and the sequence of the next
+    /// packet.
+    const std::vector<value_ref>& base_refs() const noexcept { return base_refs_; }
+    const kept_values& base_fields() const noexcept { return base_fields_; }
+    std::uint16_t next_sequence() const noexcept { return next_sequence_; }
 
     /// Whether packet `sequence` can be a baseline: acknowledged, and the
     /// client still holds its view (fewer than `window` packets since).
     bool holds_baseline(std::uint16_t sequence) const noexcept
     {
-        if (static_cast<std::uint16_t>(next_sequence - sequence) >= s_->options_.window)
+        if (static_cast<std::uint16_t>(next_sequence_ - sequence) >= s_->options_.window)
             return false;
-        const sent_view& slot = ring[sequence % s_->options_.window];
+        const sent_view& slot = ring_[sequence % s_->options_.window];
         return slot.valid && slot.acked && slot.sequence == sequence && fresh(slot);
     }
 
@@ -191,21 +176,21 @@ public:
     {
         header.has_baseline = false;
         const std::size_t window = s_->options_.window;
-        if (has_acked && holds_baseline(newest_acked) && ring[newest_acked % window].usable &&
-            (base_default || base_sequence != newest_acked)) {
-            if (!materialize_base(newest_acked, watcher)) [[unlikely]] {
-                ring[newest_acked % window].usable = false;
+        if (has_acked_ && holds_baseline(newest_acked_) && ring_[newest_acked_ % window].usable &&
+            (base_default_ || base_sequence_ != newest_acked_)) {
+            if (!materialize_base(newest_acked_, watcher)) [[unlikely]] {
+                ring_[newest_acked_ % window].usable = false;
                 skipped += 1;
             }
         }
-        if (!base_default && holds_baseline(base_sequence)) {
+        if (!base_default_ && holds_baseline(base_sequence_)) {
             header.has_baseline = true;
-            header.baseline = base_sequence;
-            return base_state.get();
+            header.baseline = base_sequence_;
+            return base_state_.get();
         }
-        if (!base_default)
+        if (!base_default_)
             materialize_default(watcher);
-        return base_state.get();
+        return base_state_.get();
     }
 
     /// The value (a std::optional<Entity>) `ref` names in slot `id` of the
@@ -215,8 +200,8 @@ public:
     BITREP_ALWAYS_INLINE const void* value_of(const entity_array_layout& array, std::size_t id,
                                               value_ref ref) const noexcept
     {
-        if (base_refs[array.first_slot + id] == ref)
-            return array.slot(base_state.get(), id);
+        if (base_refs_[array.first_slot + id] == ref)
+            return array.slot(base_state_.get(), id);
         return s_->history_.find(array, id, ref);
     }
 
@@ -224,17 +209,17 @@ public:
     void set_base_ref(std::size_t slot, value_ref ref) noexcept
     {
         if (s_->hash_views)
-            base_hash.rehash(slot, base_refs[slot], ref);
-        base_refs[slot] = ref;
-        base_log[static_cast<std::size_t>(base_log_end++) & (base_log.size() - 1)] = static_cast<slot_index>(slot);
+            base_hash_.rehash(slot, base_refs_[slot], ref);
+        base_refs_[slot] = ref;
+        base_log_[static_cast<std::size_t>(base_log_end_++) & (base_log_.size() - 1)] = static_cast<slot_index>(slot);
     }
 
     /// Whether the logs list every slot where the view of packet `view` may
     /// differ from the baseline's, in at most difference_limit places.
     bool listed(const sent_view& view) const noexcept
     {
-        return view.sent_count + static_cast<std::uint32_t>(base_log_end - view.log_at) <= s_->difference_limit &&
-               static_cast<std::uint32_t>(sent_log_end - view.sent_at) <= s_->sent_log_size;
+        return view.sent_count + static_cast<std::uint32_t>(base_log_end_ - view.log_at) <= s_->difference_limit &&
+               static_cast<std::uint32_t>(sent_log_end_ - view.sent_at) <= s_->sent_log_size;
     }
 
     /// Where `refs`, the view of the packet `view` describes, may differ
@@ -245,7 +230,7 @@ public:
     template <class F>
     void for_each_difference(const sent_view& view, const value_ref* refs, F&& f) const
     {
-        const value_ref* base = base_refs.data();
+        const value_ref* base = base_refs_.data();
         const std::size_t sent_mask = s_->sent_log_size - 1;
         const bool fetch_far = s_->prefetch_far;
         const std::uint32_t sent_at = view.sent_at;
@@ -268,16 +253,16 @@ public:
         };
         for (std::size_t i = 0; i < sent_count; ++i) {
             if (i + ahead < sent_count)
-                fetch(sent_log[(sent_at + i + ahead) & sent_mask]);
-            const std::size_t s = sent_log[(sent_at + i) & sent_mask];
+                fetch(sent_log_[(sent_at + i + ahead) & sent_mask]);
+            const std::size_t s = sent_log_[(sent_at + i) & sent_mask];
             if (base[s] != refs[s])
                 f(s);
         }
-        const std::size_t mask = base_log.size() - 1;
-        for (std::uint32_t i = from; i != base_log_end; ++i) {
-            if (base_log_end - i > ahead)
-                fetch(base_log[static_cast<std::size_t>(i + ahead) & mask]);
-            const std::size_t s = base_log[static_cast<std::size_t>(i) & mask];
+        const std::size_t mask = base_log_.size() - 1;
+        for (std::uint32_t i = from; i != base_log_end_; ++i) {
+            if (base_log_end_ - i > ahead)
+                fetch(base_log_[static_cast<std::size_t>(i + ahead) & mask]);
+            const std::size_t s = base_log_[static_cast<std::size_t>(i) & mask];
             if (base[s] != refs[s])
                 f(s);
         }
@@ -285,9 +270,9 @@ public:
         // The log misses nothing: every slot that differs is in it.
         std::vector<std::uint8_t> in_log(s_->slot_count, 0);
         for (std::size_t i = 0; i < sent_count; ++i)
-            in_log[sent_log[(sent_at + i) & sent_mask]] = 1;
-        for (std::uint32_t i = from; i != base_log_end; ++i)
-            in_log[base_log[static_cast<std::size_t>(i) & mask]] = 1;
+            in_log[sent_log_[(sent_at + i) & sent_mask]] = 1;
+        for (std::uint32_t i = from; i != base_log_end_; ++i)
+            in_log[base_log_[static_cast<std::size_t>(i) & mask]] = 1;
         for_each_mismatch(base, refs, s_->slot_count, [&](std::size_t s) { assert(in_log[s] != 0); });
 #endif
     }
@@ -319,12 +304,12 @@ public:
     bool sent_state(std::uint16_t sequence, void* out) const
     {
         const std::size_t row = sequence % s_->options_.window;
-        const sent_view& slot = ring[row];
+        const sent_view& slot = ring_[row];
         if (!slot.valid || slot.sequence != sequence || !fresh(slot))
             return false;
         // A default State holds no entity: every slot as empty_ref names it.
         std::vector<value_ref> held(s_->slot_count, empty_ref);
-        return materialize(ring_refs[row].data(), ring_fields[row], out, held);
+        return materialize(ring_refs_[row].data(), ring_fields_[row], out, held);
     }
 
     /// The state a coded packet predicts from, which the client must hold
@@ -346,17 +331,17 @@ public:
             return {nullptr, nullptr, {}};
         const std::size_t window = s_->options_.window;
         const std::uint16_t b = header.baseline;
-        const sent_view& baseline_view = ring[b % window];
+        const sent_view& baseline_view = ring_[b % window];
         auto held = [&](std::uint16_t older) -> const sent_view* {
-            if (static_cast<std::uint16_t>(next_sequence - older) >= window)
+            if (static_cast<std::uint16_t>(next_sequence_ - older) >= window)
                 return nullptr;
-            const sent_view& slot = ring[older % window];
+            const sent_view& slot = ring_[older % window];
             if (!slot.valid || slot.sequence != older || !fresh(slot))
                 return nullptr;
             const bool decoded_against = baseline_view.has_baseline && baseline_view.baseline == older;
             return slot.acked || decoded_against ? &slot : nullptr;
         };
-        const auto d = static_cast<std::uint16_t>(next_sequence - b);
+        const auto d = static_cast<std::uint16_t>(next_sequence_ - b);
         const sent_view* older = held(static_cast<std::uint16_t>(b - d));
         if (older == nullptr && baseline_view.has_baseline &&
             static_cast<std::uint16_t>(b - baseline_view.baseline) < 2u * d)
@@ -368,22 +353,22 @@ public:
             return {nullptr, nullptr, {}};
         header.has_older = true;
         header.older = older->sequence;
-        return {ring_refs[row].data(), &ring_fields[row], hash_at(ring[row])};
+        return {ring_refs_[row].data(), &ring_fields_[row], hash_at(ring_[row])};
     }
 
     /// The view of the last packet sent (the newest the client may hold),
     /// or the baseline when there is none (`packets_sent` 0).
     view_parts previous_view(std::uint64_t packets_sent) const noexcept
     {
-        const std::uint16_t last = static_cast<std::uint16_t>(next_sequence - 1);
+        const std::uint16_t last = static_cast<std::uint16_t>(next_sequence_ - 1);
         const std::size_t row = last % s_->options_.window;
-        const sent_view& slot = ring[row];
+        const sent_view& slot = ring_[row];
         if (packets_sent != 0 && slot.valid && slot.sequence == last && fresh(slot))
-            return {ring_refs[row].data(), &ring_fields[row], hash_at(slot)};
+            return {ring_refs_[row].data(), &ring_fields_[row], hash_at(slot)};
         return base_parts();
     }
 
-    view_parts base_parts() const noexcept { return {base_refs.data(), &base_fields, base_hash}; }
+    view_parts base_parts() const noexcept { return {base_refs_.data(), &base_fields_, base_hash_}; }
 
     /// Makes the draft's refs the baseline's refs: where the view they hold
     /// (the one the last packet's ring row held, refs_were) differs from
@@ -393,17 +378,17 @@ public:
     void start_next_view(view_draft<SlotIndex>& draft) const
     {
         value_ref* next = draft.refs.data();
-        const value_ref* base = base_refs.data();
+        const value_ref* base = base_refs_.data();
         if (draft.refs_known && listed(draft.refs_were))
             for_each_difference(draft.refs_were, next, [&](std::size_t s) { next[s] = base[s]; });
         else
             std::copy_n(base, s_->slot_count, next); // as fast as the scan, when every slot must be looked at
         draft.refs_known = false;                    // until the packet is committed
         if (s_->hash_views)
-            draft.hash = base_hash;
+            draft.hash = base_hash_;
         draft.sent_count = 0;
         draft.sent_ids.clear();
-        assert(std::equal(base_refs.begin(), base_refs.end(), draft.refs.begin()));
+        assert(std::equal(base_refs_.begin(), base_refs_.end(), draft.refs.begin()));
     }
 
     /// The draft's view becomes the ring's row for the packet `header`
@@ -411,23 +396,23 @@ public:
     /// start the next view from.
     void commit_view(view_draft<SlotIndex>& draft, const packet_header& header) noexcept
     {
-        const std::size_t row = next_sequence % s_->options_.window;
-        std::swap(ring_refs[row], draft.refs);
-        draft.refs_were = ring[row];
-        draft.refs_known = ring[row].valid;
-        const std::uint32_t sent_at = sent_log_end;
+        const std::size_t row = next_sequence_ % s_->options_.window;
+        std::swap(ring_refs_[row], draft.refs);
+        draft.refs_were = ring_[row];
+        draft.refs_known = ring_[row].valid;
+        const std::uint32_t sent_at = sent_log_end_;
         if (draft.sent_count <= s_->difference_limit) {
             for (std::size_t i = 0; i < draft.sent_count; ++i)
-                sent_log[(sent_at + i) & (s_->sent_log_size - 1)] = draft.sent[i];
-            sent_log_end += static_cast<std::uint32_t>(draft.sent_count);
+                sent_log_[(sent_at + i) & (s_->sent_log_size - 1)] = draft.sent[i];
+            sent_log_end_ += static_cast<std::uint32_t>(draft.sent_count);
         }
-        std::swap(ring_fields[row], draft.fields);
-        ring[row] = {next_sequence,   true,    false,        header.has_baseline,
-                     true,            header.baseline, base_log_end, sent_at,
+        std::swap(ring_fields_[row], draft.fields);
+        ring_[row] = {next_sequence_,   true,    false,        header.has_baseline,
+                     true,            header.baseline, base_log_end_, sent_at,
                      s_->history_.tick(), static_cast<std::uint32_t>(draft.sent_count)};
         if (s_->hash_views)
-            ring[row].hash = draft.hash;
-        ++next_sequence;
+            ring_[row].hash = draft.hash;
+        ++next_sequence_;
     }
 
     /// Applies a client's ack: refused when it names a packet not sent
@@ -436,19 +421,19 @@ public:
     {
         if (!ack.any)
             return {};
-        const std::uint16_t last_sent = static_cast<std::uint16_t>(next_sequence - 1);
+        const std::uint16_t last_sent = static_cast<std::uint16_t>(next_sequence_ - 1);
         if (packets_sent == 0 || sequence_newer(ack.newest, last_sent)) [[unlikely]] {
             // A client that heard nothing for half the sequence range acks
             // its old newest packet; once the numbers come round, the same
             // ack would name a new packet it never got. It stays refused
             // until the client acks another packet.
-            suspect_ack = true;
-            suspect_newest = ack.newest;
+            suspect_ack_ = true;
+            suspect_newest_ = ack.newest;
             return status(error::out_of_range, 32, "ack", "acknowledges a packet never sent");
         }
-        if (suspect_ack && ack.newest == suspect_newest) [[unlikely]]
+        if (suspect_ack_ && ack.newest == suspect_newest_) [[unlikely]]
             return status(error::out_of_range, 32, "ack", "acknowledges a packet from before the sequence wrapped");
-        suspect_ack = false;
+        suspect_ack_ = false;
         acknowledge(ack.newest);
         for (std::uint16_t i = 0; i < 32; ++i)
             if ((ack.mask >> i) & 1u)
@@ -460,31 +445,53 @@ public:
     std::size_t bytes() const noexcept
     {
         std::size_t bytes = s_->layout_.state_size;
-        for (const auto& refs : ring_refs)
+        for (const auto& refs : ring_refs_)
             bytes += sizeof(std::vector<value_ref>) + refs.capacity() * sizeof(value_ref);
-        bytes += ring.capacity() * sizeof(sent_view);
-        for (const kept_values& fields : ring_fields)
+        bytes += ring_.capacity() * sizeof(sent_view);
+        for (const kept_values& fields : ring_fields_)
             bytes += fields.bytes();
-        bytes += (sent_log.capacity() + base_log.capacity() + moved.capacity()) * sizeof(slot_index);
-        bytes += base_refs.capacity() * sizeof(value_ref);
+        bytes += (sent_log_.capacity() + base_log_.capacity() + moved_.capacity()) * sizeof(slot_index);
+        bytes += base_refs_.capacity() * sizeof(value_ref);
         return bytes;
     }
 
 private:
     const server_shared* s_;
+    /// The packets in the window, by sequence % window, and their views
+    /// (refs and other fields) at the same index. A packet's view is built
+    /// in a view_draft and swapped in only once the packet exists.
+    std::vector<sent_view> ring_;
+    std::vector<std::vector<value_ref>> ring_refs_;
+    std::vector<kept_values> ring_fields_;
+    /// The baseline's view, materialized: a State holding the values its
+    /// refs name (kept here, since the history forgets old values that a
+    /// slow client may still hold), its refs, its other fields, and which
+    /// packet it is (none: the default state).
+    state_object base_state_;
+    std::vector<value_ref> base_refs_;
+    kept_values base_fields_{};
+    view_hash base_hash_; ///< of base_refs (hash_views)
+    bool base_default_ = true;
+    std::uint16_t base_sequence_ = 0;
+    std::uint16_t next_sequence_ = 0;
+    bool has_acked_ = false;
+    std::uint16_t newest_acked_ = 0;
+    bool suspect_ack_ = false; ///< an ack named a packet not sent yet: see apply_ack
+    std::uint16_t suspect_newest_ = 0;
+
     /// materialize_base's slots that differ (repeats allowed).
-    std::vector<slot_index> moved;
+    std::vector<slot_index> moved_;
     /// The slots whose baseline ref changed, in order: a ring of the last
     /// base_log.size() of them, base_log_end counting all. With the slots a
     /// packet took (in the sent log, unless there were more than
     /// difference_limit), it says where the packet's view may differ from
     /// the baseline's without comparing every slot.
-    std::vector<slot_index> base_log;
-    std::uint32_t base_log_end = 0; ///< mod 2^32: only differences of a window's packets are taken
+    std::vector<slot_index> base_log_;
+    std::uint32_t base_log_end_ = 0; ///< mod 2^32: only differences of a window's packets are taken
     /// The slots the packets took, packet after packet: a ring of the last
     /// sent_log_size, sent_log_end counting all.
-    std::vector<slot_index> sent_log;
-    std::uint32_t sent_log_end = 0;
+    std::vector<slot_index> sent_log_;
+    std::uint32_t sent_log_end_ = 0;
 
     /// Makes base_state the view of packet `sequence`, copying the slots
     /// whose refs differ; changes nothing and returns false when a value it
@@ -493,14 +500,14 @@ private:
     bool materialize_base(std::uint16_t sequence, Watcher& watcher)
     {
         const std::size_t row = sequence % s_->options_.window;
-        const value_ref* want = ring_refs[row].data();
+        const value_ref* want = ring_refs_[row].data();
         const history& past = s_->history_;
         const state_layout& layout = s_->layout_;
         // One scan finds the slots that differ; nothing changes until each
         // of their values is known to be in the history.
         std::size_t n = 0;
-        slot_index* differing = moved.data();
-        for_each_difference(ring[row], want, [&](std::size_t s) { differing[n++] = static_cast<slot_index>(s); });
+        slot_index* differing = moved_.data();
+        for_each_difference(ring_[row], want, [&](std::size_t s) { differing[n++] = static_cast<slot_index>(s); });
         // The baseline's slots and the client's entries for them are seldom
         // in the cache (each client has its own): fetched while the history
         // is asked, for the copy after. (`holds` answers from the ref's age;
@@ -509,7 +516,7 @@ private:
         for (std::size_t i = 0; i < n; ++i) {
             const std::size_t s = differing[i];
             const entity_array_layout& array = *layout.shared_of(s);
-            const auto* bytes = static_cast<const char*>(array.slot(base_state.get(), s - array.first_slot));
+            const auto* bytes = static_cast<const char*>(array.slot(base_state_.get(), s - array.first_slot));
             BITREP_PREFETCH(bytes);
             BITREP_PREFETCH(bytes + array.ops->stride - 1);
             watcher.fetch(s);
@@ -519,19 +526,19 @@ private:
             return false;
         for (std::size_t i = 0; i < n; ++i) {
             const std::size_t s = differing[i];
-            if (base_refs[s] == want[s])
+            if (base_refs_[s] == want[s])
                 continue; // a repeat
             const entity_array_layout& array = *layout.shared_of(s);
             const void* value = past.find(array, s - array.first_slot, want[s]);
             assert(value != nullptr); // held, as asked above
-            array.ops->assign(array.array(base_state.get()), s - array.first_slot, value);
+            array.ops->assign(array.array(base_state_.get()), s - array.first_slot, value);
             set_base_ref(s, want[s]);
             watcher.base_changed(s);
         }
-        s_->assign_kept(base_state.get(), ring_fields[row]);
-        base_fields = ring_fields[row];
-        base_default = false;
-        base_sequence = sequence;
+        s_->assign_kept(base_state_.get(), ring_fields_[row]);
+        base_fields_ = ring_fields_[row];
+        base_default_ = false;
+        base_sequence_ = sequence;
         return true;
     }
 
@@ -541,17 +548,17 @@ private:
         for (const entity_array_layout& array : s_->layout_.shared) {
             for (std::size_t s = 0; s < array.capacity; ++s) {
                 const std::size_t slot = array.first_slot + s;
-                if (base_refs[slot] != empty_ref) {
-                    array.ops->assign(array.array(base_state.get()), s, array.ops->entry->defaults);
+                if (base_refs_[slot] != empty_ref) {
+                    array.ops->assign(array.array(base_state_.get()), s, array.ops->entry->defaults);
                     set_base_ref(slot, empty_ref);
                     watcher.base_changed(slot);
                 }
             }
         }
         for (const kept_field& f : s_->layout_.kept)
-            f.ops->assign(f.in(base_state.get()), f.in(s_->layout_.state_defaults));
-        base_fields = s_->default_fields_;
-        base_default = true;
+            f.ops->assign(f.in(base_state_.get()), f.in(s_->layout_.state_defaults));
+        base_fields_ = s_->default_fields_;
+        base_default_ = true;
     }
 
     /// Whether every value the view of ring row `row` names can be found
@@ -559,8 +566,8 @@ private:
     bool history_holds(std::size_t row) const noexcept
     {
         bool held = true;
-        const value_ref* refs = ring_refs[row].data();
-        for_each_difference(ring[row], refs, [&](std::size_t slot) {
+        const value_ref* refs = ring_refs_[row].data();
+        for_each_difference(ring_[row], refs, [&](std::size_t slot) {
             const entity_array_layout& array = *s_->layout_.shared_of(slot);
             held = held && s_->history_.holds(array, slot - array.first_slot, refs[slot]);
         });
@@ -570,18 +577,18 @@ private:
     void acknowledge(std::uint16_t sequence) noexcept
     {
         const std::size_t window = s_->options_.window;
-        sent_view& slot = ring[sequence % window];
+        sent_view& slot = ring_[sequence % window];
         if (!slot.valid || slot.sequence != sequence)
             return;
         slot.acked = true;
         // The newest ack so far no longer counts once its slot holds another
         // packet: it may be from before the sequence numbers last wrapped,
         // and seem newer than every ack to come for half their range.
-        const sent_view& newest = ring[newest_acked % window];
-        const bool newest_held = has_acked && newest.acked && newest.sequence == newest_acked;
-        if (!newest_held || sequence_newer(sequence, newest_acked)) {
-            has_acked = true;
-            newest_acked = sequence;
+        const sent_view& newest = ring_[newest_acked_ % window];
+        const bool newest_held = has_acked_ && newest.acked && newest.sequence == newest_acked_;
+        if (!newest_held || sequence_newer(sequence, newest_acked_)) {
+            has_acked_ = true;
+            newest_acked_ = sequence;
         }
     }
 };

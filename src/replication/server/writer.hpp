@@ -116,7 +116,7 @@ private:
     status build_packet(const void* base, bool coded)
     {
         packet_draft<SlotIndex>& draft = c_.draft;
-        draft.header.sequence = c_.views.next_sequence;
+        draft.header.sequence = c_.views.next_sequence();
         draft.header.has_check_value = s_.options_.check_value;
         draft.header.coded = coded;
         packet_plan plan{coded,
@@ -361,7 +361,7 @@ private:
             const value_ref ref = c_.draft.view.refs[slot];
             const void* had = array.slot(base, id);
             const void* target = c_.views.value_of(array, id, ref);
-            cached_delta& entry = sc_.cache.find(array, slot, c_.views.base_refs[slot], ref, had, target);
+            cached_delta& entry = sc_.cache.find(array, slot, c_.views.base_refs()[slot], ref, had, target);
             c_.draft.figures.stats.shared_entity_deltas += entry.offset != cached_delta::no_words ? 1 : 0;
             const bool has_words = sc_.cache.encode(entry, array, had, target);
             sc_.hint_changed.push_back(id);
