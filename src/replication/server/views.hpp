@@ -567,7 +567,7 @@ private:
     {
         bool held = true;
         const value_ref* refs = ring_refs_[row].data();
-        for_each_difference(ring_[row], refs, [&](std::size_t slot) {
+        for_each_difference(ring_[row], refs, [&](std::size_t slot) BITREP_LAMBDA_ALWAYS_INLINE {
             const entity_array_layout& array = *s_->layout_.shared_of(slot);
             held = held && s_->history_.holds(array, slot - array.first_slot, refs[slot]);
         });
