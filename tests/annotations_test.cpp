@@ -26,12 +26,7 @@
 
 namespace {
 
-using oracle::bit_builder;
-using oracle::bits_of;
-using oracle::bytes;
-using oracle::decode;
-using oracle::round_trip;
-using oracle::write_status;
+using namespace oracle::common;
 
 template <class T>
 bitrep::status read_status(const bytes& data)

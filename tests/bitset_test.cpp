@@ -20,8 +20,7 @@
 namespace {
 
 using bitrep::scope;
-using oracle::bit_builder;
-using oracle::bytes;
+using namespace oracle::common;
 
 struct Doors {
     std::bitset<5> open;      // 5 bits

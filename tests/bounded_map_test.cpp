@@ -25,8 +25,7 @@
 namespace {
 
 using bitrep::scope;
-using oracle::bit_builder;
-using oracle::bytes;
+using namespace oracle::common;
 using key16 = bitrep::ranged<int, 0, 15>;
 using count99 = bitrep::ranged<int, 0, 99>;
 

@@ -21,8 +21,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using bitrep::scope;
-using oracle::bit_builder;
-using oracle::bytes;
+using namespace oracle::common;
 using seconds_f = std::chrono::duration<float>;
 
 struct Ability {

@@ -25,8 +25,7 @@
 
 namespace {
 
-using oracle::bit_builder;
-using oracle::bytes;
+using namespace oracle::common;
 
 // The one-line adapters a game writes.
 using position3 = bitrep::each_component<glm::vec3, bitrep::quantized<-1024.f, 1024.f, 0.01f>>;

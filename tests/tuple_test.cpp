@@ -26,8 +26,7 @@ namespace {
 using bitrep::quantized;
 using bitrep::ranged;
 using bitrep::scope;
-using oracle::bit_builder;
-using oracle::bytes;
+using namespace oracle::common;
 
 struct Route {
     std::pair<ranged<int, 0, 7>, bool> start;                 // 3 + 1 bits

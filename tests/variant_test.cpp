@@ -30,8 +30,7 @@ namespace {
 
 using bitrep::ranged;
 using bitrep::scope;
-using oracle::bit_builder;
-using oracle::bytes;
+using namespace oracle::common;
 
 struct Weapon {
     ranged<int, 0, 100> damage = 0; // 7 bits
