@@ -464,18 +464,21 @@ protected:
     {
         return std::string(reader) + (GetParam() == bitrep::packet_security::crc ? " (crc)" : " (aead)");
     }
+
+    const bitrep::packet_security security = GetParam();
+    server_type server{replication_options(security)};
+    const bitrep::client_id id = server.add_client(test_key());
+    /// The honest client, which the server's honest packets reach.
+    client_type client{replication_options(security), test_key()};
+    /// The honest packets of one end, around which the hostile ones are made.
+    std::vector<bytes> packets;
+    Arena world;
 };
 
 } // namespace bound
 
 TEST_P(AllocationBoundReplication, Client)
 {
-    const bitrep::packet_security security = GetParam();
-    server_type server(replication_options(security));
-    const bitrep::client_id id = server.add_client(test_key());
-    client_type honest(replication_options(security), test_key());
-    std::vector<bytes> packets;
-    Arena world;
     const Arena big = largest_arena();
     for (std::uint32_t t = 0; t < 12; ++t) {
         if (t % 4 == 1)
@@ -487,8 +490,8 @@ TEST_P(AllocationBoundReplication, Client)
         ASSERT_TRUE(sent) << sent.message() << " at " << t;
         const auto packet = test_replication::update_and_replicate(server, id, world);
         packets.emplace_back(packet.begin(), packet.end());
-        ASSERT_TRUE(honest.receive(packet));
-        ASSERT_TRUE(server.receive(id, honest.packet()));
+        ASSERT_TRUE(client.receive(packet));
+        ASSERT_TRUE(server.receive(id, client.packet()));
     }
     const std::vector<bytes> inputs = hostile_packets(security, packets, bitrep::replication::packet_kind::state);
     // The client keeps its state and, for each packet in the window, the
@@ -501,20 +504,20 @@ TEST_P(AllocationBoundReplication, Client)
     // A client cannot be copied (two copies would seal under one nonce):
     // one that applied the honest packets, rebuilt when an input was
     // applied (a refused one changes nothing, the replay window aside).
-    std::optional<client_type> client;
+    std::optional<client_type> reader;
     std::uint64_t applied_when_built = 0;
     const auto rebuild = [&] {
-        client.reset();
-        client.emplace(replication_options(security), test_key());
+        reader.reset();
+        reader.emplace(replication_options(security), test_key());
         for (const bytes& packet : packets)
-            ASSERT_TRUE(client->receive(packet));
-        applied_when_built = client->statistics().applied;
+            ASSERT_TRUE(reader->receive(packet));
+        applied_when_built = reader->statistics().applied;
     };
     const worst w = check_reader(
         reader_name("replication_client::receive").c_str(), inputs, bound,
-        [&](std::span<const std::uint8_t> in) { static_cast<void>(client->receive(in)); },
+        [&](std::span<const std::uint8_t> in) { static_cast<void>(reader->receive(in)); },
         [&] {
-            if (!client || client->statistics().applied != applied_when_built)
+            if (!reader || reader->statistics().applied != applied_when_built)
                 rebuild();
         });
     EXPECT_GT(w.peak, 0u);
@@ -522,12 +525,6 @@ TEST_P(AllocationBoundReplication, Client)
 
 TEST_P(AllocationBoundReplication, Server)
 {
-    const bitrep::packet_security security = GetParam();
-    server_type server(replication_options(security));
-    const bitrep::client_id id = server.add_client(test_key());
-    client_type client(replication_options(security), test_key());
-    std::vector<bytes> packets;
-    Arena world;
     for (std::uint32_t t = 0; t < 10; ++t) {
         world.tick = static_cast<std::int32_t>(t);
         ASSERT_TRUE(client.receive(test_replication::update_and_replicate(server, id, world)));

@@ -26,12 +26,7 @@
 
 namespace {
 
-using oracle::bit_builder;
-using oracle::bits_of;
-using oracle::bytes;
-using oracle::decode;
-using oracle::round_trip;
-using oracle::write_status;
+using namespace oracle::common;
 
 template <class T>
 bitrep::status read_status(const bytes& data)
@@ -1196,31 +1191,35 @@ TEST(FieldFlags, TransientFieldIsLeftUntouchedByFromBytes)
     EXPECT_EQ(target.cache, 6);
 }
 
-TEST(FieldFlags, SaveScopeReadLeavesNetOnlyUntouched)
-{
-    const bytes wire = bit_builder{}.bits(5, 3).bits(6, 3).result();
-    Flags target{};
-    target.replicated = 7;
-    target.cache = 7;
-    bitrep::basic_read_stream<bitrep::scope::save> stream(wire);
-    ASSERT_TRUE(bitrep::serialize(stream, target));
-    EXPECT_EQ(stream.position(), 6u);
-    EXPECT_EQ(target.always, 5);
-    EXPECT_EQ(target.saved, 6);
-    EXPECT_EQ(target.replicated, 7);
-    EXPECT_EQ(target.cache, 7);
-}
-
-TEST(FieldFlags, ReplicationScopeReadLeavesSaveOnlyUntouched)
+namespace {
+/// Reads 5 and 6 in `Scope` into Flags whose fields other than `always` hold
+/// 7: the two fields the scope carries take 5 and 6, the others keep 7.
+template <bitrep::scope Scope>
+void expect_scoped_read(int saved, int replicated)
 {
     const bytes wire = bit_builder{}.bits(5, 3).bits(6, 3).result();
     Flags target{};
     target.saved = 7;
-    bitrep::basic_read_stream<bitrep::scope::replication> stream(wire);
+    target.replicated = 7;
+    target.cache = 7;
+    bitrep::basic_read_stream<Scope> stream(wire);
     ASSERT_TRUE(bitrep::serialize(stream, target));
+    EXPECT_EQ(stream.position(), 6u);
     EXPECT_EQ(target.always, 5);
-    EXPECT_EQ(target.saved, 7);
-    EXPECT_EQ(target.replicated, 6);
+    EXPECT_EQ(target.saved, saved);
+    EXPECT_EQ(target.replicated, replicated);
+    EXPECT_EQ(target.cache, 7);
+}
+} // namespace
+
+TEST(FieldFlags, SaveScopeReadLeavesNetOnlyUntouched)
+{
+    expect_scoped_read<bitrep::scope::save>(6, 7);
+}
+
+TEST(FieldFlags, ReplicationScopeReadLeavesSaveOnlyUntouched)
+{
+    expect_scoped_read<bitrep::scope::replication>(7, 6);
 }
 
 TEST(FieldFlags, MeasureStreamHonoursTheScope)

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "delta_helpers.hpp"
 #include "test_oracle.hpp"
 
 #include <array>
@@ -20,8 +21,7 @@
 namespace {
 
 using bitrep::scope;
-using oracle::bit_builder;
-using oracle::bytes;
+using namespace oracle::common;
 
 struct Doors {
     std::bitset<5> open;      // 5 bits
@@ -91,13 +91,10 @@ TEST(BitsetDelta, ABitsetChangesAsAWhole)
             now.visited.flip(random() % 40);
         if (random() % 3 == 0)
             now.open.flip(random() % 5);
-        std::vector<std::uint8_t> coded(64);
-        std::size_t size = 0;
-        ASSERT_TRUE(coder.write(coded, size, older, was, now));
-        Doors decoded;
-        ASSERT_TRUE(coder.read(std::span(coded).first(size), older, was, decoded));
-        ASSERT_EQ(decoded.visited, now.visited) << step;
-        ASSERT_EQ(decoded.open, now.open) << step;
+        const oracle::coded<Doors> decoded = oracle::coded_round_trip(coder, older, was, now, 64);
+        ASSERT_TRUE(decoded.ok) << step;
+        ASSERT_EQ(decoded.value.visited, now.visited) << step;
+        ASSERT_EQ(decoded.value.open, now.open) << step;
     }
 }
 

@@ -25,8 +25,7 @@
 namespace {
 
 using bitrep::scope;
-using oracle::bit_builder;
-using oracle::bytes;
+using namespace oracle::common;
 using key16 = bitrep::ranged<int, 0, 15>;
 using count99 = bitrep::ranged<int, 0, 99>;
 
@@ -221,13 +220,10 @@ TEST(BoundedMapDelta, RandomEditsRoundTripOnBothStreams)
         const Inventory plain = oracle::replicate(was, now, older);
         ASSERT_EQ(plain.items, now.items) << step;
         ASSERT_EQ(plain.quests, now.quests) << step;
-        std::vector<std::uint8_t> coded(1024);
-        std::size_t size = 0;
-        ASSERT_TRUE(coder.write(coded, size, older, was, now));
-        Inventory decoded;
-        ASSERT_TRUE(coder.read(std::span(coded).first(size), older, was, decoded)) << step;
-        ASSERT_EQ(decoded.items, now.items) << step;
-        ASSERT_EQ(decoded.quests, now.quests) << step;
+        const oracle::coded<Inventory> decoded = oracle::coded_round_trip(coder, older, was, now, 1024);
+        ASSERT_TRUE(decoded.ok) << step;
+        ASSERT_EQ(decoded.value.items, now.items) << step;
+        ASSERT_EQ(decoded.value.quests, now.quests) << step;
     }
 }
 

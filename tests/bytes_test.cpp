@@ -27,9 +27,7 @@
 
 namespace {
 
-using oracle::bit_builder;
-using oracle::bits_of;
-using oracle::bytes;
+using namespace oracle::common;
 
 using oracle::contains;
 

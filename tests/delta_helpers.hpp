@@ -61,4 +61,32 @@ T replicate(const T& base, const T& current, T start = {})
     return start;
 }
 
+/// What a coded delta (delta_coder) brought: whether it was written and
+/// read, the value read, and the bytes it took.
+template <class T>
+struct coded {
+    bool ok = false;
+    T value{};
+    std::size_t size = 0;
+};
+
+/// Writes `current` with `coder` against `older` and `base` into a buffer of
+/// `capacity` bytes, then reads it back into a default-made T.
+template <class Coder, class T>
+coded<T> coded_round_trip(Coder& coder, const T& older, const T& base, const T& current, std::size_t capacity)
+{
+    coded<T> result;
+    std::vector<std::uint8_t> buffer(capacity);
+    if (!coder.write(buffer, result.size, older, base, current)) {
+        ADD_FAILURE() << "the coder refused to write";
+        return result;
+    }
+    if (!coder.read(std::span(buffer).first(result.size), older, base, result.value)) {
+        ADD_FAILURE() << "the coder refused to read what it wrote";
+        return result;
+    }
+    result.ok = true;
+    return result;
+}
+
 } // namespace oracle

@@ -42,8 +42,7 @@ using bitrep::entity_array;
 using bitrep::quantized;
 using bitrep::ranged;
 using bitrep::scope;
-using oracle::bit_builder;
-using oracle::bytes;
+using namespace oracle::common;
 using oracle::encode_delta;
 using oracle::encoded;
 using oracle::read_delta_status;
@@ -644,31 +643,34 @@ TEST(DeltaOptional, BothPresentSendsTheValuesDeltaAgainstTheBaselines)
 
 // ---------------------------------------------------------------- std::array
 
-TEST(DeltaArray, OneEarlyChangeUsesTheIndexList)
+TEST(DeltaArray, OneChangeUsesTheShorterOfTheIndexListAndTheBitmask)
 {
     using A = std::array<ranged<int, 0, 7>, 6>;
     const A base{1, 2, 3, 4, 5, 6};
-    A current = base;
-    current[0] = 7;
-    // list: count (offset from 1, span 5: 3 bits) + int_relative(1) = 1
-    // -> 4 bits < 6 for a bitmask.
-    const encoded e = encode_delta(base, current);
-    EXPECT_EQ(e.bits, 1u + 1u + 3u + 1u + 3u);
-    EXPECT_EQ(e.data, bit_builder{}.bits(1, 1).bits(1, 1).bits(0, 3).bits(1, 1).bits(7, 3).result());
-    EXPECT_TRUE(equal_on_wire(replicate(base, current, A{}), current));
-}
-
-TEST(DeltaArray, OneLateChangeUsesTheBitmask)
-{
-    using A = std::array<ranged<int, 0, 7>, 6>;
-    const A base{1, 2, 3, 4, 5, 6};
-    A current = base;
-    current[5] = 0;
-    // list: 3 + int_relative(6) = 3 + 5 = 8 > 6: bitmask.
-    const encoded e = encode_delta(base, current);
-    EXPECT_EQ(e.bits, 1u + 1u + 6u + 3u);
-    EXPECT_EQ(e.data, bit_builder{}.bits(1, 1).bits(0, 1).bits(0, 5).bits(1, 1).bits(0, 3).result());
-    EXPECT_TRUE(equal_on_wire(replicate(base, current, A{}), current));
+    const struct {
+        const char* name;
+        std::size_t index;
+        int value;
+        std::size_t bits;
+        bytes data;
+    } cases[] = {
+        // list: count (offset from 1, span 5: 3 bits) + int_relative(1) = 1
+        // -> 4 bits < 6 for a bitmask.
+        {"an early change uses the index list", 0, 7, 1u + 1u + 3u + 1u + 3u,
+         bit_builder{}.bits(1, 1).bits(1, 1).bits(0, 3).bits(1, 1).bits(7, 3).result()},
+        // list: 3 + int_relative(6) = 3 + 5 = 8 > 6: bitmask.
+        {"a late change uses the bitmask", 5, 0, 1u + 1u + 6u + 3u,
+         bit_builder{}.bits(1, 1).bits(0, 1).bits(0, 5).bits(1, 1).bits(0, 3).result()},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.name);
+        A current = base;
+        current[c.index] = c.value;
+        const encoded e = encode_delta(base, current);
+        EXPECT_EQ(e.bits, c.bits);
+        EXPECT_EQ(e.data, c.data);
+        EXPECT_TRUE(equal_on_wire(replicate(base, current, A{}), current));
+    }
 }
 
 TEST(DeltaArray, IndexListInterleavesEachIndexWithItsElement)

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "delta_helpers.hpp"
 #include "test_oracle.hpp"
 
 #include <chrono>
@@ -21,8 +22,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using bitrep::scope;
-using oracle::bit_builder;
-using oracle::bytes;
+using namespace oracle::common;
 using seconds_f = std::chrono::duration<float>;
 
 struct Ability {
@@ -129,15 +129,12 @@ TEST(DurationDelta, ACountChangesAsItsAnnotationDoes)
         current.cooldown -= 16ms;
         if (tick % 50 == 0)
             current.respawn += 1s;
-        std::vector<std::uint8_t> coded(64);
-        std::size_t size = 0;
-        ASSERT_TRUE(coder.write(coded, size, older, was, current));
-        Ability decoded;
-        ASSERT_TRUE(coder.read(std::span(coded).first(size), older, was, decoded));
-        ASSERT_EQ(decoded.cooldown, current.cooldown) << tick;
-        ASSERT_EQ(decoded.respawn, current.respawn) << tick;
+        const oracle::coded<Ability> decoded = oracle::coded_round_trip(coder, older, was, current, 64);
+        ASSERT_TRUE(decoded.ok) << tick;
+        ASSERT_EQ(decoded.value.cooldown, current.cooldown) << tick;
+        ASSERT_EQ(decoded.value.respawn, current.respawn) << tick;
         if (tick >= 200)
-            late_bytes += size;
+            late_bytes += decoded.size;
     }
     EXPECT_LT(late_bytes, 150u); // 111 measured: about a byte a tick, against 20 bits for the plain delta
 }

@@ -32,8 +32,7 @@ constexpr AccessV2 operator|(AccessV2 a, AccessV2 b)
 namespace {
 
 using bitrep::ranged;
-using oracle::bit_builder;
-using oracle::bytes;
+using namespace oracle::common;
 
 struct Door {
     Access access = Access::none;

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "delta_helpers.hpp"
 #include "test_oracle.hpp"
 
 #include <array>
@@ -25,8 +26,7 @@
 
 namespace {
 
-using oracle::bit_builder;
-using oracle::bytes;
+using namespace oracle::common;
 
 // The one-line adapters a game writes.
 using position3 = bitrep::each_component<glm::vec3, bitrep::quantized<-1024.f, 1024.f, 0.01f>>;
@@ -153,13 +153,10 @@ TEST(Glm, DeltasAreThoseOfTheKinds)
         was = now;
         now.position->x += 0.25f;
         now.facing = glm::normalize(glm::angleAxis(0.02f, glm::vec3(0, 1, 0)) * now.facing.get());
-        std::vector<std::uint8_t> coded(64);
-        std::size_t size = 0;
-        ASSERT_TRUE(coder.write(coded, size, older, was, now));
-        Ship decoded;
-        ASSERT_TRUE(coder.read(std::span(coded).first(size), older, was, decoded));
-        ASSERT_NEAR(decoded.position->x, now.position->x, 0.006f) << tick;
-        ASSERT_TRUE(same_rotation(decoded.facing, now.facing)) << tick;
+        const oracle::coded<Ship> decoded = oracle::coded_round_trip(coder, older, was, now, 64);
+        ASSERT_TRUE(decoded.ok) << tick;
+        ASSERT_NEAR(decoded.value.position->x, now.position->x, 0.006f) << tick;
+        ASSERT_TRUE(same_rotation(decoded.value.facing, now.facing)) << tick;
     }
 }
 

@@ -1317,6 +1317,27 @@ void settle_and_expect_every_cube(bitrep::replication_server<Wide>& server, clie
     }
 }
 
+/// A server and one client of a scattered Wide world drawn from `seed`, which
+/// `random` then goes on drawing from.
+struct wide_link {
+    explicit wide_link(std::uint32_t seed) : random(seed), world(scattered_wide_world(random)) {}
+
+    replication_options options;
+    bitrep::replication_server<Wide> server{options};
+    const client_id id = server.add_client();
+    bitrep::replication_client<Wide> client{options};
+    std::mt19937 random;
+    const std::unique_ptr<Wide> world;
+
+    /// See settle_and_expect_every_cube.
+    void settle(int tick) { settle_and_expect_every_cube(server, id, client, *world, tick); }
+    /// The packets sent as deltas rather than full states.
+    std::uint64_t deltas_sent() const
+    {
+        return server.statistics(id)->packets_sent - server.statistics(id)->full_states;
+    }
+};
+
 TEST(ReplicationBaselines, AnAckAfterManyFullPacketsFindsItsViewsDifferencesAgain)
 {
     // The server lists the slots each packet took in a ring of a few
@@ -1327,36 +1348,30 @@ TEST(ReplicationBaselines, AnAckAfterManyFullPacketsFindsItsViewsDifferencesAgai
     // list is gone and compare the views instead (debug builds check every
     // difference found against that comparison). The client must then hold
     // the world exactly, tick after tick.
-    replication_options options;
-    bitrep::replication_server<Wide> server(options);
-    const client_id id = server.add_client();
-    bitrep::replication_client<Wide> client(options);
-    std::mt19937 random(9);
-    const std::unique_ptr<Wide> world = scattered_wide_world(random);
+    wide_link link(9);
     std::uniform_real_distribution<float> offset(-2.0f, 2.0f);
     std::vector<std::uint8_t> ack;
     std::size_t acks = 0;
     for (int tick = 0; tick < 300; ++tick) {
-        for (auto [cube_id, cube] : world->cubes)
-            if (random() % 10 == 0)
-                cube.x = std::clamp(cube.x.value() + offset(random), -250.0f, 250.0f);
-        world->tick = static_cast<std::uint32_t>(tick);
-        const bitrep::status result = client.receive(update_and_replicate(server, id, *world));
+        for (auto [cube_id, cube] : link.world->cubes)
+            if (link.random() % 10 == 0)
+                cube.x = std::clamp(cube.x.value() + offset(link.random), -250.0f, 250.0f);
+        link.world->tick = static_cast<std::uint32_t>(tick);
+        const bitrep::status result = link.client.receive(update_and_replicate(link.server, link.id, *link.world));
         ASSERT_TRUE(result) << "tick " << tick << ": " << result.message();
         if (tick % 15 == 0)
-            ack = direct::copy(client.ack());
+            ack = direct::copy(link.client.ack());
         if (tick % 15 == 14) {
-            ASSERT_TRUE(server.receive(id, ack));
+            ASSERT_TRUE(link.server.receive(link.id, ack));
             acks += 1;
         }
     }
     // Once the whole world is across, only the changes are sent: the client
     // then holds every cube as sent. Stop changing the world and let it
     // settle.
-    settle_and_expect_every_cube(server, id, client, *world, 300);
+    link.settle(300);
     EXPECT_EQ(acks, 20u);
-    EXPECT_GT(server.statistics(id)->packets_sent - server.statistics(id)->full_states, 300u)
-        << "deltas against the late-acknowledged baselines";
+    EXPECT_GT(link.deltas_sent(), 300u) << "deltas against the late-acknowledged baselines";
 }
 
 TEST(ReplicationBaselines, AQuietWideWorldReachesAClientThroughLossWithLateAcks)
@@ -1369,12 +1384,7 @@ TEST(ReplicationBaselines, AQuietWideWorldReachesAClientThroughLossWithLateAcks)
     // the client acknowledges must still be the one the server recorded:
     // the client applies every packet that arrives and ends holding every
     // cube exactly.
-    replication_options options;
-    bitrep::replication_server<Wide> server(options);
-    const client_id id = server.add_client();
-    bitrep::replication_client<Wide> client(options);
-    std::mt19937 random(21);
-    const std::unique_ptr<Wide> world = scattered_wide_world(random);
+    wide_link link(21);
     std::uniform_int_distribution<std::size_t> slot(0, 4095);
     std::uniform_real_distribution<float> offset(-2.0f, 2.0f);
     std::vector<std::vector<std::uint8_t>> acks(7);
@@ -1383,32 +1393,31 @@ TEST(ReplicationBaselines, AQuietWideWorldReachesAClientThroughLossWithLateAcks)
         if (tick >= 100) {
             // One or two cubes move, now and then one leaves or arrives.
             for (int moved = 0; moved < 1 + tick % 2; ++moved) {
-                if (Cube* cube = world->cubes.find(slot(random)); cube != nullptr)
-                    cube->x = std::clamp(cube->x.value() + offset(random), -250.0f, 250.0f);
+                if (Cube* cube = link.world->cubes.find(slot(link.random)); cube != nullptr)
+                    cube->x = std::clamp(cube->x.value() + offset(link.random), -250.0f, 250.0f);
             }
             if (tick % 50 == 0)
-                world->cubes.erase(slot(random));
+                link.world->cubes.erase(slot(link.random));
             if (tick % 50 == 25)
-                world->cubes.emplace(slot(random), Cube{});
+                link.world->cubes.emplace(slot(link.random), Cube{});
         }
-        world->tick = static_cast<std::uint32_t>(tick);
-        const std::span<const std::uint8_t> packet = update_and_replicate(server, id, *world);
+        link.world->tick = static_cast<std::uint32_t>(tick);
+        const std::span<const std::uint8_t> packet = update_and_replicate(link.server, link.id, *link.world);
         ASSERT_FALSE(packet.empty()) << "tick " << tick;
-        if (tick < 100 || random() % 8 != 0) {
-            const bitrep::status result = client.receive(packet);
+        if (tick < 100 || link.random() % 8 != 0) {
+            const bitrep::status result = link.client.receive(packet);
             ASSERT_TRUE(result) << "tick " << tick << ": " << result.message();
             applied += 1;
         }
-        acks[static_cast<std::size_t>(tick) % acks.size()] = direct::copy(client.ack());
+        acks[static_cast<std::size_t>(tick) % acks.size()] = direct::copy(link.client.ack());
         const std::vector<std::uint8_t>& late = acks[static_cast<std::size_t>(tick + 1) % acks.size()];
-        if (tick >= 6 && (tick < 100 || random() % 8 != 0)) {
-            ASSERT_TRUE(server.receive(id, late)) << "tick " << tick;
+        if (tick >= 6 && (tick < 100 || link.random() % 8 != 0)) {
+            ASSERT_TRUE(link.server.receive(link.id, late)) << "tick " << tick;
         }
     }
-    settle_and_expect_every_cube(server, id, client, *world, 700);
+    link.settle(700);
     EXPECT_GT(applied, 600u);
-    EXPECT_GT(server.statistics(id)->packets_sent - server.statistics(id)->full_states, 700u)
-        << "deltas against late-acknowledged baselines";
+    EXPECT_GT(link.deltas_sent(), 700u) << "deltas against late-acknowledged baselines";
 }
 
 // ---------------------------------------------------------------- 9: save_only

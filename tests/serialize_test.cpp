@@ -20,12 +20,7 @@
 
 namespace {
 
-using oracle::bit_builder;
-using oracle::bits_of;
-using oracle::bytes;
-using oracle::decode;
-using oracle::round_trip;
-using oracle::write_status;
+using namespace oracle::common;
 
 template <class Int>
 void expect_integer_extremes_round_trip()

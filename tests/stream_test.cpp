@@ -193,6 +193,7 @@ using RangedOffset = conformance;
 using IntRelative = conformance;
 using Float = conformance;
 using Double = conformance;
+using FloatAndDouble = conformance;
 using CompressedFloat = conformance;
 using Bytes = conformance;
 using String = conformance;
@@ -238,95 +239,80 @@ TEST_F(WorkedExample, Byte0x0BReadsBackAsTrueAndFive)
 // bits (section 2)
 // ===========================================================================
 
-TEST_F(Bits, ThirtyTwoBitOverloadPacksLowBitsFirst)
-{
-    // 0b101 at bits 0-2, 0b11111 at bits 3-7: 0b11111'101 = 0xFD
-    const auto e = encode([](auto& s) {
-        std::uint32_t a = 0x5, b = 0x1F;
-        return s.serialize_bits(a, 3) && s.serialize_bits(b, 5);
-    });
-    EXPECT_TRUE(e.ok);
-    EXPECT_EQ(e.bits, 8u);
-    EXPECT_EQ(e.data, (byte_vector{0xFD}));
-}
+namespace {
+/// One value given to bits: its width, and whether it goes through the
+/// std::uint64_t overload or the std::uint32_t one.
+struct bits_field {
+    std::uint64_t value;
+    int count;
+    bool as_uint64;
+};
 
-TEST_F(Bits, ThirtyTwoBitGroupsStraddlingAByteBoundaryAreContiguous)
-{
-    // 0xA (4) | 0x89ABCDEF (32) << 4 | 0x3 (2) << 36 = 0x38'9ABC'DEFA -> FA DE BC 9A 38
-    const auto e = encode([](auto& s) {
-        std::uint32_t a = 0xA, b = 0x89ABCDEF, c = 0x3;
-        return s.serialize_bits(a, 4) && s.serialize_bits(b, 32) && s.serialize_bits(c, 2);
-    });
-    EXPECT_EQ(e.bits, 38u);
-    EXPECT_EQ(e.data, (byte_vector{0xFA, 0xDE, 0xBC, 0x9A, 0x38}));
-}
+/// Values written with bits one after another, and the bits and bytes that
+/// come out.
+struct bits_encoding {
+    const char* name;
+    std::vector<bits_field> fields;
+    std::size_t bits;
+    byte_vector data;
+};
 
-TEST_F(Bits, FortyBitValueGoesLow32BitsFirstThenTheHighEight)
+encoded encode_bits(const std::vector<bits_field>& fields)
 {
-    // 0xAB'1234'5678: low 32 = 0x12345678 -> 78 56 34 12, then high 8 = 0xAB
-    const auto e = encode([](auto& s) {
-        std::uint64_t v = 0xAB12345678;
-        return s.serialize_bits(v, 40);
+    return encode([&](auto& s) {
+        for (const bits_field& f : fields) {
+            std::uint32_t narrow = static_cast<std::uint32_t>(f.value);
+            std::uint64_t wide = f.value;
+            if (!(f.as_uint64 ? s.serialize_bits(wide, f.count) : s.serialize_bits(narrow, f.count)))
+                return false;
+        }
+        return true;
     });
-    EXPECT_EQ(e.bits, 40u);
-    EXPECT_EQ(e.data, (byte_vector{0x78, 0x56, 0x34, 0x12, 0xAB}));
 }
+} // namespace
 
-TEST_F(Bits, SixtyFourBitValueIsLittleEndian)
+TEST_F(Bits, ValuesArePackedLowBitsFirstAndWideOnesLow32BitsFirst)
 {
-    const auto e = encode([](auto& s) {
-        std::uint64_t v = 0x0123456789ABCDEF;
-        return s.serialize_bits(v, 64);
-    });
-    EXPECT_EQ(e.bits, 64u);
-    EXPECT_EQ(e.data, (byte_vector{0xEF, 0xCD, 0xAB, 0x89, 0x67, 0x45, 0x23, 0x01}));
-}
-
-TEST_F(Bits, SixtyFourBitFieldAtAnOddOffsetIsOneContiguousField)
-{
-    // 1 at bit 0, then 0x8000'0000'0000'0001 at bits 1-64:
-    // bits 0, 1 and 64 set -> 03 00 00 00 00 00 00 00 01 (65 bits)
-    const auto e = encode([](auto& s) {
-        std::uint32_t one = 1;
-        std::uint64_t v = 0x8000000000000001;
-        return s.serialize_bits(one, 1) && s.serialize_bits(v, 64);
-    });
-    EXPECT_EQ(e.bits, 65u);
-    EXPECT_EQ(e.data, (byte_vector{0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01}));
-}
-
-TEST_F(Bits, SixtyFourBitFieldStraddlingBit64IsSplitAcrossTheWordBoundary)
-{
-    // 0x7 (3) | 0x0FED'CBA9'8765'4321 (60) << 3 | 0x5 (3) << 63
-    // = 0x2'FF6E'5D4C'3B2A'190F -> 0F 19 2A 3B 4C 5D 6E FF 02 (66 bits)
-    const auto e = encode([](auto& s) {
-        std::uint32_t a = 0x7, c = 0x5;
-        std::uint64_t b = 0x0FEDCBA987654321;
-        return s.serialize_bits(a, 3) && s.serialize_bits(b, 60) && s.serialize_bits(c, 3);
-    });
-    EXPECT_EQ(e.bits, 66u);
-    EXPECT_EQ(e.data, (byte_vector{0x0F, 0x19, 0x2A, 0x3B, 0x4C, 0x5D, 0x6E, 0xFF, 0x02}));
-}
-
-TEST_F(Bits, SixtyFourBitOverloadWithAtMost32BitsIsOneGroup)
-{
-    // 0x1234 in 13 bits: 34, then the high 5 bits 0x12
-    const auto e = encode([](auto& s) {
-        std::uint64_t v = 0x1234;
-        return s.serialize_bits(v, 13);
-    });
-    EXPECT_EQ(e.bits, 13u);
-    EXPECT_EQ(e.data, (byte_vector{0x34, 0x12}));
-}
-
-TEST_F(Bits, UInt64OfOneStillCostsSixtyFourBits)
-{
-    const auto e = encode([](auto& s) {
-        std::uint64_t v = 1;
-        return s.serialize_bits(v, 64);
-    });
-    EXPECT_EQ(e.bits, 64u);
-    EXPECT_EQ(e.data, (byte_vector{0x01, 0, 0, 0, 0, 0, 0, 0}));
+    const bits_encoding cases[] = {
+        // 0b101 at bits 0-2, 0b11111 at bits 3-7: 0b11111'101 = 0xFD
+        {"the 32-bit overload packs low bits first", {{0x5, 3, false}, {0x1F, 5, false}}, 8, {0xFD}},
+        // 0xA (4) | 0x89ABCDEF (32) << 4 | 0x3 (2) << 36 = 0x38'9ABC'DEFA -> FA DE BC 9A 38
+        {"32-bit groups straddling a byte boundary are contiguous",
+         {{0xA, 4, false}, {0x89ABCDEF, 32, false}, {0x3, 2, false}},
+         38,
+         {0xFA, 0xDE, 0xBC, 0x9A, 0x38}},
+        // 0xAB'1234'5678: low 32 = 0x12345678 -> 78 56 34 12, then high 8 = 0xAB
+        {"a 40-bit value goes low 32 bits first, then the high eight",
+         {{0xAB12345678, 40, true}},
+         40,
+         {0x78, 0x56, 0x34, 0x12, 0xAB}},
+        {"a 64-bit value is little-endian",
+         {{0x0123456789ABCDEF, 64, true}},
+         64,
+         {0xEF, 0xCD, 0xAB, 0x89, 0x67, 0x45, 0x23, 0x01}},
+        // 1 at bit 0, then 0x8000'0000'0000'0001 at bits 1-64:
+        // bits 0, 1 and 64 set -> 03 00 00 00 00 00 00 00 01 (65 bits)
+        {"a 64-bit field at an odd offset is one contiguous field",
+         {{1, 1, false}, {0x8000000000000001, 64, true}},
+         65,
+         {0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01}},
+        // 0x7 (3) | 0x0FED'CBA9'8765'4321 (60) << 3 | 0x5 (3) << 63
+        // = 0x2'FF6E'5D4C'3B2A'190F -> 0F 19 2A 3B 4C 5D 6E FF 02 (66 bits)
+        {"a 64-bit field straddling bit 64 is split across the word boundary",
+         {{0x7, 3, false}, {0x0FEDCBA987654321, 60, true}, {0x5, 3, false}},
+         66,
+         {0x0F, 0x19, 0x2A, 0x3B, 0x4C, 0x5D, 0x6E, 0xFF, 0x02}},
+        // 0x1234 in 13 bits: 34, then the high 5 bits 0x12
+        {"the 64-bit overload with at most 32 bits is one group", {{0x1234, 13, true}}, 13, {0x34, 0x12}},
+        {"a std::uint64_t of one still costs 64 bits", {{1, 64, true}}, 64, {0x01, 0, 0, 0, 0, 0, 0, 0}},
+    };
+    for (const bits_encoding& c : cases) {
+        SCOPED_TRACE(c.name);
+        const auto e = encode_bits(c.fields);
+        EXPECT_TRUE(e.ok);
+        EXPECT_EQ(e.bits, c.bits);
+        EXPECT_EQ(e.data, c.data);
+    }
 }
 
 TEST_F(Bits, ReaderRecoversAnOddOffsetSixtyFourBitField)
@@ -376,34 +362,45 @@ TEST_F(Bool, ReaderReadsOneBitPerBool)
 // align (section 2)
 // ===========================================================================
 
-TEST_F(Align, FromAnAlignedPositionWritesNothing)
-{
-    const auto e = encode([](auto& s) {
-        std::uint32_t v = 0xAB;
-        return s.serialize_bits(v, 8) && s.serialize_align() && s.serialize_align();
-    });
-    EXPECT_EQ(e.bits, 8u);
-    EXPECT_EQ(e.data, (byte_vector{0xAB}));
-}
+namespace {
+/// Bits written before the alignments (none when lead_bits is 0), the
+/// alignments, and the bits and bytes that come out.
+struct align_write {
+    std::string name;
+    std::uint32_t lead;
+    int lead_bits;
+    int aligns;
+    std::size_t bits;
+    byte_vector data;
+};
+} // namespace
 
-TEST_F(Align, AtTheVeryStartWritesNothing)
+TEST_F(Align, PadsWithZeroBitsUpToTheNextByteAndWritesNothingWhenAligned)
 {
-    const auto e = encode([](auto& s) { return s.serialize_align(); });
-    EXPECT_TRUE(e.ok);
-    EXPECT_EQ(e.bits, 0u);
-    EXPECT_TRUE(e.data.empty());
-}
-
-TEST_F(Align, PadsWithZeroBitsUpToTheNextByte)
-{
+    std::vector<align_write> cases = {
+        {"from an aligned position, two aligns write nothing", 0xAB, 8, 2, 8, {0xAB}},
+        {"at the very start, an align writes nothing", 0, 0, 1, 0, {}},
+    };
+    // `lead` one bits, then 8 - lead zero bits: (1 << lead) - 1
     for (int lead = 1; lead <= 7; ++lead) {
-        // `lead` one bits, then 8 - lead zero bits: (1 << lead) - 1
+        const std::uint32_t ones = (1u << lead) - 1u;
+        cases.push_back({std::to_string(lead) + " one bits, then zero padding", ones, lead, 1, 8,
+                         {static_cast<std::uint8_t>(ones)}});
+    }
+    for (const align_write& c : cases) {
+        SCOPED_TRACE(c.name);
         const auto e = encode([&](auto& s) {
-            std::uint32_t ones = (1u << lead) - 1u;
-            return s.serialize_bits(ones, lead) && s.serialize_align();
+            std::uint32_t v = c.lead;
+            if (c.lead_bits > 0 && !s.serialize_bits(v, c.lead_bits))
+                return false;
+            for (int n = 0; n < c.aligns; ++n)
+                if (!s.serialize_align())
+                    return false;
+            return true;
         });
-        EXPECT_EQ(e.bits, 8u) << lead;
-        EXPECT_EQ(e.data, (byte_vector{static_cast<std::uint8_t>((1u << lead) - 1u)})) << lead;
+        EXPECT_TRUE(e.ok);
+        EXPECT_EQ(e.bits, c.bits);
+        EXPECT_EQ(e.data, c.data);
     }
 }
 
@@ -567,61 +564,49 @@ TEST_F(Int, WriterRefusesAValueOutsideTheRangeAndWritesNothing)
 // int64 (section 3)
 // ===========================================================================
 
-TEST_F(Int64, WidthAbove32BitsGoesLow32BitsFirstThenTheHighBits)
-{
-    // [0, 2^40] -> 41 bits; offset 0x01'2345'6789: low 32 = 0x23456789, high 9 = 0x001
-    // -> 89 67 45 23 01 00 (bit 40 = byte 5 bit 0 = 0)
-    const auto e = encode([](auto& s) {
-        std::int64_t v = 0x0123456789;
-        return s.serialize_int64(v, 0, std::int64_t{1} << 40);
-    });
-    EXPECT_EQ(e.bits, 41u);
-    EXPECT_EQ(e.data, (byte_vector{0x89, 0x67, 0x45, 0x23, 0x01, 0x00}));
-}
+namespace {
+/// One value in a 64-bit range, after a true bit or not, and the bits and
+/// bytes written.
+struct int64_encoding {
+    const char* name;
+    std::int64_t value, min, max;
+    bool leading_true;
+    std::size_t bits;
+    byte_vector data;
+};
+} // namespace
 
-TEST_F(Int64, TopOfZeroToTwoToTheFortySetsOnlyBitForty)
+TEST_F(Int64, WidthIsTheBitLengthOfTheSpanWrittenLow32BitsFirst)
 {
-    const auto e = encode([](auto& s) {
-        std::int64_t v = std::int64_t{1} << 40;
-        return s.serialize_int64(v, 0, std::int64_t{1} << 40);
-    });
-    EXPECT_EQ(e.bits, 41u);
-    EXPECT_EQ(e.data, (byte_vector{0x00, 0x00, 0x00, 0x00, 0x00, 0x01}));
-}
-
-TEST_F(Int64, PlusMinusFiveBillionUses34Bits)
-{
-    // offset of 0 = 5'000'000'000 = 0x1'2A05'F200: low 32 -> 00 F2 05 2A, high 2 = 0b01
-    const auto e = encode([](auto& s) {
-        std::int64_t v = 0;
-        return s.serialize_int64(v, -5000000000, 5000000000);
-    });
-    EXPECT_EQ(e.bits, 34u);
-    EXPECT_EQ(e.data, (byte_vector{0x00, 0xF2, 0x05, 0x2A, 0x01}));
-}
-
-TEST_F(Int64, FullRangeUses64BitsOfUnsignedOffset)
-{
-    // offset of -1 = -1 - INT64_MIN = 0x7FFF'FFFF'FFFF'FFFF
-    const auto e = encode([](auto& s) {
-        std::int64_t v = -1;
-        return s.serialize_int64(v, int64_min, int64_max);
-    });
-    EXPECT_EQ(e.bits, 64u);
-    EXPECT_EQ(e.data, (byte_vector{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F}));
-}
-
-TEST_F(Int64, WideFieldAtAnOddOffsetIsContiguous)
-{
-    // true at bit 0; [0, 2^33 - 1] -> 33 bits, offset 0x1'0000'0001 at bits 1-33:
-    // 1 | 0x1'0000'0001 << 1 = 0x2'0000'0003 -> 03 00 00 00 02
-    const auto e = encode([](auto& s) {
-        bool b = true;
-        std::int64_t v = 0x100000001;
-        return s.serialize_bool(b) && s.serialize_int64(v, 0, (std::int64_t{1} << 33) - 1);
-    });
-    EXPECT_EQ(e.bits, 34u);
-    EXPECT_EQ(e.data, (byte_vector{0x03, 0x00, 0x00, 0x00, 0x02}));
+    const int64_encoding cases[] = {
+        // [0, 2^40] -> 41 bits; offset 0x01'2345'6789: low 32 = 0x23456789, high 9 = 0x001
+        // -> 89 67 45 23 01 00 (bit 40 = byte 5 bit 0 = 0)
+        {"a width above 32 bits goes low 32 bits first, then the high bits", 0x0123456789, 0,
+         std::int64_t{1} << 40, false, 41, {0x89, 0x67, 0x45, 0x23, 0x01, 0x00}},
+        {"the top of 0 to 2^40 sets only bit 40", std::int64_t{1} << 40, 0, std::int64_t{1} << 40, false, 41,
+         {0x00, 0x00, 0x00, 0x00, 0x00, 0x01}},
+        // offset of 0 = 5'000'000'000 = 0x1'2A05'F200: low 32 -> 00 F2 05 2A, high 2 = 0b01
+        {"plus or minus five billion uses 34 bits", 0, -5000000000, 5000000000, false, 34,
+         {0x00, 0xF2, 0x05, 0x2A, 0x01}},
+        // offset of -1 = -1 - INT64_MIN = 0x7FFF'FFFF'FFFF'FFFF
+        {"the full range uses 64 bits of unsigned offset", -1, int64_min, int64_max, false, 64,
+         {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F}},
+        // true at bit 0; [0, 2^33 - 1] -> 33 bits, offset 0x1'0000'0001 at bits 1-33:
+        // 1 | 0x1'0000'0001 << 1 = 0x2'0000'0003 -> 03 00 00 00 02
+        {"a wide field at an odd offset is contiguous", 0x100000001, 0, (std::int64_t{1} << 33) - 1, true, 34,
+         {0x03, 0x00, 0x00, 0x00, 0x02}},
+    };
+    for (const int64_encoding& c : cases) {
+        SCOPED_TRACE(c.name);
+        const auto e = encode([&](auto& s) {
+            bool b = true;
+            std::int64_t v = c.value;
+            return (!c.leading_true || s.serialize_bool(b)) && s.serialize_int64(v, c.min, c.max);
+        });
+        EXPECT_TRUE(e.ok);
+        EXPECT_EQ(e.bits, c.bits);
+        EXPECT_EQ(e.data, c.data);
+    }
 }
 
 TEST_F(Int64, OverInt32BoundsTheBytesEqualInt)
@@ -664,15 +649,22 @@ TEST_F(Int64, ReaderRecoversAWideValue)
 
 TEST_F(Int64, ReaderRefusesOffsetsAboveTheSpan)
 {
-    std::int64_t v = 0;
-    // [0, 2^32] -> 33 bits; offset 2^32 + 1: low 32 = 1, high bit = 1
-    auto d = decode(byte_vector{0x01, 0x00, 0x00, 0x00, 0x01},
-                    [&](auto& s) { return s.serialize_int64(v, 0, std::int64_t{1} << 32); });
-    EXPECT_EQ(d.status.code(), error::out_of_range);
-    // [0, 2^40] -> 41 bits; offset 2^41 - 1 (all ones)
-    d = decode(byte_vector{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01},
-               [&](auto& s) { return s.serialize_int64(v, 0, std::int64_t{1} << 40); });
-    EXPECT_EQ(d.status.code(), error::out_of_range);
+    const struct {
+        const char* name;
+        std::int64_t max;
+        byte_vector data;
+    } cases[] = {
+        {"[0, 2^32] -> 33 bits; offset 2^32 + 1: low 32 = 1, high bit = 1", std::int64_t{1} << 32,
+         {0x01, 0x00, 0x00, 0x00, 0x01}},
+        {"[0, 2^40] -> 41 bits; offset 2^41 - 1 (all ones)", std::int64_t{1} << 40,
+         {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01}},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.name);
+        std::int64_t v = 0;
+        const auto d = decode(c.data, [&](auto& s) { return s.serialize_int64(v, 0, c.max); });
+        EXPECT_EQ(d.status.code(), error::out_of_range);
+    }
 }
 
 TEST_F(Int64, WriterRefusesAValueOutsideTheRange)
@@ -954,44 +946,87 @@ const std::uint64_t double_patterns[] = {
 };
 } // namespace
 
-TEST_F(Float, IsTheBinary32PatternAsOne32BitGroup)
+namespace {
+/// 1.0 as a float or a double, after a true bit or not, and the bits and
+/// bytes written.
+struct real_encoding {
+    const char* name;
+    bool as_double;
+    bool leading_true;
+    std::size_t bits;
+    byte_vector data;
+};
+
+template <class Stream>
+bool serialize_real(Stream& s, float& v)
 {
-    // 1.0f = 0x3F800000 -> 00 00 80 3F
-    const auto e = encode([](auto& s) {
-        float v = 1.0f;
-        return s.serialize_float(v);
-    });
-    EXPECT_EQ(e.bits, 32u);
-    EXPECT_EQ(e.data, (byte_vector{0x00, 0x00, 0x80, 0x3F}));
+    return s.serialize_float(v);
+}
+template <class Stream>
+bool serialize_real(Stream& s, double& v)
+{
+    return s.serialize_double(v);
 }
 
-TEST_F(Float, AtAnOddOffsetIsNotAligned)
+/// Each pattern is written as its bytes, low byte first, and read back bit
+/// for bit.
+template <class Real, class Pattern, std::size_t N>
+void expect_every_pattern_verbatim(const Pattern (&patterns)[N])
 {
-    // true at bit 0, 0x3F800000 at bits 1-32: 1 | 0x3F800000 << 1 = 0x7F000001 -> 01 00 00 7F 00
-    const auto e = encode([](auto& s) {
-        bool b = true;
-        float v = 1.0f;
-        return s.serialize_bool(b) && s.serialize_float(v);
-    });
-    EXPECT_EQ(e.bits, 33u);
-    EXPECT_EQ(e.data, (byte_vector{0x01, 0x00, 0x00, 0x7F, 0x00}));
+    for (const Pattern pattern : patterns) {
+        SCOPED_TRACE(::testing::Message() << std::hex << pattern);
+        const auto e = encode([&](auto& s) {
+            Real v = std::bit_cast<Real>(pattern);
+            return serialize_real(s, v);
+        });
+        byte_vector expected;
+        for (std::size_t i = 0; i < sizeof(Pattern); ++i)
+            expected.push_back(static_cast<std::uint8_t>(pattern >> (8 * i)));
+        EXPECT_EQ(e.data, expected);
+        Real v = 0;
+        const auto d = decode(expected, [&](auto& s) { return serialize_real(s, v); });
+        EXPECT_TRUE(d.status.ok());
+        EXPECT_EQ(bits_of(v), pattern);
+    }
+}
+} // namespace
+
+TEST_F(FloatAndDouble, AreTheirBinaryPatternsLow32BitsFirstAndNotAligned)
+{
+    const real_encoding cases[] = {
+        // 1.0f = 0x3F800000 -> 00 00 80 3F
+        {"a float is the binary32 pattern as one 32-bit group", false, false, 32, {0x00, 0x00, 0x80, 0x3F}},
+        // true at bit 0, 0x3F800000 at bits 1-32: 1 | 0x3F800000 << 1 = 0x7F000001 -> 01 00 00 7F 00
+        {"a float at an odd offset is not aligned", false, true, 33, {0x01, 0x00, 0x00, 0x7F, 0x00}},
+        // 1.0 = 0x3FF0'0000'0000'0000 -> 00 00 00 00 00 00 F0 3F
+        {"a double is the binary64 pattern, low 32 bits first", true, false, 64,
+         {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF0, 0x3F}},
+        // true at bit 0: 1 | 0x3FF0'0000'0000'0000 << 1 = 0x7FE0'0000'0000'0001 (bit 64 = 0)
+        {"a double at an odd offset is one contiguous 64-bit field", true, true, 65,
+         {0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0xE0, 0x7F, 0x00}},
+    };
+    for (const real_encoding& c : cases) {
+        SCOPED_TRACE(c.name);
+        const auto e = encode([&](auto& s) {
+            bool b = true;
+            float f = 1.0f;
+            double d = 1.0;
+            return (!c.leading_true || s.serialize_bool(b)) && (c.as_double ? serialize_real(s, d) : serialize_real(s, f));
+        });
+        EXPECT_TRUE(e.ok);
+        EXPECT_EQ(e.bits, c.bits);
+        EXPECT_EQ(e.data, c.data);
+    }
 }
 
 TEST_F(Float, EverySpecialPatternIsWrittenVerbatimAndReadBackBitExactly)
 {
-    for (std::uint32_t pattern : float_patterns) {
-        const auto e = encode([&](auto& s) {
-            float v = std::bit_cast<float>(pattern);
-            return s.serialize_float(v);
-        });
-        const byte_vector expected{static_cast<std::uint8_t>(pattern), static_cast<std::uint8_t>(pattern >> 8),
-                                   static_cast<std::uint8_t>(pattern >> 16), static_cast<std::uint8_t>(pattern >> 24)};
-        EXPECT_EQ(e.data, expected) << std::hex << pattern;
-        float v = 0.0f;
-        const auto d = decode(expected, [&](auto& s) { return s.serialize_float(v); });
-        EXPECT_TRUE(d.status.ok()) << std::hex << pattern;
-        EXPECT_EQ(bits_of(v), pattern) << std::hex << pattern;
-    }
+    expect_every_pattern_verbatim<float>(float_patterns);
+}
+
+TEST_F(Double, EverySpecialPatternIsWrittenVerbatimAndReadBackBitExactly)
+{
+    expect_every_pattern_verbatim<double>(double_patterns);
 }
 
 TEST_F(Float, ReaderAcceptsEveryRandomPatternBitExactly)
@@ -1003,47 +1038,6 @@ TEST_F(Float, ReaderAcceptsEveryRandomPatternBitExactly)
         const auto d = decode(pack({{pattern, 32}}), [&](auto& s) { return s.serialize_float(v); });
         ASSERT_TRUE(d.status.ok()) << std::hex << pattern;
         ASSERT_EQ(bits_of(v), pattern);
-    }
-}
-
-TEST_F(Double, IsTheBinary64PatternLow32BitsFirst)
-{
-    // 1.0 = 0x3FF0'0000'0000'0000 -> 00 00 00 00 00 00 F0 3F
-    const auto e = encode([](auto& s) {
-        double v = 1.0;
-        return s.serialize_double(v);
-    });
-    EXPECT_EQ(e.bits, 64u);
-    EXPECT_EQ(e.data, (byte_vector{0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF0, 0x3F}));
-}
-
-TEST_F(Double, AtAnOddOffsetIsOneContiguous64BitField)
-{
-    // true at bit 0: 1 | 0x3FF0'0000'0000'0000 << 1 = 0x7FE0'0000'0000'0001 (bit 64 = 0)
-    const auto e = encode([](auto& s) {
-        bool b = true;
-        double v = 1.0;
-        return s.serialize_bool(b) && s.serialize_double(v);
-    });
-    EXPECT_EQ(e.bits, 65u);
-    EXPECT_EQ(e.data, (byte_vector{0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0xE0, 0x7F, 0x00}));
-}
-
-TEST_F(Double, EverySpecialPatternIsWrittenVerbatimAndReadBackBitExactly)
-{
-    for (std::uint64_t pattern : double_patterns) {
-        const auto e = encode([&](auto& s) {
-            double v = std::bit_cast<double>(pattern);
-            return s.serialize_double(v);
-        });
-        byte_vector expected;
-        for (int i = 0; i < 8; ++i)
-            expected.push_back(static_cast<std::uint8_t>(pattern >> (8 * i)));
-        EXPECT_EQ(e.data, expected) << std::hex << pattern;
-        double v = 0.0;
-        const auto d = decode(expected, [&](auto& s) { return s.serialize_double(v); });
-        EXPECT_TRUE(d.status.ok()) << std::hex << pattern;
-        EXPECT_EQ(bits_of(v), pattern) << std::hex << pattern;
     }
 }
 
@@ -1376,38 +1370,41 @@ TEST_F(CompressedFloat, FixedBitQuantizerRefusesTheOneCodeAboveItsQuanta)
 // bytes (section 7)
 // ===========================================================================
 
+namespace {
+/// Bytes written after a true bit or not, and before one or not, and the
+/// bits and bytes that come out.
+struct bytes_encoding {
+    const char* name;
+    bool leading_true;
+    byte_vector payload;
+    bool trailing_true;
+    std::size_t bits;
+    byte_vector data;
+};
+} // namespace
+
 TEST_F(Bytes, AlignFirstThenTheBytesVerbatim)
 {
-    // true at bit 0, 7 padding bits, then AA BB
-    const auto e = encode([](auto& s) {
-        bool b = true;
-        std::uint8_t data[] = {0xAA, 0xBB};
-        return s.serialize_bool(b) && s.serialize_bytes(data, 2);
-    });
-    EXPECT_EQ(e.bits, 24u);
-    EXPECT_EQ(e.data, (byte_vector{0x01, 0xAA, 0xBB}));
-}
-
-TEST_F(Bytes, FromAnAlignedStartThereIsNoPadding)
-{
-    const auto e = encode([](auto& s) {
-        std::uint8_t data[] = {0x01, 0x02, 0x03};
-        return s.serialize_bytes(data, 3);
-    });
-    EXPECT_EQ(e.bits, 24u);
-    EXPECT_EQ(e.data, (byte_vector{0x01, 0x02, 0x03}));
-}
-
-TEST_F(Bytes, CountZeroStillAligns)
-{
-    // true at bit 0, bytes(0) pads bits 1-7, true at bit 8 -> 01 01 (9 bits)
-    const auto e = encode([](auto& s) {
-        bool b = true;
-        std::uint8_t none[1] = {0};
-        return s.serialize_bool(b) && s.serialize_bytes(none, 0) && s.serialize_bool(b);
-    });
-    EXPECT_EQ(e.bits, 9u);
-    EXPECT_EQ(e.data, (byte_vector{0x01, 0x01}));
+    const bytes_encoding cases[] = {
+        // true at bit 0, 7 padding bits, then AA BB
+        {"after a bit: padding, then the bytes", true, {0xAA, 0xBB}, false, 24, {0x01, 0xAA, 0xBB}},
+        {"from an aligned start there is no padding", false, {0x01, 0x02, 0x03}, false, 24, {0x01, 0x02, 0x03}},
+        // true at bit 0, bytes(0) pads bits 1-7, true at bit 8 -> 01 01 (9 bits)
+        {"a count of zero still aligns", true, {}, true, 9, {0x01, 0x01}},
+    };
+    for (const bytes_encoding& c : cases) {
+        SCOPED_TRACE(c.name);
+        const auto e = encode([&](auto& s) {
+            bool b = true;
+            byte_vector data = c.payload;
+            data.push_back(0); // never an empty buffer, as count zero is given one
+            return (!c.leading_true || s.serialize_bool(b)) && s.serialize_bytes(data.data(), c.payload.size()) &&
+                   (!c.trailing_true || s.serialize_bool(b));
+        });
+        EXPECT_TRUE(e.ok);
+        EXPECT_EQ(e.bits, c.bits);
+        EXPECT_EQ(e.data, c.data);
+    }
 }
 
 TEST_F(Bytes, ReaderCopiesTheBytesAfterThePadding)

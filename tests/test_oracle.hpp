@@ -225,6 +225,20 @@ bitrep::status write_status(const T& value)
     return bitrep::to_bytes(value, out);
 }
 
+/// The names the test files use most, brought in at once by
+/// `using namespace oracle::common;` in a test's unnamed namespace: the bytes,
+/// the expected-bytes packer, the bit patterns of floats, and the to_bytes /
+/// from_bytes helpers. A file that declares one of these names itself names
+/// what it uses one by one instead.
+namespace common {
+using oracle::bit_builder;
+using oracle::bits_of;
+using oracle::bytes;
+using oracle::decode;
+using oracle::round_trip;
+using oracle::write_status;
+} // namespace common
+
 } // namespace oracle
 
 /// The status is a failure with exactly this code, field path and bit offset.

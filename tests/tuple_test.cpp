@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "delta_helpers.hpp"
 #include "test_oracle.hpp"
 
 #include <cstdint>
@@ -26,8 +27,7 @@ namespace {
 using bitrep::quantized;
 using bitrep::ranged;
 using bitrep::scope;
-using oracle::bit_builder;
-using oracle::bytes;
+using namespace oracle::common;
 
 struct Route {
     std::pair<ranged<int, 0, 7>, bool> start;                 // 3 + 1 bits
@@ -93,20 +93,11 @@ TEST(TupleDelta, RandomRunsRoundTripOnTheBitPackedAndCodedStreams)
             std::get<1>(current) = static_cast<float>(static_cast<int>(random() % 2001) - 1000) / 100.f;
         if (random() % 4 == 0)
             std::get<2>(current) = {static_cast<Lane>(random() % 3), random() % 2 == 0};
-        bytes packed(bitrep::delta_bit_size(base, current) / 8 + 1);
-        bitrep::write_stream writer(packed);
-        ASSERT_TRUE(bitrep::write_delta(writer, base, current));
-        packed.resize(writer.flush());
-        bitrep::read_stream reader(packed);
-        Pose got;
-        ASSERT_TRUE(bitrep::read_delta(reader, base, got));
+        const Pose got = oracle::replicate(base, current);
         ASSERT_TRUE(same_pose(got, current)) << "step " << step;
-        std::vector<std::uint8_t> coded(256);
-        std::size_t size = 0;
-        ASSERT_TRUE(coder.write(coded, size, older, base, current));
-        Pose decoded;
-        ASSERT_TRUE(coder.read(std::span(coded).first(size), older, base, decoded));
-        ASSERT_TRUE(same_pose(decoded, current)) << "step " << step;
+        const oracle::coded<Pose> decoded = oracle::coded_round_trip(coder, older, base, current, 256);
+        ASSERT_TRUE(decoded.ok) << "step " << step;
+        ASSERT_TRUE(same_pose(decoded.value, current)) << "step " << step;
     }
 }
 

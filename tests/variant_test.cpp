@@ -30,8 +30,7 @@ namespace {
 
 using bitrep::ranged;
 using bitrep::scope;
-using oracle::bit_builder;
-using oracle::bytes;
+using namespace oracle::common;
 
 struct Weapon {
     ranged<int, 0, 100> damage = 0; // 7 bits
@@ -280,21 +279,12 @@ TEST(VariantDelta, RandomRunsRoundTripOnTheBitPackedAndCodedStreams)
                                               : std::optional<std::variant<ranged<int, -5, 5>, Potion>>(
                                                     ranged<int, -5, 5>(static_cast<int>(random() % 11) - 5));
         // Bit-packed, into a target holding something else entirely.
-        bytes packed(bitrep::delta_bit_size(base, current) / 8 + 1);
-        bitrep::write_stream writer(packed);
-        ASSERT_TRUE(bitrep::write_delta(writer, base, current));
-        packed.resize(writer.flush());
-        bitrep::read_stream reader(packed);
-        Shelf got;
-        ASSERT_TRUE(bitrep::read_delta(reader, base, got)) << reader.failure_status("Shelf").message();
+        const Shelf got = oracle::replicate(base, current);
         ASSERT_TRUE(same_shelf(got, current)) << "step " << step;
         // Coded, predicted from the state before the baseline.
-        std::vector<std::uint8_t> coded(1024);
-        std::size_t size = 0;
-        ASSERT_TRUE(coder.write(coded, size, older, base, current));
-        Shelf decoded;
-        ASSERT_TRUE(coder.read(std::span(coded).first(size), older, base, decoded));
-        ASSERT_TRUE(same_shelf(decoded, current)) << "step " << step;
+        const oracle::coded<Shelf> decoded = oracle::coded_round_trip(coder, older, base, current, 1024);
+        ASSERT_TRUE(decoded.ok) << "step " << step;
+        ASSERT_TRUE(same_shelf(decoded.value, current)) << "step " << step;
     }
     EXPECT_GT(switches, 200u);
 }
