@@ -618,6 +618,46 @@ TEST(MessageChannel, ResendBackOffNeverShortensTheIntervalInForce)
               (std::vector<std::uint64_t>{0, 6, 18, 42, 90, 154, 218, 282}));
 }
 
+// A replication_client copies with its messages: a copy of an endpoint is a
+// separate end in the same state (its own queues), and a moved-to one goes
+// on where the original was.
+TEST(MessageChannel, ACopyIsASeparateEndInTheSameState)
+{
+    bitrep::replication::message_limits limits;
+    limits.queue = 4;
+    limits.body_bytes = 4;
+    bitrep::replication::message_endpoint a(limits), b(limits);
+    const auto queue_one = [](bitrep::replication::message_endpoint& end, std::uint32_t v) {
+        bitrep::replication::message_write_stream w(end.slot(bitrep::channel::reliable));
+        ASSERT_TRUE(w.serialize_bits(v, 24));
+        w.flush();
+        end.queue(bitrep::channel::reliable, 0, 24);
+    };
+    queue_one(a, 1);
+    queue_one(a, 2);
+    bitrep::replication::message_endpoint copy(a);
+    queue_one(a, 3); // the original's alone
+    EXPECT_EQ(a.waiting(bitrep::channel::reliable), 3u);
+    EXPECT_EQ(copy.waiting(bitrep::channel::reliable), 2u);
+    EXPECT_EQ(copy.statistics().reliable_queued, 2u);
+
+    std::vector<std::uint32_t> from_a, from_copy, back;
+    exchange(a, b, 0, from_a);
+    bitrep::replication::message_endpoint c(limits);
+    exchange(copy, c, 0, from_copy);
+    EXPECT_EQ(from_a, (std::vector<std::uint32_t>{1, 2, 3}));
+    EXPECT_EQ(from_copy, (std::vector<std::uint32_t>{1, 2}));
+
+    // Assigned, then moved: the state goes with it.
+    copy = a;
+    exchange(b, copy, 1, back); // b's ack frees the copy's three messages
+    EXPECT_EQ(copy.waiting(bitrep::channel::reliable), 0u);
+    EXPECT_EQ(a.waiting(bitrep::channel::reliable), 3u);
+    bitrep::replication::message_endpoint moved(std::move(a));
+    EXPECT_EQ(moved.waiting(bitrep::channel::reliable), 3u);
+    EXPECT_EQ(moved.limits().queue, 4u);
+}
+
 // ---------------------------------------------------------------- handlers and callbacks
 
 TEST(TwoWay, AHandlerMayRemoveItsOwnClientDuringReceive)

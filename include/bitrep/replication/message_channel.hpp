@@ -2,13 +2,14 @@
 // reliable-ordered and unreliable messages it sends, and the peer's it
 // receives (docs/guide/two-way.md). It handles messages as encoded
 // bits and never sees their types: messages.hpp encodes and decodes them,
-// and this file's code is compiled once, in src/message_channel.cpp.
+// and the endpoint's code and state are compiled once, in
+// src/replication/message_endpoint.cpp.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
-#include <vector>
 
 #include <bitrep/status.hpp>
 #include <bitrep/wire/stream.hpp>
@@ -83,12 +84,22 @@ using message_validator = bool (*)(void* context, std::uint16_t type, message_re
 /// Hands one message to the game.
 using message_deliverer = void (*)(void* context, const message_view& message);
 
+/// One end's message queues: what it sends until it goes (reliable messages
+/// until acknowledged) and what it receives until it is delivered. Its
+/// memory is taken at construction, from the limits; sending and receiving
+/// allocate nothing. A copy is a separate end in the same state; a
+/// moved-from end may only be assigned to or destroyed.
 class message_endpoint {
 public:
     explicit message_endpoint(const message_limits& limits);
+    message_endpoint(const message_endpoint& other);
+    message_endpoint& operator=(const message_endpoint& other);
+    message_endpoint(message_endpoint&& other) noexcept;
+    message_endpoint& operator=(message_endpoint&& other) noexcept;
+    ~message_endpoint();
 
-    const message_limits& limits() const noexcept { return limits_; }
-    const message_statistics& statistics() const noexcept { return stats_; }
+    const message_limits& limits() const noexcept;
+    const message_statistics& statistics() const noexcept;
 
     // Sending. A message is encoded by the caller straight into a slot:
     // slot() gives its memory (empty when the channel's queue is full), and
@@ -100,7 +111,7 @@ public:
     /// Queues the message just encoded into slot(ch).
     void queue(channel ch, std::uint16_t type, std::size_t bits) noexcept;
     /// Counts a send() that was refused.
-    void refused() noexcept { stats_.send_refused += 1; }
+    void refused() noexcept;
     /// Messages waiting (reliable ones until acknowledged).
     std::size_t waiting(channel ch) const noexcept;
 
@@ -119,7 +130,7 @@ public:
     /// returns an upper bound of the bits of the unreliable part.
     std::size_t plan_unreliable(std::size_t budget_bits) noexcept;
     /// The bits the section takes with nothing planned.
-    std::size_t empty_section_bits() const noexcept { return 1 + (ack_due() ? 16 : 0) + 2; }
+    std::size_t empty_section_bits() const noexcept;
     /// Writes the section: ack, planned reliable messages, planned
     /// unreliable messages. False when the stream's buffer is full.
     bool write(message_write_stream& stream) const;
@@ -141,83 +152,10 @@ public:
     void apply(std::span<const std::uint8_t> bytes, message_deliverer deliver, void* context);
 
 private:
-    struct send_entry {
-        std::uint16_t type = 0;
-        std::size_t bits = 0;
-        std::uint64_t last_sent = 0; ///< packet number; meaningful once sent
-        bool sent = false;
-        bool resent = false; ///< its ack then says nothing of the round trip (Karn)
-    };
-    struct receive_entry {
-        bool held = false;
-        std::uint16_t type = 0;
-        std::size_t bits = 0;
-    };
-    /// A message read from a packet, until apply().
-    struct read_message {
-        channel ch = channel::reliable;
-        std::uint16_t id = 0;
-        std::uint16_t type = 0;
-        std::size_t start_bit = 0;
-        std::size_t bits = 0;
-    };
-
-    bool ack_due() const noexcept { return ack_packets_left_ > 0; }
-    /// Slot `index` of one of the three memories, body_bytes long.
-    template <class Memory>
-    auto slot_in(Memory& memory, std::size_t index) const noexcept
-    {
-        return std::span(memory).subspan(index * limits_.body_bytes, limits_.body_bytes);
-    }
-    static bool write_body(message_write_stream& stream, std::span<const std::uint8_t> body, std::size_t bits);
-    bool read_body(message_read_stream& stream, std::uint16_t type, message_validator validate, void* context,
-                   read_message& message);
-    /// A message's "another follows" bit; more than a queue's worth in one
-    /// packet is refused (no honest end sends them).
-    bool read_another(message_read_stream& stream, std::size_t& count, const char* too_many, bool& another) const;
-    /// The three parts of a packet's messages, in wire order: the optional
-    /// acknowledgement, then the reliable and the unreliable messages.
-    bool read_ack(message_read_stream& stream);
-    bool read_reliable(message_read_stream& stream, message_validator validate, void* context);
-    bool read_unreliable(message_read_stream& stream, message_validator validate, void* context);
-    void deliver_in_order(message_deliverer deliver, void* context);
-
-    message_limits limits_;
-    message_statistics stats_;
-
-    // Reliable, sending: ids [send_head_, send_next_) wait for their ack, in
-    // slots id % queue.
-    std::vector<send_entry> reliable_;
-    std::vector<std::uint8_t> reliable_memory_;
-    std::uint16_t send_head_ = 0;
-    std::uint16_t send_next_ = 0;
-    // Unreliable, sending: a ring of queued messages in send order.
-    std::vector<send_entry> unreliable_; ///< last_sent holds the packet count when queued
-    std::vector<std::uint8_t> unreliable_memory_;
-    std::size_t unreliable_head_ = 0;
-    std::size_t unreliable_count_ = 0;
-    std::uint64_t packets_written_ = 0; ///< the newest packet number committed
-    /// The smoothed round trip in packets, from acks of messages sent once,
-    /// and the resend interval it gives (doubled while resends go out).
-    double round_trip_ = 0;
-    bool have_round_trip_ = false;
-    double resend_interval_;
-
-    // The current plan: reliable ids and unreliable ring positions.
-    std::vector<std::uint16_t> planned_reliable_;
-    std::vector<std::size_t> planned_unreliable_;
-
-    // Reliable, receiving: the next id to deliver, and a window of `queue`
-    // ids from it, in slots id % queue.
-    std::uint16_t receive_next_ = 0;
-    std::vector<receive_entry> received_;
-    std::vector<std::uint8_t> received_memory_;
-    std::uint32_t ack_packets_left_ = 0;
-
-    // What read() found, for apply().
-    bool read_has_ack_ = false;
-    std::uint16_t read_ack_ = 0;
-    std::vector<read_message> read_;
+    /// The queues, the plan and what read() found
+    /// (src/replication/message_endpoint.cpp).
+    class impl;
+    std::unique_ptr<impl> impl_;
 };
 
 } // namespace replication

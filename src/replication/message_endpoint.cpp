@@ -1,10 +1,14 @@
 // The message channels of one end (include/bitrep/replication/message_channel.hpp,
 // docs/guide/two-way.md): compiled once, since it handles messages
-// as bits and is the same for every game.
+// as bits and is the same for every game. message_endpoint holds its state
+// here, in message_endpoint::impl, and hands every call to it.
 #include <bitrep/replication/message_channel.hpp>
 
 #include <algorithm>
 #include <bit>
+#include <memory>
+#include <utility>
+#include <vector>
 
 namespace bitrep::replication {
 
@@ -22,7 +26,108 @@ std::size_t framed_bits(const message_limits& limits, std::size_t body_bits) noe
 std::size_t whole_bytes(std::size_t bits) noexcept { return (bits + 7) / 8; }
 } // namespace
 
-message_endpoint::message_endpoint(const message_limits& limits)
+class message_endpoint::impl {
+public:
+    explicit impl(const message_limits& limits);
+
+    const message_limits& limits() const noexcept { return limits_; }
+    const message_statistics& statistics() const noexcept { return stats_; }
+
+    // message_endpoint's calls, as it documents them.
+    std::span<std::uint8_t> slot(channel ch) noexcept;
+    void queue(channel ch, std::uint16_t type, std::size_t bits) noexcept;
+    void refused() noexcept { stats_.send_refused += 1; }
+    std::size_t waiting(channel ch) const noexcept;
+    std::size_t plan_reliable(std::uint64_t packet, std::size_t budget_bits, std::size_t whole_bits) noexcept;
+    std::size_t plan_unreliable(std::size_t budget_bits) noexcept;
+    std::size_t empty_section_bits() const noexcept { return 1 + (ack_due() ? 16 : 0) + 2; }
+    bool write(message_write_stream& stream) const;
+    void commit(std::uint64_t packet) noexcept;
+    void cancel() noexcept;
+    bool read(message_read_stream& stream, message_validator validate, void* context);
+    void apply(std::span<const std::uint8_t> bytes, message_deliverer deliver, void* context);
+
+private:
+    struct send_entry {
+        std::uint16_t type = 0;
+        std::size_t bits = 0;
+        std::uint64_t last_sent = 0; ///< packet number; meaningful once sent
+        bool sent = false;
+        bool resent = false; ///< its ack then says nothing of the round trip (Karn)
+    };
+    struct receive_entry {
+        bool held = false;
+        std::uint16_t type = 0;
+        std::size_t bits = 0;
+    };
+    /// A message read from a packet, until apply().
+    struct read_message {
+        channel ch = channel::reliable;
+        std::uint16_t id = 0;
+        std::uint16_t type = 0;
+        std::size_t start_bit = 0;
+        std::size_t bits = 0;
+    };
+
+    bool ack_due() const noexcept { return ack_packets_left_ > 0; }
+    /// Slot `index` of one of the three memories, body_bytes long.
+    template <class Memory>
+    auto slot_in(Memory& memory, std::size_t index) const noexcept
+    {
+        return std::span(memory).subspan(index * limits_.body_bytes, limits_.body_bytes);
+    }
+    static bool write_body(message_write_stream& stream, std::span<const std::uint8_t> body, std::size_t bits);
+    bool read_body(message_read_stream& stream, std::uint16_t type, message_validator validate, void* context,
+                   read_message& message);
+    /// A message's "another follows" bit; more than a queue's worth in one
+    /// packet is refused (no honest end sends them).
+    bool read_another(message_read_stream& stream, std::size_t& count, const char* too_many, bool& another) const;
+    /// The three parts of a packet's messages, in wire order: the optional
+    /// acknowledgement, then the reliable and the unreliable messages.
+    bool read_ack(message_read_stream& stream);
+    bool read_reliable(message_read_stream& stream, message_validator validate, void* context);
+    bool read_unreliable(message_read_stream& stream, message_validator validate, void* context);
+    void deliver_in_order(message_deliverer deliver, void* context);
+
+    message_limits limits_;
+    message_statistics stats_;
+
+    // Reliable, sending: ids [send_head_, send_next_) wait for their ack, in
+    // slots id % queue.
+    std::vector<send_entry> reliable_;
+    std::vector<std::uint8_t> reliable_memory_;
+    std::uint16_t send_head_ = 0;
+    std::uint16_t send_next_ = 0;
+    // Unreliable, sending: a ring of queued messages in send order.
+    std::vector<send_entry> unreliable_; ///< last_sent holds the packet count when queued
+    std::vector<std::uint8_t> unreliable_memory_;
+    std::size_t unreliable_head_ = 0;
+    std::size_t unreliable_count_ = 0;
+    std::uint64_t packets_written_ = 0; ///< the newest packet number committed
+    /// The smoothed round trip in packets, from acks of messages sent once,
+    /// and the resend interval it gives (doubled while resends go out).
+    double round_trip_ = 0;
+    bool have_round_trip_ = false;
+    double resend_interval_;
+
+    // The current plan: reliable ids and unreliable ring positions.
+    std::vector<std::uint16_t> planned_reliable_;
+    std::vector<std::size_t> planned_unreliable_;
+
+    // Reliable, receiving: the next id to deliver, and a window of `queue`
+    // ids from it, in slots id % queue.
+    std::uint16_t receive_next_ = 0;
+    std::vector<receive_entry> received_;
+    std::vector<std::uint8_t> received_memory_;
+    std::uint32_t ack_packets_left_ = 0;
+
+    // What read() found, for apply().
+    bool read_has_ack_ = false;
+    std::uint16_t read_ack_ = 0;
+    std::vector<read_message> read_;
+};
+
+message_endpoint::impl::impl(const message_limits& limits)
     : limits_(limits), resend_interval_(static_cast<double>(limits.resend_packets))
 {
     // A power of two, which divides the 65536 ids: the slot id % queue then
@@ -39,7 +144,7 @@ message_endpoint::message_endpoint(const message_limits& limits)
     read_.reserve(2 * limits_.queue);
 }
 
-std::span<std::uint8_t> message_endpoint::slot(channel ch) noexcept
+std::span<std::uint8_t> message_endpoint::impl::slot(channel ch) noexcept
 {
     if (ch == channel::reliable) {
         if (static_cast<std::uint16_t>(send_next_ - send_head_) >= limits_.queue)
@@ -51,7 +156,7 @@ std::span<std::uint8_t> message_endpoint::slot(channel ch) noexcept
     return slot_in(unreliable_memory_, (unreliable_head_ + unreliable_count_) % limits_.queue);
 }
 
-void message_endpoint::queue(channel ch, std::uint16_t type, std::size_t bits) noexcept
+void message_endpoint::impl::queue(channel ch, std::uint16_t type, std::size_t bits) noexcept
 {
     if (ch == channel::reliable) {
         reliable_[send_next_ % limits_.queue] = send_entry{type, bits, 0, false, false};
@@ -67,12 +172,12 @@ void message_endpoint::queue(channel ch, std::uint16_t type, std::size_t bits) n
     }
 }
 
-std::size_t message_endpoint::waiting(channel ch) const noexcept
+std::size_t message_endpoint::impl::waiting(channel ch) const noexcept
 {
     return ch == channel::reliable ? static_cast<std::uint16_t>(send_next_ - send_head_) : unreliable_count_;
 }
 
-std::size_t message_endpoint::plan_reliable(std::uint64_t packet, std::size_t budget_bits, std::size_t whole_bits) noexcept
+std::size_t message_endpoint::impl::plan_reliable(std::uint64_t packet, std::size_t budget_bits, std::size_t whole_bits) noexcept
 {
     const auto interval = static_cast<std::uint64_t>(resend_interval_);
     planned_reliable_.clear();
@@ -99,7 +204,7 @@ std::size_t message_endpoint::plan_reliable(std::uint64_t packet, std::size_t bu
     return bits;
 }
 
-std::size_t message_endpoint::plan_unreliable(std::size_t budget_bits) noexcept
+std::size_t message_endpoint::impl::plan_unreliable(std::size_t budget_bits) noexcept
 {
     planned_unreliable_.clear();
     std::size_t bits = 1;
@@ -117,7 +222,7 @@ std::size_t message_endpoint::plan_unreliable(std::size_t budget_bits) noexcept
     return bits;
 }
 
-bool message_endpoint::write_body(message_write_stream& stream, std::span<const std::uint8_t> body, std::size_t bits)
+bool message_endpoint::impl::write_body(message_write_stream& stream, std::span<const std::uint8_t> body, std::size_t bits)
 {
     // Bodies were encoded from a whole byte, where they start again here, so
     // that a string's alignment inside them falls where it did.
@@ -133,7 +238,7 @@ bool message_endpoint::write_body(message_write_stream& stream, std::span<const 
     return stream.serialize_bits(last, rest);
 }
 
-bool message_endpoint::write(message_write_stream& stream) const
+bool message_endpoint::impl::write(message_write_stream& stream) const
 {
     bool has_ack = ack_due();
     if (!stream.serialize_bool(has_ack))
@@ -182,7 +287,7 @@ bool message_endpoint::write(message_write_stream& stream) const
     return stream.serialize_bool(end);
 }
 
-void message_endpoint::commit(std::uint64_t packet) noexcept
+void message_endpoint::impl::commit(std::uint64_t packet) noexcept
 {
     packets_written_ = packet;
     bool resent = false;
@@ -224,13 +329,13 @@ void message_endpoint::commit(std::uint64_t packet) noexcept
     cancel();
 }
 
-void message_endpoint::cancel() noexcept
+void message_endpoint::impl::cancel() noexcept
 {
     planned_reliable_.clear();
     planned_unreliable_.clear();
 }
 
-bool message_endpoint::read_body(message_read_stream& stream, std::uint16_t type, message_validator validate,
+bool message_endpoint::impl::read_body(message_read_stream& stream, std::uint16_t type, message_validator validate,
                                  void* context, read_message& message)
 {
     if (!stream.serialize_align())
@@ -245,14 +350,14 @@ bool message_endpoint::read_body(message_read_stream& stream, std::uint16_t type
     return true;
 }
 
-bool message_endpoint::read(message_read_stream& stream, message_validator validate, void* context)
+bool message_endpoint::impl::read(message_read_stream& stream, message_validator validate, void* context)
 {
     read_.clear();
     read_has_ack_ = false;
     return read_ack(stream) && read_reliable(stream, validate, context) && read_unreliable(stream, validate, context);
 }
 
-bool message_endpoint::read_ack(message_read_stream& stream)
+bool message_endpoint::impl::read_ack(message_read_stream& stream)
 {
     const std::size_t ack_at = stream.bit_position();
     bool has_ack = false;
@@ -274,7 +379,7 @@ bool message_endpoint::read_ack(message_read_stream& stream)
     return true;
 }
 
-bool message_endpoint::read_reliable(message_read_stream& stream, message_validator validate, void* context)
+bool message_endpoint::impl::read_reliable(message_read_stream& stream, message_validator validate, void* context)
 {
     std::size_t reliable_count = 0;
     bool have_previous = false;
@@ -307,7 +412,7 @@ bool message_endpoint::read_reliable(message_read_stream& stream, message_valida
     return !stream.failure().failed();
 }
 
-bool message_endpoint::read_unreliable(message_read_stream& stream, message_validator validate, void* context)
+bool message_endpoint::impl::read_unreliable(message_read_stream& stream, message_validator validate, void* context)
 {
     std::size_t unreliable_count = 0;
     bool another = false;
@@ -324,7 +429,7 @@ bool message_endpoint::read_unreliable(message_read_stream& stream, message_vali
     return !stream.failure().failed();
 }
 
-bool message_endpoint::read_another(message_read_stream& stream, std::size_t& count, const char* too_many,
+bool message_endpoint::impl::read_another(message_read_stream& stream, std::size_t& count, const char* too_many,
                                     bool& another) const
 {
     const std::size_t at = stream.bit_position();
@@ -335,7 +440,7 @@ bool message_endpoint::read_another(message_read_stream& stream, std::size_t& co
     return true;
 }
 
-void message_endpoint::apply(std::span<const std::uint8_t> bytes, message_deliverer deliver, void* context)
+void message_endpoint::impl::apply(std::span<const std::uint8_t> bytes, message_deliverer deliver, void* context)
 {
     if (read_has_ack_) {
         const auto freed = static_cast<std::uint16_t>(read_ack_ - send_head_);
@@ -382,7 +487,7 @@ void message_endpoint::apply(std::span<const std::uint8_t> bytes, message_delive
     read_.clear();
 }
 
-void message_endpoint::deliver_in_order(message_deliverer deliver, void* context)
+void message_endpoint::impl::deliver_in_order(message_deliverer deliver, void* context)
 {
     for (;;) {
         receive_entry& entry = received_[receive_next_ % limits_.queue];
@@ -394,6 +499,61 @@ void message_endpoint::deliver_in_order(message_deliverer deliver, void* context
         stats_.reliable_delivered += 1;
         deliver(context, message_view{entry.type, slot_in(received_memory_, id % limits_.queue).first(whole_bytes(entry.bits)), entry.bits});
     }
+}
+
+// message_endpoint: its state in one allocation, made at construction and
+// copied whole with the endpoint.
+
+message_endpoint::message_endpoint(const message_limits& limits) : impl_(std::make_unique<impl>(limits)) {}
+
+message_endpoint::message_endpoint(const message_endpoint& other)
+    : impl_(other.impl_ ? std::make_unique<impl>(*other.impl_) : nullptr)
+{
+}
+
+message_endpoint& message_endpoint::operator=(const message_endpoint& other)
+{
+    if (this != &other) {
+        message_endpoint copy(other);
+        *this = std::move(copy);
+    }
+    return *this;
+}
+
+message_endpoint::message_endpoint(message_endpoint&& other) noexcept = default;
+message_endpoint& message_endpoint::operator=(message_endpoint&& other) noexcept = default;
+message_endpoint::~message_endpoint() = default;
+
+const message_limits& message_endpoint::limits() const noexcept { return impl_->limits(); }
+const message_statistics& message_endpoint::statistics() const noexcept { return impl_->statistics(); }
+std::span<std::uint8_t> message_endpoint::slot(channel ch) noexcept { return impl_->slot(ch); }
+void message_endpoint::queue(channel ch, std::uint16_t type, std::size_t bits) noexcept { impl_->queue(ch, type, bits); }
+void message_endpoint::refused() noexcept { impl_->refused(); }
+std::size_t message_endpoint::waiting(channel ch) const noexcept { return impl_->waiting(ch); }
+
+std::size_t message_endpoint::plan_reliable(std::uint64_t packet, std::size_t budget_bits, std::size_t whole_bits) noexcept
+{
+    return impl_->plan_reliable(packet, budget_bits, whole_bits);
+}
+
+std::size_t message_endpoint::plan_unreliable(std::size_t budget_bits) noexcept
+{
+    return impl_->plan_unreliable(budget_bits);
+}
+
+std::size_t message_endpoint::empty_section_bits() const noexcept { return impl_->empty_section_bits(); }
+bool message_endpoint::write(message_write_stream& stream) const { return impl_->write(stream); }
+void message_endpoint::commit(std::uint64_t packet) noexcept { impl_->commit(packet); }
+void message_endpoint::cancel() noexcept { impl_->cancel(); }
+
+bool message_endpoint::read(message_read_stream& stream, message_validator validate, void* context)
+{
+    return impl_->read(stream, validate, context);
+}
+
+void message_endpoint::apply(std::span<const std::uint8_t> bytes, message_deliverer deliver, void* context)
+{
+    impl_->apply(bytes, deliver, context);
 }
 
 } // namespace bitrep::replication
