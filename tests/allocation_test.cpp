@@ -1,16 +1,20 @@
 // Allocation guarantees: writing into a caller buffer never allocates, not
 // even when it fails, and reporting a failure never allocates (a status
 // holds its path inline), so read paths cannot throw std::bad_alloc for it.
+// A replication server, once warm, allocates nothing to replicate or receive.
 #include <bitrep/bitrep.hpp>
 #include <bitrep/delta.hpp>
 
 #include <gtest/gtest.h>
 
 #include "allocation_counter.hpp" // replaces operator new for this test binary
+#include "replication_fixtures.hpp"
 
 #include <array>
 #include <cstdint>
+#include <random>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace {
@@ -205,3 +209,109 @@ TEST(Allocation, TheCounterSeesAllocations)
               }),
               1u);
 }
+
+// ---------------------------------------------------------------- a replication server in steady state
+
+namespace {
+
+/// How a server's clients hear it: the encoding, how many ticks their acks
+/// take to arrive, and the share of packets lost each way.
+struct steady_link {
+    const char* name;
+    bitrep::replication_encoding encoding;
+    std::uint32_t ack_delay;
+    double loss;
+};
+
+class SteadyReplication : public ::testing::TestWithParam<steady_link> {};
+
+/// An ack on its way to the server.
+struct ack_in_flight {
+    std::uint32_t due;
+    std::size_t client;
+    std::vector<std::uint8_t> bytes;
+};
+
+} // namespace
+
+// Once warm, a server's replicate() and receive() allocate nothing, for any
+// client, at any loss or ack delay: views live in the rings, packets in
+// per-client buffers, candidates and the scratch keep their capacity. The
+// world moves and churns; cubes are created and destroyed throughout.
+// (update() is not held to it: the world history's per-tick lists grow
+// when a tick changes more cubes than they held before.)
+TEST_P(SteadyReplication, ReplicateAndReceiveAllocateNothingOnceWarm)
+{
+    using namespace replication_fixtures;
+    const steady_link link = GetParam();
+    bitrep::replication_options options;
+    options.encoding = link.encoding;
+    options.history = 128; // its lists full after 128 ticks, so that warming up is short
+    constexpr std::size_t client_count = 8;
+    const std::uint32_t warm_ticks = 2 * 128 + 64;
+    const std::uint32_t counted_ticks = sanitized ? 120 : 400;
+
+    moving_world driver(17, 200);
+    Server server(options);
+    std::vector<bitrep::client_id> ids;
+    std::vector<Client> clients;
+    clients.reserve(client_count);
+    for (std::size_t k = 0; k < client_count; ++k) {
+        ids.push_back(server.add_client());
+        clients.emplace_back(options);
+    }
+    std::mt19937 losses(23);
+    const auto lost = [&] { return std::uniform_real_distribution<double>(0.0, 1.0)(losses) < link.loss; };
+    std::vector<ack_in_flight> acks;
+
+    std::size_t counted = 0;
+    std::uint64_t dropped = 0;
+    for (std::uint32_t t = 0; t < warm_ticks + counted_ticks; ++t) {
+        driver.step(true);
+        server.update(driver.world);
+        std::size_t made = 0;
+        for (std::size_t k = 0; k < client_count; ++k) {
+            std::span<const std::uint8_t> packet;
+            bitrep::status sent;
+            made += allocations_during([&] { sent = server.replicate(ids[k], packet); });
+            ASSERT_TRUE(sent) << sent.message() << " (client " << k << ", tick " << t << ")";
+            if (lost()) {
+                ++dropped;
+                continue;
+            }
+            ASSERT_TRUE(clients[k].receive(packet)) << "client " << k << ", tick " << t;
+            if (lost())
+                ++dropped;
+            else
+                acks.push_back({t + link.ack_delay, k, {clients[k].ack().begin(), clients[k].ack().end()}});
+        }
+        for (const ack_in_flight& ack : acks)
+            if (ack.due == t)
+                made += allocations_during([&] { EXPECT_TRUE(server.receive(ids[ack.client], ack.bytes)); });
+        std::erase_if(acks, [&](const ack_in_flight& ack) { return ack.due <= t; });
+        if (t >= warm_ticks) {
+            counted += made;
+            EXPECT_EQ(made, 0u) << "tick " << t;
+        }
+    }
+    EXPECT_EQ(counted, 0u);
+    // The link lost what it should, and the clients followed the world:
+    // the test measured a server at work.
+    EXPECT_EQ(dropped > 0, link.loss > 0);
+    std::uint64_t applied = 0;
+    for (const Client& client : clients) {
+        applied += client.statistics().applied;
+        EXPECT_TRUE(holds_world(client.state(), driver.world) || link.loss > 0);
+    }
+    EXPECT_GT(applied, client_count * (warm_ticks + counted_ticks) * 9 / 10);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Links, SteadyReplication,
+    ::testing::Values(steady_link{"CodedAcksAtOnce", bitrep::replication_encoding::coded, 0, 0.0},
+                      steady_link{"CodedAcksSixLate", bitrep::replication_encoding::coded, 6, 0.0},
+                      steady_link{"CodedSixLateFivePercentLoss", bitrep::replication_encoding::coded, 6, 0.05},
+                      steady_link{"BitPackedAcksAtOnce", bitrep::replication_encoding::bit_packed, 0, 0.0},
+                      steady_link{"BitPackedSixLateFivePercentLoss", bitrep::replication_encoding::bit_packed, 6,
+                                  0.05}),
+    [](const ::testing::TestParamInfo<steady_link>& info) { return std::string(info.param.name); });

@@ -164,7 +164,7 @@ private:
         {
             std::lock_guard<std::mutex> lock(server_.scratch_mutex_);
             if (server_.scratch_free_.empty()) {
-                held_ = std::make_unique<scratch>(server_.layout_);
+                held_ = std::make_unique<scratch>(server_);
             } else {
                 held_ = std::move(server_.scratch_free_.back());
                 server_.scratch_free_.pop_back();

@@ -32,12 +32,19 @@ struct coded_section {
 /// bytes without encoding them.
 class coded_sections {
 public:
-    explicit coded_sections(const state_layout& layout)
+    explicit coded_sections(const server_shared& s)
     {
         // Made now, so that keeping a section copies into them without
-        // allocating.
-        for (coded_section& section : sections_)
-            section.older_fields = section.base_fields = section.view_fields = kept_values(layout);
+        // allocating: a section is smaller than its packet, and its views'
+        // refs are kept only when views are not compared by hash.
+        const std::size_t refs = s.hash_views ? 0 : s.slot_count;
+        for (coded_section& section : sections_) {
+            section.older_fields = section.base_fields = section.view_fields = kept_values(s.layout_);
+            section.older_refs.reserve(refs);
+            section.base_refs.reserve(refs);
+            section.view_refs.reserve(refs);
+            section.bytes.reserve(s.options_.max_packet_bytes);
+        }
     }
 
     void start_tick() noexcept
@@ -142,10 +149,10 @@ struct array_use {
 /// States built per packet, and what else a packet's build needs for a
 /// while and no connection keeps.
 struct scratch {
-    explicit scratch(const state_layout& layout)
-        : view(layout), older(layout), view_refs(layout.slot_count, empty_ref),
-          older_refs(layout.slot_count, empty_ref), cache(layout.slot_count), sections(layout),
-          hints(layout.field_count), uses(layout.field_count), models(layout.state_entry->slots)
+    explicit scratch(const server_shared& s)
+        : view(s.layout_), older(s.layout_), view_refs(s.slot_count, empty_ref), older_refs(s.slot_count, empty_ref),
+          cache(s.slot_count), sections(s), hints(s.field_count), uses(s.field_count),
+          models(s.layout_.state_entry->slots)
     {
     }
 
