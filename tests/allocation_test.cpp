@@ -1,7 +1,8 @@
 // Allocation guarantees: writing into a caller buffer never allocates, not
 // even when it fails, and reporting a failure never allocates (a status
 // holds its path inline), so read paths cannot throw std::bad_alloc for it.
-// A replication server, once warm, allocates nothing to replicate or receive.
+// A replication server, once warm, allocates nothing in a tick: update(),
+// replicate() and receive().
 #include <bitrep/bitrep.hpp>
 #include <bitrep/delta.hpp>
 
@@ -10,7 +11,9 @@
 #include "allocation_counter.hpp" // replaces operator new for this test binary
 #include "replication_fixtures.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <span>
@@ -232,74 +235,140 @@ struct ack_in_flight {
     std::vector<std::uint8_t> bytes;
 };
 
+/// What one tick's server calls asked of the heap.
+struct tick_allocations {
+    std::size_t update = 0;
+    std::size_t replicate = 0; ///< over every client
+    std::size_t receive = 0;   ///< over the acks that arrived
+    std::size_t total() const { return update + replicate + receive; }
+};
+
+/// A server with its clients over a steady_link, one tick at a time; only
+/// the server's calls are counted (the test's own copies of acks are not).
+class steady_server {
+public:
+    steady_server(const steady_link& link, const bitrep::replication_options& options, std::size_t client_count)
+        : link_(link), server_(options)
+    {
+        clients_.reserve(client_count);
+        for (std::size_t k = 0; k < client_count; ++k) {
+            ids_.push_back(server_.add_client());
+            clients_.emplace_back(options);
+        }
+    }
+
+    /// Tick `t`: the server takes `world`, sends every client a packet (some
+    /// lost), and receives the acks due (some lost, the rest link.ack_delay
+    /// ticks late).
+    tick_allocations tick(std::uint32_t t, const World& world)
+    {
+        tick_allocations made;
+        made.update = allocations_during([&] { server_.update(world); });
+        for (std::size_t k = 0; k < clients_.size(); ++k) {
+            std::span<const std::uint8_t> packet;
+            bitrep::status sent;
+            made.replicate += allocations_during([&] { sent = server_.replicate(ids_[k], packet); });
+            EXPECT_TRUE(sent) << sent.message() << " (client " << k << ", tick " << t << ")";
+            if (!sent || lost())
+                continue;
+            EXPECT_TRUE(clients_[k].receive(packet)) << "client " << k << ", tick " << t;
+            if (!lost())
+                acks_.push_back({t + link_.ack_delay, k, {clients_[k].ack().begin(), clients_[k].ack().end()}});
+        }
+        for (const ack_in_flight& ack : acks_)
+            if (ack.due == t)
+                made.receive +=
+                    allocations_during([&] { EXPECT_TRUE(server_.receive(ids_[ack.client], ack.bytes)); });
+        std::erase_if(acks_, [&](const ack_in_flight& ack) { return ack.due <= t; });
+        return made;
+    }
+
+    std::uint64_t dropped() const { return dropped_; }
+    const std::vector<replication_fixtures::Client>& clients() const { return clients_; }
+
+private:
+    bool lost()
+    {
+        const bool lost = std::uniform_real_distribution<double>(0.0, 1.0)(losses_) < link_.loss;
+        dropped_ += lost ? 1 : 0;
+        return lost;
+    }
+
+    steady_link link_;
+    replication_fixtures::Server server_;
+    std::vector<bitrep::client_id> ids_;
+    std::vector<replication_fixtures::Client> clients_;
+    std::mt19937 losses_{23};
+    std::uint64_t dropped_ = 0;
+    std::vector<ack_in_flight> acks_;
+};
+
+/// The cube slots whose value differs on the wire between two worlds
+/// (created, destroyed or moved): the changes the server's history records.
+std::size_t changed_cubes(const World& before, const World& after)
+{
+    std::size_t changed = 0;
+    for (std::size_t id = 0; id < replication_fixtures::capacity; ++id) {
+        const auto* was = before.cubes.find(id);
+        const auto* now = after.cubes.find(id);
+        if ((was == nullptr) != (now == nullptr) ||
+            (was != nullptr && !bitrep::same_on_wire<bitrep::scope::replication>(*was, *now)))
+            ++changed;
+    }
+    return changed;
+}
+
 } // namespace
 
-// Once warm, a server's replicate() and receive() allocate nothing, for any
-// client, at any loss or ack delay: views live in the rings, packets in
-// per-client buffers, candidates and the scratch keep their capacity. The
-// world moves and churns; cubes are created and destroyed throughout.
-// (update() is not held to it: the world history's per-tick lists grow
-// when a tick changes more cubes than they held before.)
-TEST_P(SteadyReplication, ReplicateAndReceiveAllocateNothingOnceWarm)
+// Once warm, a server's whole tick allocates nothing: update(), replicate()
+// for every client and receive() for every ack, at any loss or ack delay.
+// The world history's changes live in an arena sized by the most changes
+// its window held, views in the rings, packets in per-client buffers;
+// candidates and the scratch keep their capacity. The world churns: cubes
+// are created and destroyed throughout, most ticks move a few cubes and
+// one in eight (at random) moves all of them, so that a tick often changes
+// more cubes than the tick in its place in the history's ring did (a list
+// per tick would grow). Warming up, the window is once full of ticks that
+// move half the cubes, more in all than any window after it.
+TEST_P(SteadyReplication, ServerTickAllocatesNothingOnceWarm)
 {
     using namespace replication_fixtures;
     const steady_link link = GetParam();
     bitrep::replication_options options;
     options.encoding = link.encoding;
-    options.history = 128; // its lists full after 128 ticks, so that warming up is short
+    options.history = 128; // so that warming up is short
     constexpr std::size_t client_count = 8;
-    const std::uint32_t warm_ticks = 2 * 128 + 64;
+    const std::uint32_t busy_ticks = 128 + 8; // the window full of busy ticks
+    const std::uint32_t warm_ticks = busy_ticks + 2 * 128 + 64;
     const std::uint32_t counted_ticks = sanitized ? 120 : 400;
 
     moving_world driver(17, 200);
-    Server server(options);
-    std::vector<bitrep::client_id> ids;
-    std::vector<Client> clients;
-    clients.reserve(client_count);
-    for (std::size_t k = 0; k < client_count; ++k) {
-        ids.push_back(server.add_client());
-        clients.emplace_back(options);
-    }
-    std::mt19937 losses(23);
-    const auto lost = [&] { return std::uniform_real_distribution<double>(0.0, 1.0)(losses) < link.loss; };
-    std::vector<ack_in_flight> acks;
-
-    std::size_t counted = 0;
-    std::uint64_t dropped = 0;
+    steady_server server(link, options, client_count);
+    std::mt19937 bursts(29);
+    std::size_t counted = 0, fewest = capacity, most = 0;
     for (std::uint32_t t = 0; t < warm_ticks + counted_ticks; ++t) {
-        driver.step(true);
-        server.update(driver.world);
-        std::size_t made = 0;
-        for (std::size_t k = 0; k < client_count; ++k) {
-            std::span<const std::uint8_t> packet;
-            bitrep::status sent;
-            made += allocations_during([&] { sent = server.replicate(ids[k], packet); });
-            ASSERT_TRUE(sent) << sent.message() << " (client " << k << ", tick " << t << ")";
-            if (lost()) {
-                ++dropped;
-                continue;
-            }
-            ASSERT_TRUE(clients[k].receive(packet)) << "client " << k << ", tick " << t;
-            if (lost())
-                ++dropped;
-            else
-                acks.push_back({t + link.ack_delay, k, {clients[k].ack().begin(), clients[k].ack().end()}});
-        }
-        for (const ack_in_flight& ack : acks)
-            if (ack.due == t)
-                made += allocations_during([&] { EXPECT_TRUE(server.receive(ids[ack.client], ack.bytes)); });
-        std::erase_if(acks, [&](const ack_in_flight& ack) { return ack.due <= t; });
-        if (t >= warm_ticks) {
-            counted += made;
-            EXPECT_EQ(made, 0u) << "tick " << t;
-        }
+        const bool burst = std::uniform_int_distribution<int>(0, 7)(bursts) == 0;
+        const World before = driver.world;
+        driver.step(true, t < busy_ticks ? 0.5 : burst ? 1.0 : 0.05);
+        const tick_allocations made = server.tick(t, driver.world);
+        if (t < warm_ticks)
+            continue;
+        counted += made.total();
+        EXPECT_EQ(made.total(), 0u) << "tick " << t << ": update " << made.update << ", replicate "
+                                    << made.replicate << ", receive " << made.receive;
+        const std::size_t changed = changed_cubes(before, driver.world);
+        fewest = std::min(fewest, changed);
+        most = std::max(most, changed);
     }
     EXPECT_EQ(counted, 0u);
-    // The link lost what it should, and the clients followed the world:
-    // the test measured a server at work.
-    EXPECT_EQ(dropped > 0, link.loss > 0);
+    // The ticks counted changed from a few cubes to nearly all of them, the
+    // link lost what it should, and the clients followed the world: the
+    // test measured a server at work.
+    EXPECT_LT(fewest, 20u);
+    EXPECT_GT(most, 190u);
+    EXPECT_EQ(server.dropped() > 0, link.loss > 0);
     std::uint64_t applied = 0;
-    for (const Client& client : clients) {
+    for (const Client& client : server.clients()) {
         applied += client.statistics().applied;
         EXPECT_TRUE(holds_world(client.state(), driver.world) || link.loss > 0);
     }

@@ -6,6 +6,7 @@
 // a client costs.
 #include <bitrep/bitrep.hpp>
 #include <bitrep/replication.hpp>
+#include <bitrep/replication/world_history.hpp>
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <random>
 #include <span>
 #include <vector>
@@ -285,6 +287,100 @@ TEST(WorldHistory, AClientThatJoinsAQuietWorldLateConvergesWithoutSkippingBaseli
     }
     EXPECT_GE(converged_at, 0) << "the client never held the world";
     EXPECT_EQ(server.statistics(id)->baselines_skipped, 0u);
+}
+
+/// A value the history recorded: the tick it appeared, the rock's id, its
+/// ref and the value.
+struct recorded_value {
+    std::uint32_t tick;
+    std::size_t id;
+    bitrep::replication::value_ref ref;
+    std::optional<Rock> value;
+};
+
+/// Changes `count` rocks (all of them past 256), and with one chance in
+/// four destroys one and creates one.
+void change_rocks(Field& field, std::mt19937& rng, std::size_t count)
+{
+    std::uniform_real_distribution<float> unit{-1.f, 1.f};
+    for (std::size_t k = 0; k < 256 && count > 0; ++k) {
+        const std::size_t id = count >= 256 ? k : rng() % 256;
+        if (!field.rocks.contains(id))
+            continue;
+        field.rocks[id].x = std::clamp(field.rocks[id].x.get() + 0.5f + unit(rng), -250.f, 250.f);
+        count -= count >= 256 ? 0 : 1;
+    }
+    if (rng() % 4 == 0) {
+        const std::size_t id = rng() % 256;
+        if (field.rocks.contains(id))
+            field.rocks.erase(id);
+        else
+            field.rocks.emplace_at(id, Rock{1.f, 2.f, 3.f, {}, true});
+    }
+}
+
+/// Every value recorded in the last `depth` ticks is found, with the
+/// bytes it had; changes_since names the slots that changed in them, in
+/// order.
+void expect_window_found(const bitrep::replication::history& history, std::uint32_t depth,
+                         const std::vector<recorded_value>& values,
+                         const std::vector<std::vector<std::size_t>>& changed_at)
+{
+    const bitrep::replication::shared_array& rocks = history.layout().shared[0];
+    const std::uint32_t now = history.tick();
+    for (const recorded_value& v : values) {
+        if (now - v.tick >= depth)
+            continue;
+        const auto* found = static_cast<const std::optional<Rock>*>(history.find(rocks, v.id, v.ref));
+        ASSERT_NE(found, nullptr) << "rock " << v.id << " of tick " << v.tick << ", now " << now;
+        ASSERT_TRUE(found->has_value());
+        EXPECT_TRUE(bitrep::same_on_wire<bitrep::scope::replication>(**found, *v.value))
+            << "rock " << v.id << " of tick " << v.tick << ", now " << now;
+    }
+    const std::uint32_t since = now > depth ? now - depth : 0;
+    std::vector<std::size_t> named, expected;
+    ASSERT_TRUE(history.changes_since(since, [&](std::size_t slot) { named.push_back(slot); }));
+    for (std::uint32_t t = since + 1; t <= now; ++t)
+        expected.insert(expected.end(), changed_at[t].begin(), changed_at[t].end());
+    EXPECT_EQ(named, expected) << "now " << now;
+}
+
+TEST(WorldHistory, FindsEveryValueInItsWindowAsItsTicksComeRoundTheArena)
+{
+    // A history of 8 ticks whose ticks change nothing, a rock or two, or
+    // every rock, so that its arena of changes grows, a tick reaches its end
+    // and moves to its start, and the window wraps round it.
+    namespace rep = bitrep::replication;
+    constexpr std::uint32_t depth = 8;
+    rep::history history(rep::layout_of<Field>(), depth);
+    const rep::shared_array& rocks = history.layout().shared[0];
+    moving_field world(5);
+    std::mt19937 rng(11);
+    std::vector<recorded_value> values;
+    std::vector<std::vector<std::size_t>> changed_at(1);
+    for (int step = 0; step < 1500; ++step) {
+        const std::uint32_t kind = rng() % 10;
+        change_rocks(world.field, rng, kind == 0 ? 0 : kind == 1 ? 256 : kind == 2 ? 60 : kind);
+        const std::vector<rep::value_ref> before(history.refs(), history.refs() + history.layout().slot_count);
+        const bool changed = history.observe(&world.field);
+        std::vector<std::size_t> slots;
+        for (std::size_t slot = rocks.first_slot; slot < rocks.first_slot + rocks.capacity; ++slot)
+            if (history.refs()[slot] != before[slot])
+                slots.push_back(slot);
+        ASSERT_EQ(changed, !slots.empty()) << "step " << step;
+        if (!changed)
+            continue;
+        for (const std::size_t slot : slots)
+            if (history.refs()[slot] != rep::empty_ref)
+                values.push_back({history.tick(), slot - rocks.first_slot, history.refs()[slot],
+                                  world.field.rocks.slots()[slot - rocks.first_slot]});
+        changed_at.push_back(slots);
+        std::erase_if(values, [&](const recorded_value& v) { return history.tick() - v.tick >= depth; });
+        expect_window_found(history, depth, values, changed_at);
+        if (::testing::Test::HasFatalFailure())
+            return;
+    }
+    EXPECT_GT(history.tick(), 1000u);
 }
 
 TEST(WorldHistory, AClientCostsItsRefsItsBaselineAndItsBuffers)

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 namespace bitrep::replication {
 
@@ -13,14 +15,14 @@ namespace bitrep::replication {
 history::history(const state_layout& layout, std::size_t depth)
     : layout_(layout), depth_(std::max<std::size_t>(depth, 1)),
       per_sweep_((layout.slot_count + sweep_ticks - 1) / sweep_ticks),
-      sweep_modulus_(layout.slot_count == 0 ? 1 : layout.slot_count), refs_(layout.slot_count, empty_ref),
+      sweep_modulus_(layout.slot_count == 0 ? 1 : layout.slot_count), ring_ticks_(depth_ + 1),
+      arenas_(layout.shared.size()), ring_(ring_ticks_ * layout.shared.size()), refs_(layout.slot_count, empty_ref),
       superseded_refs_(layout.slot_count, empty_ref)
 {
-    ring_.resize(depth_ + 1);
-    for (tick_changes& changes : ring_) {
-        changes.lists.resize(layout_.shared.size());
-        for (std::size_t k = 0; k < changes.lists.size(); ++k)
-            changes.lists[k].list = layout_.shared[k].ops->make_list();
+    for (std::size_t k = 0; k < arenas_.size(); ++k) {
+        arenas_[k].ticks = ring_.data() + k * ring_ticks_;
+        arenas_[k].list = layout_.shared[k].ops->make_list();
+        arenas_[k].most = (depth_ + 2) * layout_.shared[k].capacity;
     }
     renames_.reserve(per_sweep_ + 1);
     current_ = layout_.state_ops->make();
@@ -29,9 +31,8 @@ history::history(const state_layout& layout, std::size_t depth)
 
 history::~history()
 {
-    for (tick_changes& changes : ring_)
-        for (std::size_t k = 0; k < changes.lists.size(); ++k)
-            layout_.shared[k].ops->destroy_list(changes.lists[k].list);
+    for (std::size_t k = 0; k < arenas_.size(); ++k)
+        layout_.shared[k].ops->destroy_list(arenas_[k].list);
     layout_.state_ops->destroy(current_);
     layout_.state_ops->destroy(superseded_);
 }
@@ -39,13 +40,11 @@ history::~history()
 bool history::observe(const void* state)
 {
     const std::uint32_t next = tick_ + 1;
-    tick_changes& changes = ring_[next % ring_.size()];
-    changes.slots.clear();
     plan_renames(next);
     bool changed = false;
     std::size_t rename_at = 0;
     for (std::size_t k = 0; k < layout_.shared.size(); ++k)
-        changed |= observe_array(k, state, next, changes, rename_at);
+        changed |= observe_array(k, state, next, rename_at);
     if (changed) {
         tick_ = next;
         sweep_ = (sweep_ + per_sweep_) % sweep_modulus_;
@@ -72,16 +71,25 @@ void history::plan_renames(std::uint32_t next)
     renames.push_back(layout_.slot_count); // past every slot
 }
 
-bool history::observe_array(std::size_t k, const void* state, std::uint32_t next, tick_changes& changes,
-                            std::size_t& rename_at)
+BITREP_ALWAYS_INLINE void history::record(std::size_t k, range& r, std::uint32_t next, std::size_t slot,
+                                          const void* value)
+{
+    arena& a = arenas_[k];
+    if (r.at + r.count == a.limit) [[unlikely]]
+        make_room(k, r, next);
+    a.slots[r.at + r.count] = static_cast<std::uint32_t>(slot);
+    layout_.shared[k].ops->put(a.values, r.at + r.count, value);
+    ++r.count;
+}
+
+bool history::observe_array(std::size_t k, const void* state, std::uint32_t next, std::size_t& rename_at)
 {
     const std::vector<std::size_t>& renames = renames_;
     const shared_array& array = layout_.shared[k];
     const slot_ops& ops = *array.ops;
-    tick_list& list = changes.lists[k];
-    ops.clear_list(list.list);
-    list.values = nullptr;
-    list.start = changes.slots.size();
+    // This tick's range takes the place of the tick that left the window.
+    range& changes = range_of(next, k);
+    changes = {arenas_[k].head, 0};
     while (renames[rename_at] < array.first_slot)
         ++rename_at;
     const void* held_slots = array.slot(current_, 0);
@@ -106,20 +114,85 @@ bool history::observe_array(std::size_t k, const void* state, std::uint32_t next
                 continue;
             // Renamed: recorded as a change to the value it has.
             keep_superseded(array, id, next, was);
-            changes.slots.push_back(static_cast<std::uint32_t>(slot));
-            list.values = ops.push(list.list, was);
+            record(k, changes, next, slot, was);
             refs_[slot] = ref_of(next);
             changed = true;
             continue;
         }
         keep_superseded(array, id, next, was);
         ops.assign(array.array(current_), id, now);
-        changes.slots.push_back(static_cast<std::uint32_t>(slot));
-        list.values = ops.push(list.list, now);
+        record(k, changes, next, slot, now);
         refs_[slot] = ops.has_value(now) ? ref_of(next) : empty_ref;
         changed = true;
     }
+    arenas_[k].head = changes.at + changes.count;
     return changed;
+}
+
+void history::make_room(std::size_t k, range& r, std::uint32_t next)
+{
+    arena& a = arenas_[k];
+    const std::size_t end = r.at + r.count;
+    // The window's ticks, next - depth to next - 1, lie in the arena one
+    // after another from the oldest with changes here.
+    const range* oldest = nullptr;
+    const std::size_t now = next % ring_ticks_;
+    for (std::size_t d = depth_; d > 0 && oldest == nullptr; --d) {
+        const range& o = a.ticks[(now + ring_ticks_ - d) % ring_ticks_];
+        oldest = o.count != 0 ? &o : nullptr;
+    }
+    if (oldest == nullptr || oldest->at < r.at) {
+        // Free: from the tick's end to the arena's, and from its start to
+        // the oldest tick's changes (or its end, when the window has none).
+        const std::size_t before = oldest == nullptr ? a.capacity : oldest->at;
+        a.limit = a.capacity;
+        if (end < a.capacity)
+            return;
+        if (r.count < before) {
+            // Ranges apart, or the destination first: copying forward is safe.
+            const slot_ops& ops = *layout_.shared[k].ops;
+            std::copy_n(a.slots.data() + r.at, r.count, a.slots.data());
+            ops.move_values(a.values, static_cast<unsigned char*>(a.values) + r.at * ops.stride, r.count);
+            r.at = 0;
+            a.limit = before;
+            return;
+        }
+    } else {
+        // The window's changes wrap round: free from the tick's end to the oldest's.
+        a.limit = oldest->at;
+        if (end < a.limit)
+            return;
+    }
+    grow(k, r, next, std::min(a.most, std::max<std::size_t>(2 * a.capacity, 16)));
+}
+
+void history::grow(std::size_t k, range& r, std::uint32_t next, std::size_t capacity)
+{
+    arena& a = arenas_[k];
+    const slot_ops& ops = *layout_.shared[k].ops;
+    assert(capacity > a.capacity);
+    std::vector<std::uint32_t> slots(capacity);
+    std::unique_ptr<void, void (*)(void*)> list(ops.make_list(), ops.destroy_list);
+    void* values = ops.resize_list(list.get(), capacity);
+    std::size_t at = 0;
+    const auto move = [&](range& o) {
+        std::copy_n(a.slots.data() + o.at, o.count, slots.data() + at);
+        ops.move_values(static_cast<unsigned char*>(values) + at * ops.stride,
+                        static_cast<unsigned char*>(a.values) + o.at * ops.stride, o.count);
+        o.at = at;
+        at += o.count;
+    };
+    const std::size_t now = next % ring_ticks_;
+    for (std::size_t d = depth_; d > 0; --d)
+        move(a.ticks[(now + ring_ticks_ - d) % ring_ticks_]);
+    move(r);
+    a.slots.swap(slots);
+    void* old = a.list;
+    a.list = list.release();
+    list.reset(old);
+    a.values = values;
+    a.capacity = capacity;
+    a.limit = capacity;
 }
 
 /// Slot `id` of `array` changes at tick `next`. A client's view may name
@@ -144,12 +217,11 @@ void history::keep_superseded(const shared_array& array, std::size_t id, std::ui
 
 std::size_t history::history_bytes() const noexcept
 {
-    std::size_t bytes = (refs_.capacity() + superseded_refs_.capacity()) * sizeof(value_ref) + layout_.state_size;
-    for (const tick_changes& changes : ring_) {
-        bytes += changes.slots.capacity() * sizeof(std::uint32_t);
-        for (std::size_t k = 0; k < changes.lists.size(); ++k)
-            bytes += layout_.shared[k].ops->list_bytes(changes.lists[k].list);
-    }
+    std::size_t bytes = (refs_.capacity() + superseded_refs_.capacity()) * sizeof(value_ref) + layout_.state_size +
+                        ring_.capacity() * sizeof(range);
+    for (std::size_t k = 0; k < arenas_.size(); ++k)
+        bytes += arenas_[k].slots.capacity() * sizeof(std::uint32_t) +
+                 layout_.shared[k].ops->list_bytes(arenas_[k].list);
     return bytes;
 }
 

@@ -4,6 +4,7 @@
 // function pointers), built once per State from reflection.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -33,8 +34,9 @@ inline constexpr bool is_shared_field = [] {
 }();
 
 /// What the history does with one entity type's slots
-/// (std::optional<Entity>), and with a list of them it keeps per tick (a
-/// std::vector<std::optional<Entity>> behind a void*).
+/// (std::optional<Entity>), and with the list of them it keeps for the
+/// changes in its window (a std::vector<std::optional<Entity>> behind a
+/// void*, used as an arena).
 struct slot_ops {
     /// The slot's entry, for the engine's comparisons and deltas.
     const engine::field_entry* entry = nullptr;
@@ -57,10 +59,14 @@ struct slot_ops {
     void (*assign)(void* array, std::size_t id, const void* slot) = nullptr;
     void* (*make_list)() = nullptr;
     void (*destroy_list)(void* list) noexcept = nullptr;
-    void (*clear_list)(void* list) noexcept = nullptr;
-    /// Appends a copy of `slot`; returns the list's first value (which may
-    /// have moved).
-    const void* (*push)(void* list, const void* slot) = nullptr;
+    /// Makes the list hold `size` values (empty ones past those it held);
+    /// returns its first value (which may have moved).
+    void* (*resize_list)(void* list, std::size_t size) = nullptr;
+    /// Copies `slot` into values[at], `values` a list's first value.
+    void (*put)(void* values, std::size_t at, const void* slot) = nullptr;
+    /// Moves `count` values from `from` to `to`, first to last: the ranges
+    /// are apart, or `to` comes first.
+    void (*move_values)(void* to, void* from, std::size_t count) = nullptr;
     std::size_t (*list_bytes)(const void* list) noexcept = nullptr;
     /// For an entity with replication conditions (else nullptr): sets the
     /// slot `view` to the entity `slot` holds, with its conditioned members
@@ -208,16 +214,22 @@ void slot_list_destroy(void* list) noexcept
     delete static_cast<std::vector<std::optional<Entity>>*>(list);
 }
 template <class Entity>
-void slot_list_clear(void* list) noexcept
-{
-    static_cast<std::vector<std::optional<Entity>>*>(list)->clear();
-}
-template <class Entity>
-const void* slot_list_push(void* list, const void* slot)
+void* slot_list_resize(void* list, std::size_t size)
 {
     auto& values = *static_cast<std::vector<std::optional<Entity>>*>(list);
-    values.push_back(*static_cast<const std::optional<Entity>*>(slot));
+    values.resize(size);
     return values.data();
+}
+template <class Entity>
+void slot_list_put(void* values, std::size_t at, const void* slot)
+{
+    static_cast<std::optional<Entity>*>(values)[at] = *static_cast<const std::optional<Entity>*>(slot);
+}
+template <class Entity>
+void slot_list_move(void* to, void* from, std::size_t count)
+{
+    auto* first = static_cast<std::optional<Entity>*>(from);
+    std::move(first, first + count, static_cast<std::optional<Entity>*>(to));
 }
 template <class Entity>
 std::size_t slot_list_bytes(const void* list) noexcept
@@ -253,8 +265,9 @@ inline constexpr slot_ops slot_ops_v{&engine::entry_v<std::optional<typename Arr
                                      &slot_assign<Array>,
                                      &slot_list_make<typename Array::value_type>,
                                      &slot_list_destroy<typename Array::value_type>,
-                                     &slot_list_clear<typename Array::value_type>,
-                                     &slot_list_push<typename Array::value_type>,
+                                     &slot_list_resize<typename Array::value_type>,
+                                     &slot_list_put<typename Array::value_type>,
+                                     &slot_list_move<typename Array::value_type>,
                                      &slot_list_bytes<typename Array::value_type>,
                                      conditions_of<typename Array::value_type>()};
 

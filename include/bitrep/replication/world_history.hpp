@@ -105,11 +105,14 @@ BITREP_ALWAYS_INLINE void for_each_mismatch(const value_ref* a, const value_ref*
 
 /// Per entity slot of the shared entity arrays: the ref of its current
 /// value and that value, and the values that appeared in the last `depth`
-/// observed ticks (a tick counts only when something changed), per tick a
-/// list of (slot, value) in slot order; and per slot, the value it had
-/// before its last change when that value was older than depth / 2 ticks.
-/// Memory: two States (current and superseded values), plus depth x
-/// (changed slots per tick) entries. Compiled once in the library
+/// observed ticks (a tick counts only when something changed), per tick and
+/// shared array a range of (slot, value) in slot order in the array's arena
+/// (see `arena`); and per slot, the value it had before its last change
+/// when that value was older than depth / 2 ticks. Memory: two States
+/// (current and superseded values), plus per shared array an arena of at
+/// most 16 entries or twice (the changes in the window, the tick being
+/// recorded included, + the most in one tick), whichever is more, and never
+/// more than (depth + 2) x its slots. Compiled once in the library
 /// (src/replication/world_history.cpp): the State is its layout.
 class history {
 public:
@@ -143,13 +146,16 @@ public:
         const std::uint32_t age = (ref_of(tick_) + ref_period - ref) % ref_period;
         if (age >= depth_ || age >= tick_)
             return superseded_refs_[slot] == ref ? array.slot(superseded_, id) : nullptr;
-        const tick_changes& changes = ring_[(tick_ - age) % ring_.size()];
-        const auto at = std::lower_bound(changes.slots.begin(), changes.slots.end(), static_cast<std::uint32_t>(slot));
-        if (at == changes.slots.end() || *at != slot)
+        const arena& changes = arenas_[array.shared_index];
+        const range r = changes.ticks[(tick_ - age) % ring_ticks_];
+        const std::uint32_t* slots = changes.slots.data();
+        const std::uint32_t* first = slots + r.at;
+        const std::uint32_t* last = first + r.count;
+        const std::uint32_t* at = std::lower_bound(first, last, static_cast<std::uint32_t>(slot));
+        if (at == last || *at != slot)
             return nullptr;
-        const tick_list& list = changes.lists[array.shared_index];
-        return static_cast<const unsigned char*>(list.values) +
-               (static_cast<std::size_t>(at - changes.slots.begin()) - list.start) * array.ops->stride;
+        return static_cast<const unsigned char*>(changes.values) +
+               static_cast<std::size_t>(at - slots) * array.ops->stride;
     }
 
     /// Whether find(array, id, ref) finds a value, for a ref the server gave
@@ -172,9 +178,16 @@ public:
     {
         if (since > tick_ || tick_ - since > depth_)
             return false;
-        for (std::uint32_t t = since + 1; t <= tick_; ++t)
-            for (const std::uint32_t slot : ring_[t % ring_.size()].slots)
-                f(static_cast<std::size_t>(slot));
+        for (std::uint32_t t = since + 1; t <= tick_; ++t) {
+            const std::size_t at = t % ring_ticks_;
+            for (const arena& changes : arenas_) {
+                // Locals, which f cannot change: no reloads per slot.
+                const range r = changes.ticks[at];
+                const std::uint32_t* slot = changes.slots.data() + r.at;
+                for (const std::uint32_t* end = slot + r.count; slot != end; ++slot)
+                    f(static_cast<std::size_t>(*slot));
+            }
+        }
         return true;
     }
 
@@ -182,19 +195,30 @@ public:
     std::size_t history_bytes() const noexcept;
 
 private:
-    /// The values one tick changed in one shared array: a
-    /// std::vector<std::optional<Entity>>, and where its slots start in the
-    /// tick's list of slots.
-    struct tick_list {
-        void* list = nullptr;
-        const void* values = nullptr; ///< the list's first value
-        std::size_t start = 0;
+    /// Where one tick's changes to one shared array lie in its arena.
+    struct range {
+        std::size_t at = 0;
+        std::size_t count = 0;
     };
-    /// What one tick changed: the slots, ascending (counted as refs() counts
-    /// them), and per shared array their values.
-    struct tick_changes {
-        std::vector<std::uint32_t> slots;
-        std::vector<tick_list> lists;
+    /// One shared array's changes in the window, per change its slot
+    /// (counted as refs() counts them) and its value at the same index:
+    /// each tick's a range, in slot order, the ticks one after another
+    /// around the arena as in a ring. A tick's range is contiguous: one that
+    /// reaches the end of the arena moves to its start when the oldest tick
+    /// in the window leaves room there (the end is left unused until the
+    /// ring comes round). The arena grows (doubling, all in the window moved
+    /// up to its start) only when a change finds no room, that is when the
+    /// window's changes and the tick's, plus that unused end, fill it.
+    struct arena {
+        range* ticks = nullptr;           ///< by tick % ring_ticks_: its range (in ring_)
+        std::vector<std::uint32_t> slots; ///< `capacity` of them
+        void* list = nullptr;             ///< `capacity` values (slot_ops::make_list)
+        void* values = nullptr;           ///< the list's first value
+        std::size_t capacity = 0;
+        std::size_t most = 0; ///< the most it may need: (depth + 2) x the array's slots
+        std::size_t head = 0; ///< where the next tick's changes start
+        /// [head, limit) is free; it may be more (make_room looks again).
+        std::size_t limit = 0;
     };
 
     static value_ref ref_of(std::uint32_t tick) noexcept { return static_cast<value_ref>(tick % ref_period); }
@@ -208,8 +232,17 @@ private:
     void plan_renames(std::uint32_t next);
     /// Records the changes to shared array `k` at tick `next`; `rename_at`
     /// walks renames_ across the arrays. Returns whether any slot changed.
-    bool observe_array(std::size_t k, const void* state, std::uint32_t next, tick_changes& changes,
-                       std::size_t& rename_at);
+    bool observe_array(std::size_t k, const void* state, std::uint32_t next, std::size_t& rename_at);
+    /// Appends (slot, value) to `r`, tick `next`'s range in arena `k`.
+    void record(std::size_t k, range& r, std::uint32_t next, std::size_t slot, const void* value);
+    /// Makes room in arena `k` for one more change after `r`, tick `next`'s
+    /// range, moving `r` to the arena's start or growing the arena.
+    void make_room(std::size_t k, range& r, std::uint32_t next);
+    /// Moves the window's ranges in arena `k` and then `r` to the start of
+    /// a new arena of `capacity` entries.
+    void grow(std::size_t k, range& r, std::uint32_t next, std::size_t capacity);
+    /// Tick t's range in arena k.
+    range& range_of(std::uint32_t t, std::size_t k) noexcept { return arenas_[k].ticks[t % ring_ticks_]; }
     void keep_superseded(const shared_array& array, std::size_t id, std::uint32_t next, const void* was);
 
     const state_layout& layout_;
@@ -218,7 +251,11 @@ private:
     std::size_t sweep_modulus_;
     std::uint32_t tick_ = 0;
     std::size_t sweep_ = 0; ///< the first slot of the next tick's share of the sweep
-    std::vector<tick_changes> ring_; ///< by tick % (depth + 1): the changes of that tick
+    std::size_t ring_ticks_; ///< depth + 1: the window, and the tick being observed
+    std::vector<arena> arenas_; ///< per shared array
+    /// By shared array x ring_ticks_ + tick % ring_ticks_: where that tick's
+    /// changes lie in that array's arena (arena::ticks points into it).
+    std::vector<range> ring_;
     std::vector<value_ref> refs_;
     void* current_ = nullptr;
     /// Per slot, a value superseded long after it appeared, and its ref

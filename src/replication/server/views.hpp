@@ -267,8 +267,10 @@ public:
                 f(s);
         }
 #ifndef NDEBUG
-        // The log misses nothing: every slot that differs is in it.
-        std::vector<std::uint8_t> in_log(s_->slot_count, 0);
+        // The log misses nothing: every slot that differs is in it. (The
+        // thread's scratch keeps its capacity: no allocation once warm.)
+        static thread_local std::vector<std::uint8_t> in_log;
+        in_log.assign(s_->slot_count, 0);
         for (std::size_t i = 0; i < sent_count; ++i)
             in_log[sent_log_[(sent_at + i) & sent_mask]] = 1;
         for (std::uint32_t i = from; i != base_log_end_; ++i)
