@@ -2,16 +2,27 @@
 // compression articles, simulated with ODE, written in the challenge's raw
 // format (cube_frames.hpp) for cubes_bandwidth and for any public entry.
 //
-//   cubes_scene --out FILE [--seed N] [--frames N] [--cubes N]
+//   cubes_scene --out FILE [--script NAME] [--seed N] [--frames N] [--cubes N]
 //
 // Ground at z = 0; cube 0 is the player (1.5 m, from (0, 0, 10)); the other
 // cubes (0.4 m) stand on a square grid 1 m apart centred on the origin. 60
 // steps a second, auto-disable after 0.5 s at rest, friction 200, damping
-// 0.001, no bounce, ERP 0.25, CFM 0.001. The player follows a seeded script
-// that plays like a person: it rolls across the field in changing
-// directions, pauses, and now and then pulls the cubes near it in and blows
-// them away. The first frame is written 6 times (the first packets' baseline),
-// then `frames` simulated frames.
+// 0.001, no bounce, ERP 0.25, CFM 0.001. The player follows a seeded script.
+// The scripts:
+//   play    (the default) plays like a person: it rolls across the field in
+//           changing directions, pauses, and now and then pulls the cubes
+//           near it in and blows them away
+//   air     keeps cubes in the air: fewer pauses, more and wider blows, and
+//           juggling, which throws every cube on the ground near the player
+//           back up, spinning
+//   settle  the cubes start in the air, spread and turned, and fall; the
+//           player plays for 12 s, then mostly rests with short rolls, and
+//           from 25 s on only rests, so the scene comes to rest
+//   storm   everything moves: a blast every 0.15-0.4 s most of the time,
+//           centred near a cube drawn at random (so the blasts follow the
+//           cubes wherever they were blown), between wide blows and rolls
+// The first frame is written 6 times (the first packets' baseline), then
+// `frames` simulated frames.
 //
 // The same seed gives the same file on the same machine (ODE is
 // deterministic for a given binary, and the script draws its numbers from
@@ -25,6 +36,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -53,11 +65,15 @@ private:
     std::mt19937_64 engine_;
 };
 
+enum class script { play, air, settle, storm };
+
 /// What the player does for a while.
 struct action {
-    enum kind { roll, rest, attract_and_blow } what = rest;
+    enum kind { roll, rest, attract_and_blow, juggle, blast } what = rest;
     double seconds = 1.0;
     double direction = 0.0; // radians, for roll
+    double reach = 7.0;     // metres from the player (attract_and_blow, juggle) or the centre (blast)
+    double x = 0.0, y = 0.0; // the centre of a blast
 };
 
 struct scene {
@@ -151,19 +167,27 @@ void build(scene& s, std::size_t cube_count)
     s.interacting[0] = 1;
 }
 
-/// The next thing the player does: mostly rolling in a new direction, now
-/// and then a pause (so cubes come to rest) or a pull and blow.
-action next_action(script_random& random, const dReal* player_position)
+/// A roll of `lo` to `hi` seconds: in a new direction, or back towards the
+/// middle when near the edge of the grid, like a person would.
+action roll_for(script_random& random, const dReal* player_position, double lo, double hi)
+{
+    action a;
+    a.what = action::roll;
+    a.seconds = random.uniform(lo, hi);
+    const double home = std::atan2(-player_position[1], -player_position[0]);
+    const double far = std::hypot(player_position[0], player_position[1]);
+    a.direction = far > 9.0 ? home + random.uniform(-0.7, 0.7) : random.uniform(-M_PI, M_PI);
+    return a;
+}
+
+/// The next thing the player does in `play`: mostly rolling in a new
+/// direction, now and then a pause (so cubes come to rest) or a pull and blow.
+action next_play_action(script_random& random, const dReal* player_position)
 {
     action a;
     const double pick = random.uniform();
     if (pick < 0.55) {
-        a.what = action::roll;
-        a.seconds = random.uniform(0.7, 3.0);
-        // Back towards the middle when near the edge of the grid, like a person would.
-        const double home = std::atan2(-player_position[1], -player_position[0]);
-        const double far = std::hypot(player_position[0], player_position[1]);
-        a.direction = far > 9.0 ? home + random.uniform(-0.7, 0.7) : random.uniform(-M_PI, M_PI);
+        a = roll_for(random, player_position, 0.7, 3.0);
     } else if (pick < 0.75) {
         a.what = action::rest;
         a.seconds = random.uniform(1.0, 5.0);
@@ -172,6 +196,91 @@ action next_action(script_random& random, const dReal* player_position)
         a.seconds = random.uniform(1.0, 2.5);
     }
     return a;
+}
+
+/// `air`: short pauses, wide blows and juggling.
+action next_air_action(script_random& random, const dReal* player_position)
+{
+    action a;
+    const double pick = random.uniform();
+    if (pick < 0.35) {
+        a = roll_for(random, player_position, 0.7, 2.0);
+    } else if (pick < 0.45) {
+        a.what = action::rest;
+        a.seconds = random.uniform(0.5, 1.5);
+    } else if (pick < 0.7) {
+        a.what = action::attract_and_blow;
+        a.seconds = random.uniform(1.0, 2.0);
+        a.reach = random.uniform(7.0, 10.0);
+    } else {
+        a.what = action::juggle;
+        a.seconds = random.uniform(2.0, 5.0);
+        a.reach = random.uniform(6.0, 10.0);
+    }
+    return a;
+}
+
+/// `settle`: `play` for the first 12 s, then mostly pauses with short rolls,
+/// and only pauses from 25 s on.
+action next_settle_action(script_random& random, const dReal* player_position, double now)
+{
+    if (now < 12.0)
+        return next_play_action(random, player_position);
+    action a;
+    if (now < 25.0 && random.uniform() < 0.3)
+        return roll_for(random, player_position, 0.5, 1.5);
+    a.what = action::rest;
+    a.seconds = random.uniform(2.0, 6.0);
+    return a;
+}
+
+/// `storm`: blasts all over the field most of the time, each centred on a
+/// cube drawn at random (so they follow the cubes where they were blown),
+/// and the player's rolls and wide blows.
+action next_storm_action(const scene& s, script_random& random)
+{
+    action a;
+    const double pick = random.uniform();
+    if (pick < 0.1) {
+        a = roll_for(random, dBodyGetPosition(s.bodies[0]), 0.5, 1.5);
+    } else if (pick < 0.2) {
+        a.what = action::attract_and_blow;
+        a.seconds = random.uniform(0.8, 1.5);
+        a.reach = random.uniform(8.0, 12.0);
+    } else {
+        a.what = action::blast;
+        a.seconds = random.uniform(0.15, 0.4);
+        a.reach = random.uniform(8.0, 14.0);
+        const auto others = static_cast<double>(s.bodies.size() - 1);
+        const auto centre = 1 + std::min(s.bodies.size() - 2, static_cast<std::size_t>(random.uniform() * others));
+        const dReal* q = dBodyGetPosition(s.bodies[centre]);
+        a.x = q[0] + random.uniform(-2.0, 2.0);
+        a.y = q[1] + random.uniform(-2.0, 2.0);
+    }
+    return a;
+}
+
+/// The next thing the player does; `now` is the scene's time.
+action next_action(script which, const scene& s, script_random& random, double now)
+{
+    const dReal* player_position = dBodyGetPosition(s.bodies[0]);
+    switch (which) {
+    case script::air: return next_air_action(random, player_position);
+    case script::settle: return next_settle_action(random, player_position, now);
+    case script::storm: return next_storm_action(s, random);
+    case script::play: break;
+    }
+    return next_play_action(random, player_position);
+}
+
+/// Throws a cube: `vx`, `vy` and `vz` in m/s, a random spin.
+void throw_cube(scene& s, std::size_t i, double vx, double vy, double vz, script_random& random)
+{
+    dBodyID body = s.bodies[i];
+    dBodyEnable(body);
+    s.interacting[i] = 1;
+    dBodySetLinearVel(body, vx, vy, vz);
+    dBodySetAngularVel(body, random.uniform(-8.0, 8.0), random.uniform(-8.0, 8.0), random.uniform(-8.0, 8.0));
 }
 
 /// Forces of the current action for one step; `elapsed` is the action's time so far.
@@ -187,11 +296,37 @@ void apply_controls(scene& s, const action& a, double elapsed, script_random& ra
         dBodyAddForce(player, dx * 25.0, dy * 25.0, 0.0);
         return;
     }
+    if (a.what == action::juggle) {
+        // Every cube near the player that is on the ground and not falling
+        // goes back up.
+        for (std::size_t i = 1; i < s.bodies.size(); ++i) {
+            const dReal* q = dBodyGetPosition(s.bodies[i]);
+            const dReal* v = dBodyGetLinearVel(s.bodies[i]);
+            if (std::hypot(q[0] - p[0], q[1] - p[1]) > a.reach || q[2] > 0.6 || std::fabs(v[2]) > 1.0)
+                continue;
+            throw_cube(s, i, random.uniform(-2.5, 2.5), random.uniform(-2.5, 2.5), random.uniform(5.0, 9.0), random);
+        }
+        return;
+    }
+    if (a.what == action::blast) {
+        if (elapsed > 0.0)
+            return; // one blast, at the start of the action
+        for (std::size_t i = 1; i < s.bodies.size(); ++i) {
+            const dReal* q = dBodyGetPosition(s.bodies[i]);
+            const double rx = q[0] - a.x, ry = q[1] - a.y;
+            const double distance = std::hypot(rx, ry);
+            if (distance > a.reach || distance < 1e-6)
+                continue;
+            const double speed = random.uniform(6.0, 13.0) * (1.0 - 0.5 * distance / a.reach);
+            throw_cube(s, i, rx / distance * speed, ry / distance * speed, random.uniform(3.0, 9.0), random);
+        }
+        return;
+    }
     if (a.what != action::attract_and_blow)
         return;
     const double blow_at = a.seconds - 0.2; // the last 0.2 s blow, the rest pulls
     const bool blowing = elapsed >= blow_at;
-    constexpr double reach = 7.0;
+    const double reach = a.reach;
     for (std::size_t i = 1; i < s.bodies.size(); ++i) {
         dBodyID body = s.bodies[i];
         const dReal* q = dBodyGetPosition(body);
@@ -311,6 +446,22 @@ void print_summary(const cubes::frame_data& data)
     std::printf("\n  largest move of a cube on one axis in 6 frames: %d units (the format allows 1023)\n", largest_move);
 }
 
+/// `settle`'s start: every cube but the player lifted 0.5 to 6 m, moved up
+/// to 0.3 m on the ground and turned at random, to fall when the scene starts.
+void lift_and_turn(scene& s, script_random& random)
+{
+    for (std::size_t i = 1; i < s.bodies.size(); ++i) {
+        const dReal* q = dBodyGetPosition(s.bodies[i]);
+        dBodySetPosition(s.bodies[i], q[0] + random.uniform(-0.3, 0.3), q[1] + random.uniform(-0.3, 0.3),
+                         q[2] + random.uniform(0.5, 6.0));
+        // A uniform rotation (Shoemake): four numbers from three uniforms.
+        const double u1 = random.uniform(), u2 = random.uniform(0, 2 * M_PI), u3 = random.uniform(0, 2 * M_PI);
+        const dQuaternion turn = {std::sqrt(u1) * std::cos(u3), std::sqrt(1 - u1) * std::sin(u2),
+                                  std::sqrt(1 - u1) * std::cos(u2), std::sqrt(u1) * std::sin(u3)};
+        dBodySetQuaternion(s.bodies[i], turn);
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -320,17 +471,25 @@ int main(int argc, char** argv)
     std::uint64_t seed = 1;
     std::size_t frames = 2837;
     std::size_t cube_count = cubes::default_cube_count;
+    std::string script_name = "play";
+    const std::map<std::string, script> scripts = {
+        {"play", script::play}, {"air", script::air}, {"settle", script::settle}, {"storm", script::storm}};
     app.add_option("--out", out, "file to write")->required();
+    app.add_option("--script", script_name, "what happens: play (the default), air, settle or storm")
+        ->check(CLI::IsMember({"play", "air", "settle", "storm"}));
     app.add_option("--seed", seed, "the player's script");
     app.add_option("--frames", frames, "simulated frames after the 6 copies of the first");
     app.add_option("--cubes", cube_count, "cubes, the player included")->check(CLI::Range(2, 65536));
     CLI11_PARSE(app, argc, argv);
+    const script which = scripts.at(script_name);
 
     dInitODE2(0);
     dRandSetSeed(static_cast<unsigned long>(seed));
     scene s;
     build(s, cube_count);
     script_random random(seed);
+    if (which == script::settle)
+        lift_and_turn(s, random);
 
     cubes::frame_data data;
     data.cube_count = cube_count;
@@ -339,11 +498,11 @@ int main(int argc, char** argv)
     for (int k = 1; k < cubes::baseline_distance; ++k)
         std::copy_n(data.frame(0), cube_count, data.frame(static_cast<std::size_t>(k)));
 
-    action current = next_action(random, dBodyGetPosition(s.bodies[0]));
+    action current = next_action(which, s, random, 0.0);
     double elapsed = 0;
     for (std::size_t f = 0; f < frames; ++f) {
         if (elapsed >= current.seconds) {
-            current = next_action(random, dBodyGetPosition(s.bodies[0]));
+            current = next_action(which, s, random, static_cast<double>(f) * step_seconds);
             elapsed = 0;
         }
         apply_controls(s, current, elapsed, random);
@@ -366,8 +525,8 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "cubes_scene: cannot write %s\n", out.c_str());
         return 1;
     }
-    std::printf("wrote %s: %zu frames of %zu cubes (seed %llu)\n", out.c_str(), data.frame_count(), cube_count,
-                static_cast<unsigned long long>(seed));
+    std::printf("wrote %s: %zu frames of %zu cubes (script %s, seed %llu)\n", out.c_str(), data.frame_count(),
+                cube_count, script_name.c_str(), static_cast<unsigned long long>(seed));
     print_summary(data);
     return 0;
 }
