@@ -87,7 +87,7 @@ int run(const State& world, Advance advance, const run_setup& setup)
                 static_cast<void>(server.receive(ids[i], due));
         }
     }
-    std::uint64_t sent = 0, deferred = 0, packets_sent = 0, shared = 0, skipped = 0;
+    std::uint64_t sent = 0, deferred = 0, packets_sent = 0, shared = 0, skipped = 0, rebuilds = 0, fallbacks = 0;
     for (const bitrep::client_id id : ids) {
         const auto* stats = server.statistics(id);
         sent += stats->entities_sent;
@@ -95,13 +95,18 @@ int run(const State& world, Advance advance, const run_setup& setup)
         packets_sent += stats->packets_sent;
         shared += stats->shared_sections;
         skipped += stats->baselines_skipped;
+        rebuilds += stats->coded_rebuilds;
+        fallbacks += stats->bit_packed_fallbacks;
     }
     std::printf("%zu clients, %zu counted ticks: %.1f bytes per packet; over all packets, %.1f entities sent and "
-                "%.1f deferred per packet; %.2f of the coded packets' sections shared; %llu baselines skipped\n",
+                "%.1f deferred per packet; %.2f of the coded packets' sections shared; %llu baselines skipped; %.3f coded rebuilds and %.3f "
+                "bit-packed fallbacks per packet\n",
                 setup.clients, counted_ticks, static_cast<double>(bytes) / static_cast<double>(setup.clients * counted_ticks),
                 static_cast<double>(sent) / static_cast<double>(packets_sent),
                 static_cast<double>(deferred) / static_cast<double>(packets_sent),
-                static_cast<double>(shared) / static_cast<double>(packets_sent), static_cast<unsigned long long>(skipped));
+                static_cast<double>(shared) / static_cast<double>(packets_sent), static_cast<unsigned long long>(skipped),
+                static_cast<double>(rebuilds) / static_cast<double>(packets_sent),
+                static_cast<double>(fallbacks) / static_cast<double>(packets_sent));
     return 0;
 }
 

@@ -488,16 +488,20 @@ template <class Stream>
 struct walk {
     static constexpr bool reading = Stream::is_reading;
     static constexpr bool coded = Stream::is_coded;
+    static constexpr bool recording = requires { requires Stream::is_recording; };
     static constexpr scope field_scope = Stream::field_scope;
 
     Stream& stream;
     /// What the writer was told of its containers' changed elements.
     element_hints hints{};
 
-    const element_hint* find_hint(const void* base, const void* value) const noexcept
+    /// The hint for the container of `element`s at `base` and `value`. The
+    /// element's entry is part of the key: a container nested at the start
+    /// of the first element has the same addresses.
+    const element_hint* find_hint(const field_entry& element, const void* base, const void* value) const noexcept
     {
         for (const element_hint& hint : hints)
-            if (hint.base == base && hint.value == value)
+            if (hint.base == base && hint.value == value && hint.element == &element)
                 return &hint;
         return nullptr;
     }
@@ -527,12 +531,12 @@ struct walk {
         case kind::vector: {
             const std::size_t n = e.container->size(a);
             const auto* hint = n != 0 && n == e.container->size(b)
-                                   ? find_hint(e.container->data(ptr(a)), e.container->data(ptr(b)))
+                                   ? find_hint(*e.element, e.container->data(ptr(a)), e.container->data(ptr(b)))
                                    : nullptr;
             return hint != nullptr ? hint->count == 0 : same_value<field_scope>(e, a, b);
         }
         case kind::array: {
-            const auto* hint = e.min != 0 ? find_hint(a, b) : nullptr;
+            const auto* hint = e.min != 0 ? find_hint(*e.element, a, b) : nullptr;
             return hint != nullptr ? hint->count == 0 : same_value<field_scope>(e, a, b);
         }
         default: return same_value<field_scope>(e, a, b);
@@ -746,7 +750,9 @@ struct walk {
     bool codec_whole(const field_entry& e, bytes* p)
     {
         const codec_calls<field_scope>& calls = calls_of<field_scope>(*e.codec);
-        if constexpr (coded && reading)
+        if constexpr (recording)
+            return stream.fail(error::hook_failed, stream.position(), "a codec of its own is not recorded");
+        else if constexpr (coded && reading)
             return calls.coded_read(stream, p);
         else if constexpr (coded)
             return calls.coded_write(stream, p);
@@ -1220,6 +1226,13 @@ struct walk {
                         const bytes* older, const bytes* base, bytes* value, std::size_t common)
     {
         const std::size_t older_common = std::min(common, older_count);
+        if constexpr (Stream::is_writing && coded && !recording) {
+            if (!hints.empty()) [[unlikely]] {
+                const element_hint* hint = find_hint(element, base, value);
+                if (hint != nullptr && hint->changed_before != nullptr)
+                    return hinted_coded_elements(*hint, element, stride, older_common, older, base, value, common);
+            }
+        }
         bool previous = false;
         std::size_t unchanged_from = 0; // a reader's run of elements to take from the baseline
         for (std::size_t i = 0; i < common; ++i) {
@@ -1250,6 +1263,39 @@ struct walk {
         return true;
     }
 
+    /// coded_elements as a writer told by `hint` which elements changed,
+    /// which changed before, and per changed one its recorded decisions:
+    /// the same bytes, without comparing elements or walking them again.
+    bool hinted_coded_elements(const element_hint& hint, const field_entry& element, std::uint32_t stride,
+                               std::size_t older_common, const bytes* older, const bytes* base, bytes* value,
+                               std::size_t common)
+    {
+        std::size_t next = 0; // the next of the hint's changed elements
+        bool previous = false;
+        for (std::size_t i = 0; i < common; ++i) {
+            bool changed = next < hint.count && hint.changed[next] == i;
+            const bool changed_before =
+                i >= older_common || ((hint.changed_before[i / 64] >> (i % 64)) & 1u) != 0;
+            if (!stream.serialize_element_changed(changed, changed_before, previous))
+                return false;
+            previous = changed;
+            if (!changed)
+                continue;
+            const recorded_delta& record = hint.records[next++];
+            [[maybe_unused]] const auto slot = stream.enter_slot(1);
+            stream.begin_entity();
+            if (record.ops != nullptr) {
+                stream.replay(record);
+                continue;
+            }
+            const bytes* b = base + i * stride;
+            const bytes* before = i < older_common ? older + i * stride : b;
+            if (!changed_part(element, before, b, value + i * stride)) [[unlikely]]
+                return fail_index(i);
+        }
+        return true;
+    }
+
     /// A writer's changed elements: found once, then handed out in order
     /// (delta.hpp's changed_elements).
     struct changed_list {
@@ -1272,7 +1318,7 @@ struct walk {
     {
         std::size_t previous = bitrep::detail::no_listed_index;
         if (!hints.empty()) [[unlikely]] {
-            const auto* found = find_hint(base, value);
+            const auto* found = find_hint(element, base, value);
             if (found != nullptr && found->changed != nullptr) {
                 list.hint = found;
                 for (std::size_t k = 0; k < found->count; ++k) {
@@ -1585,6 +1631,8 @@ template bool changed(basic_read_stream<scope::replication>&, const field_entry&
 template bool changed(basic_measure_stream<scope::replication>&, const field_entry&, const void*, const void*, void*);
 template bool changed(basic_coded_write_stream<scope::replication>&, const field_entry&, const void*, const void*, void*);
 template bool changed(basic_coded_read_stream<scope::replication>&, const field_entry&, const void*, const void*, void*);
+template bool changed(basic_coded_record_stream<scope::replication>&, const field_entry&, const void*, const void*,
+                      void*);
 template bool same<scope::all>(const field_entry&, const void*, const void*);
 template bool same<scope::save>(const field_entry&, const void*, const void*);
 template bool same<scope::replication>(const field_entry&, const void*, const void*);

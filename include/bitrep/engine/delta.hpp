@@ -26,7 +26,11 @@ namespace bitrep::engine {
 /// changed elements when `changed` is set, their indices, ascending, and
 /// optionally, per one of them, the bits of its delta after its changed bit
 /// (32-bit words, lowest bits first) when they do not depend on where they
-/// start (nullptr: encode it).
+/// start (nullptr: encode it). A coded writer, with `changed_before` set,
+/// takes per element whether it changed between the older state and the
+/// baseline (bits, lowest first) and, with `records`, per changed element
+/// its recorded decisions (ops nullptr: encode it). `element` is the
+/// elements' entry, which the hint must match besides the addresses.
 struct element_hint {
     const void* base = nullptr;
     const std::uint32_t* changed = nullptr;
@@ -34,6 +38,9 @@ struct element_hint {
     const std::uint32_t* const* words = nullptr;
     const std::uint32_t* bits = nullptr;
     const void* value = nullptr;
+    const std::uint64_t* changed_before = nullptr;
+    const recorded_delta* records = nullptr;
+    const field_entry* element = nullptr;
 };
 /// The hints of one write. They apply to the containers reached from the
 /// value through its structures and proxies (a State's entity arrays).
@@ -176,6 +183,8 @@ extern template bool changed(basic_read_stream<scope::replication>&, const field
 extern template bool changed(basic_measure_stream<scope::replication>&, const field_entry&, const void*, const void*, void*);
 extern template bool changed(basic_coded_write_stream<scope::replication>&, const field_entry&, const void*, const void*, void*);
 extern template bool changed(basic_coded_read_stream<scope::replication>&, const field_entry&, const void*, const void*, void*);
+extern template bool changed(basic_coded_record_stream<scope::replication>&, const field_entry&, const void*, const void*,
+                             void*);
 extern template bool same<scope::all>(const field_entry&, const void*, const void*);
 extern template bool same<scope::save>(const field_entry&, const void*, const void*);
 extern template bool same<scope::replication>(const field_entry&, const void*, const void*);

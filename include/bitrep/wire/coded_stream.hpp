@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/status.hpp>
@@ -71,6 +72,9 @@ template <class Derived>
 class coded_primitives : public stream_primitives<Derived> {
 public:
     static constexpr bool is_coded = true;
+    /// Whether the stream records decisions (basic_coded_record_stream)
+    /// rather than coding them.
+    static constexpr bool is_recording = false;
 
     coded_primitives(std::span<coded_slot> slots, failure_record& record) noexcept
         : stream_primitives<Derived>(record), slots_(slots)
@@ -122,6 +126,11 @@ public:
         previous_changed_ = false;
         ++entity_;
     }
+
+    /// Whether the last changed bit of the entity being coded was set: the
+    /// context of the next one. A replayed entity (basic_coded_write_stream::
+    /// replay) leaves it as its recording did.
+    bool previous_changed() const noexcept { return previous_changed_; }
 
     BITREP_ALWAYS_INLINE bool serialize_changed(bool& changed, bool changed_before)
     {
@@ -188,6 +197,10 @@ public:
 protected:
     Derived& self() noexcept { return static_cast<Derived&>(*this); }
     BITREP_ALWAYS_INLINE coded_slot& slot() noexcept { return slots_[slot_]; }
+    void set_previous_changed(bool changed) noexcept { previous_changed_ = changed; }
+    /// The models of the current slot, as bytes: where a recording's model
+    /// offsets count from.
+    unsigned char* slot_bytes() noexcept { return reinterpret_cast<unsigned char*>(slots_.data() + slot_); }
 
 private:
     BITREP_ALWAYS_INLINE static std::uint64_t magnitude_of(std::int64_t value) noexcept
@@ -244,6 +257,26 @@ private:
     std::uint32_t entity_ = 1;
 };
 
+/// One entity's coded decisions, recorded once (basic_coded_record_stream)
+/// and coded into any packet that sends the same delta from the same
+/// states (basic_coded_write_stream::replay): the replication server shares
+/// them between clients whose packets differ. Each op is a decision, its
+/// model given as an offset from the entity's first slot, or a run of
+/// direct bits.
+struct recorded_delta {
+    const std::uint32_t* ops = nullptr; ///< nullptr: none recorded; code the entity
+    std::uint32_t count = 0;
+    /// The entity's last changed bit (the next changed bit's context).
+    bool previous_changed = false;
+};
+
+namespace detail {
+/// An op with this bit set is a run of direct bits: count in bits 16-20,
+/// value in bits 0-15. Otherwise it is a decision: the model's offset in
+/// 2-byte units above bit 0, the bit in bit 0.
+inline constexpr std::uint32_t direct_op = 0x80000000u;
+} // namespace detail
+
 template <scope Scope = scope::replication>
 class basic_coded_write_stream : public coded_primitives<basic_coded_write_stream<Scope>> {
 public:
@@ -269,6 +302,23 @@ public:
     }
     BITREP_ALWAYS_INLINE bool check_input() noexcept { return true; }
 
+    /// Codes an entity's recorded decisions with the models at the current
+    /// slot, as coding the entity itself would (after begin_entity()).
+    BITREP_ALWAYS_INLINE void replay(const recorded_delta& delta) noexcept
+    {
+        unsigned char* models = this->slot_bytes();
+        // A copy the compiler keeps in registers: the models' stores cannot reach it.
+        detail::range_encoder encoder = encoder_;
+        for (const std::uint32_t* op = delta.ops; op != delta.ops + delta.count; ++op) {
+            if ((*op & detail::direct_op) != 0)
+                encoder.encode_direct(*op & 0xFFFFu, static_cast<int>((*op >> 16) & 0x1Fu));
+            else
+                encoder.encode(*reinterpret_cast<bit_model*>(models + std::size_t{2} * (*op >> 1)), (*op & 1u) != 0);
+        }
+        encoder_ = encoder;
+        this->set_previous_changed(delta.previous_changed);
+    }
+
     /// Settles the packet; its length in bytes, or nothing when the buffer
     /// was too small (recorded as buffer_too_small).
     [[nodiscard]] bool finish(std::size_t& bytes)
@@ -283,6 +333,51 @@ public:
 
 private:
     detail::range_encoder encoder_;
+};
+
+/// Records the decisions a coded write stream would code, for replay:
+/// recorded from an entity's first slot (its own models, which it never
+/// changes but for the per-entity residual state), they replay into any
+/// packet's models at that entity's slot. Values a codec of its own writes
+/// (a hook) are not recorded: the recording fails and the entity is coded
+/// directly.
+template <scope Scope = scope::replication>
+class basic_coded_record_stream : public coded_primitives<basic_coded_record_stream<Scope>> {
+public:
+    static constexpr bool is_writing = true;
+    static constexpr bool is_reading = false;
+    static constexpr bool is_measuring = false;
+    static constexpr bool is_recording = true;
+    static constexpr bitrep::scope field_scope = Scope;
+
+    /// Records into `ops`, with `slots` (the entity's slot count) as the
+    /// entity's models; each recording starts with begin_entity().
+    basic_coded_record_stream(std::vector<std::uint32_t>& ops, std::span<coded_slot> slots,
+                              failure_record& record) noexcept
+        : coded_primitives<basic_coded_record_stream>(slots, record), ops_(ops)
+    {
+        for (coded_slot& slot : slots)
+            slot.residual_entity = 0;
+        base_ = this->slot_bytes();
+    }
+
+    BITREP_ALWAYS_INLINE bool code(bit_model& model, bool bit)
+    {
+        const auto offset = static_cast<std::uint32_t>(reinterpret_cast<unsigned char*>(&model) - base_);
+        ops_.push_back((offset / 2) << 1 | (bit ? 1u : 0u));
+        return bit;
+    }
+    BITREP_ALWAYS_INLINE std::uint32_t code_direct(std::uint32_t value, int count)
+    {
+        ops_.push_back(detail::direct_op | static_cast<std::uint32_t>(count) << 16 | value);
+        return value;
+    }
+    BITREP_ALWAYS_INLINE bool check_input() noexcept { return true; }
+    std::size_t bit_position() const noexcept { return 0; }
+
+private:
+    std::vector<std::uint32_t>& ops_;
+    unsigned char* base_ = nullptr;
 };
 
 template <scope Scope = scope::replication>

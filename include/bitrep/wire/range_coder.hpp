@@ -43,15 +43,35 @@ struct bit_model {
     BITREP_ALWAYS_INLINE std::uint32_t zero_probability() const noexcept { return zero; }
     BITREP_ALWAYS_INLINE void update(bool bit) noexcept
     {
-        constexpr std::uint8_t shifts[] = {1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5};
+        if (bit)
+            update_one();
+        else
+            update_zero();
+    }
+    /// update(false) and update(true), for a caller that has branched on
+    /// the bit already. A zero only raises the probability, so only the
+    /// upper bound can be passed, and a one only the lower.
+    BITREP_ALWAYS_INLINE void update_zero() noexcept
+    {
+        const std::uint32_t raised = zero + ((detail::probability_one - zero) >> next_shift());
+        zero = static_cast<std::uint16_t>(raised > highest ? highest : raised);
+    }
+    BITREP_ALWAYS_INLINE void update_one() noexcept
+    {
+        const std::uint32_t lowered = zero - (static_cast<std::uint32_t>(zero) >> next_shift());
+        zero = static_cast<std::uint16_t>(lowered < lowest ? lowest : lowered);
+    }
+
+private:
+    static constexpr std::uint32_t lowest = 32;
+    static constexpr std::uint32_t highest = detail::probability_one - 32;
+    /// The fraction of the way to move (as a shift) and one more decision seen.
+    BITREP_ALWAYS_INLINE int next_shift() noexcept
+    {
+        static constexpr std::uint8_t shifts[] = {1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5};
         const int shift = shifts[seen];
         seen = static_cast<std::uint16_t>(seen + (seen < 15 ? 1 : 0));
-        if (bit)
-            zero = static_cast<std::uint16_t>(zero - (zero >> shift));
-        else
-            zero = static_cast<std::uint16_t>(zero + ((detail::probability_one - zero) >> shift));
-        constexpr std::uint32_t highest = detail::probability_one - 32;
-        zero = static_cast<std::uint16_t>(zero < 32 ? 32 : zero > highest ? highest : zero);
+        return shift;
     }
 };
 
@@ -72,10 +92,11 @@ public:
         if (bit) {
             low_ += bound;
             range_ -= bound;
+            model.update_one();
         } else {
             range_ = bound;
+            model.update_zero();
         }
-        model.update(bit);
         normalize();
     }
 
@@ -192,12 +213,13 @@ public:
         if (code_ < bound) {
             range_ = bound;
             bit = false;
+            model.update_zero();
         } else {
             code_ -= bound;
             range_ -= bound;
             bit = true;
+            model.update_one();
         }
-        model.update(bit);
         normalize();
         return bit;
     }

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "coded_records.hpp"
 #include "delta_cache.hpp"
 #include "views.hpp"
 #include <bitrep/wire/coded_stream.hpp>
@@ -151,9 +152,17 @@ struct array_use {
 struct scratch {
     explicit scratch(const server_shared& s)
         : view(s.layout_), older(s.layout_), view_refs(s.slot_count, empty_ref), older_refs(s.slot_count, empty_ref),
-          cache(s.slot_count), sections(s), hints(s.field_count), uses(s.field_count),
-          models(s.layout_.state_entry->slots)
+          cache(s.slot_count), records(s), sections(s), hints(s.field_count), uses(s.field_count),
+          models(s.layout_.state_entry->slots), verify(s.options_.max_packet_bytes)
     {
+        std::size_t words = 0;
+        for (const entity_array_layout& array : s.layout_.shared)
+            words += (array.capacity + 63) / 64;
+        hint_before.resize(words);
+        sent_slots.resize((s.slot_count + 63) / 64);
+        hint_changed.reserve(s.slot_count);
+        hint_entries.reserve(s.slot_count);
+        hint_records.reserve(s.slot_count);
     }
 
     /// Readies the scratch for history tick `tick`: its cached deltas and
@@ -171,6 +180,7 @@ struct scratch {
             std::fill(older_refs.begin(), older_refs.end(), empty_ref);
         }
         cache.start_tick(tick);
+        records.start_tick(tick);
         sections.start_tick();
     }
 
@@ -182,12 +192,20 @@ struct scratch {
     std::vector<value_ref> view_refs;
     std::vector<value_ref> older_refs;
     delta_cache cache;
+    coded_records records;
     coded_sections sections;
     /// The element hints of one packet (see engine::element_hint).
     std::vector<std::uint32_t> hint_changed;
     std::vector<std::uint32_t> hint_offsets;
     std::vector<const std::uint32_t*> hint_words;
     std::vector<std::uint32_t> hint_bits;
+    /// A coded packet's: per shared entity array, whether each slot changed
+    /// between the older view and the baseline (bits, from a word boundary
+    /// per array); per changed slot, its recorded decisions.
+    std::vector<std::uint64_t> hint_before;
+    std::vector<std::uint64_t> sent_slots; ///< marks by slot, all clear between packets
+    std::vector<const recorded_entry*> hint_entries;
+    std::vector<recorded_delta> hint_records;
     std::vector<engine::element_hint> hints; ///< one per top-level field at most
     /// Per top-level field, what its entity array's entities take of the
     /// packet being built (packet_bound).
@@ -195,10 +213,13 @@ struct scratch {
     /// The coded encoding's models: each packet starts them afresh, so one
     /// set serves every client this scratch encodes for.
     std::vector<coded_slot> models;
+    /// Debug builds encode each coded section again without its records
+    /// here, and check that the bytes are the same.
+    std::vector<std::uint8_t> verify;
 
     std::size_t bytes(std::size_t slot_count) const noexcept
     {
-        return sizeof(scratch) + cache.bytes() + sections.bytes() + 2 * slot_count * sizeof(value_ref);
+        return sizeof(scratch) + cache.bytes() + records.bytes() + sections.bytes() + 2 * slot_count * sizeof(value_ref);
     }
 };
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -320,17 +321,142 @@ private:
             older = sc_.older.get();
         }
         const void* view = sc_.view.get();
+        if (status coded = encode_state(room, older, plan.base, view, coded_hints(plan, older, view), bytes); !coded)
+            [[unlikely]]
+            return coded;
+#ifndef NDEBUG
+        // The recorded decisions make the same bytes as coding each entity.
+        std::size_t direct = 0;
+        const std::span<const std::uint8_t> replayed = room.first(bytes);
+        const bool same = encode_state(sc_.verify, older, plan.base, view, element_hints(plan.base, view, false),
+                                       direct) &&
+                          direct == bytes && std::equal(replayed.begin(), replayed.end(), sc_.verify.begin());
+        assert(same && "a coded section replayed from records differs from its direct encoding");
+#endif
+        return {};
+    }
+
+    /// Range codes `view` against `base`, predicting from `older`, into
+    /// `room` with the given hints; `bytes` is what it took.
+    status encode_state(std::span<std::uint8_t> room, const void* older, const void* base, const void* view,
+                        engine::element_hints hints, std::size_t& bytes)
+    {
         // The models start afresh for each packet, so one set serves every
         // client this scratch encodes for.
         std::fill(sc_.models.begin(), sc_.models.end(), coded_slot{});
         failure_record failure;
         basic_coded_write_stream<scope::replication> coder(room, sc_.models, failure);
         std::uint32_t check = check_value;
-        if (!engine::delta(coder, *s_.layout_.state_entry, older, plan.base, const_cast<void*>(view),
-                           element_hints(plan.base, view, false)) ||
+        if (!engine::delta(coder, *s_.layout_.state_entry, older, base, const_cast<void*>(view), hints) ||
             (s_.options_.check_value && !coder.serialize_bits(check, 32)) || !coder.finish(bytes)) [[unlikely]]
             return coder.failure_status(s_.layout_.name);
         return {};
+    }
+
+    /// A coded packet's element hints: per shared entity array it takes
+    /// nothing from, that the baseline's and the view's are the same; per
+    /// array it changes, the slots that changed between the older view and
+    /// the baseline, the slots it changes, and each one's recorded
+    /// decisions, shared with the clients that send the same.
+    engine::element_hints coded_hints(const packet_plan& plan, const void* older, const void* view)
+    {
+        // The slots the packet takes, in order: marked, then read word by word.
+        std::uint64_t* sent = sc_.sent_slots.data();
+        for (const auto& [field, id] : c_.draft.view.sent_ids) {
+            const std::size_t slot = s_.layout_.array_of(field).first_slot + id;
+            sent[slot / 64] |= std::uint64_t{1} << (slot % 64);
+        }
+        sc_.hint_changed.clear();
+        sc_.hint_entries.clear();
+        sc_.hint_records.clear();
+        std::size_t count = 0;
+        std::size_t words = 0;
+        for (const entity_array_layout& array : s_.layout_.shared) {
+            const void* base_slots = array.slot(plan.base, 0);
+            const void* view_slots = array.slot(view, 0);
+            // Both lists are reserved for every slot: they do not move.
+            const std::size_t first = sc_.hint_changed.size();
+            for_each_sent(array, sent, [&](std::size_t id) {
+                record(array, id, plan.older.refs, older, plan.base, view);
+            });
+            if (sc_.hint_changed.size() == first) {
+                sc_.hints[count++] = {base_slots, nullptr, 0,      nullptr,          nullptr,
+                                      view_slots, nullptr, nullptr, array.ops->entry};
+                continue;
+            }
+            std::uint64_t* before = sc_.hint_before.data() + words;
+            words += (array.capacity + 63) / 64;
+            changed_before(array, plan.older.refs, older, plan.base, before);
+            sc_.hints[count++] = {base_slots,         sc_.hint_changed.data() + first,
+                                  sc_.hint_changed.size() - first, nullptr, nullptr, view_slots, before,
+                                  sc_.hint_records.data() + first, array.ops->entry};
+        }
+        // The decisions, once every record is made (making one may move them).
+        for (std::size_t k = 0; k < sc_.hint_records.size(); ++k)
+            sc_.hint_records[k] = sc_.records.delta_of(*sc_.hint_entries[k]);
+        return engine::element_hints(sc_.hints.data(), count);
+    }
+
+    /// Calls f(id) for each slot of `array` marked in `sent`, in order, and
+    /// clears the marks.
+    template <class F>
+    static void for_each_sent(const entity_array_layout& array, std::uint64_t* sent, F&& f)
+    {
+        const std::size_t from = array.first_slot;
+        const std::size_t to = from + array.capacity;
+        for (std::size_t w = from / 64; w * 64 < to; ++w) {
+            std::uint64_t marks = sent[w];
+            if (marks == 0)
+                continue;
+            // Bits of the word outside the array belong to its neighbours.
+            const std::size_t low = w * 64 < from ? from - w * 64 : 0;
+            const std::size_t high = std::min<std::size_t>(64, to - w * 64);
+            const std::uint64_t mine = (high == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << high) - 1) &
+                                       ~((std::uint64_t{1} << low) - 1);
+            marks &= mine;
+            sent[w] &= ~mine;
+            for (; marks != 0; marks &= marks - 1)
+                f(w * 64 + static_cast<std::size_t>(std::countr_zero(marks)) - from);
+        }
+    }
+
+    /// Per slot of `array`, whether it changed between the older view (refs
+    /// `older_refs`, nullptr: none) and the baseline, as bits into `before`.
+    void changed_before(const entity_array_layout& array, const value_ref* older_refs, const void* older,
+                        const void* base, std::uint64_t* before)
+    {
+        const std::size_t words = (array.capacity + 63) / 64;
+        std::fill(before, before + words, 0);
+        if (older_refs == nullptr)
+            return;
+        const value_ref* base_refs = c_.views.base_refs().data() + array.first_slot;
+        older_refs += array.first_slot;
+        for (std::size_t id = 0; id < array.capacity; ++id) {
+            if (older_refs[id] == base_refs[id])
+                continue;
+            const bool same = sc_.records.same_before(array, array.first_slot + id, older_refs[id], base_refs[id],
+                                                      array.slot(older, id), array.slot(base, id));
+            before[id / 64] |= std::uint64_t{same ? 0u : 1u} << (id % 64);
+        }
+    }
+
+    /// Slot `id` of `array` as the packet sends it: its recorded decisions
+    /// (made now, or for another client this tick) when it differs from the
+    /// baseline.
+    void record(const entity_array_layout& array, std::size_t id, const value_ref* older_refs, const void* older,
+                const void* base, const void* view)
+    {
+        const std::size_t slot = array.first_slot + id;
+        const value_ref base_ref = c_.views.base_refs()[slot];
+        const recorded_entry& entry =
+            sc_.records.find(array, slot, older_refs != nullptr ? older_refs[slot] : base_ref, base_ref,
+                             c_.draft.view.refs[slot], array.slot(older, id), array.slot(base, id),
+                             array.slot(view, id));
+        if (!entry.differs)
+            return;
+        sc_.hint_changed.push_back(static_cast<std::uint32_t>(id));
+        sc_.hint_entries.push_back(&entry);
+        sc_.hint_records.emplace_back();
     }
 
     /// The element hints of this packet, from `base` to `view`: per shared
@@ -346,7 +472,9 @@ private:
             for (const entity_array_layout& array : s_.layout_.shared) {
                 const auto in_array = [&](const auto& sent) { return sent.first == array.field; };
                 if (std::none_of(sent_ids.begin(), sent_ids.end(), in_array))
-                    sc_.hints[count++] = {array.slot(base, 0), nullptr, 0, nullptr, nullptr, array.slot(view, 0)};
+                    sc_.hints[count++] = {array.slot(base, 0), nullptr, 0,      nullptr,
+                                          nullptr,             array.slot(view, 0), nullptr, nullptr,
+                                          array.ops->entry};
             }
             return engine::element_hints(sc_.hints.data(), count);
         }
@@ -381,7 +509,8 @@ private:
             const auto* changed = end != start ? sc_.hint_changed.data() + start : nullptr;
             sc_.hints[count++] = {array.slot(base, 0), changed, end - start,
                                   changed != nullptr ? sc_.hint_words.data() + start : nullptr,
-                                  changed != nullptr ? sc_.hint_bits.data() + start : nullptr, array.slot(view, 0)};
+                                  changed != nullptr ? sc_.hint_bits.data() + start : nullptr, array.slot(view, 0),
+                                  nullptr, nullptr, array.ops->entry};
             start = end;
         }
         return engine::element_hints(sc_.hints.data(), count);
