@@ -705,6 +705,13 @@ int main(int argc, char** argv)
         // for long, so little is shared between them.
         register_ticks("BM_Replicate/clients:64/ack_delay:6/loss:5%" + e,
                        {64, 6, default_packet_bytes, encoding, false, 0.05}, timed::replicate, 300);
+        // A 200 ms round trip (acks 12 ticks late) with 1% and 10% loss, and
+        // the 5% row with 256 clients.
+        for (const auto& [percent, loss] : {std::pair{1, 0.01}, std::pair{10, 0.10}})
+            register_ticks("BM_Replicate/clients:64/ack_delay:12/loss:" + std::to_string(percent) + "%" + e,
+                           {64, 12, default_packet_bytes, encoding, false, loss}, timed::replicate, 300);
+        register_ticks("BM_Replicate/clients:256/ack_delay:6/loss:5%" + e,
+                       {256, 6, default_packet_bytes, encoding, false, 0.05}, timed::replicate, 300);
         // The same on two threads (replicate() for different clients at
         // once): the tick's wall time, and the CPU both threads spent.
         for (int delay : {0, 6})
