@@ -273,8 +273,9 @@ struct recorded_delta {
 namespace detail {
 /// An op with this bit set is a run of direct bits: count in bits 16-20,
 /// value in bits 0-15. Otherwise it is a decision: the model's offset in
-/// 2-byte units above bit 0, the bit in bit 0.
+/// bytes (even) with the bit in its lowest bit.
 inline constexpr std::uint32_t direct_op = 0x80000000u;
+static_assert(alignof(bit_model) >= 2, "a recorded model's offset is even: its lowest bit carries the decision");
 } // namespace detail
 
 template <scope Scope = scope::replication>
@@ -313,7 +314,7 @@ public:
             if ((*op & detail::direct_op) != 0)
                 encoder.encode_direct(*op & 0xFFFFu, static_cast<int>((*op >> 16) & 0x1Fu));
             else
-                encoder.encode(*reinterpret_cast<bit_model*>(models + std::size_t{2} * (*op >> 1)), (*op & 1u) != 0);
+                encoder.encode(*reinterpret_cast<bit_model*>(models + static_cast<std::size_t>(*op & ~1u)), (*op & 1u) != 0);
         }
         encoder_ = encoder;
         this->set_previous_changed(delta.previous_changed);
@@ -363,8 +364,9 @@ public:
 
     BITREP_ALWAYS_INLINE bool code(bit_model& model, bool bit)
     {
+        // Models are 2-byte aligned: the offset's lowest bit carries the bit.
         const auto offset = static_cast<std::uint32_t>(reinterpret_cast<unsigned char*>(&model) - base_);
-        ops_.push_back((offset / 2) << 1 | (bit ? 1u : 0u));
+        ops_.push_back(offset | (bit ? 1u : 0u));
         return bit;
     }
     BITREP_ALWAYS_INLINE std::uint32_t code_direct(std::uint32_t value, int count)
