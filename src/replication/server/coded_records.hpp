@@ -68,21 +68,18 @@ public:
                                const void* target)
     {
         recorded_entry* slot_ways = &entries_[slot * ways];
-        recorded_entry* victim = nullptr;
         for (std::size_t w = 0; w < ways; ++w) {
             recorded_entry& way = slot_ways[w];
-            const bool current = way.tick == tick_;
-            if (current && way.older == older_ref && way.base == base_ref && way.target == ref) {
+            if (way.tick == tick_ && way.older == older_ref && way.base == base_ref && way.target == ref) {
                 if (way.pending)
                     record(way, array, older, base, target);
                 return way;
             }
-            if (victim == nullptr || (victim->tick == tick_ && (!current || way.stamp < victim->stamp)))
-                victim = &way;
         }
         const bool differs = !server_shared::same_slot(array, base, target);
-        *victim = {tick_, older_ref, base_ref, ref, differs, differs, false, false, 0, 0, ++stamps_};
-        return *victim;
+        recorded_entry& entry = way_to_replace(slot_ways, ways, tick_);
+        entry = {tick_, older_ref, base_ref, ref, differs, differs, false, false, 0, 0, ++stamps_};
+        return entry;
     }
 
     /// A recorded entry's decisions, valid until the next find.

@@ -69,18 +69,12 @@ public:
                                             value_ref ref, const void* base, const void* target)
     {
         cached_delta* slot_ways = &entries_[slot * ways];
-        // The way to replace: one from an earlier tick, else the oldest.
-        cached_delta* victim = nullptr;
         for (std::size_t w = 0; w < ways; ++w) {
             cached_delta& way = slot_ways[w];
-            const bool current = way.tick == tick_;
-            if (current && way.base == base_ref && way.target == ref)
+            if (way.tick == tick_ && way.base == base_ref && way.target == ref)
                 return way;
-            const bool victim_current = victim != nullptr && victim->tick == tick_;
-            if (victim == nullptr || (victim_current && (!current || way.stamp < victim->stamp)))
-                victim = &way;
         }
-        cached_delta& entry = *victim;
+        cached_delta& entry = way_to_replace(slot_ways, ways, tick_);
         failure_record failure;
         basic_measure_stream<scope::replication> stream(failure);
         static_cast<void>(engine::changed(stream, *array.ops->entry, base, base, const_cast<void*>(target)));

@@ -207,6 +207,19 @@ public:
 
 namespace server_side {
 using server_shared = server_core::impl;
+
+/// Of one slot's `count` cache ways (each with its `tick` and `stamp`), the
+/// one a new entry of tick `tick` replaces: one from an earlier tick, else
+/// the oldest (the delta cache's and the coded records').
+template <class Way>
+BITREP_ALWAYS_INLINE Way& way_to_replace(Way* ways, std::size_t count, std::uint32_t tick) noexcept
+{
+    Way* victim = ways;
+    for (std::size_t w = 1; w < count && victim->tick == tick; ++w)
+        if (ways[w].tick != tick || ways[w].stamp < victim->stamp)
+            victim = &ways[w];
+    return *victim;
+}
 } // namespace server_side
 
 } // namespace bitrep::replication
