@@ -32,6 +32,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "cube_frames.hpp"
@@ -49,9 +50,43 @@ struct Cube {
     friend bool operator==(const Cube&, const Cube&) = default;
 };
 
-Cube to_cube(const cubes::cube_state& s)
+/// The same cube in a game that knows its physics: a prediction of its own
+/// (bitrep/predict.hpp), which the coded delta sends residuals against.
+/// Gravity for a cube above the floor, the floor, and straight lines
+/// scaled by the ticks; the orientation is left to the library (a field
+/// left at the baseline's value is). Integers only: both ends agree.
+struct FallingCube {
+    bitrep::quat_code<9> orientation;
+    bitrep::ranged<int, -16383, 16383> x, y;
+    bitrep::ranged<int, 0, 8191> z;
+    bool interacting = false;
+    friend bool operator==(const FallingCube&, const FallingCube&) = default;
+
+    static FallingCube predict(const bitrep::history<FallingCube>& h, std::uint32_t ahead)
+    {
+        FallingCube p = h.baseline;
+        const std::int64_t back = h.older_ticks;
+        if (back == 0)
+            return p;
+        const auto ahead_of = [&](int base, int older) { // base + (base - older) ahead / back, rounded
+            const std::int64_t moved = std::int64_t{base - older} * ahead;
+            return base + static_cast<int>((moved + (moved >= 0 ? back / 2 : -back / 2)) / back);
+        };
+        constexpr int resting_z = 103; // a 0.4 m cube lying on the floor, at 512 units a metre
+        p.x = ahead_of(h.baseline.x.value(), h.older.x.value());
+        p.y = ahead_of(h.baseline.y.value(), h.older.y.value());
+        int z = ahead_of(h.baseline.z.value(), h.older.z.value());
+        if (h.baseline.z.value() > resting_z + 4) // in the air: 9.8 m/s^2 at 60 ticks a second pulls
+            z -= static_cast<int>(6272 * std::int64_t{ahead} * (back + ahead) / 9000); // g t2 (t1 + t2) / 2
+        p.z = std::clamp(z, std::min(resting_z, h.baseline.z.value()), 8191);
+        return p;
+    }
+};
+
+template <class C = Cube>
+C to_cube(const cubes::cube_state& s)
 {
-    Cube c;
+    C c;
     c.orientation.largest = static_cast<std::uint8_t>(s.largest);
     c.orientation.small = {{{static_cast<std::uint16_t>(s.a)}, {static_cast<std::uint16_t>(s.b)}, {static_cast<std::uint16_t>(s.c)}}};
     c.x = s.x;
@@ -105,14 +140,14 @@ private:
 };
 
 /// The bitrep encoders hold the frames as the game's annotated snapshot.
-template <std::size_t N>
+template <std::size_t N, class C = Cube>
 class bitrep_encoder : public encoder {
 public:
-    using snapshot = std::array<Cube, N>;
+    using snapshot = std::array<C, N>;
     explicit bitrep_encoder(const cubes::frame_data& data) : frames_(data.frame_count()), scratch_(std::make_unique<snapshot>())
     {
         for (std::size_t f = 0; f < frames_.size(); ++f)
-            std::transform(data.frame(f), data.frame(f) + N, frames_[f].begin(), to_cube);
+            std::transform(data.frame(f), data.frame(f) + N, frames_[f].begin(), to_cube<C>);
     }
     bool decoded_equals(std::size_t f) const override { return *scratch_ == frames_[f]; }
 
@@ -160,25 +195,35 @@ public:
     }
 };
 
-template <std::size_t N>
-class coded_encoder final : public bitrep_encoder<N> {
+/// bitrep_coded, and with C = FallingCube bitrep_predicted.
+template <std::size_t N, class C = Cube>
+class coded_encoder final : public bitrep_encoder<N, C> {
 public:
-    using bitrep_encoder<N>::bitrep_encoder;
-    std::string_view name() const override { return "bitrep_coded"; }
+    using bitrep_encoder<N, C>::bitrep_encoder;
+    std::string_view name() const override { return std::is_same_v<C, Cube> ? "bitrep_coded" : "bitrep_predicted"; }
     std::optional<std::size_t> encode(std::size_t f, std::span<std::uint8_t> out) override
     {
         std::size_t bytes = 0;
-        if (!coder_.write(out, bytes, this->frames_[base_of_base_of(f)], this->frames_[base_of(f)], this->frames_[f]).ok())
+        if (!coder_.write(out, bytes, this->frames_[base_of_base_of(f)], this->frames_[base_of(f)], this->frames_[f],
+                          ticks(f))
+                 .ok())
             return std::nullopt;
         return bytes;
     }
     bool decode(std::size_t f, std::span<const std::uint8_t> packet) override
     {
-        return coder_.read(packet, this->frames_[base_of_base_of(f)], this->frames_[base_of(f)], *this->scratch_).ok();
+        return coder_
+            .read(packet, this->frames_[base_of_base_of(f)], this->frames_[base_of(f)], *this->scratch_, ticks(f))
+            .ok();
     }
 
 private:
-    bitrep::delta_coder<typename bitrep_encoder<N>::snapshot> coder_;
+    static bitrep::delta_ticks ticks(std::size_t f)
+    {
+        return {static_cast<std::uint32_t>(base_of(f) - base_of_base_of(f)),
+                static_cast<std::uint32_t>(cubes::baseline_distance)};
+    }
+    bitrep::delta_coder<typename bitrep_encoder<N, C>::snapshot> coder_;
 };
 
 template <std::size_t N>
@@ -188,6 +233,7 @@ std::vector<std::unique_ptr<encoder>> bitrep_encoders(const cubes::frame_data& d
     list.push_back(std::make_unique<full_encoder<N>>(data));
     list.push_back(std::make_unique<delta_today_encoder<N>>(data));
     list.push_back(std::make_unique<coded_encoder<N>>(data));
+    list.push_back(std::make_unique<coded_encoder<N, FallingCube>>(data));
     return list;
 }
 

@@ -40,7 +40,8 @@ using bytes = unsigned char;
 template <class Stream, class InFrame>
 bool coded_smallest_three(Stream& stream, bitrep::detail::smallest_three_code& code,
                           const bitrep::detail::smallest_three_code& base,
-                          const bitrep::detail::smallest_three_code& older, std::uint64_t max, InFrame in_frame)
+                          const bitrep::detail::smallest_three_code& older,
+                          const bitrep::detail::smallest_three_code* predicted, std::uint64_t max, InFrame in_frame)
 {
     std::uint32_t moved = code.largest != base.largest ? 1u : 0u;
     if (!stream.serialize_bits(moved, 1))
@@ -55,12 +56,15 @@ bool coded_smallest_three(Stream& stream, bitrep::detail::smallest_three_code& c
         axis = static_cast<std::uint32_t>(which) + (which >= axis ? 1u : 0u);
     }
     code.largest = axis;
-    const bitrep::detail::smallest_three_code predicted_base = in_frame(base, axis);
-    const bitrep::detail::smallest_three_code predicted_older = in_frame(older, axis);
+    const bitrep::detail::smallest_three_code in_base = in_frame(base, axis);
+    const bitrep::detail::smallest_three_code in_older = in_frame(predicted != nullptr ? *predicted : older, axis);
     [[maybe_unused]] const auto slot = stream.enter_slot(1);
     for (std::size_t k = 0; k < 3; ++k) {
         std::uint64_t quantum = code.quanta[k];
-        if (!stream.serialize_index_delta(quantum, predicted_base.quanta[k], predicted_older.quanta[k], max))
+        const bool ok = predicted != nullptr
+                            ? stream.serialize_index_predicted(quantum, in_base.quanta[k], in_older.quanta[k], max)
+                            : stream.serialize_index_delta(quantum, in_base.quanta[k], in_older.quanta[k], max);
+        if (!ok)
             return false;
         code.quanta[k] = static_cast<std::uint32_t>(quantum);
     }
@@ -494,6 +498,36 @@ struct walk {
     Stream& stream;
     /// What the writer was told of its containers' changed elements.
     element_hints hints{};
+    /// While a class with a prediction of its own (predict.hpp) is walked:
+    /// its predicted value, of object_size bytes, for the baseline at
+    /// `predicted_for`.
+    const bytes* predicted = nullptr;
+    const bytes* predicted_for = nullptr;
+    std::size_t predicted_size = 0;
+
+    /// The predicted value of the part of the predicted class whose
+    /// baseline is at `base`, else nullptr (no prediction, or a part that
+    /// does not lie inside the class's own bytes).
+    const bytes* prediction_of(const bytes* base) const noexcept
+    {
+        if (predicted == nullptr) [[likely]]
+            return nullptr;
+        const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(base) - reinterpret_cast<std::uintptr_t>(predicted_for);
+        return at < predicted_size ? predicted + at : nullptr;
+    }
+
+    /// Walks `part` with no prediction of the class's own: an optional's
+    /// or a variant's value lies in the class's bytes, but the prediction
+    /// may hold none, or another alternative.
+    template <class Part>
+    bool unpredicted(Part&& part)
+    {
+        const bytes* const saved = predicted;
+        predicted = nullptr;
+        const bool ok = part();
+        predicted = saved;
+        return ok;
+    }
 
     /// The hint for the container of `element`s at `base` and `value`. The
     /// element's entry is part of the key: a container nested at the start
@@ -829,12 +863,20 @@ struct walk {
         std::uint64_t b = 0;
         std::uint64_t o = 0;
         index_of(e, base, b);
-        index_of(e, older, o);
         if constexpr (!reading) {
             if (!index_of(e, value, i)) [[unlikely]] // only a quantized value it cannot send
                 return bitrep::detail::refuse_quantized(stream, *reinterpret_cast<const float*>(value));
         }
-        if (!stream.serialize_index_delta(i, b, o, index_span(e)))
+        const std::uint64_t span = index_span(e);
+        // The class's own prediction when it has one in range that moves
+        // (a changed number is never its baseline), else the library's.
+        std::uint64_t p = 0;
+        const bytes* own = prediction_of(base);
+        const bool predicted_here = own != nullptr && index_of(e, own, p) && p <= span && p != b;
+        if (!predicted_here)
+            index_of(e, older, o);
+        if (!(predicted_here ? stream.serialize_index_predicted(i, b, p, span)
+                             : stream.serialize_index_delta(i, b, o, span)))
             return false;
         if constexpr (reading)
             set_index(e, value, i);
@@ -913,8 +955,10 @@ struct walk {
                     return whole(e, value);
             }
             return structure_changed(e, older, base, value);
-        case kind::optional: return optional_changed(e, older, base, value);
-        case kind::variant: return variant_changed(e, older, base, value);
+        case kind::optional:
+            return unpredicted([&] { return optional_changed(e, older, base, value); });
+        case kind::variant:
+            return unpredicted([&] { return variant_changed(e, older, base, value); });
         case kind::array:
             return elements(*e.element, e.stride, static_cast<std::size_t>(e.min), older, base, value,
                             static_cast<std::size_t>(e.min), 1, static_cast<std::size_t>(e.min));
@@ -927,7 +971,43 @@ struct walk {
 
     bool structure_changed(const field_entry& e, const bytes* older, const bytes* base, bytes* value)
     {
-        const type_table& t = *e.nested;
+        if constexpr (coded) {
+            if (e.nested->predict != nullptr) [[unlikely]]
+                return predicted_structure(e, older, base, value);
+        }
+        return fields_changed(*e.nested, older, base, value);
+    }
+
+    /// structure_changed of a class with a prediction of its own: its
+    /// fields walked against the value its predict returns.
+    bool predicted_structure(const field_entry& e, const bytes* older, const bytes* base, bytes* value)
+    {
+        struct call {
+            walk* w;
+            const field_entry* e;
+            const bytes* older;
+            const bytes* base;
+            bytes* value;
+        };
+        call c{this, &e, older, base, value};
+        return e.nested->predict(older, base, stream.ticks(), &c, [](void* context, const void* own) {
+            const call& c = *static_cast<const call*>(context);
+            walk& w = *c.w;
+            const bytes* const saved[2] = {w.predicted, w.predicted_for};
+            const std::size_t saved_size = w.predicted_size;
+            w.predicted = static_cast<const bytes*>(own);
+            w.predicted_for = c.base;
+            w.predicted_size = c.e->object_size;
+            const bool ok = w.fields_changed(*c.e->nested, c.older, c.base, c.value);
+            w.predicted = saved[0];
+            w.predicted_for = saved[1];
+            w.predicted_size = saved_size;
+            return ok;
+        });
+    }
+
+    bool fields_changed(const type_table& t, const bytes* older, const bytes* base, bytes* value)
+    {
         stream.begin_entity();
         for (std::uint32_t i = 0; i < t.count; ++i) {
             const std::uint32_t at = field_offset(t, i);
@@ -1524,8 +1604,17 @@ struct walk {
                 out.quanta[k] = static_cast<std::uint32_t>(std::clamp<std::int64_t>(moved[k], 0, max));
             return out;
         };
-        if (!coded_smallest_three(stream, code, code_at(e, base), code_at(e, older),
-                                                  static_cast<std::uint64_t>(max), in_frame))
+        bitrep::detail::smallest_three_code own;
+        const bytes* p = prediction_of(base);
+        if (p != nullptr) {
+            own = code_at(e, p);
+            if (own.largest > 3 || own == code_at(e, base) ||
+                std::any_of(std::begin(own.quanta), std::end(own.quanta),
+                            [max](std::uint32_t q) { return q > static_cast<std::uint64_t>(max); }))
+                p = nullptr; // outside the code, or no motion: the library's own prediction
+        }
+        if (!coded_smallest_three(stream, code, code_at(e, base), code_at(e, older), p != nullptr ? &own : nullptr,
+                                  static_cast<std::uint64_t>(max), in_frame))
             return false;
         if constexpr (reading)
             store_code(e, value, code);
@@ -1546,7 +1635,16 @@ struct walk {
         }
         const auto base_code = code_of(e, *reinterpret_cast<const quat_floats*>(base));
         const auto older_code = code_of(e, *reinterpret_cast<const quat_floats*>(older));
-        if (!coded_smallest_three(stream, code, base_code, older_code, q.max_integer,
+        bitrep::detail::smallest_three_code own;
+        const bytes* p = prediction_of(base);
+        if (p != nullptr) {
+            const auto& predicted_rotation = *reinterpret_cast<const quat_floats*>(p);
+            if (unit_length(predicted_rotation))
+                own = code_of(e, predicted_rotation);
+            if (!unit_length(predicted_rotation) || own == base_code)
+                p = nullptr; // not a rotation, or no motion: the library's own prediction
+        }
+        if (!coded_smallest_three(stream, code, base_code, older_code, p != nullptr ? &own : nullptr, q.max_integer,
                                                   [&e](const auto& c, std::uint32_t axis) { return in_frame(e, c, axis); }))
             return false;
         if constexpr (reading) {

@@ -151,7 +151,8 @@ public:
                 if (older == nullptr)
                     return status(error::no_baseline, head + packet_header::older_at, "packet", "the state the packet predicts from is not held");
             }
-            return decode_coded(older, base, bytes.subspan(std::min((stream.bit_position() + 7) / 8, bytes.size())),
+            return decode_coded(older, base, ticks_of(header),
+                                bytes.subspan(std::min((stream.bit_position() + 7) / 8, bytes.size())),
                                 head + 8 * bytes.size());
         }
         if (!engine::delta(stream, *layout_.state_entry, base, base, scratch_.get())) [[unlikely]]
@@ -171,13 +172,16 @@ public:
     }
 
     /// The coded state in `coded` (from the byte after the header to the
-    /// packet's end, bit `end` of the packet), predicted from `older`.
-    status decode_coded(const void* older, const void* base, std::span<const std::uint8_t> coded, std::size_t end)
+    /// packet's end, bit `end` of the packet), predicted from `older`,
+    /// `ticks` apart.
+    status decode_coded(const void* older, const void* base, const delta_ticks& ticks,
+                        std::span<const std::uint8_t> coded, std::size_t end)
     {
         // The models start afresh for each packet, as the server's did.
         std::fill(models_.begin(), models_.end(), coded_slot{});
         failure_record failure;
         basic_coded_read_stream<scope::replication> coder(coded, models_, failure);
+        coder.set_ticks(ticks);
         std::uint32_t check = check_value;
         if (!engine::delta(coder, *layout_.state_entry, older, base, scratch_.get()) ||
             (options_.check_value && !coder.serialize_bits(check, 32)) || !coder.finish()) [[unlikely]]

@@ -89,6 +89,32 @@ constexpr bool runs_delta(const field_entry& e) noexcept
     }
 }
 
+/// Whether the entry holds a class with a prediction of its own
+/// (type_table::predict): then its coded deltas depend on the ticks too.
+constexpr bool has_prediction(const field_entry& e) noexcept
+{
+    switch (e.kind) {
+    case kind::structure:
+        if (e.nested->predict != nullptr)
+            return true;
+        for (std::uint32_t i = 0; i < e.nested->count; ++i)
+            if (has_prediction(e.nested->fields[i]))
+                return true;
+        return false;
+    case kind::vector:
+    case kind::array:
+    case kind::optional:
+    case kind::map:
+    case kind::proxy: return has_prediction(*e.element);
+    case kind::variant:
+        for (std::uint64_t i = 0; i < e.span; ++i)
+            if (has_prediction(e.element[i]))
+                return true;
+        return false;
+    default: return false;
+    }
+}
+
 constexpr std::size_t max_changed_bits(const field_entry& e) noexcept;
 
 /// The most bits a delta of a value of this entry takes (with the standard's

@@ -591,6 +591,27 @@ constexpr auto ids_of()
         }(std::make_index_sequence<M::count>{});
 }
 
+/// type_table::predict for a T that predicts.
+template <class T>
+bool predict_call(const void* older, const void* base, const delta_ticks& ticks, void* context,
+                  bool (*next)(void* context, const void* predicted))
+{
+    const T& b = *static_cast<const T*>(base);
+    const bool none = older == base;
+    const history<T> h{none ? b : *static_cast<const T*>(older), b, none ? 0u : ticks.older_to_baseline};
+    const T predicted = bitrep::detail::predicted(h, ticks.baseline_to_value);
+    return next(context, &predicted);
+}
+template <class T>
+constexpr auto predict_of() noexcept
+{
+    using call = bool (*)(const void*, const void*, const delta_ticks&, void*, bool (*)(void*, const void*));
+    if constexpr (predicts<T>)
+        return static_cast<call>(&predict_call<T>);
+    else
+        return static_cast<call>(nullptr);
+}
+
 /// Each field's first coded model slot (type_table::slot_offsets): the
 /// slots of the fields before the first field of its type.
 template <class Types, std::size_t N>
@@ -622,7 +643,7 @@ struct table_of {
     static constexpr type_table table{reflect::type_name<T>(), fields.data(), ids.data(),
                                       static_cast<std::uint32_t>(count), offsets, &ready,
                                       &detail::compute_offsets<T>, detail::lists_every_member<T>(),
-                                      slot_offsets.data()};
+                                      slot_offsets.data(), detail::predict_of<T>()};
 };
 
 namespace detail {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <bitrep/annotations/field_flags.hpp>
+#include <bitrep/predict.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/quantize.hpp>
@@ -296,6 +297,12 @@ struct type_table {
     /// Each field's first coded model slot: fields of one type share theirs
     /// (x and y of a position learn together).
     const std::uint32_t* slot_offsets = nullptr;
+    /// A class's own prediction (predict.hpp), else nullptr: runs it on the
+    /// older state and the baseline (the same object when there is no
+    /// older state) and hands the predicted value, which lives on its
+    /// stack, to `next(context, predicted)`, returning what next returns.
+    bool (*predict)(const void* older, const void* base, const delta_ticks& ticks, void* context,
+                    bool (*next)(void* context, const void* predicted)) = nullptr;
 };
 
 /// Room for one program the engine compiles from an entry on first use:

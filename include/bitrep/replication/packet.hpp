@@ -12,6 +12,7 @@
 
 #include <bitrep/detail/checksums.hpp>
 #include <bitrep/detail/little_endian.hpp>
+#include <bitrep/predict.hpp>
 #include <bitrep/replication/options.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/stream.hpp>
@@ -138,5 +139,15 @@ struct packet_header {
         return true;
     }
 };
+
+/// How far apart a coded packet's states are, for a prediction of the
+/// game's own (predict.hpp): in packets, which are ticks when the server
+/// sends a packet every tick. Without an older state the prediction is
+/// given none, whatever this says.
+inline delta_ticks ticks_of(const packet_header& header) noexcept
+{
+    return {header.has_older ? static_cast<std::uint16_t>(header.baseline - header.older) : 0u,
+            static_cast<std::uint16_t>(header.sequence - header.baseline)};
+}
 
 } // namespace bitrep::replication

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <bitrep/detail/inline.hpp>
+#include <bitrep/predict.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/range_coder.hpp>
 #include <bitrep/wire/stream.hpp>
@@ -159,18 +160,51 @@ public:
     {
         if (span >= detail::widest_predicted_span) [[unlikely]]
             return this->serialize_ranged_offset(index, span);
+        // In [0, 2^62): every difference below fits an int64.
+        const auto b = static_cast<std::int64_t>(base);
+        const std::int64_t extrapolated = b + (b - static_cast<std::int64_t>(older));
+        const bool inside = extrapolated >= 0 && extrapolated <= static_cast<std::int64_t>(span);
+        return residual(index, inside ? extrapolated : b, b - static_cast<std::int64_t>(older), span);
+    }
+
+    /// serialize_index_delta against `predicted` (a type's own prediction,
+    /// predict.hpp), in [0, span]: the trend its contexts see is
+    /// predicted - base.
+    BITREP_ALWAYS_INLINE bool serialize_index_predicted(std::uint64_t& index, std::uint64_t base,
+                                                        std::uint64_t predicted, std::uint64_t span)
+    {
+        if (span >= detail::widest_predicted_span) [[unlikely]]
+            return this->serialize_ranged_offset(index, span);
+        const auto b = static_cast<std::int64_t>(base);
+        const auto p = static_cast<std::int64_t>(predicted);
+        return residual(index, p, p - b, span);
+    }
+
+    /// The ticks between the states of the delta being coded, which a type's
+    /// own prediction is given (predict.hpp).
+    const delta_ticks& ticks() const noexcept { return ticks_; }
+    void set_ticks(const delta_ticks& ticks) noexcept { ticks_ = ticks; }
+
+protected:
+    Derived& self() noexcept { return static_cast<Derived&>(*this); }
+    BITREP_ALWAYS_INLINE coded_slot& slot() noexcept { return slots_[slot_]; }
+    void set_previous_changed(bool changed) noexcept { previous_changed_ = changed; }
+    /// The models of the current slot, as bytes: where a recording's model
+    /// offsets count from.
+    unsigned char* slot_bytes() noexcept { return reinterpret_cast<unsigned char*>(slots_.data() + slot_); }
+
+private:
+    /// `index` (in [0, span], span below 2^62) as its residual against
+    /// `predicted` (also in range), with `trend` (the motion the prediction
+    /// expects) as the context of its size and sign.
+    BITREP_ALWAYS_INLINE bool residual(std::uint64_t& index, std::int64_t predicted, std::int64_t trend,
+                                       std::uint64_t span)
+    {
         const std::size_t start = this->position();
         if constexpr (Derived::is_writing) {
             if (index > span) [[unlikely]]
                 return this->fail(error::value_out_of_range, start, "value outside its declared range");
         }
-        // In [0, 2^62): every difference below fits an int64.
-        const auto b = static_cast<std::int64_t>(base);
-        const std::int64_t trend = b - static_cast<std::int64_t>(older);
-        const std::int64_t extrapolated = b + trend;
-        const std::int64_t predicted =
-            extrapolated >= 0 && extrapolated <= static_cast<std::int64_t>(span) ? extrapolated : b;
-
         std::int64_t residual = 0;
         if constexpr (!Derived::is_reading)
             residual = static_cast<std::int64_t>(index) - predicted;
@@ -194,15 +228,6 @@ public:
         return true;
     }
 
-protected:
-    Derived& self() noexcept { return static_cast<Derived&>(*this); }
-    BITREP_ALWAYS_INLINE coded_slot& slot() noexcept { return slots_[slot_]; }
-    void set_previous_changed(bool changed) noexcept { previous_changed_ = changed; }
-    /// The models of the current slot, as bytes: where a recording's model
-    /// offsets count from.
-    unsigned char* slot_bytes() noexcept { return reinterpret_cast<unsigned char*>(slots_.data() + slot_); }
-
-private:
     BITREP_ALWAYS_INLINE static std::uint64_t magnitude_of(std::int64_t value) noexcept
     {
         return value < 0 ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
@@ -255,6 +280,7 @@ private:
     std::size_t slot_ = 0;
     bool previous_changed_ = false;
     std::uint32_t entity_ = 1;
+    delta_ticks ticks_{};
 };
 
 /// One entity's coded decisions, recorded once (basic_coded_record_stream)

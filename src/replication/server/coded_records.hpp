@@ -22,6 +22,9 @@ struct recorded_entry {
     value_ref older = 0;
     value_ref base = 0;
     value_ref target = 0;
+    /// The ticks apart (older << 16 | ahead) when the entity predicts
+    /// itself (predict.hpp), else 0: the library's prediction needs none.
+    std::uint32_t ticks = 0;
     bool differs = false;  ///< base and target differ on the wire
     bool pending = false;  ///< asked for once: recorded when asked again
     bool recorded = false; ///< false: code the slot itself (not asked for twice, or a codec of its own)
@@ -41,8 +44,10 @@ public:
     explicit coded_records(const server_shared& s) : entries_(s.slot_count * ways), same_before_(s.slot_count)
     {
         std::size_t slots = 0;
-        for (const entity_array_layout& array : s.layout_.shared)
+        for (const entity_array_layout& array : s.layout_.shared) {
             slots = std::max<std::size_t>(slots, array.ops->entry->slots);
+            predicts_.push_back(engine::has_prediction(*array.ops->entry));
+        }
         models_.resize(slots);
     }
 
@@ -65,20 +70,23 @@ public:
     /// packet) costs no recording.
     const recorded_entry& find(const entity_array_layout& array, std::size_t slot, value_ref older_ref,
                                value_ref base_ref, value_ref ref, const void* older, const void* base,
-                               const void* target)
+                               const void* target, const delta_ticks& ticks)
     {
+        const std::uint32_t apart =
+            predicts_[array.shared_index] ? (ticks.older_to_baseline << 16 | (ticks.baseline_to_value & 0xFFFFu)) : 0;
         recorded_entry* slot_ways = &entries_[slot * ways];
         for (std::size_t w = 0; w < ways; ++w) {
             recorded_entry& way = slot_ways[w];
-            if (way.tick == tick_ && way.older == older_ref && way.base == base_ref && way.target == ref) {
+            if (way.tick == tick_ && way.older == older_ref && way.base == base_ref && way.target == ref &&
+                way.ticks == apart) {
                 if (way.pending)
-                    record(way, array, older, base, target);
+                    record(way, array, older, base, target, ticks);
                 return way;
             }
         }
         const bool differs = !server_shared::same_slot(array, base, target);
         recorded_entry& entry = way_to_replace(slot_ways, ways, tick_);
-        entry = {tick_, older_ref, base_ref, ref, differs, differs, false, false, 0, 0, ++stamps_};
+        entry = {tick_, older_ref, base_ref, ref, apart, differs, differs, false, false, 0, 0, ++stamps_};
         return entry;
     }
 
@@ -116,13 +124,14 @@ private:
     static constexpr std::uint32_t memo_mask = 0x7FFFFFFFu;
 
     void record(recorded_entry& entry, const entity_array_layout& array, const void* older, const void* base,
-                const void* target)
+                const void* target, const delta_ticks& ticks)
     {
         entry.pending = false;
         entry.offset = static_cast<std::uint32_t>(ops_.size());
         failure_record failure;
         basic_coded_record_stream<scope::replication> recorder(
             ops_, std::span<coded_slot>(models_).first(array.ops->entry->slots), failure);
+        recorder.set_ticks(ticks);
         recorder.begin_entity();
         entry.recorded = engine::changed(recorder, *array.ops->entry, older, base, const_cast<void*>(target));
         if (!entry.recorded) [[unlikely]] {
@@ -135,6 +144,7 @@ private:
 
     std::vector<recorded_entry> entries_;
     std::vector<std::uint64_t> same_before_;
+    std::vector<bool> predicts_; ///< per shared array: its entities' deltas depend on the ticks
     /// The decisions recorded this tick, at their entries' offsets.
     std::vector<std::uint32_t> ops_;
     /// The models a recording names its decisions by (their probabilities unused).

@@ -346,6 +346,7 @@ private:
         std::fill(sc_.models.begin(), sc_.models.end(), coded_slot{});
         failure_record failure;
         basic_coded_write_stream<scope::replication> coder(room, sc_.models, failure);
+        coder.set_ticks(ticks_of(c_.draft.header));
         std::uint32_t check = check_value;
         if (!engine::delta(coder, *s_.layout_.state_entry, older, base, const_cast<void*>(view), hints) ||
             (s_.options_.check_value && !coder.serialize_bits(check, 32)) || !coder.finish(bytes)) [[unlikely]]
@@ -451,7 +452,7 @@ private:
         const recorded_entry& entry =
             sc_.records.find(array, slot, older_refs != nullptr ? older_refs[slot] : base_ref, base_ref,
                              c_.draft.view.refs[slot], array.slot(older, id), array.slot(base, id),
-                             array.slot(view, id));
+                             array.slot(view, id), ticks_of(c_.draft.header));
         if (!entry.differs)
             return;
         sc_.hint_changed.push_back(static_cast<std::uint32_t>(id));
