@@ -14,7 +14,8 @@ It reads only include/bitrep/ and uses nothing beyond the standard library.
 
      status      status.hpp, failure_record.hpp   errors as values
      wire        wire/                            bits, streams, the standard's primitives
-     annotations annotations/, annotations.hpp, format.hpp, quat_code.hpp
+     annotations annotations/, annotations.hpp, format.hpp, quat_code.hpp,
+                 predict.hpp
                                                   field types (what a member is)
      reflect     reflect.hpp, renames.hpp         walking fields
      codecs      codec.hpp, codecs/               encoding per kind (codec<T>)
@@ -67,7 +68,7 @@ MAX_LINES = 800
 LAYERS = [
     ("status", ["status.hpp", "failure_record.hpp"]),
     ("wire", ["wire/"]),
-    ("annotations", ["annotations/", "annotations.hpp", "format.hpp", "quat_code.hpp"]),
+    ("annotations", ["annotations/", "annotations.hpp", "format.hpp", "quat_code.hpp", "predict.hpp"]),
     ("reflect", ["reflect.hpp", "renames.hpp"]),
     ("codecs", ["codec.hpp", "codecs/"]),
     ("serialize", ["serialize.hpp"]),

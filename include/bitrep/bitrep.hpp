@@ -6,6 +6,7 @@
 #include <bitrep/bytes.hpp>
 #include <bitrep/codec.hpp>
 #include <bitrep/instantiate.hpp>
+#include <bitrep/predict.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/renames.hpp>
 #include <bitrep/save/save.hpp>

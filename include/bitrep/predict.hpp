@@ -21,15 +21,6 @@
 
 namespace bitrep {
 
-/// How far apart the states of a coded delta are, in ticks (in replication:
-/// packets, one per tick).
-struct delta_ticks {
-    /// From the older state to the baseline; unused when there is no older state.
-    std::uint32_t older_to_baseline = 1;
-    /// From the baseline to the value sent.
-    std::uint32_t baseline_to_value = 1;
-};
-
 /// What the receiver holds of an entity when it decodes its delta: the
 /// baseline, and the state the baseline was itself sent against.
 template <class T>

@@ -29,8 +29,31 @@ using every_kind::Body;
 using every_kind::Item;
 using every_kind::Kind;
 
+/// A body with a prediction of its own (predict.hpp) that runs past its
+/// ranges now and then: the reader must stay inside them whatever the
+/// prediction says.
+struct Mover {
+    bitrep::ranged<int, -500, 500> x;
+    bitrep::quantized<-10.f, 10.f, 0.01f> y;
+    bitrep::quat_code<9> code;
+    bitrep::quat<9> turn;
+    std::optional<bitrep::ranged<int, 0, 9>> fuel;
+
+    static Mover predict(const bitrep::history<Mover>& h, std::uint32_t ahead)
+    {
+        Mover p = h.baseline;
+        const int steps = static_cast<int>(ahead) * (h.older_ticks == 0 ? 1 : 3);
+        p.x = h.baseline.x.value() + (h.baseline.x.value() - h.older.x.value()) * steps - 7;
+        p.y = h.baseline.y.value() * 1.5f - h.older.y.value();
+        p.code.small[0] = static_cast<std::uint16_t>(h.baseline.code.small[0].value() + 40);
+        p.fuel = h.baseline.fuel ? std::nullopt : std::optional<bitrep::ranged<int, 0, 9>>(9);
+        return p;
+    }
+};
+
 struct World {
     bitrep::entity_array<Body, 6> bodies;
+    std::array<Mover, 2> movers{};
     std::array<bitrep::ranged<int, -1000, 1000>, 3> scores{};
     bitrep::ranged<int, 0, 1000000> tick;
     bitrep::bounded_map<std::uint8_t, bitrep::ranged<int, 0, 99>, 6, std::unordered_map<std::uint8_t, bitrep::ranged<int, 0, 99>>> bag;
@@ -63,6 +86,10 @@ struct states {
         base.tags = {bitrep::ranged<int, 0, 15>(2), bitrep::ranged<int, 0, 15>(7)};
         base.cooldown = std::chrono::milliseconds(900);
         older.cooldown = std::chrono::milliseconds(916);
+        base.movers[0].x = 480;
+        older.movers[0].x = 400;
+        base.movers[1].y = -9.5f;
+        base.movers[1].fuel = 4;
     }
 };
 
@@ -119,6 +146,10 @@ World seed_state(const states& s, int i)
         }
         w.bodies[3].code.largest = 0;
         w.tick = 7;
+        w.movers[0].x = 500;
+        w.movers[1].y = -9.9f;
+        w.movers[1].code.small[0] = 300;
+        w.movers[1].fuel = std::nullopt;
         break;
     case 3: // every other field of a body
         for (std::size_t id = 0; id < 4; ++id) {

@@ -28,6 +28,7 @@
 #include <bitrep/engine/kind_traits.hpp>
 #include <bitrep/engine/schema_info.hpp>
 #include <bitrep/engine/table.hpp>
+#include <bitrep/predict.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/renames.hpp>
 #include <bitrep/serialize.hpp>

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include <bitrep/annotations/field_flags.hpp>
-#include <bitrep/predict.hpp>
+#include <bitrep/wire/delta_ticks.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/quantize.hpp>

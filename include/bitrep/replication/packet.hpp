@@ -12,7 +12,7 @@
 
 #include <bitrep/detail/checksums.hpp>
 #include <bitrep/detail/little_endian.hpp>
-#include <bitrep/predict.hpp>
+#include <bitrep/wire/delta_ticks.hpp>
 #include <bitrep/replication/options.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/stream.hpp>

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include <bitrep/detail/inline.hpp>
-#include <bitrep/predict.hpp>
+#include <bitrep/wire/delta_ticks.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/range_coder.hpp>
 #include <bitrep/wire/stream.hpp>
