@@ -93,18 +93,33 @@ BITREP_ALWAYS_INLINE std::uint32_t field_offset(const type_table& t, std::uint32
     return field_offsets(t)[i].load(std::memory_order_relaxed);
 }
 
-/// n bytes of a and b equal; words at a time, inline (a field's or an
-/// element's few bytes, where a call to memcmp costs more than comparing).
+BITREP_ALWAYS_INLINE std::uint64_t load_word(const bytes* p) noexcept
+{
+    std::uint64_t word;
+    std::memcpy(&word, p, 8);
+    return word;
+}
+BITREP_ALWAYS_INLINE std::uint32_t load_half(const bytes* p) noexcept
+{
+    std::uint32_t half;
+    std::memcpy(&half, p, 4);
+    return half;
+}
+
+/// n bytes of a and b equal; words at a time, the last word overlapping the
+/// one before, inline (a field's or an element's few bytes, where a call to
+/// memcmp costs more than comparing).
 BITREP_ALWAYS_INLINE bool equal_bytes(const bytes* a, const bytes* b, std::size_t n) noexcept
 {
-    for (; n >= 8; n -= 8, a += 8, b += 8) {
-        std::uint64_t x;
-        std::uint64_t y;
-        std::memcpy(&x, a, 8);
-        std::memcpy(&y, b, 8);
-        if (x != y)
-            return false;
+    if (n >= 8) {
+        const std::size_t last = n - 8;
+        for (std::size_t i = 0; i < last; i += 8)
+            if (load_word(a + i) != load_word(b + i))
+                return false;
+        return load_word(a + last) == load_word(b + last);
     }
+    if (n >= 4)
+        return load_half(a) == load_half(b) && load_half(a + n - 4) == load_half(b + n - 4);
     for (; n != 0; --n, ++a, ++b)
         if (*a != *b)
             return false;
@@ -114,8 +129,13 @@ BITREP_ALWAYS_INLINE bool equal_bytes(const bytes* a, const bytes* b, std::size_
 /// to = from, n bytes, inline like equal_bytes.
 BITREP_ALWAYS_INLINE void copy_bytes(bytes* to, const bytes* from, std::size_t n) noexcept
 {
-    for (; n >= 8; n -= 8, to += 8, from += 8)
-        std::memcpy(to, from, 8);
+    if (n >= 8) {
+        const std::size_t last = n - 8;
+        for (std::size_t i = 0; i < last; i += 8)
+            std::memcpy(to + i, from + i, 8);
+        std::memcpy(to + last, from + last, 8);
+        return;
+    }
     for (; n != 0; --n)
         *to++ = *from++;
 }
