@@ -36,7 +36,9 @@ using bytes = unsigned char;
 /// a decision whether the largest axis moved, and to which of the other
 /// three (in index order), then the three components as residuals against
 /// the baseline's and the older state's codes re-expressed with that axis by
-/// `in_frame`, in the components' slot. Writing reads `code`; reading fills it.
+/// `in_frame`, in the components' slot; with `predicted` (a class's own
+/// prediction, predict.hpp), against that code re-expressed instead. Writing
+/// reads `code`; reading fills it.
 template <class Stream, class InFrame>
 bool coded_smallest_three(Stream& stream, bitrep::detail::smallest_three_code& code,
                           const bitrep::detail::smallest_three_code& base,
@@ -57,13 +59,15 @@ bool coded_smallest_three(Stream& stream, bitrep::detail::smallest_three_code& c
     }
     code.largest = axis;
     const bitrep::detail::smallest_three_code in_base = in_frame(base, axis);
-    const bitrep::detail::smallest_three_code in_older = in_frame(predicted != nullptr ? *predicted : older, axis);
+    // The class's own prediction when there is one, else the older state
+    // the library extrapolates through.
+    const bitrep::detail::smallest_three_code toward = in_frame(predicted != nullptr ? *predicted : older, axis);
     [[maybe_unused]] const auto slot = stream.enter_slot(1);
     for (std::size_t k = 0; k < 3; ++k) {
         std::uint64_t quantum = code.quanta[k];
         const bool ok = predicted != nullptr
-                            ? stream.serialize_index_predicted(quantum, in_base.quanta[k], in_older.quanta[k], max)
-                            : stream.serialize_index_delta(quantum, in_base.quanta[k], in_older.quanta[k], max);
+                            ? stream.serialize_index_predicted(quantum, in_base.quanta[k], toward.quanta[k], max)
+                            : stream.serialize_index_delta(quantum, in_base.quanta[k], toward.quanta[k], max);
         if (!ok)
             return false;
         code.quanta[k] = static_cast<std::uint32_t>(quantum);
@@ -1658,10 +1662,15 @@ struct walk {
         bitrep::detail::smallest_three_code own;
         const bytes* p = prediction_of(base);
         if (p != nullptr) {
-            const auto& predicted_rotation = *reinterpret_cast<const quat_floats*>(p);
-            if (unit_length(predicted_rotation))
-                own = code_of(e, predicted_rotation);
-            if (!unit_length(predicted_rotation) || own == base_code)
+            // Both ends decide alike: the norm rounded step by step, as a
+            // reader rebuilds a rotation (no fused multiply-add).
+            const auto& r = *reinterpret_cast<const quat_floats*>(p);
+            using bitrep::detail::add_square;
+            const float norm = add_square(add_square(add_square(add_square(0.0f, r.x), r.y), r.z), r.w);
+            const bool rotation = std::fabs(norm - 1.0f) <= bitrep::detail::unit_norm_tolerance;
+            if (rotation)
+                own = code_of(e, r);
+            if (!rotation || own == base_code)
                 p = nullptr; // not a rotation, or no motion: the library's own prediction
         }
         if (!coded_smallest_three(stream, code, base_code, older_code, p != nullptr ? &own : nullptr, q.max_integer,
