@@ -22,8 +22,8 @@
 #include <vector>
 
 #include <bitrep/detail/inline.hpp>
-#include <bitrep/wire/delta_ticks.hpp>
 #include <bitrep/status.hpp>
+#include <bitrep/wire/delta_ticks.hpp>
 #include <bitrep/wire/range_coder.hpp>
 #include <bitrep/wire/stream.hpp>
 
@@ -162,9 +162,10 @@ public:
             return this->serialize_ranged_offset(index, span);
         // In [0, 2^62): every difference below fits an int64.
         const auto b = static_cast<std::int64_t>(base);
-        const std::int64_t extrapolated = b + (b - static_cast<std::int64_t>(older));
+        const std::int64_t trend = b - static_cast<std::int64_t>(older);
+        const std::int64_t extrapolated = b + trend;
         const bool inside = extrapolated >= 0 && extrapolated <= static_cast<std::int64_t>(span);
-        return residual(index, inside ? extrapolated : b, b - static_cast<std::int64_t>(older), span);
+        return residual(index, inside ? extrapolated : b, trend, span);
     }
 
     /// serialize_index_delta against `predicted` (a type's own prediction,
