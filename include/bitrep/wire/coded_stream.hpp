@@ -34,9 +34,11 @@ struct coded_slot {
     static constexpr int classes = 24; // magnitude classes with models of their own; larger share the last
     /// Changed bits: [changed between older and base][the previous field or element changed].
     std::array<bit_model, 4> changed{};
-    /// Residual magnitude class (its bit length), unary: [the baseline's own
+    /// Residual magnitude class (its bit length): [the baseline's own
     /// delta: none, small, large][the last residual of this slot in this
-    /// entity: none, zero, small, large][step].
+    /// entity: none, zero, small, large][decision: 0 whether the class
+    /// reaches the context's pivot (detail::class_pivot), k its unary
+    /// steps away from it].
     std::array<std::array<std::array<bit_model, classes>, 4>, 3> magnitude{};
     /// Residual sign: [the baseline's own delta: negative, none, positive].
     std::array<bit_model, 3> sign{};
@@ -60,6 +62,13 @@ BITREP_ALWAYS_INLINE std::size_t size_bucket(std::uint64_t magnitude) noexcept
 {
     return magnitude == 0 ? 0 : magnitude < 16 ? 1 : 2;
 }
+
+/// The magnitude class a residual's coding starts from, by [the trend's
+/// size bucket][the bucket of the entity's previous residual in the slot]
+/// (coded_slot::magnitude): per context, the class that needs the fewest
+/// decisions on average over the cube training scenes (seeds 101-103 of
+/// every script, bench/cubes/score_scenes.sh --set train).
+inline constexpr std::uint8_t class_pivot[3][4] = {{2, 1, 1, 5}, {3, 2, 2, 4}, {5, 2, 2, 5}};
 
 /// Numbers up to 2^62 wide get residuals; wider ones are sent as bits.
 inline constexpr std::uint64_t widest_predicted_span = std::uint64_t{1} << 62;
@@ -152,7 +161,7 @@ public:
 
     /// A number in [0, span] that differs from `base`, sent as its residual
     /// against the prediction base + (base - older) (the baseline when that
-    /// leaves the range): its magnitude class in unary, the sign, the bit
+    /// leaves the range): its magnitude class (from a pivot), the sign, the bit
     /// under the leading one, then the rest as direct bits. Writers refuse an
     /// index above span, readers a decoded one.
     BITREP_ALWAYS_INLINE bool serialize_index_delta(std::uint64_t& index, std::uint64_t base, std::uint64_t older,
@@ -234,18 +243,33 @@ private:
         return value < 0 ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
     }
 
-    /// serialize_index_delta's magnitude class `cls` in unary, at most
-    /// `max_class` ones, in models picked by the trend's size and by the
-    /// class of the entity's previous residual. Returns the class coded.
+    /// serialize_index_delta's magnitude class `cls`, at most `max_class`,
+    /// in models picked by the trend's size and by the class of the entity's
+    /// previous residual: first whether it reaches the context's pivot
+    /// class, then in unary away from the pivot (up: `cls > k` for k =
+    /// pivot, pivot + 1, ...; down: `cls < k` for k = pivot - 1, ..., 1).
+    /// Returns the class coded.
     BITREP_ALWAYS_INLINE int code_magnitude_class(coded_slot& models, std::uint64_t trend_size, int cls,
                                                   int max_class)
     {
+        if (max_class == 0)
+            return 0;
         const std::size_t sibling = models.residual_entity == entity_ ? models.residual_bucket : 0u;
-        auto& unary = models.magnitude[detail::size_bucket(trend_size)][sibling];
-        int k = 0;
-        for (; k < max_class; ++k)
-            if (!self().code(unary[static_cast<std::size_t>(std::min(k, coded_slot::classes - 1))], cls > k))
+        const std::size_t trend = detail::size_bucket(trend_size);
+        auto& m = models.magnitude[trend][sibling];
+        const int pivot = std::min(static_cast<int>(detail::class_pivot[trend][sibling]), max_class);
+        const bool up = self().code(m[0], cls >= pivot);
+        // One loop for both ways: up, `cls > k` in m[k + 1] until max_class;
+        // down, `cls < k` in m[k] until 0.
+        int k = up ? pivot : pivot - 1;
+        const int end = up ? max_class : 0;
+        const int step = up ? 1 : -1;
+        const int model_offset = up ? 1 : 0;
+        for (; k != end; k += step) {
+            const bool further = up ? cls > k : cls < k;
+            if (!self().code(m[static_cast<std::size_t>(std::min(k + model_offset, coded_slot::classes - 1))], further))
                 break;
+        }
         return k;
     }
 
