@@ -190,6 +190,16 @@ bool unit_length(const quat_floats& q) noexcept
     return std::fabs(norm - 1.0f) <= bitrep::detail::unit_norm_tolerance;
 }
 
+/// unit_length for a value both ends must judge alike (a class's own
+/// prediction of a rotation): the norm rounded step by step, as a reader
+/// rebuilds a rotation, so no fused multiply-add can tip it either way.
+bool unit_length_on_both_ends(const quat_floats& q) noexcept
+{
+    using bitrep::detail::add_square;
+    const float norm = add_square(add_square(add_square(add_square(0.0f, q.x), q.y), q.z), q.w);
+    return std::fabs(norm - 1.0f) <= bitrep::detail::unit_norm_tolerance;
+}
+
 /// What smallest-three sends of a and b is the same code.
 bool same_quat(const field_entry& e, const quat_floats& a, const quat_floats& b) noexcept
 {
@@ -1662,12 +1672,8 @@ struct walk {
         bitrep::detail::smallest_three_code own;
         const bytes* p = prediction_of(base);
         if (p != nullptr) {
-            // Both ends decide alike: the norm rounded step by step, as a
-            // reader rebuilds a rotation (no fused multiply-add).
             const auto& r = *reinterpret_cast<const quat_floats*>(p);
-            using bitrep::detail::add_square;
-            const float norm = add_square(add_square(add_square(add_square(0.0f, r.x), r.y), r.z), r.w);
-            const bool rotation = std::fabs(norm - 1.0f) <= bitrep::detail::unit_norm_tolerance;
+            const bool rotation = unit_length_on_both_ends(r);
             if (rotation)
                 own = code_of(e, r);
             if (!rotation || own == base_code)
