@@ -29,9 +29,64 @@
 
 namespace bitrep {
 
+namespace detail {
+
+inline constexpr std::size_t coded_classes = 24; // magnitude classes with models of their own; larger share the last
+
+/// The priors of a residual's models (coded_slot::magnitude, sign and
+/// mantissa): the probability of a zero in 1/32768ths, 0 where a model
+/// starts at 1/2 with nothing seen. They are what the cube training scenes
+/// (seeds 101-103 of every script, bench/cubes/score_scenes.sh --set train)
+/// decided in each model, pooled over every slot, as (zeros + 0.4) /
+/// (decisions + 0.8); models decided fewer than 64 times there keep 1/2.
+/// A primed model starts as if it had seen prior_weight decisions, so it
+/// still moves by 1/8 and less towards what the packet shows.
+inline constexpr std::uint16_t magnitude_prior[3][4][coded_classes] = {
+    {{16068, 16956, 0, 4809, 5322, 6590, 8122, 11784, 16542, 24707, 32683, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {19068, 0, 27702, 9455, 7098, 6527, 8382, 12697, 17195, 22844, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {18501, 0, 17395, 10023, 9501, 9563, 11736, 17781, 21935, 23622, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {15727, 11882, 6984, 7456, 7443, 0, 8177, 13581, 21339, 28430, 31734, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {{12339, 18933, 12253, 0, 9133, 14958, 16217, 24050, 21808, 24963, 32402, 32639, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {21419, 18376, 0, 17678, 13898, 19301, 23445, 18340, 19143, 27034, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {16010, 19546, 0, 12085, 14028, 19190, 23967, 22293, 25555, 28471, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {14311, 23071, 17329, 14829, 0, 14569, 17329, 18383, 23769, 28194, 31429, 32640, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+    {{13311, 20072, 10626, 6425, 7517, 0, 7136, 22823, 17704, 23303, 29974, 32647, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {19766, 19698, 0, 17126, 8075, 9458, 11220, 10833, 10611, 19419, 30433, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {16523, 19981, 0, 14224, 9661, 12709, 16707, 20176, 20618, 24154, 28867, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {12045, 21777, 18419, 16678, 14582, 0, 10685, 13600, 16443, 22718, 28438, 32724, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}};
+inline constexpr std::uint16_t sign_prior[3] = {19612, 16207, 10395};
+inline constexpr std::uint16_t mantissa_prior[coded_classes] = {0, 0, 20838, 18019, 18466, 19667, 12749, 20831, 21369, 24640, 30724, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+inline constexpr std::uint16_t prior_weight = 4;
+
+template <std::size_t N>
+constexpr std::array<bit_model, N> primed(const std::uint16_t (&priors)[N]) noexcept
+{
+    std::array<bit_model, N> models{};
+    for (std::size_t i = 0; i < N; ++i)
+        if (priors[i] != 0)
+            models[i] = bit_model(priors[i], prior_weight);
+    return models;
+}
+
+constexpr std::array<std::array<std::array<bit_model, coded_classes>, 4>, 3> primed_magnitude() noexcept
+{
+    std::array<std::array<std::array<bit_model, coded_classes>, 4>, 3> models{};
+    for (std::size_t t = 0; t < 3; ++t)
+        for (std::size_t q = 0; q < 4; ++q)
+            models[t][q] = primed(magnitude_prior[t][q]);
+    return models;
+}
+
+/// The primed models, built at compile time: a slot copies them.
+inline constexpr auto magnitude_models = primed_magnitude();
+inline constexpr auto sign_models = primed(sign_prior);
+inline constexpr auto mantissa_models = primed(mantissa_prior);
+
+} // namespace detail
+
 /// The models of one slot, all at their priors when constructed.
 struct coded_slot {
-    static constexpr int classes = 24; // magnitude classes with models of their own; larger share the last
+    static constexpr int classes = static_cast<int>(detail::coded_classes);
     /// Changed bits: [changed between older and base][the previous field or element changed].
     std::array<bit_model, 4> changed{};
     /// Residual magnitude class (its bit length): [the baseline's own
@@ -39,11 +94,11 @@ struct coded_slot {
     /// entity: none, zero, small, large][decision: 0 whether the class
     /// reaches the context's pivot (detail::class_pivot), k its unary
     /// steps away from it].
-    std::array<std::array<std::array<bit_model, classes>, 4>, 3> magnitude{};
+    std::array<std::array<std::array<bit_model, classes>, 4>, 3> magnitude = detail::magnitude_models;
     /// Residual sign: [the baseline's own delta: negative, none, positive].
-    std::array<bit_model, 3> sign{};
+    std::array<bit_model, 3> sign = detail::sign_models;
     /// The bit under a residual's leading one, per class.
-    std::array<bit_model, classes> mantissa{};
+    std::array<bit_model, classes> mantissa = detail::mantissa_models;
     /// Bits a codec writes directly (presence, a new entity's values, ...), by position.
     std::array<bit_model, 32> bits{};
     /// The last residual's size bucket sent in this slot, and the entity it was in.

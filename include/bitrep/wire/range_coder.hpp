@@ -39,6 +39,8 @@ struct bit_model {
     constexpr bit_model() = default;
     /// A prior: the probability of a zero in 1/32768ths.
     constexpr explicit bit_model(std::uint16_t prior) noexcept : zero(prior) {}
+    /// A prior held as if `seen_before` decisions had taught it (at most 15).
+    constexpr bit_model(std::uint16_t prior, std::uint16_t seen_before) noexcept : zero(prior), seen(seen_before) {}
 
     BITREP_ALWAYS_INLINE std::uint32_t zero_probability() const noexcept { return zero; }
     BITREP_ALWAYS_INLINE void update(bool bit) noexcept
