@@ -39,8 +39,9 @@ inline constexpr std::size_t coded_classes = 24; // magnitude classes with model
 /// (seeds 101-103 of every script, bench/cubes/score_scenes.sh --set train)
 /// decided in each model, pooled over every slot, as (zeros + 0.4) /
 /// (decisions + 0.8); models decided fewer than 64 times there keep 1/2.
-/// A primed model starts as if it had seen prior_weight decisions, so it
-/// still moves by 1/8 and less towards what the packet shows.
+/// A primed model starts as if it had seen prior_weight decisions: its
+/// first decision in a packet moves it a quarter of the way, later ones
+/// less (bit_model).
 inline constexpr std::uint16_t magnitude_prior[3][4][coded_classes] = {
     {{16068, 16956, 0, 4809, 5322, 6590, 8122, 11784, 16542, 24707, 32683, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
      {19068, 0, 27702, 9455, 7098, 6527, 8382, 12697, 17195, 22844, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
@@ -56,7 +57,7 @@ inline constexpr std::uint16_t magnitude_prior[3][4][coded_classes] = {
      {12045, 21777, 18419, 16678, 14582, 0, 10685, 13600, 16443, 22718, 28438, 32724, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}};
 inline constexpr std::uint16_t sign_prior[3] = {19612, 16207, 10395};
 inline constexpr std::uint16_t mantissa_prior[coded_classes] = {0, 0, 20838, 18019, 18466, 19667, 12749, 20831, 21369, 24640, 30724, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-inline constexpr std::uint16_t prior_weight = 4;
+inline constexpr std::uint16_t prior_weight = 2;
 
 template <std::size_t N>
 constexpr std::array<bit_model, N> primed(const std::uint16_t (&priors)[N]) noexcept
