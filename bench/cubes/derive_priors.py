@@ -22,7 +22,7 @@ parser.add_argument("--slot-bytes", type=int, default=1412, help="sizeof(bitrep:
 args = parser.parse_args()
 
 # Offsets inside coded_slot (4-byte bit_model): changed[4], magnitude[3][4][24], sign[3], mantissa[24].
-MAGNITUDE, SIGN, MANTISSA, BITS = 16, 16 + 4 * 288, 16 + 4 * 291, 16 + 4 * 315
+MAGNITUDE, SIGN, MANTISSA = 16, 16 + 4 * 288, 16 + 4 * 291
 FEWEST = 64
 
 pooled = collections.defaultdict(lambda: [0, 0])
