@@ -512,6 +512,7 @@ TEST_F(Aead, ADecryptedBodyIsWipedHoweverItsReaderLeaves)
 {
     rep::packet_guard sender(bitrep::packet_security::aead, key, direction::server_to_client, 1);
     rep::packet_guard receiver(bitrep::packet_security::aead, key, direction::client_to_server, 1);
+    receiver.open_up_to(1200);
     const std::span<const std::uint8_t> body = opened_filled(sender, receiver, 64, 0xA5);
     ASSERT_EQ(body.size(), 64u);
     try {
@@ -523,11 +524,11 @@ TEST_F(Aead, ADecryptedBodyIsWipedHoweverItsReaderLeaves)
     EXPECT_EQ(std::count(body.begin(), body.end(), std::uint8_t{0}), 64);
 }
 
-TEST_F(Aead, OpeningPacketsWithinTheReservedSizeAllocatesNothing)
+TEST_F(Aead, OpeningPacketsUpToTheLargestAllocatesNothing)
 {
     rep::packet_guard sender(bitrep::packet_security::aead, key, direction::server_to_client, 1);
     rep::packet_guard receiver(bitrep::packet_security::aead, key, direction::client_to_server, 1);
-    receiver.reserve_body(1200);
+    receiver.open_up_to(1200);
     std::vector<bytes> packets;
     for (std::size_t size : {40u, 1200u, 300u}) {
         packets.emplace_back(size, std::uint8_t{7});
@@ -541,6 +542,28 @@ TEST_F(Aead, OpeningPacketsWithinTheReservedSizeAllocatesNothing)
         }
     });
     EXPECT_EQ(allocations, 0u);
+}
+
+TEST_F(Aead, APacketLongerThanTheLargestIsRefusedBeforeAnythingIsAllocatedOrWritten)
+{
+    // Only the connection id and number are needed to reach open(): both
+    // travel in clear, so anyone can send a packet this long.
+    rep::packet_guard sender(bitrep::packet_security::aead, key, direction::server_to_client, 1);
+    rep::packet_guard receiver(bitrep::packet_security::aead, key, direction::client_to_server, 1);
+    receiver.open_up_to(1200);
+    const std::span<const std::uint8_t> held = opened_filled(sender, receiver, 100, 0x5A);
+    bytes longer(1201, std::uint8_t{9});
+    ASSERT_TRUE(sender.seal(protocol, packet_kind::state, longer)); // authentic, even
+    bitrep::status opened;
+    const std::size_t allocations = allocation_counter::allocations_during([&] {
+        std::span<const std::uint8_t> body;
+        opened = receiver.open(protocol, packet_kind::state, longer, body);
+        EXPECT_TRUE(body.empty());
+    });
+    EXPECT_EQ(opened.code(), bitrep::error::corrupt) << opened.message();
+    EXPECT_TRUE(oracle::contains(opened.message(), "max_packet_bytes")) << opened.message();
+    EXPECT_EQ(allocations, 0u);
+    EXPECT_EQ(std::count(held.begin(), held.end(), std::uint8_t{0x5A}), 100) << "the body held is untouched";
 }
 
 TEST_F(Aead, AnEndWithoutAKeyRefusesToSealOrOpen)
@@ -608,6 +631,7 @@ TEST_F(Aead, AnOpenedBodyIsZeroedOnceCleared)
 {
     rep::packet_guard sender(bitrep::packet_security::aead, key, direction::server_to_client);
     rep::packet_guard receiver(bitrep::packet_security::aead, key, direction::client_to_server);
+    receiver.open_up_to(1200);
     const std::span<const std::uint8_t> body = opened_filled(sender, receiver, 50, 0x3C);
     ASSERT_EQ(body.size(), 50u);
     receiver.clear_body();

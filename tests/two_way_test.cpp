@@ -658,6 +658,49 @@ TEST(MessageChannel, ACopyIsASeparateEndInTheSameState)
     EXPECT_EQ(moved.limits().queue, 4u);
 }
 
+TEST(MessageChannel, AReceivedReliableMessagesCopyIsZeroedOnceDeliveredEvenByAHandlerThatThrows)
+{
+    // A reliable message is copied out of the (decrypted) packet body to be
+    // delivered in order; the copy is wiped as the body is.
+    bitrep::replication::message_limits limits;
+    limits.queue = 4;
+    limits.body_bytes = 4;
+    bitrep::replication::message_endpoint a(limits), b(limits);
+    for (std::uint32_t v : {0xA1B2C3u, 0x5A5A5Au}) {
+        bitrep::replication::message_write_stream w(a.slot(bitrep::channel::reliable));
+        ASSERT_TRUE(w.serialize_bits(v, 24));
+        w.flush();
+        a.queue(bitrep::channel::reliable, 0, 24);
+    }
+    std::vector<std::uint8_t> buffer(64);
+    bitrep::replication::message_write_stream out(buffer);
+    a.plan_reliable(0, 8 * buffer.size(), 8 * buffer.size());
+    a.plan_unreliable(0);
+    ASSERT_TRUE(a.write(out));
+    const std::span<const std::uint8_t> bytes(buffer.data(), out.flush());
+    bitrep::replication::message_read_stream in(bytes);
+    const auto validate = [](void*, std::uint16_t, bitrep::replication::message_read_stream& s) {
+        std::uint32_t v = 0;
+        return s.serialize_bits(v, 24);
+    };
+    ASSERT_TRUE(b.read(in, validate, nullptr));
+    std::vector<std::span<const std::uint8_t>> copies; // where each delivered body was held
+    const auto deliver = [](void* sink, const bitrep::replication::message_view& m) {
+        auto& seen = *static_cast<std::vector<std::span<const std::uint8_t>>*>(sink);
+        EXPECT_NE(std::count(m.body.begin(), m.body.end(), std::uint8_t{0}), 3) << "delivered as sent";
+        seen.push_back(m.body);
+        if (seen.size() == 2)
+            throw std::runtime_error("the game's handler failed");
+    };
+    EXPECT_THROW(b.apply(bytes, deliver, &copies), std::runtime_error);
+    ASSERT_EQ(copies.size(), 2u);
+    for (const std::span<const std::uint8_t> copy : copies) {
+        ASSERT_EQ(copy.size(), 3u);
+        // The endpoint is alive: the spans still point into its memory.
+        EXPECT_EQ(std::count(copy.begin(), copy.end(), std::uint8_t{0}), 3);
+    }
+}
+
 // ---------------------------------------------------------------- handlers and callbacks
 
 TEST(TwoWay, AHandlerMayRemoveItsOwnClientDuringReceive)

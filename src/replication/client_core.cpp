@@ -19,14 +19,12 @@ public:
     impl(const state_layout& layout, const replication_options& options, const packet_key& key,
          std::uint64_t connection_id)
         : options_(options), layout_(layout), scratch_(layout), models_(layout.state_entry->slots),
-          packet_(std::max(options.max_packet_bytes, ack_bytes + suffix_bytes(options.security) +
-                                                         prefix_bytes(options.security) - crc_bytes)),
+          packet_(largest_packet(options)),
           guard_(options.security, key, direction::client_to_server, connection_id)
     {
         options_.window = ring_size(options_.window);
         ring_.resize(options_.window, applied_view{0, false, state_object(layout)});
-        if (options_.security == packet_security::aead)
-            guard_.reserve_body(options_.max_packet_bytes);
+        guard_.open_up_to(largest_packet(options_));
     }
 
     status receive(std::span<const std::uint8_t> bytes, client_sections* sections, const void*& before)

@@ -4,6 +4,8 @@
 // here, in message_endpoint::impl, and hands every call to it.
 #include <bitrep/replication/message_channel.hpp>
 
+#include <bitrep/replication/security.hpp>
+
 #include <algorithm>
 #include <bit>
 #include <memory>
@@ -24,11 +26,27 @@ std::size_t framed_bits(const message_limits& limits, std::size_t body_bits) noe
 }
 
 std::size_t whole_bytes(std::size_t bits) noexcept { return (bits + 7) / 8; }
+
+/// Zeroes its bytes when it ends, however it is left.
+class wiped_when_done {
+public:
+    explicit wiped_when_done(std::span<std::uint8_t> bytes) noexcept : bytes_(bytes) {}
+    wiped_when_done(const wiped_when_done&) = delete;
+    wiped_when_done& operator=(const wiped_when_done&) = delete;
+    ~wiped_when_done() { wipe_secret(bytes_); }
+
+private:
+    std::span<std::uint8_t> bytes_;
+};
 } // namespace
 
 class message_endpoint::impl {
 public:
     explicit impl(const message_limits& limits);
+    impl(const impl&) = default;
+    impl& operator=(const impl&) = delete;
+    /// Zeroes every message body it holds: queued to send, and received.
+    ~impl();
 
     const message_limits& limits() const noexcept { return limits_; }
     const message_statistics& statistics() const noexcept { return stats_; }
@@ -494,11 +512,22 @@ void message_endpoint::impl::deliver_in_order(message_deliverer deliver, void* c
         if (!entry.held)
             return;
         entry.held = false;
-        const std::uint16_t id = receive_next_;
+        const std::span<std::uint8_t> body =
+            slot_in(received_memory_, receive_next_ % limits_.queue).first(whole_bytes(entry.bits));
         ++receive_next_;
         stats_.reliable_delivered += 1;
-        deliver(context, message_view{entry.type, slot_in(received_memory_, id % limits_.queue).first(whole_bytes(entry.bits)), entry.bits});
+        // The copy of a decrypted body is wiped once delivered, as the
+        // packet's own body is, whether the handler returns or throws.
+        const wiped_when_done wiped(body);
+        deliver(context, message_view{entry.type, body, entry.bits});
     }
+}
+
+message_endpoint::impl::~impl()
+{
+    wipe_secret(received_memory_);
+    wipe_secret(reliable_memory_);
+    wipe_secret(unreliable_memory_);
 }
 
 // message_endpoint: its state in one allocation, made at construction and

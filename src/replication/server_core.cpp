@@ -62,8 +62,7 @@ public:
             else
                 used_pairs_.push_back(fingerprint);
         }
-        if (options_.security == packet_security::aead)
-            c->guard.reserve_body(options_.max_packet_bytes);
+        c->guard.open_up_to(largest_packet(options_));
         connections_.push_back(std::move(c));
         return static_cast<client_id>(connections_.size() - 1);
     }
@@ -125,6 +124,9 @@ public:
         // Left by return or by a handler's exception alike, so that a throwing
         // handler cannot keep removed connections alive.
         const connection_scope in_use(*this);
+        const receiving_flag::scope inside(c->receiving);
+        if (status entered = inside.entered(); !entered) [[unlikely]]
+            return entered;
         status result;
         {
             const packet_guard::body_scope wiped(c->guard);
@@ -295,7 +297,8 @@ private:
     }
 
     std::vector<std::unique_ptr<connection>> connections_;
-    /// receive() and replicate() calls under way (a handler may call them again).
+    /// receive() and replicate() calls under way (a handler may call them
+    /// again, receive() for another client only).
     std::atomic<int> in_use_{0};
     std::atomic<bool> removals_pending_{false}; ///< some connection is marked removed
     /// connection_fingerprint of every (key, connection id) pair given to

@@ -71,9 +71,17 @@ public:
 
     /// Applies a packet from the server. All or nothing: on any error
     /// (corrupt, stale, no_baseline, truncated, out_of_range, ...) the
-    /// state is unchanged, and the status says what and where.
+    /// state is unchanged, and the status says what and where. Called from
+    /// one of its own handlers (on_message, on_change) it reads nothing and
+    /// returns would_block: pass the packet once the call returns.
     status receive(std::span<const std::uint8_t> bytes)
     {
+        // Its handlers and on_change run inside: one that calls receive()
+        // again is refused, as the packet and states they are given are
+        // still in use.
+        const replication::receiving_flag::scope inside(receiving_);
+        if (status entered = inside.entered(); !entered) [[unlikely]]
+            return entered;
         const void* before = nullptr;
         sections parts(*this);
         const status result = core_.receive(bytes, has_sections ? &parts : nullptr, before);
@@ -270,6 +278,7 @@ private:
     }
 
     replication::client_core core_;
+    replication::receiving_flag receiving_;
     [[no_unique_address]] inputs_type inputs_;
     [[no_unique_address]] port_holder messages_;
     [[no_unique_address]] handlers_holder handlers_;

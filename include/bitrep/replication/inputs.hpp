@@ -192,13 +192,14 @@ struct input_statistics {
 };
 
 /// The server's side, per client: reads a packet's inputs, then delivers
-/// the new ones once the packet is accepted.
+/// the new ones once the packet is accepted, acknowledging each as it is
+/// handed over.
 template <class Input>
 class input_receiver {
 public:
     explicit input_receiver(std::size_t window) : window_(window < 1 ? 1 : window), read_(window_)
     {
-        delivered_.reserve(window_);
+        arrived_.reserve(window_);
     }
     static input_receiver from_options(const replication_options& options) { return input_receiver(options.input_window); }
 
@@ -240,28 +241,48 @@ public:
         return true;
     }
 
-    /// Delivers the inputs read that are newer than every one delivered,
-    /// in tick order, to delivered() (replacing the previous packet's).
+    /// Takes the inputs read that are newer than every one delivered, in
+    /// tick order, as the packet's to deliver (replacing the previous
+    /// packet's). None counts as delivered, nor is acknowledged, until
+    /// next() or deliver_all() hands it over: an input a throwing handler
+    /// never received stays in the client's window, and its next packet
+    /// brings it again.
     void apply()
     {
-        delivered_.clear();
+        arrived_.clear();
+        handed_ = 0;
         for (std::size_t i = 0; i < read_count_; ++i) {
             const received_input<Input>& entry = read_[i];
-            if (any_ && static_cast<std::int32_t>(entry.tick - newest_) <= 0) {
+            if (any_ && static_cast<std::int32_t>(entry.tick - newest_) <= 0)
                 stats_.duplicates += 1;
-                continue;
-            }
-            if (any_)
-                stats_.ticks_skipped += entry.tick - newest_ - 1;
-            any_ = true;
-            newest_ = entry.tick;
-            delivered_.push_back(entry);
-            stats_.delivered += 1;
+            else
+                arrived_.push_back(entry);
         }
         read_count_ = 0;
     }
 
-    std::span<const received_input<Input>> delivered() const noexcept { return delivered_; }
+    /// Hands over the packet's next input (nullptr once all are): it counts
+    /// as delivered, and the next state packet acknowledges it.
+    const received_input<Input>* next() noexcept
+    {
+        if (handed_ == arrived_.size())
+            return nullptr;
+        const received_input<Input>& entry = arrived_[handed_++];
+        if (any_)
+            stats_.ticks_skipped += entry.tick - newest_ - 1;
+        any_ = true;
+        newest_ = entry.tick;
+        stats_.delivered += 1;
+        return &entry;
+    }
+    void deliver_all() noexcept
+    {
+        while (next() != nullptr) {
+        }
+    }
+
+    /// The inputs of the latest accepted packet handed over so far.
+    std::span<const received_input<Input>> delivered() const noexcept { return {arrived_.data(), handed_}; }
     bool any() const noexcept { return any_; }
     std::uint32_t newest() const noexcept { return newest_; }
     /// What the next state packet acknowledges.
@@ -272,7 +293,8 @@ private:
     std::size_t window_;
     std::vector<received_input<Input>> read_;
     std::size_t read_count_ = 0;
-    std::vector<received_input<Input>> delivered_;
+    std::vector<received_input<Input>> arrived_; ///< the latest accepted packet's new inputs
+    std::size_t handed_ = 0;                     ///< how many of them next() handed over
     bool any_ = false;
     std::uint32_t newest_ = 0;
     input_statistics stats_;

@@ -87,8 +87,11 @@ using message_deliverer = void (*)(void* context, const message_view& message);
 /// One end's message queues: what it sends until it goes (reliable messages
 /// until acknowledged) and what it receives until it is delivered. Its
 /// memory is taken at construction, from the limits; sending and receiving
-/// allocate nothing. A copy is a separate end in the same state; a
-/// moved-from end may only be assigned to or destroyed.
+/// allocate nothing. A received reliable message is copied into its memory
+/// until it is delivered, and zeroed then (bitrep::wipe_secret); all of its
+/// memory, queued and received messages alike, is zeroed when it is
+/// destroyed. A copy is a separate end in the same state; a moved-from end
+/// may only be assigned to or destroyed.
 class message_endpoint {
 public:
     explicit message_endpoint(const message_limits& limits);

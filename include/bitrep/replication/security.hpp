@@ -147,6 +147,59 @@ constexpr std::size_t suffix_bytes(packet_security security) noexcept
     return security == packet_security::aead ? aead_tag_bytes : 0;
 }
 
+/// The largest packet either end of a connection writes with `options`:
+/// max_packet_bytes, raised where it leaves no room for the path's overhead
+/// and a header. A received packet longer than this is refused before
+/// anything of it is read.
+constexpr std::size_t largest_packet(const replication_options& options) noexcept
+{
+    return std::max(options.max_packet_bytes,
+                    16 - crc_bytes + prefix_bytes(options.security) + suffix_bytes(options.security));
+}
+
+/// Whether one end of a connection is inside its receive(), where the
+/// game's handlers run. A handler that calls receive() again for the same
+/// connection is refused (would_block) instead of overwriting the packet
+/// still being read. A copied or moved end starts outside.
+class receiving_flag {
+public:
+    receiving_flag() = default;
+    receiving_flag(const receiving_flag&) noexcept {}
+    receiving_flag& operator=(const receiving_flag&) noexcept { return *this; }
+
+    /// Marks the end as receiving for its lifetime (left by return or by a
+    /// handler's exception alike), unless it already was: then entered()
+    /// says why not, and nothing is marked.
+    class scope {
+    public:
+        explicit scope(receiving_flag& flag) noexcept : flag_(flag.on_ ? nullptr : &flag)
+        {
+            if (flag_ != nullptr)
+                flag_->on_ = true;
+        }
+        scope(const scope&) = delete;
+        scope& operator=(const scope&) = delete;
+        ~scope()
+        {
+            if (flag_ != nullptr)
+                flag_->on_ = false;
+        }
+        status entered() const noexcept
+        {
+            if (flag_ != nullptr) [[likely]]
+                return {};
+            return status(error::would_block, 0, "packet",
+                          "receive() for this connection inside its own receive() (a handler): call it after");
+        }
+
+    private:
+        receiving_flag* flag_;
+    };
+
+private:
+    bool on_ = false;
+};
+
 /// One end of one connection: seals what it sends and opens what it
 /// receives, on the connection's path (docs/design/security.md, "The AEAD path").
 /// Two guards holding one key and one next packet number would seal two
@@ -198,9 +251,16 @@ public:
         reused_ = true;
     }
 
-    /// Makes room for the bodies of packets up to `packet_bytes` long, so
-    /// that open() allocates nothing for them.
-    void reserve_body(std::size_t packet_bytes) { body_.resize(std::max(body_.size(), packet_bytes)); }
+    /// Opens packets up to `packet_bytes` long (largest_packet of the
+    /// connection's options) and refuses longer ones before reading
+    /// anything of them; on the AEAD path the body's memory is taken here,
+    /// so that open() allocates nothing.
+    void open_up_to(std::size_t packet_bytes)
+    {
+        largest_ = packet_bytes;
+        if (security_ == packet_security::aead)
+            body_.resize(std::max(body_.size(), packet_bytes));
+    }
 
     /// Wipes the guard's decrypted body when it ends, however it is left
     /// (a handler reading the body may throw).
@@ -265,6 +325,9 @@ public:
     status open(std::uint32_t protocol_id, packet_kind kind, std::span<const std::uint8_t> packet,
                 std::span<const std::uint8_t>& body)
     {
+        if (packet.size() > largest_) [[unlikely]]
+            return status(error::corrupt, 0, "packet",
+                          "longer than any packet of this connection (replication_options::max_packet_bytes)");
         if (security_ == packet_security::crc) {
             if (status sealed = check_seal(protocol_id, kind, packet); !sealed)
                 return sealed;
@@ -282,10 +345,11 @@ public:
                           "sealed for another connection under this key (an earlier one, or a replay of it)");
         if (!window_.fresh(number))
             return status(error::stale, 0, "packet", "a packet number seen before, or older than the replay window");
+        // The body's memory holds no other packet (body_scope wiped it) and
+        // is large enough (open_up_to): nothing is allocated or overwritten
+        // before the packet authenticates.
         clear_body();
         body_bytes_ = packet.size() - aead_overhead_bytes;
-        if (body_bytes_ > body_.size()) [[unlikely]]
-            body_.resize(body_bytes_); // longer than any reserved for
         const std::span<std::uint8_t> opened_body(body_.data(), body_bytes_);
         const direction receives =
             sends_ == direction::server_to_client ? direction::client_to_server : direction::server_to_client;
@@ -320,7 +384,7 @@ private:
     void copy(const packet_guard& other)
     {
         assign(other);
-        body_.resize(std::max(body_.size(), other.body_.size()));
+        body_.resize(std::max(body_.size(), other.body_.size())); // as open_up_to, for the copy
         seals_ = false;
         wipe_secret(sealing_key_.bytes);
     }
@@ -348,6 +412,7 @@ private:
         keyed_ = other.keyed_;
         reused_ = other.reused_;
         seals_ = other.seals_;
+        largest_ = other.largest_;
         next_ = other.next_;
         opening_key_ = other.opening_key_;
         window_ = other.window_;
@@ -361,6 +426,7 @@ private:
     bool keyed_ = false;       ///< holds a key (not all zero, not moved from)
     bool reused_ = false;      ///< refuse_reused_pair() dropped the keys
     bool seals_ = true;        ///< not a copy
+    std::size_t largest_ = 0;  ///< open_up_to: the longest packet opened
     std::uint64_t next_ = 0;
     replay_window window_;
     /// The decrypted body is its first body_bytes_; the rest is zero.

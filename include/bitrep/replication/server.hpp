@@ -177,13 +177,18 @@ public:
     status replicate(client_id id, std::span<const std::uint8_t>& out) { return core_.replicate(id, out); }
 
     /// Applies an ack from the client: the packets it names become
-    /// baselines. Malformed or forged acks change nothing.
+    /// baselines. Malformed or forged acks change nothing. A handler may
+    /// call receive() for another client; for its own client (whose packet
+    /// is still being read) it reads nothing and returns would_block.
     status receive(client_id id, std::span<const std::uint8_t> bytes) { return core_.receive(id, bytes); }
 
     const server_client_statistics* statistics(client_id id) const noexcept { return core_.statistics(id); }
 
     /// Called inside receive() for each new input, in tick order (each
-    /// input once; redundant copies are dropped).
+    /// input once; redundant copies are dropped). When it throws, the
+    /// exception leaves receive() and the packet's later inputs are not
+    /// acknowledged: the client sends them again, and they are delivered
+    /// with its next packet.
     void on_input(input_function f)
         requires has_inputs
     {
@@ -345,13 +350,17 @@ private:
         {
             if constexpr (has_inputs) {
                 inputs.apply();
-                if (server.on_input_)
-                    for (const received_input<Input>& input : inputs.delivered()) {
-                        // A handler that removed the client ends its deliveries.
-                        if (removed)
-                            break;
-                        server.on_input_(id, input.tick, input.input);
-                    }
+                if (!server.on_input_)
+                    inputs.deliver_all();
+                // One at a time, each acknowledged as it is handed over: the
+                // inputs after one whose handler throws come again with the
+                // client's next packet. A handler that removed the client
+                // ends its deliveries.
+                while (server.on_input_ && !removed)
+                    if (const received_input<Input>* input = inputs.next())
+                        server.on_input_(id, input->tick, input->input);
+                    else
+                        break;
             }
             if constexpr (has_messages)
                 port.apply_until(removed, body, server.handlers_, id);

@@ -47,6 +47,7 @@ struct connection {
     bool any_unsendable = false;
     std::vector<std::uint8_t> packet;
     packet_guard guard; ///< seals its state packets, opens its client's packets
+    receiving_flag receiving; ///< inside receive() for this client
     /// Per entity array whose entity has replication conditions, an object
     /// of its type holding this client's copies.
     std::vector<std::shared_ptr<void>> conditioned; ///< by top-level field, made by the field's ops
