@@ -403,6 +403,7 @@ bitrep::replication_options replication_options(bitrep::packet_security security
     o.window = 8;
     o.message_queue = 8;
     o.input_window = 4;
+    o.max_state_bytes = 64 * 1024;
     return o;
 }
 
@@ -493,13 +494,34 @@ TEST_P(AllocationBoundReplication, Client)
         ASSERT_TRUE(client.receive(packet));
         ASSERT_TRUE(server.receive(id, client.packet()));
     }
-    const std::vector<bytes> inputs = hostile_packets(security, packets, bitrep::replication::packet_kind::state);
+    std::vector<bytes> inputs = hostile_packets(security, packets, bitrep::replication::packet_kind::state);
+    // Slices of a state packet as large as the client allows, honest
+    // headers around hostile bytes: the client takes max_state_bytes for it.
+    const std::size_t most = replication_options(security).max_state_bytes;
+    const std::uint32_t protocol =
+        bitrep::replication::protocol_id_for<Input, Messages>(replication_options(security).protocol_id);
+    const auto cut = bitrep::replication::slicing::for_room(most, 4000);
+    for (std::uint32_t index : {0u, cut.count - 1}) {
+        // On the CRC path resealed() writes the CRC over the first 4 bytes.
+        const std::size_t crc = security == bitrep::packet_security::crc ? bitrep::replication::crc_bytes : 0;
+        bytes body(crc + bitrep::replication::slice_header::bytes + cut.size(index), std::uint8_t{0xFF});
+        bitrep::replication::slice_header header{static_cast<std::uint16_t>(1000 + index), cut, index};
+        bitrep::replication::message_write_stream stream(
+            std::span<std::uint8_t>(body).subspan(crc, bitrep::replication::slice_header::bytes));
+        ASSERT_TRUE(header.serialize(stream));
+        stream.flush();
+        bytes packet;
+        ASSERT_TRUE(resealed(security, test_key(), body, protocol, bitrep::replication::packet_kind::slice, 0,
+                             5000 + index, packet));
+        inputs.push_back(std::move(packet));
+    }
     // The client keeps its state and, for each packet in the window, the
     // state it brought; a packet decodes into one more, and its messages
     // into at most message_queue of the largest message. On the AEAD path
-    // the guard holds the opened body, at most the packet's size.
-    const auto bound = [](std::size_t n) {
-        return object_bound<Arena> + 8 * std::max(object_bound<Chat>, object_bound<Trade>) + 3 * n;
+    // the guard holds the opened body, at most the packet's size. A slice
+    // takes the memory of its whole packet, at most max_state_bytes.
+    const auto bound = [most](std::size_t n) {
+        return object_bound<Arena> + 8 * std::max(object_bound<Chat>, object_bound<Trade>) + 3 * n + most;
     };
     // A client cannot be copied (two copies would seal under one nonce):
     // one that applied the honest packets, rebuilt when an input was
@@ -520,7 +542,7 @@ TEST_P(AllocationBoundReplication, Client)
             if (!reader || reader->statistics().applied != applied_when_built)
                 rebuild();
         });
-    EXPECT_GT(w.peak, 0u);
+    EXPECT_GE(w.peak, most) << "a slice takes its packet's memory: the count sees it";
 }
 
 TEST_P(AllocationBoundReplication, Server)
@@ -543,6 +565,13 @@ TEST_P(AllocationBoundReplication, Server)
         packets.emplace_back(packet.begin(), packet.end());
         ASSERT_TRUE(server.receive(id, packet));
     }
+    // One packet the server has not read: its chat line, longer than any
+    // string read before, must allocate (the count sees the reads).
+    Chat chat;
+    chat.text = std::string(60, 'c');
+    ASSERT_TRUE(client.send(chat, bitrep::channel::reliable));
+    const auto unread = client.packet();
+    packets.emplace_back(unread.begin(), unread.end());
     const std::vector<bytes> inputs = hostile_packets(security, packets, bitrep::replication::packet_kind::ack);
     // A client packet brings at most input_window inputs and, per channel,
     // message_queue messages of the largest kind; on the AEAD path the

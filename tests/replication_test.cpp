@@ -2157,6 +2157,7 @@ TEST(FailedReplicate, ChangesNothingTheNextPacketCouldShow)
     replication_options options;
     options.max_packet_bytes = 300;
     options.bytes_per_second = 12'000; // the token bucket must not move either
+    options.max_state_bytes = 1000;     // smaller than the flood below
     bitrep::replication_server<Logged> witness(options);
     bitrep::replication_server<Logged> tried(options);
     const client_id a = witness.add_client();
@@ -2176,8 +2177,8 @@ TEST(FailedReplicate, ChangesNothingTheNextPacketCouldShow)
         ASSERT_TRUE(witness.receive(a, ack));
         ASSERT_TRUE(tried.receive(b, ack));
         if (t == 3) {
-            // One call with more log than a packet holds: it fails, on the
-            // second server only.
+            // One call with more log than a state packet may hold: it
+            // fails, on the second server only.
             Logged flood = logged_world(100);
             for (int i = 0; i < 1500; ++i)
                 flood.log.push_back(i % 256);

@@ -18,7 +18,7 @@
 inline bitrep::replication::direction way_of(bitrep::replication::packet_kind kind)
 {
     namespace rep = bitrep::replication;
-    return kind == rep::packet_kind::state ? rep::direction::server_to_client : rep::direction::client_to_server;
+    return kind == rep::packet_kind::ack ? rep::direction::client_to_server : rep::direction::server_to_client;
 }
 
 inline bitrep::status resealed(bitrep::packet_security security, const bitrep::packet_key& key,

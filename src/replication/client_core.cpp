@@ -12,6 +12,8 @@
 #include <bitrep/wire/coded_stream.hpp>
 #include <bitrep/wire/stream.hpp>
 
+#include "slices.hpp"
+
 namespace bitrep::replication {
 
 class client_core::impl {
@@ -20,7 +22,8 @@ public:
          std::uint64_t connection_id)
         : options_(options), layout_(layout), scratch_(layout), models_(layout.state_entry->slots),
           packet_(largest_packet(options)),
-          guard_(options.security, key, direction::client_to_server, connection_id)
+          guard_(options.security, key, direction::client_to_server, connection_id),
+          slices_(options.max_state_bytes)
     {
         options_.window = ring_size(options_.window);
         ring_.resize(options_.window, applied_view{0, false, state_object(layout)});
@@ -29,12 +32,15 @@ public:
 
     status receive(std::span<const std::uint8_t> bytes, client_sections* sections, const void*& before)
     {
+        before = nullptr;
         status result;
         {
             const packet_guard::body_scope wiped(guard_);
             result = apply(bytes, sections, before);
         }
-        if (result)
+        if (result && before == nullptr)
+            stats_.slices += 1; // a slice taken, its packet not yet whole
+        else if (result)
             stats_.applied += 1;
         else if (result == error::stale)
             stats_.stale += 1;
@@ -60,7 +66,9 @@ public:
         const std::size_t end = packet_.size() - guard_.suffix();
         message_write_stream stream(std::span<std::uint8_t>(packet_).subspan(prefix, end - prefix), failure);
         ack_record record = acks_;
-        static_cast<void>(record.serialize(stream)); // 49 bits always fit
+        slice_ack slices = slices_.ack();
+        // The acks always fit (largest_packet).
+        static_cast<void>(record.serialize(stream) && slices.serialize(stream));
         if (sections != nullptr)
             sections->write(stream, 8 * (end - prefix) - stream.bit_position(), packets_);
         const std::size_t size = prefix + stream.flush() + guard_.suffix();
@@ -77,17 +85,36 @@ public:
         return {};
     }
 
-    /// Applies a packet; `before` receives the state it replaced (valid
-    /// until the next packet).
+    /// Applies a packet, or takes a slice of one too large for a datagram;
+    /// `before` receives the state it replaced (valid until the next
+    /// packet; nullptr when none was applied).
     status apply(std::span<const std::uint8_t> packet, client_sections* sections, const void*& before)
     {
         // The packet's body: after the CRC, or decrypted once authentic.
         std::span<const std::uint8_t> bytes;
-        if (status opened = guard_.open(options_.protocol_id, packet_kind::state, packet, bytes); !opened)
+        const status opened = guard_.open(options_.protocol_id, packet_kind::state, packet, bytes);
+        if (opened)
+            return apply_body(bytes, 8 * guard_.prefix(), sections, before);
+        if (opened != error::corrupt || !guard_.open(options_.protocol_id, packet_kind::slice, packet, bytes))
             return opened;
+        bool whole = false;
+        if (status taken = slices_.take(bytes, 8 * guard_.prefix(), acks_, whole); !taken || !whole)
+            return taken;
+        // The packet put together, as if it had come in one datagram; its
+        // bytes are wiped once read (bit offsets count from its start).
+        struct cleared {
+            slice_receiver& slices;
+            ~cleared() { slices.clear(); }
+        } done{slices_};
+        return apply_body(slices_.body(), 0, sections, before);
+    }
+
+    /// Applies a state packet's body (its bit offsets count from `head`).
+    status apply_body(std::span<const std::uint8_t> bytes, std::size_t head, client_sections* sections,
+                      const void*& before)
+    {
         failure_record failure;
         basic_read_stream<scope::replication> stream(bytes, failure);
-        const std::size_t head = 8 * guard_.prefix(); // bit offsets below count from the packet's start
         packet_header header;
         if (!header.serialize(stream)) [[unlikely]]
             return stream.failure_status("packet");
@@ -112,7 +139,7 @@ public:
                           "the server sends coded packets, and this client expects bit-packed ones");
         if (sections != nullptr && !sections->read(stream)) [[unlikely]]
             return stream.failure_status("packet");
-        if (status decoded = decode_state(header, stream, bytes); !decoded) [[unlikely]]
+        if (status decoded = decode_state(header, stream, bytes, head); !decoded) [[unlikely]]
             return decoded;
         const std::size_t index = header.sequence % options_.window;
         applied_view& slot = ring_[index];
@@ -133,9 +160,8 @@ public:
     /// Decodes the packet's state, after its header and sections, into
     /// scratch_ (the ring is untouched until the whole packet is accepted).
     status decode_state(const packet_header& header, basic_read_stream<scope::replication>& stream,
-                        std::span<const std::uint8_t> bytes)
+                        std::span<const std::uint8_t> bytes, std::size_t head)
     {
-        const std::size_t head = 8 * guard_.prefix(); // bit offsets count from the packet's start
         const void* base = layout_.state_defaults;
         if (header.has_baseline) {
             base = held(header.baseline);
@@ -226,6 +252,7 @@ public:
     std::uint16_t shown_sequence_ = 0; ///< sequence() after forget_baselines()
     std::vector<std::uint8_t> packet_;
     packet_guard guard_;        ///< seals packet() and opens receive()'s packets
+    slice_receiver slices_;     ///< a state packet too large for a datagram, put together
     std::uint64_t packets_ = 0; ///< packets written, which number the message channels' packets
     client_statistics stats_;
 };

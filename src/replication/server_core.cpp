@@ -88,6 +88,9 @@ public:
             return status(error::unknown_client, 0, "client", "no such client");
         if (observed_ == nullptr) [[unlikely]]
             return status(error::no_baseline, 0, "world", "replicate(id, out) before any update(state)");
+        // A state packet too large for one datagram goes first, a slice a call.
+        if (c->slices.active())
+            return send_slice(*c, packet);
         const void* state = observed_;
         // A callback (on_invalid_value, priority, relevancy) may remove this
         // client while its packet is being built.
@@ -112,6 +115,11 @@ public:
         if (c->removed) [[unlikely]]
             return status(error::unknown_client, 0, "client", "removed while its packet was built");
         commit(*c);
+        if (c->draft.large) {
+            c->slices.start(c->draft.header.sequence, c->draft.size,
+                            c->packet.size() - c->guard.prefix() - c->guard.suffix() - slice_header::bytes);
+            return send_slice(*c, packet);
+        }
         packet = std::span<const std::uint8_t>(c->packet.data(), c->draft.size);
         return {};
     }
@@ -220,6 +228,21 @@ private:
         return c != nullptr && !c->removed ? c : nullptr;
     }
 
+    /// The next slice of the connection's large state packet, sealed.
+    status send_slice(connection& c, std::span<const std::uint8_t>& packet)
+    {
+        const std::size_t prefix = c.guard.prefix();
+        const std::size_t size = prefix + c.slices.write_next(std::span<std::uint8_t>(c.packet).subspan(prefix)) +
+                                 c.guard.suffix();
+        const std::span<std::uint8_t> sealed(c.packet.data(), size);
+        if (status result = c.guard.seal(options_.protocol_id, packet_kind::slice, sealed); !result) [[unlikely]]
+            return result;
+        c.figures.stats.slices_sent += 1;
+        c.figures.count_bytes(size);
+        packet = sealed;
+        return {};
+    }
+
     /// The packet exists: its draft becomes the connection's, whole.
     void commit(connection& c) noexcept
     {
@@ -230,7 +253,8 @@ private:
         c.views.commit_view(c.draft.view, draft.header);
         c.schedule.keep_waiting(number);
         c.figures = draft.figures;
-        c.figures.count_sent(draft.size, draft.header.has_baseline);
+        c.figures.count_sent(draft.large ? 0 : draft.size, draft.header.has_baseline);
+        c.figures.stats.large_states += draft.large ? 1 : 0;
         for (const std::uint32_t index : draft.mended)
             reported_[index].store(false, std::memory_order_relaxed);
     }
@@ -280,7 +304,8 @@ private:
         failure_record failure;
         message_read_stream stream(body, failure);
         ack_record ack;
-        if (!ack.serialize(stream)) [[unlikely]]
+        slice_ack slices;
+        if (!ack.serialize(stream) || !slices.serialize(stream)) [[unlikely]]
             return stream.failure_status("ack");
         if (c.parts && !c.parts->read(stream)) [[unlikely]]
             return stream.failure_status("packet");
@@ -291,6 +316,9 @@ private:
                           "whole bytes left over after the client's packet");
         if (status acked = c.views.apply_ack(ack, c.figures.stats.packets_sent); !acked) [[unlikely]]
             return acked;
+        if (c.slices.active() && acknowledges(ack, c.slices.sequence()))
+            c.slices.finish(); // the client applied the large packet
+        c.slices.acknowledged(slices);
         if (c.parts)
             c.parts->apply(id, c.removed, body);
         return {};

@@ -87,7 +87,7 @@ public:
         const status result = core_.receive(bytes, has_sections ? &parts : nullptr, before);
         // Last, so that a callback that throws leaves nothing of the packet
         // undone but the notifications after it.
-        if (result && on_change_)
+        if (result && before != nullptr && on_change_) // a slice alone applies no state
             notify(*static_cast<const State*>(before), state());
         return result;
     }

@@ -36,6 +36,9 @@ struct client_statistics {
     std::uint64_t stale = 0;       ///< duplicates and packets older than the newest applied
     std::uint64_t no_baseline = 0; ///< encoded against a state this client no longer holds
     std::uint64_t refused = 0;     ///< corrupt, forged or malformed
+    /// Slices taken of state packets too large for one datagram, before
+    /// the one that completed each (counted as applied).
+    std::uint64_t slices = 0;
 };
 
 namespace replication {

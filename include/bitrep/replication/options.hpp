@@ -47,6 +47,14 @@ struct replication_options {
     /// The largest packet replicate(id, out) gives, header included (at least
     /// 16).
     std::size_t max_packet_bytes = 1200;
+    /// The largest state packet, header and fields included, when they do
+    /// not fit max_packet_bytes (a joining client's first state, or a change
+    /// of the fields other than entities larger than a packet): it goes in
+    /// slices of max_packet_bytes, one per replicate(id, out) call, until
+    /// the client holds them all (docs/formats/packets.md, section 4). The
+    /// client reserves up to this much to put it together; a larger one
+    /// fails replicate() with buffer_too_small. Both ends must agree.
+    std::size_t max_state_bytes = 1 << 20;
     /// Per client; 0 for no limit. Spent at `tick_rate` replicate(id, out)
     /// calls a second, so a tick may use what earlier ticks left over (up
     /// to one full packet).

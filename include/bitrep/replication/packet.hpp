@@ -32,7 +32,9 @@ constexpr std::size_t ack_bits = 1 + 16 + 32;
 constexpr std::size_t ack_bytes = crc_bytes + (ack_bits + 7) / 8;
 /// What a packet is, hashed into its CRC with the protocol id (never sent),
 /// so that an ack can never pass for a state packet or the reverse.
-enum class packet_kind : std::uint8_t { state = 'S', ack = 'A' };
+/// A slice is one datagram of a state packet too large for one
+/// (docs/formats/packets.md, section 4).
+enum class packet_kind : std::uint8_t { state = 'S', ack = 'A', slice = 'L' };
 
 /// CRC-32 (Boost.CRC) of the protocol id and kind followed by the bytes.
 inline std::uint32_t packet_crc(std::uint32_t protocol_id, packet_kind kind, std::span<const std::uint8_t> bytes)
@@ -89,6 +91,94 @@ struct ack_record {
         if (!stream.serialize_bits(sequence, 16) || !stream.serialize_bits(mask, 32))
             return false;
         newest = static_cast<std::uint16_t>(sequence);
+        return true;
+    }
+};
+
+/// Whether `sequence` is the ack's newest or one of the 32 before it that
+/// its mask names.
+constexpr bool acknowledges(const ack_record& ack, std::uint16_t sequence) noexcept
+{
+    if (!ack.any)
+        return false;
+    const unsigned behind = static_cast<std::uint16_t>(ack.newest - sequence);
+    return behind == 0 || (behind <= 32 && (ack.mask >> (behind - 1) & 1u) != 0);
+}
+
+/// How a large state packet's body of `total` bytes is cut into `count`
+/// slices: each ceil(total / count) bytes, the last one the rest.
+struct slicing {
+    std::uint32_t total = 0;
+    std::uint32_t count = 0;
+
+    /// The fewest slices of at most `room` bytes each (room > 0).
+    static slicing for_room(std::size_t total, std::size_t room) noexcept
+    {
+        return {static_cast<std::uint32_t>(total), static_cast<std::uint32_t>((total + room - 1) / room)};
+    }
+    std::size_t slice_bytes() const noexcept { return (std::size_t{total} + count - 1) / count; }
+    std::size_t offset(std::uint32_t index) const noexcept { return index * slice_bytes(); }
+    std::size_t size(std::uint32_t index) const noexcept
+    {
+        return std::min(slice_bytes(), std::size_t{total} - offset(index));
+    }
+    /// Every slice holds at least one byte (count and total agree).
+    bool valid() const noexcept { return count != 0 && total != 0 && offset(count - 1) < total; }
+};
+
+/// A slice's header, after the CRC (or connection id and number): which
+/// state packet it is part of, how that packet is cut, and which part this
+/// is. Its bytes follow, to the end of the datagram.
+struct slice_header {
+    std::uint16_t sequence = 0; ///< the large state packet's sequence
+    slicing cut;
+    std::uint32_t index = 0;
+
+    static constexpr std::size_t bits = 16 + 16 + 16 + 32;
+    static constexpr std::size_t bytes = bits / 8;
+
+    template <class Stream>
+    bool serialize(Stream& stream)
+    {
+        std::uint32_t s = sequence;
+        std::uint32_t last = cut.count - 1;
+        if (!stream.serialize_bits(s, 16) || !stream.serialize_bits(last, 16) || !stream.serialize_bits(index, 16) ||
+            !stream.serialize_bits(cut.total, 32))
+            return false;
+        sequence = static_cast<std::uint16_t>(s);
+        cut.count = last + 1;
+        return true;
+    }
+};
+
+/// The client's acknowledgement of a large state packet's slices, in its
+/// packets while it holds some but not all of them: every slice below
+/// `first_missing`, the newest one received and those of the 64 below it
+/// that `mask` names (bit i: newest - 1 - i).
+struct slice_ack {
+    static constexpr std::size_t bits = 1 + 16 + 16 + 16 + 64; ///< with a packet to acknowledge
+
+    bool any = false;
+    std::uint16_t sequence = 0;
+    std::uint32_t first_missing = 0;
+    std::uint32_t newest = 0;
+    std::uint64_t mask = 0;
+
+    template <class Stream>
+    bool serialize(Stream& stream)
+    {
+        if (!stream.serialize_bool(any))
+            return false;
+        if (!any)
+            return true;
+        std::uint32_t s = sequence;
+        std::uint32_t low = static_cast<std::uint32_t>(mask);
+        std::uint32_t high = static_cast<std::uint32_t>(mask >> 32);
+        if (!stream.serialize_bits(s, 16) || !stream.serialize_bits(first_missing, 16) ||
+            !stream.serialize_bits(newest, 16) || !stream.serialize_bits(low, 32) || !stream.serialize_bits(high, 32))
+            return false;
+        sequence = static_cast<std::uint16_t>(s);
+        mask = std::uint64_t{high} << 32 | low;
         return true;
     }
 };

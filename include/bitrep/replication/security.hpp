@@ -147,14 +147,23 @@ constexpr std::size_t suffix_bytes(packet_security security) noexcept
     return security == packet_security::aead ? aead_tag_bytes : 0;
 }
 
-/// The largest packet either end of a connection writes with `options`:
-/// max_packet_bytes, raised where it leaves no room for the path's overhead
-/// and a header. A received packet longer than this is refused before
-/// anything of it is read.
-constexpr std::size_t largest_packet(const replication_options& options) noexcept
+/// The largest packet the server sends with `options`: max_packet_bytes,
+/// raised where it leaves no room for the path's overhead and a header.
+constexpr std::size_t server_packet_bytes(const replication_options& options) noexcept
 {
     return std::max(options.max_packet_bytes,
                     16 - crc_bytes + prefix_bytes(options.security) + suffix_bytes(options.security));
+}
+
+/// The largest packet either end of a connection writes with `options`:
+/// the server's, or a client's acks (of state packets and of slices) where
+/// they need more. A received packet longer than this is refused before
+/// anything of it is read.
+constexpr std::size_t largest_packet(const replication_options& options) noexcept
+{
+    constexpr std::size_t acks_bytes = (ack_bits + slice_ack::bits + 7) / 8;
+    return std::max(server_packet_bytes(options),
+                    acks_bytes + prefix_bytes(options.security) + suffix_bytes(options.security));
 }
 
 /// Whether one end of a connection is inside its receive(), where the

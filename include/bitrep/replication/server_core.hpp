@@ -46,6 +46,11 @@ struct server_client_statistics {
     /// world history no longer had a value of their view (the baseline
     /// before stayed; see replication_options::history).
     std::uint64_t baselines_skipped = 0;
+    /// State packets too large for one datagram (a joining client's first,
+    /// say), and the slices they went in, resent ones included
+    /// (replication_options::max_state_bytes).
+    std::uint64_t large_states = 0;
+    std::uint64_t slices_sent = 0;
 };
 
 namespace replication {

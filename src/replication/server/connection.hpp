@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "../slices.hpp"
 #include "draft.hpp"
 #include "schedule.hpp"
 #include "views.hpp"
@@ -47,6 +48,7 @@ struct connection {
     bool any_unsendable = false;
     std::vector<std::uint8_t> packet;
     packet_guard guard; ///< seals its state packets, opens its client's packets
+    slice_sender slices; ///< a state packet too large for one datagram, on its way
     receiving_flag receiving; ///< inside receive() for this client
     /// Per entity array whose entity has replication conditions, an object
     /// of its type holding this client's copies.
@@ -71,7 +73,8 @@ struct connection {
     {
         std::size_t bytes = sizeof(connection) + views.bytes() + schedule.bytes();
         bytes += draft.view.sent.capacity() * sizeof(SlotIndex) + draft.view.refs.capacity() * sizeof(value_ref);
-        bytes += unsendable.capacity() + draft.mended.capacity() * sizeof(std::uint32_t) + packet.capacity();
+        bytes += unsendable.capacity() + draft.mended.capacity() * sizeof(std::uint32_t) + packet.capacity() +
+                 slices.bytes();
         return bytes;
     }
 };

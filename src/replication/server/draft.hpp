@@ -21,12 +21,16 @@ struct connection_figures {
     double coded_ratio = 1.0;
 
     /// Counts a packet of `size` bytes sent (a full state unless it had a
-    /// baseline).
+    /// baseline); a large one's bytes are counted slice by slice.
     void count_sent(std::size_t size, bool has_baseline) noexcept
     {
         stats.packets_sent += 1;
-        stats.bytes_sent += size;
         stats.full_states += has_baseline ? 0 : 1;
+        count_bytes(size);
+    }
+    void count_bytes(std::size_t size) noexcept
+    {
+        stats.bytes_sent += size;
         stats.last_packet_bytes = size;
         tokens -= static_cast<double>(size);
     }
@@ -40,6 +44,9 @@ template <class SlotIndex>
 struct packet_draft {
     packet_header header;
     std::size_t size = 0;
+    /// Too large for one datagram: its body is in the connection's slice
+    /// sender, `size` bytes, to go in slices.
+    bool large = false;
     /// The view the packet brings the client to.
     view_draft<SlotIndex> view;
     /// The connection's figures as they are once the packet is sent.
@@ -52,6 +59,7 @@ struct packet_draft {
     {
         header = {};
         size = 0;
+        large = false;
         figures = now;
         figures.coded_ratio = ratio;
         figures.stats.coded_rebuilds = rebuilds;

@@ -46,7 +46,7 @@ public:
     {
         options_.window = ring_size(options_.window);
         // Room for the CRC (or number and tag), the header and the check value at least.
-        options_.max_packet_bytes = largest_packet(options_);
+        options_.max_packet_bytes = server_packet_bytes(options_);
         for (std::size_t i = 0; i < slot_count + field_count; ++i)
             reported_[i].store(false, std::memory_order_relaxed);
     }

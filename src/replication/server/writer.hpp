@@ -5,7 +5,9 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -107,6 +109,11 @@ private:
         /// The packet's bound so far, in bit-packed bits.
         std::size_t used_bits = 0;
         std::size_t budget_bytes = 0;
+        /// Where the packet goes: the connection's packet, or for a large
+        /// one (large: its fields alone exceed a packet) the slice sender's
+        /// body, without prefix or suffix, not sealed (its slices are).
+        std::span<std::uint8_t> out{};
+        bool large = false;
         double ratio = 1.0; ///< coded bits per planned bit (with a little room to spare)
         bool exact = false; ///< used_bits measured, not the entities' upper bounds
         std::uint64_t sent_before = 0;
@@ -135,7 +142,30 @@ private:
         bring_fields(plan);
         plan_budget(plan);
         select(plan);
+        if (status placed = place(plan); !placed) [[unlikely]]
+            return placed;
         return write_packet(plan);
+    }
+
+    /// Where the packet is written: a bit-packed packet whose header and
+    /// fields alone exceed max_packet_bytes is a large one, sent in slices
+    /// (docs/formats/packets.md, section 4), within max_state_bytes. A
+    /// coded one that large overflows, and is built again bit-packed.
+    status place(packet_plan& plan)
+    {
+        const replication_options& options = s_.options_;
+        plan.out = c_.packet;
+        if (plan.coded || plan.used_bits <= 8 * options.max_packet_bytes)
+            return {};
+        // used_bits bounds the packet; its fields left no room for
+        // messages or entities.
+        const std::size_t bytes = (plan.used_bits + 7) / 8;
+        if (bytes > options.max_state_bytes) [[unlikely]]
+            return too_large(bytes);
+        plan.large = true;
+        plan.out = c_.slices.body(bytes);
+        c_.draft.large = true;
+        return {};
     }
 
     /// Brings the fields other than entities to this tick (or, when the
@@ -160,6 +190,20 @@ private:
             if (!keep)
                 c_.note_sent_as_is(s_, s_.slot_count + f.field);
         }
+    }
+
+    status too_large(std::size_t bytes) const noexcept
+    {
+        std::array<char, 24> need{};
+        std::array<char, 24> most{};
+        const char* need_end = std::to_chars(need.data(), need.data() + need.size(), bytes).ptr;
+        const char* most_end =
+            std::to_chars(most.data(), most.data() + most.size(), s_.options_.max_state_bytes).ptr;
+        const bitrep::detail::status_text<status::max_detail_length> detail(
+            {"the state packet needs ", {need.data(), static_cast<std::size_t>(need_end - need.data())},
+             " bytes, more than replication_options::max_state_bytes (",
+             {most.data(), static_cast<std::size_t>(most_end - most.data())}, ")"});
+        return status(error::buffer_too_small, status::no_bit, s_.layout_.name, detail.view());
     }
 
     /// The packet's byte budget (the token bucket's, refilled for this
@@ -218,10 +262,10 @@ private:
     status write_packet(const packet_plan& plan)
     {
         failure_record failure;
-        const std::size_t prefix = c_.guard.prefix();
-        const std::size_t suffix = c_.guard.suffix();
-        basic_write_stream<scope::replication> stream(
-            std::span<std::uint8_t>(c_.packet).subspan(prefix, c_.packet.size() - prefix - suffix), failure);
+        const std::size_t prefix = plan.large ? 0 : c_.guard.prefix();
+        const std::size_t suffix = plan.large ? 0 : c_.guard.suffix();
+        basic_write_stream<scope::replication> stream(plan.out.subspan(prefix, plan.out.size() - prefix - suffix),
+                                                      failure);
         if (!c_.draft.header.serialize(stream)) [[unlikely]]
             return stream.failure_status("packet");
         if (plan.inputs) {
@@ -234,8 +278,8 @@ private:
                 return stream.failure_status("packet");
         }
         const status written = plan.coded ? write_coded(plan, prefix + stream.flush()) : write_bit_packed(plan, stream);
-        if (!written) [[unlikely]]
-            return written;
+        if (!written || plan.large) [[unlikely]] // a large one's slices are sealed one by one
+            return written ? c_.guard.can_seal() : written;
         return c_.guard.seal(s_.options_.protocol_id, packet_kind::state,
                              std::span<std::uint8_t>(c_.packet.data(), c_.draft.size));
     }
@@ -264,7 +308,7 @@ private:
         }
         if (!ok) [[unlikely]]
             return stream.failure_status(s_.layout_.name);
-        c_.draft.size = c_.guard.prefix() + stream.flush() + c_.guard.suffix();
+        c_.draft.size = stream.flush() + (plan.large ? 0 : c_.guard.prefix() + c_.guard.suffix());
         return {};
     }
 
