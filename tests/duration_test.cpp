@@ -174,6 +174,18 @@ struct AbilityMs {
 };
 BOOST_DESCRIBE_STRUCT(AbilityMs, (), (cooldown))
 
+struct AbilityDoubleSeconds {
+    static constexpr std::string_view bitrep_name = "Ability";
+    std::chrono::duration<double> cooldown{0};
+};
+BOOST_DESCRIBE_STRUCT(AbilityDoubleSeconds, (), (cooldown))
+
+struct AbilityFloatMs {
+    static constexpr std::string_view bitrep_name = "Ability";
+    std::chrono::duration<float, std::milli> cooldown{7};
+};
+BOOST_DESCRIBE_STRUCT(AbilityFloatMs, (), (cooldown))
+
 // Structs a forged or foreign file could name like a duration.
 struct HugePeriod {
     static constexpr std::string_view bitrep_name = "std::chrono::duration<9223372036854775807/1>";
@@ -274,6 +286,17 @@ TEST(DurationSave, ANumberIntoADurationNamesTheDurationAndItsUnitNotAStruct)
     const bitrep::status out_of = bitrep::load_from_bytes(bitrep::save_to_bytes(ms), number);
     EXPECT_EQ(out_of.message(),
               "schema_mismatch at saves::AbilityNumber.cooldown: file has duration in 1/1000 s, program has integer");
+}
+
+TEST(DurationSave, ARealCountTooLargeForTheProgramsFloatOnceScaledIsRefused)
+{
+    saves::AbilityDoubleSeconds seconds;
+    seconds.cooldown = std::chrono::duration<double>(1e36); // 1e39 ms: past the largest float
+    saves::AbilityFloatMs ms;
+    const bitrep::status st = bitrep::load_from_bytes(bitrep::save_to_bytes(seconds), ms);
+    EXPECT_EQ(st.code(), bitrep::error::out_of_range) << st.message();
+    EXPECT_EQ(st.field_path(), "saves::AbilityFloatMs.cooldown.count") << st.message();
+    EXPECT_EQ(ms.cooldown.count(), 7.0f);
 }
 
 TEST(DurationSave, AForeignPeriodIsRefusedWithoutOverflow)

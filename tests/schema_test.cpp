@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -742,6 +743,80 @@ TEST(SchemaLoad, ANarrowerIntegerRefusesAValueThatDoesNotFit)
 {
     positional::V1 loaded;
     EXPECT_EQ(carry_over(positional::V2{100000, 2.5f, 4}, loaded), bitrep::error::out_of_range);
+}
+
+namespace reals {
+struct Wide {
+    double distance = 0.0;
+    std::int64_t ticks = 0;
+};
+BOOST_DESCRIBE_STRUCT(Wide, (), (distance, ticks))
+struct Floats { // both fields became floats
+    float distance = 7.0f;
+    float ticks = 7.0f;
+};
+BOOST_DESCRIBE_STRUCT(Floats, (), (distance, ticks))
+struct Doubles { // the integer became a double
+    double distance = 7.0;
+    double ticks = 7.0;
+};
+BOOST_DESCRIBE_STRUCT(Doubles, (), (distance, ticks))
+} // namespace reals
+
+TEST(SchemaLoad, ADoubleTooLargeForAFloatIsRefusedNamingTheFieldAndChangesNothing)
+{
+    for (const double huge : {1e300, -1e39}) {
+        reals::Floats loaded;
+        const bitrep::status st = carry_over(reals::Wide{huge, 0}, loaded);
+        EXPECT_EQ(st, bitrep::error::out_of_range) << huge;
+        EXPECT_EQ(st.field_path(), "reals::Floats.distance") << st.message();
+        EXPECT_EQ(loaded.distance, 7.0f);
+    }
+}
+
+TEST(SchemaLoad, ADoubleWithinAFloatsRangeLoadsAsTheNearestFloat)
+{
+    reals::Floats loaded;
+    ASSERT_TRUE(carry_over(reals::Wide{0.1, 0}, loaded));
+    EXPECT_EQ(loaded.distance, 0.1f);
+    // Above the largest float by less than half its last step: rounds to it.
+    const double edge = static_cast<double>(std::numeric_limits<float>::max()) * (1.0 + 0x1p-30);
+    ASSERT_TRUE(carry_over(reals::Wide{edge, 0}, loaded));
+    EXPECT_EQ(loaded.distance, std::numeric_limits<float>::max());
+}
+
+TEST(SchemaLoad, AnInfiniteDoubleLoadsIntoAFloatAsInfinity)
+{
+    reals::Floats loaded;
+    ASSERT_TRUE(carry_over(reals::Wide{-std::numeric_limits<double>::infinity(), 0}, loaded));
+    EXPECT_EQ(loaded.distance, -std::numeric_limits<float>::infinity());
+}
+
+TEST(SchemaLoad, AnIntegerAFloatCannotHoldExactlyIsRefused)
+{
+    reals::Floats loaded;
+    const bitrep::status st = carry_over(reals::Wide{0.0, (1 << 24) + 1}, loaded);
+    EXPECT_EQ(st, bitrep::error::out_of_range);
+    EXPECT_EQ(st.field_path(), "reals::Floats.ticks") << st.message();
+    EXPECT_EQ(loaded.ticks, 7.0f);
+}
+
+TEST(SchemaLoad, AnIntegerAFloatHoldsExactlyLoadsWhateverItsSize)
+{
+    reals::Floats loaded;
+    ASSERT_TRUE(carry_over(reals::Wide{0.0, 1 << 24}, loaded));
+    EXPECT_EQ(loaded.ticks, 16777216.0f);
+    ASSERT_TRUE(carry_over(reals::Wide{0.0, -(std::int64_t{3} << 60)}, loaded));
+    EXPECT_EQ(loaded.ticks, -0x3p60f);
+}
+
+TEST(SchemaLoad, AnIntegerADoubleCannotHoldExactlyIsRefused)
+{
+    reals::Doubles loaded;
+    const bitrep::status st = carry_over(reals::Wide{0.0, (std::int64_t{1} << 53) + 1}, loaded);
+    EXPECT_EQ(st, bitrep::error::out_of_range);
+    EXPECT_EQ(st.field_path(), "reals::Doubles.ticks") << st.message();
+    EXPECT_EQ(loaded.ticks, 7.0);
 }
 
 namespace enums {

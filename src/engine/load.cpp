@@ -9,6 +9,7 @@
 #include <bitrep/save/schema_bind.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -29,6 +30,7 @@ namespace {
 
 using bitrep::detail::integer_value;
 using bitrep::detail::load_plan;
+using bitrep::detail::real_value;
 using bitrep::detail::save_read_stream;
 using bytes = unsigned char;
 
@@ -43,6 +45,10 @@ std::uint32_t field_offset(const type_table& t, std::uint32_t i) noexcept
         t.compute_offsets();
     return t.offsets[i].load(std::memory_order_relaxed);
 }
+
+/// The least magnitude a double rounds to a float's infinity from: the
+/// largest float plus half its last step.
+constexpr double float_overflow = 0x1.ffffffp127;
 
 [[gnu::cold, gnu::noinline]] bool does_not_fit(save_read_stream& stream, std::size_t start, std::string_view why)
 {
@@ -167,33 +173,48 @@ struct loader {
         return true;
     }
 
-    /// A real the file held (read from `start`) into a float, a double or a
-    /// quantized float: within half a step of its range it loads as the
-    /// edge, the quantum a save of it would have sent, so that the loaded
-    /// value can be saved again.
-    bool accept_real(const field_entry& e, std::size_t start, double value, bytes* p)
+    /// A number the file held (read from `start`) into the program's float,
+    /// double or quantized float: the rule of the program's real kinds for
+    /// every value converted into one (docs/formats/save-format.md, section
+    /// 3). An integer must arrive exactly. A real is rounded to the nearest
+    /// value the target holds, within its range: a float's finite values
+    /// (infinities and NaN carry over as they are), a quantized float's
+    /// bounds, within half a step of which it loads as the edge, the quantum
+    /// a save of it would have sent, so that the loaded value can be saved
+    /// again.
+    bool accept_real(const field_entry& e, std::size_t start, const real_value& number, bytes* p)
     {
         switch (e.kind) {
-        case kind::float64: *reinterpret_cast<double*>(p) = value; return true;
+        case kind::float64:
+            if (number.integral && !number.whole.exact_in(std::numeric_limits<double>::digits)) [[unlikely]]
+                return does_not_fit(stream, start, "the program's double cannot hold the file's integer exactly");
+            *reinterpret_cast<double*>(p) = number.value;
+            return true;
         case kind::quantized: {
             const schema_info& declared = *e.schema;
             const double slack = 0.5 * static_cast<double>(declared.resolution);
-            if (!(value >= declared.min - slack && value <= declared.max + slack)) [[unlikely]]
+            if (!(number.value >= declared.min - slack && number.value <= declared.max + slack)) [[unlikely]]
                 return does_not_fit(stream, start, "the file's value is outside the program's range");
-            *reinterpret_cast<float*>(p) = std::clamp(static_cast<float>(value), declared.min, declared.max);
+            *reinterpret_cast<float*>(p) = std::clamp(static_cast<float>(number.value), declared.min, declared.max);
             return true;
         }
-        default: *reinterpret_cast<float*>(p) = static_cast<float>(value); return true;
+        default:
+            if (number.integral && !number.whole.exact_in(std::numeric_limits<float>::digits)) [[unlikely]]
+                return does_not_fit(stream, start, "the program's float cannot hold the file's integer exactly");
+            if (std::isfinite(number.value) && !(std::abs(number.value) < float_overflow)) [[unlikely]]
+                return does_not_fit(stream, start, "the file's value is outside the program's float range");
+            *reinterpret_cast<float*>(p) = static_cast<float>(number.value);
+            return true;
         }
     }
 
     bool real(std::uint32_t f, const field_entry& e, bytes* p)
     {
         const std::size_t start = stream.position();
-        double value = 0.0;
-        if (!bitrep::detail::read_real(stream, node(f), value))
+        real_value number;
+        if (!bitrep::detail::read_real(stream, node(f), number))
             return false;
-        return accept_real(e, start, value, p);
+        return accept_real(e, start, number, p);
     }
 
     bool enumeration(std::uint32_t f, const field_entry& e, bytes* p)
@@ -419,11 +440,12 @@ struct loader {
     {
         const std::size_t start = stream.position();
         if (count.kind == kind::float32 || count.kind == kind::float64 || count.kind == kind::quantized) {
-            double value = 0.0;
-            if (!bitrep::detail::read_real(stream, node(c), value))
+            real_value number;
+            if (!bitrep::detail::read_real(stream, node(c), number))
                 return false;
-            return accept_real(count, start,
-                               value * static_cast<double>(scale.num) / static_cast<double>(scale.den), p);
+            // Scaled, the count is a real, whatever the file held.
+            const double scaled = number.value * static_cast<double>(scale.num) / static_cast<double>(scale.den);
+            return accept_real(count, start, real_value{.value = scaled, .integral = false, .whole = {}}, p);
         }
         integer_value value;
         if (!bitrep::detail::read_integer(stream, node(c), value))
