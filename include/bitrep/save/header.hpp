@@ -173,19 +173,44 @@ inline status parse_save_header(std::span<const std::uint8_t> prefix, std::uint6
 }
 } // namespace detail
 
+namespace detail {
+/// Format 2: the info CRC of a parsed header, over `prefix` (at least the
+/// header and metadata section).
+inline status check_info_crc(std::span<const std::uint8_t> prefix, const save_header& header) noexcept
+{
+    if (save_info_crc(prefix, static_cast<std::size_t>(header.metadata_bytes())) != header.info_crc)
+        return header_error(error::corrupt, info_crc_offset,
+                            "CRC-32 of the header and metadata mismatch: the file is damaged");
+    return {};
+}
+
+/// The file's CRC of a parsed header, over the whole `file`.
+inline status check_file_crc(std::span<const std::uint8_t> file, const save_header& header) noexcept
+{
+    if (save_crc(file) != header.crc)
+        return header_error(error::corrupt, crc_offset, "CRC-32 mismatch: the file is damaged");
+    return {};
+}
+
+/// How much of a save read_save_info reads and checks by a CRC: the header
+/// and metadata section (the info CRC), or all of a format-1 file, whose
+/// only CRC is the file's.
+inline std::uint64_t info_bytes(const save_header& header) noexcept
+{
+    return header.format >= 2 ? save_header::extended_size + header.metadata_bytes() : header.file_bytes();
+}
+} // namespace detail
+
 /// Checks everything about a save file that does not depend on T: magic,
 /// format, lengths against the file's size, and the CRCs.
 inline status read_save_header(std::span<const std::uint8_t> file, save_header& header) noexcept
 {
     if (status parsed = detail::parse_save_header(file, file.size(), header); !parsed)
         return parsed;
-    if (header.format >= 2 &&
-        detail::save_info_crc(file, static_cast<std::size_t>(header.metadata_bytes())) != header.info_crc)
-        return detail::header_error(error::corrupt, detail::info_crc_offset,
-                                    "CRC-32 of the header and metadata mismatch: the file is damaged");
-    if (detail::save_crc(file) != header.crc)
-        return detail::header_error(error::corrupt, detail::crc_offset, "CRC-32 mismatch: the file is damaged");
-    return {};
+    if (header.format >= 2)
+        if (status checked = detail::check_info_crc(file, header); !checked)
+            return checked;
+    return detail::check_file_crc(file, header);
 }
 
 } // namespace bitrep

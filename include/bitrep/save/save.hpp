@@ -493,10 +493,11 @@ status save(path_view path, const T& value, const Meta& metadata, const save_opt
 }
 
 namespace detail {
-/// The metadata section of a save whose header and metadata (at least) are
-/// in `prefix`, of a file of `file_size` bytes: the header's lengths and the
-/// format-2 info CRC are checked, then the metadata is decoded (by its
-/// schema, so a metadata struct may change like any saved struct).
+/// The metadata section of a save whose first info_bytes (at least) are in
+/// `prefix`, of a file of `file_size` bytes: the header's lengths and its
+/// CRC (the info CRC; a format-1 file's own) are checked, with or without
+/// metadata, then the metadata is decoded (by its schema, so a metadata
+/// struct may change like any saved struct).
 template <class Meta>
 status read_info_section(std::span<const std::uint8_t> prefix, std::uint64_t file_size, Meta& meta, load_info& info,
                          const load_options& options)
@@ -505,14 +506,15 @@ status read_info_section(std::span<const std::uint8_t> prefix, std::uint64_t fil
     if (status parsed = parse_save_header(prefix, file_size, info.header); !parsed)
         return parsed;
     const save_header& header = info.header;
+    if (prefix.size() < info_bytes(header))
+        return header_error(error::truncated, prefix.size(), "the bytes the header's CRC covers were not read");
+    const std::span<const std::uint8_t> covered = prefix.first(static_cast<std::size_t>(info_bytes(header)));
+    if (status checked = header.format >= 2 ? check_info_crc(covered, header) : check_file_crc(covered, header);
+        !checked)
+        return checked;
     if (!header.has_metadata())
         return {}; // nothing to read: meta unchanged, info.header.has_metadata() false
     const auto metadata_bytes = static_cast<std::size_t>(header.metadata_bytes());
-    if (prefix.size() < save_header::extended_size + metadata_bytes)
-        return header_error(error::truncated, prefix.size(), "the metadata section was not read");
-    if (save_info_crc(prefix, metadata_bytes) != header.info_crc)
-        return header_error(error::corrupt, info_crc_offset,
-                            "CRC-32 of the header and metadata mismatch: the file is damaged");
     const std::size_t schema_at = save_header::extended_size;
     const std::size_t payload_at = schema_at + header.metadata_schema_bytes;
     Meta loaded = working_object<scope::save>(meta);
@@ -536,30 +538,42 @@ status read_save_info_from_bytes(std::span<const std::uint8_t> file, Meta& meta,
     return detail::read_info_section(file, file.size(), meta, info, options);
 }
 
+namespace detail {
+/// Reads the info_bytes of the save at `path`, whose header (read from its
+/// first bytes) is `header`, into `head`, within the load's limits.
+inline status read_info_bytes(path_view path, const save_header& header, const load_options& options,
+                              std::vector<std::uint8_t>& head, std::uint64_t& file_size)
+{
+    if (header.format < 2) {
+        const status read = read_file(path, head, options.max_file_bytes);
+        file_size = head.size();
+        return read;
+    }
+    if (header.metadata_bytes() > options.max_metadata_bytes)
+        return header_error(error::io_error, 36, "the metadata section is larger than max_metadata_bytes");
+    return read_file_head(path, static_cast<std::size_t>(info_bytes(header)), head, file_size);
+}
+} // namespace detail
+
 /// Reads a save's header and metadata section into `meta` without reading
 /// (or checking) the payload: for a menu of save slots. All or nothing like
 /// a load: the header's lengths against the file's size and the CRC of the
-/// header and metadata are checked, and `meta` is unchanged on any error.
-/// A save with no metadata section (written without one, or in format 1)
-/// leaves `meta` unchanged and `info.header.has_metadata()` false. The
-/// payload's own CRC is checked when the save is loaded.
+/// header and metadata are checked, with or without metadata, and `meta` is
+/// unchanged on any error. A save with no metadata section (written without
+/// one, or in format 1) leaves `meta` unchanged and
+/// `info.header.has_metadata()` false. The payload's own CRC is checked when
+/// the save is loaded; a format-1 file, whose header has no CRC of its own,
+/// is read whole (within max_file_bytes) to check the file's.
 template <class Meta>
 status read_save_info(path_view path, Meta& meta, load_info& info, const load_options& options = {})
 {
     std::vector<std::uint8_t> head;
     std::uint64_t file_size = 0;
-    if (status read = detail::read_file_head(path, save_header::extended_size, head, file_size); !read) {
-        info = {};
-        return read;
-    }
-    if (status parsed = detail::parse_save_header(head, file_size, info.header); !parsed || !info.header.has_metadata())
-        return detail::read_info_section(head, file_size, meta, info, options);
-    const std::uint64_t wanted = save_header::extended_size + info.header.metadata_bytes();
-    if (info.header.metadata_bytes() > options.max_metadata_bytes) {
-        info = {};
-        return detail::header_error(error::io_error, 36, "the metadata section is larger than max_metadata_bytes");
-    }
-    if (status read = detail::read_file_head(path, static_cast<std::size_t>(wanted), head, file_size); !read) {
+    status read = detail::read_file_head(path, save_header::extended_size, head, file_size);
+    if (read && detail::parse_save_header(head, file_size, info.header) &&
+        head.size() < detail::info_bytes(info.header))
+        read = detail::read_info_bytes(path, info.header, options, head, file_size);
+    if (!read) {
         info = {};
         return read;
     }
