@@ -256,6 +256,21 @@ TEST(DurationSave, ACountThatIsNoWholeNumberOfTheProgramsUnitsIsRefused)
     EXPECT_EQ(ms.cooldown, 5ms);
 }
 
+TEST(DurationSave, ACountOutsideTheRangeOnceConvertedLoadsAsTheNearestBoundWhenTheCallerAsks)
+{
+    saves::AbilitySeconds wide;
+    wide.cooldown = 61s; // 61,000 ms, in [0, 60,000] ms
+    saves::AbilityMs ms;
+    bitrep::load_info info;
+    bitrep::load_options options;
+    options.clamp_out_of_range = true;
+    const bitrep::status st = bitrep::load_from_bytes(bitrep::save_to_bytes(wide), ms, info, options);
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_EQ(ms.cooldown, 60s);
+    EXPECT_EQ(info.clamped_fields,
+              (std::vector<bitrep::clamped_field>{{"saves::AbilityMs.cooldown.count", 1}}));
+}
+
 TEST(DurationSave, AFloatCountIntoAnIntegerOneOrANumberIntoADurationIsAMismatch)
 {
     saves::AbilityFloatCooldown floats;

@@ -71,6 +71,13 @@ struct load_options {
     /// their values) sets load_info::unversioned_layout_change; with this
     /// set, it is refused instead (schema_mismatch).
     bool refuse_unversioned_layout_change = false;
+    /// A number in the file outside the range the program's type holds (a
+    /// range narrowed since: a ranged integer's, an integer type's, a
+    /// quantized float's bounds, a float's largest finite value) is refused
+    /// by default (out_of_range, naming the field); with this set, it loads
+    /// as the bound nearest to it and its field is listed, with how many of
+    /// its values were clamped, in load_info::clamped_fields.
+    bool clamp_out_of_range = false;
 };
 
 /// The save_version a type declares (`static constexpr std::uint32_t
@@ -217,6 +224,17 @@ inline status payload_status(const status& inner, std::size_t payload_offset_bit
 }
 } // namespace detail
 
+/// A field of the file whose values a load clamped into the program's range
+/// (load_options::clamp_out_of_range).
+struct clamped_field {
+    /// Where, e.g. `World.enemies[].health` (elements of a vector or array as `[]`).
+    std::string path;
+    /// How many of its values were clamped.
+    std::uint64_t count = 0;
+
+    friend bool operator==(const clamped_field&, const clamped_field&) = default;
+};
+
 /// What a load found, for diagnostics and tests.
 struct load_info {
     save_header header;
@@ -243,6 +261,11 @@ struct load_info {
     /// the types whose saves must survive edits, and raise save_version
     /// with each change.
     bool unversioned_layout_change = false;
+    /// With load_options::clamp_out_of_range: the file's fields holding
+    /// values outside the program's range, which loaded as the nearest
+    /// bound, each once with how many, in the order of the file's schema.
+    /// Empty on the fast path, where every value is in range.
+    std::vector<clamped_field> clamped_fields;
 };
 
 namespace detail {
@@ -282,6 +305,17 @@ inline status note_layout_changes(const schema& theirs, const load_plan& plan, s
     return {};
 }
 
+/// Lists the file's fields whose values a schema-path load clamped
+/// (load_options::clamp_out_of_range), each once with its count, in the
+/// schema's order.
+inline void note_clamped(const schema& theirs, const load_plan& plan, std::string_view root, load_info& info)
+{
+    for (std::size_t node = 0; node < plan.clamped.size(); ++node)
+        if (plan.clamped[node] != 0)
+            info.clamped_fields.push_back(
+                {schema_path(theirs, static_cast<std::uint32_t>(node), root), plan.clamped[node]});
+}
+
 /// Decodes one section of a checked file (the value, or the metadata)
 /// into `target` by the fast or the schema path, filling info.path,
 /// info.dropped_fields and info.reordered_structs, and, for the value
@@ -309,6 +343,8 @@ status decode_section(std::span<const std::uint8_t> file_schema, std::span<const
             return payload_status(parsed, schema_offset);
         load_plan plan(theirs);
         plan.budget = walk_budget::for_payload(payload_bits);
+        if (options.clamp_out_of_range)
+            plan.clamped.assign(theirs.nodes.size(), 0);
         failure_record mismatch;
         if (!bind(plan, 0, mine.tree, 0, mismatch))
             return mismatch.to_status(root);
@@ -316,6 +352,7 @@ status decode_section(std::span<const std::uint8_t> file_schema, std::span<const
             return noted;
         if (!load_by_plan(stream, plan, 0, *engine::root_v<T>.entry, &target)) [[unlikely]]
             return payload_status(stream.failure_status(root), payload_offset);
+        note_clamped(theirs, plan, root, info);
     }
     if (stream.bit_position() != payload_bits) [[unlikely]]
         return status(error::corrupt, payload_offset + stream.bit_position(), root,
