@@ -24,16 +24,17 @@ bool read_integer(save_read_stream& stream, const schema_node& node, integer_val
     });
 }
 
-bool read_real(save_read_stream& stream, const schema_node& node, double& out)
+bool read_real(save_read_stream& stream, const schema_node& node, real_value& out)
 {
+    out = {};
     return with_kind(node.kind, [&](auto entry) {
-        if constexpr (requires { entry.read_real(stream, node, out); }) {
-            return entry.read_real(stream, node, out);
+        if constexpr (requires { entry.read_real(stream, node, out.value); }) {
+            return entry.read_real(stream, node, out.value);
         } else {
-            integer_value value;
-            if (!read_integer(stream, node, value))
+            if (!read_integer(stream, node, out.whole))
                 return false;
-            out = value.to_double();
+            out.integral = true;
+            out.value = out.whole.to_double();
             return true;
         }
     });

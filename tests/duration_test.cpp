@@ -174,6 +174,18 @@ struct AbilityMs {
 };
 BOOST_DESCRIBE_STRUCT(AbilityMs, (), (cooldown))
 
+struct AbilityDoubleSeconds {
+    static constexpr std::string_view bitrep_name = "Ability";
+    std::chrono::duration<double> cooldown{0};
+};
+BOOST_DESCRIBE_STRUCT(AbilityDoubleSeconds, (), (cooldown))
+
+struct AbilityFloatMs {
+    static constexpr std::string_view bitrep_name = "Ability";
+    std::chrono::duration<float, std::milli> cooldown{7};
+};
+BOOST_DESCRIBE_STRUCT(AbilityFloatMs, (), (cooldown))
+
 // Structs a forged or foreign file could name like a duration.
 struct HugePeriod {
     static constexpr std::string_view bitrep_name = "std::chrono::duration<9223372036854775807/1>";
@@ -244,6 +256,21 @@ TEST(DurationSave, ACountThatIsNoWholeNumberOfTheProgramsUnitsIsRefused)
     EXPECT_EQ(ms.cooldown, 5ms);
 }
 
+TEST(DurationSave, ACountOutsideTheRangeOnceConvertedLoadsAsTheNearestBoundWhenTheCallerAsks)
+{
+    saves::AbilitySeconds wide;
+    wide.cooldown = 61s; // 61,000 ms, in [0, 60,000] ms
+    saves::AbilityMs ms;
+    bitrep::load_info info;
+    bitrep::load_options options;
+    options.clamp_out_of_range = true;
+    const bitrep::status st = bitrep::load_from_bytes(bitrep::save_to_bytes(wide), ms, info, options);
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_EQ(ms.cooldown, 60s);
+    EXPECT_EQ(info.clamped_fields,
+              (std::vector<bitrep::clamped_field>{{"saves::AbilityMs.cooldown.count", 1}}));
+}
+
 TEST(DurationSave, AFloatCountIntoAnIntegerOneOrANumberIntoADurationIsAMismatch)
 {
     saves::AbilityFloatCooldown floats;
@@ -274,6 +301,17 @@ TEST(DurationSave, ANumberIntoADurationNamesTheDurationAndItsUnitNotAStruct)
     const bitrep::status out_of = bitrep::load_from_bytes(bitrep::save_to_bytes(ms), number);
     EXPECT_EQ(out_of.message(),
               "schema_mismatch at saves::AbilityNumber.cooldown: file has duration in 1/1000 s, program has integer");
+}
+
+TEST(DurationSave, ARealCountTooLargeForTheProgramsFloatOnceScaledIsRefused)
+{
+    saves::AbilityDoubleSeconds seconds;
+    seconds.cooldown = std::chrono::duration<double>(1e36); // 1e39 ms: past the largest float
+    saves::AbilityFloatMs ms;
+    const bitrep::status st = bitrep::load_from_bytes(bitrep::save_to_bytes(seconds), ms);
+    EXPECT_EQ(st.code(), bitrep::error::out_of_range) << st.message();
+    EXPECT_EQ(st.field_path(), "saves::AbilityFloatMs.cooldown.count") << st.message();
+    EXPECT_EQ(ms.cooldown.count(), 7.0f);
 }
 
 TEST(DurationSave, AForeignPeriodIsRefusedWithoutOverflow)

@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include "keepsake.hpp"
+#include "temporary_directory.hpp"
 
 #include <cstdint>
+#include <fstream>
 #include <span>
 #include <vector>
 
@@ -175,6 +177,37 @@ TEST(OldSaves, AFormatTwoSaveLoadsItsValueAndItsMetadata)
     const bitrep::status read = bitrep::read_save_info_from_bytes(copy_of(format_2_save_with_metadata), slot, about);
     ASSERT_TRUE(read) << read.message();
     EXPECT_EQ(slot, keepsake::sample_slot());
+}
+
+TEST(OldSaves, ReadSaveInfoRefusesAFormatOneSaveWhoseSaveVersionWasDamaged)
+{
+    bytes damaged = copy_of(format_1_save);
+    damaged[8] ^= 0x02; // save_version 1 reads as 3
+    keepsake::Slot slot;
+    bitrep::load_info about;
+    EXPECT_EQ(bitrep::read_save_info_from_bytes(damaged, slot, about).code(), bitrep::error::corrupt);
+}
+
+class OldSaveFiles : public temporary_directory_test {
+protected:
+    void write(const bytes& data) const
+    {
+        std::ofstream out(file, std::ios::binary | std::ios::trunc);
+        out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+    }
+};
+
+TEST_F(OldSaveFiles, ReadSaveInfoOnDiskRefusesAFormatOneSaveWhoseSaveVersionWasDamaged)
+{
+    bytes data = copy_of(format_1_save);
+    write(data);
+    keepsake::Slot slot;
+    bitrep::load_info about;
+    ASSERT_TRUE(bitrep::read_save_info(file, slot, about));
+    EXPECT_EQ(about.header.format, 1u);
+    data[8] ^= 0x02;
+    write(data);
+    EXPECT_EQ(bitrep::read_save_info(file, slot, about).code(), bitrep::error::corrupt);
 }
 
 TEST(OldSaves, TheNamesInlineEncodingIsByteForByteWhatFormatOneWrote)

@@ -259,6 +259,39 @@ TEST(SaveMetadata, EveryBitFlipInTheHeaderOrMetadataAndEveryTruncationIsRefused)
     }
 }
 
+TEST(SaveMetadata, EveryBitFlipInTheHeaderOfASaveWithoutMetadataIsRefusedByReadSaveInfo)
+{
+    bytes good;
+    ASSERT_TRUE(bitrep::save_to_bytes(make_world(4, 2), good));
+    bitrep::load_info info;
+    SlotInfo probe;
+    ASSERT_TRUE(bitrep::read_save_info_from_bytes(good, probe, info));
+    ASSERT_FALSE(info.header.has_metadata());
+    for (std::size_t bit = 0; bit < bitrep::save_header::extended_size * 8; ++bit) {
+        if (bit / 8 >= 32 && bit / 8 < 36)
+            continue; // the file's CRC, which covers the payload read_save_info does not read
+        bytes damaged = good;
+        damaged[bit / 8] ^= static_cast<std::uint8_t>(1u << (bit % 8));
+        SlotInfo meta = slot("before");
+        EXPECT_FALSE(bitrep::read_save_info_from_bytes(damaged, meta, info)) << "bit " << bit;
+        EXPECT_TRUE(same_slot(meta, slot("before"))) << "bit " << bit;
+    }
+}
+
+TEST_F(SaveFiles, ReadSaveInfoRefusesASaveWithoutMetadataWhoseSaveVersionWasDamagedAsLoadDoes)
+{
+    const fs::path file = path("bare.sav");
+    ASSERT_TRUE(bitrep::save(file, make_world(3, 1)));
+    bytes data = read_all(file);
+    data[8] ^= 0x02; // save_version 1 reads as 3
+    write_all(file, data);
+    SlotInfo meta;
+    bitrep::load_info info;
+    EXPECT_EQ(bitrep::read_save_info(file, meta, info).code(), bitrep::error::corrupt);
+    World world;
+    EXPECT_EQ(bitrep::load(file, world).code(), bitrep::error::corrupt);
+}
+
 namespace saves {
 struct SlotInfoV2 { // a field added, one renamed away
     static constexpr std::string_view bitrep_name = "SlotInfo";

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <initializer_list>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -744,6 +746,80 @@ TEST(SchemaLoad, ANarrowerIntegerRefusesAValueThatDoesNotFit)
     EXPECT_EQ(carry_over(positional::V2{100000, 2.5f, 4}, loaded), bitrep::error::out_of_range);
 }
 
+namespace reals {
+struct Wide {
+    double distance = 0.0;
+    std::int64_t ticks = 0;
+};
+BOOST_DESCRIBE_STRUCT(Wide, (), (distance, ticks))
+struct Floats { // both fields became floats
+    float distance = 7.0f;
+    float ticks = 7.0f;
+};
+BOOST_DESCRIBE_STRUCT(Floats, (), (distance, ticks))
+struct Doubles { // the integer became a double
+    double distance = 7.0;
+    double ticks = 7.0;
+};
+BOOST_DESCRIBE_STRUCT(Doubles, (), (distance, ticks))
+} // namespace reals
+
+TEST(SchemaLoad, ADoubleTooLargeForAFloatIsRefusedNamingTheFieldAndChangesNothing)
+{
+    for (const double huge : {1e300, -1e39}) {
+        reals::Floats loaded;
+        const bitrep::status st = carry_over(reals::Wide{huge, 0}, loaded);
+        EXPECT_EQ(st, bitrep::error::out_of_range) << huge;
+        EXPECT_EQ(st.field_path(), "reals::Floats.distance") << st.message();
+        EXPECT_EQ(loaded.distance, 7.0f);
+    }
+}
+
+TEST(SchemaLoad, ADoubleWithinAFloatsRangeLoadsAsTheNearestFloat)
+{
+    reals::Floats loaded;
+    ASSERT_TRUE(carry_over(reals::Wide{0.1, 0}, loaded));
+    EXPECT_EQ(loaded.distance, 0.1f);
+    // Above the largest float by less than half its last step: rounds to it.
+    const double edge = static_cast<double>(std::numeric_limits<float>::max()) * (1.0 + 0x1p-30);
+    ASSERT_TRUE(carry_over(reals::Wide{edge, 0}, loaded));
+    EXPECT_EQ(loaded.distance, std::numeric_limits<float>::max());
+}
+
+TEST(SchemaLoad, AnInfiniteDoubleLoadsIntoAFloatAsInfinity)
+{
+    reals::Floats loaded;
+    ASSERT_TRUE(carry_over(reals::Wide{-std::numeric_limits<double>::infinity(), 0}, loaded));
+    EXPECT_EQ(loaded.distance, -std::numeric_limits<float>::infinity());
+}
+
+TEST(SchemaLoad, AnIntegerAFloatCannotHoldExactlyIsRefused)
+{
+    reals::Floats loaded;
+    const bitrep::status st = carry_over(reals::Wide{0.0, (1 << 24) + 1}, loaded);
+    EXPECT_EQ(st, bitrep::error::out_of_range);
+    EXPECT_EQ(st.field_path(), "reals::Floats.ticks") << st.message();
+    EXPECT_EQ(loaded.ticks, 7.0f);
+}
+
+TEST(SchemaLoad, AnIntegerAFloatHoldsExactlyLoadsWhateverItsSize)
+{
+    reals::Floats loaded;
+    ASSERT_TRUE(carry_over(reals::Wide{0.0, 1 << 24}, loaded));
+    EXPECT_EQ(loaded.ticks, 16777216.0f);
+    ASSERT_TRUE(carry_over(reals::Wide{0.0, -(std::int64_t{3} << 60)}, loaded));
+    EXPECT_EQ(loaded.ticks, -0x3p60f);
+}
+
+TEST(SchemaLoad, AnIntegerADoubleCannotHoldExactlyIsRefused)
+{
+    reals::Doubles loaded;
+    const bitrep::status st = carry_over(reals::Wide{0.0, (std::int64_t{1} << 53) + 1}, loaded);
+    EXPECT_EQ(st, bitrep::error::out_of_range);
+    EXPECT_EQ(st.field_path(), "reals::Doubles.ticks") << st.message();
+    EXPECT_EQ(loaded.ticks, 7.0);
+}
+
 namespace enums {
 enum class Old { red, green, blue, purple };
 BOOST_DESCRIBE_ENUM(Old, red, green, blue, purple)
@@ -1169,6 +1245,145 @@ TEST(DroppedData, AFieldOfAVectorElementThatIsNoLongerSavedIsListedOnce)
     ASSERT_EQ(loaded.items.size(), 2u);
     EXPECT_EQ(loaded.items[1].count, 4);
     EXPECT_EQ(info.dropped_fields, (std::vector<std::string>{"dropped::BagV2.items[].weight"}));
+}
+
+namespace clamping {
+namespace v1 {
+struct Enemy {
+    ranged<int, 0, 500> health = 0;
+    quantized<0.f, 100.f, 0.5f> speed;
+};
+BOOST_DESCRIBE_STRUCT(Enemy, (), (health, speed))
+struct World {
+    static constexpr std::uint32_t save_version = 1;
+    bounded_vector<Enemy, 8> enemies;
+    ranged<int, -100, 100> wind = 0;
+    std::int32_t gold = 0;
+    double distance = 0.0;
+    std::int64_t ticks = 0;
+};
+BOOST_DESCRIBE_STRUCT(World, (), (enemies, wind, gold, distance, ticks))
+} // namespace v1
+namespace v2 { // every range narrower
+struct Enemy {
+    ranged<int, 0, 100> health = 0;
+    quantized<0.f, 10.f, 0.5f> speed;
+};
+BOOST_DESCRIBE_STRUCT(Enemy, (), (health, speed))
+struct World {
+    static constexpr std::uint32_t save_version = 2;
+    bounded_vector<Enemy, 8> enemies;
+    ranged<int, -10, 10> wind = 0;
+    std::int16_t gold = 0;
+    float distance = 0.0f;
+    float ticks = 0.0f;
+};
+BOOST_DESCRIBE_STRUCT(World, (), (enemies, wind, gold, distance, ticks))
+} // namespace v2
+
+v1::World world(std::initializer_list<int> healths)
+{
+    v1::World w;
+    for (const int health : healths)
+        w.enemies.push_back({health, 5.0f});
+    return w;
+}
+
+/// Loads `file` into `loaded` with load_options::clamp_out_of_range.
+bitrep::status load_clamping(const v1::World& file, v2::World& loaded, bitrep::load_info& info)
+{
+    bitrep::load_options options;
+    options.clamp_out_of_range = true;
+    return bitrep::load_from_bytes(bitrep::save_to_bytes(file), loaded, info, options);
+}
+} // namespace clamping
+
+TEST(ClampedValues, ByDefaultAValueOutsideANarrowedRangeIsRefusedNamingTheElement)
+{
+    clamping::v2::World loaded;
+    const bitrep::status st = carry_over(clamping::world({50, 300}), loaded);
+    EXPECT_EQ(st, bitrep::error::out_of_range);
+    EXPECT_EQ(st.field_path(), "clamping::v2::World.enemies[1].health") << st.message();
+    EXPECT_TRUE(loaded.enemies.empty());
+}
+
+TEST(ClampedValues, AValueOutsideANarrowedRangeLoadsAsTheNearestBoundWhenTheCallerAsks)
+{
+    clamping::v1::World file = clamping::world({300, 50});
+    file.wind = -50;
+    clamping::v2::World loaded;
+    bitrep::load_info info;
+    const bitrep::status st = clamping::load_clamping(file, loaded, info);
+    ASSERT_TRUE(st) << st.message();
+    ASSERT_EQ(loaded.enemies.size(), 2u);
+    EXPECT_EQ(loaded.enemies[0].health, 100);
+    EXPECT_EQ(loaded.enemies[1].health, 50);
+    EXPECT_EQ(loaded.wind, -10);
+}
+
+TEST(ClampedValues, EachClampedFieldIsListedOnceWithItsCountInTheSchemasOrder)
+{
+    clamping::v1::World file = clamping::world({300, 50, 400});
+    file.wind = 50;
+    clamping::v2::World loaded;
+    bitrep::load_info info;
+    ASSERT_TRUE(clamping::load_clamping(file, loaded, info));
+    EXPECT_EQ(info.clamped_fields, (std::vector<bitrep::clamped_field>{{"clamping::v2::World.enemies[].health", 2},
+                                                                        {"clamping::v2::World.wind", 1}}));
+}
+
+TEST(ClampedValues, ALoadThatClampsNothingListsNothing)
+{
+    clamping::v2::World loaded;
+    bitrep::load_info info;
+    ASSERT_TRUE(clamping::load_clamping(clamping::world({100, 0}), loaded, info));
+    EXPECT_EQ(info.path, bitrep::load_info::route::schema);
+    EXPECT_TRUE(info.clamped_fields.empty());
+}
+
+TEST(ClampedValues, AQuantizedValueOutsideANarrowedRangeLoadsAsTheNearestBound)
+{
+    clamping::v1::World file = clamping::world({1});
+    file.enemies[0].speed = 60.0f;
+    clamping::v2::World loaded;
+    bitrep::load_info info;
+    ASSERT_TRUE(clamping::load_clamping(file, loaded, info));
+    EXPECT_EQ(loaded.enemies[0].speed.value(), 10.0f);
+    EXPECT_EQ(info.clamped_fields,
+              (std::vector<bitrep::clamped_field>{{"clamping::v2::World.enemies[].speed", 1}}));
+}
+
+TEST(ClampedValues, AnIntegerOutsideANarrowerTypeLoadsAsItsLimit)
+{
+    clamping::v1::World file;
+    file.gold = -100000;
+    clamping::v2::World loaded;
+    bitrep::load_info info;
+    ASSERT_TRUE(clamping::load_clamping(file, loaded, info));
+    EXPECT_EQ(loaded.gold, std::numeric_limits<std::int16_t>::min());
+    EXPECT_EQ(info.clamped_fields, (std::vector<bitrep::clamped_field>{{"clamping::v2::World.gold", 1}}));
+}
+
+TEST(ClampedValues, ADoubleOutsideAFloatsRangeLoadsAsTheLargestFloat)
+{
+    clamping::v1::World file;
+    file.distance = -1e300;
+    clamping::v2::World loaded;
+    bitrep::load_info info;
+    ASSERT_TRUE(clamping::load_clamping(file, loaded, info));
+    EXPECT_EQ(loaded.distance, -std::numeric_limits<float>::max());
+    EXPECT_EQ(info.clamped_fields, (std::vector<bitrep::clamped_field>{{"clamping::v2::World.distance", 1}}));
+}
+
+TEST(ClampedValues, AnIntegerAFloatCannotHoldExactlyIsStillRefused)
+{
+    clamping::v1::World file;
+    file.ticks = (1 << 24) + 1; // not outside a float's range: between two floats
+    clamping::v2::World loaded;
+    bitrep::load_info info;
+    const bitrep::status st = clamping::load_clamping(file, loaded, info);
+    EXPECT_EQ(st, bitrep::error::out_of_range);
+    EXPECT_EQ(st.field_path(), "clamping::v2::World.ticks") << st.message();
 }
 
 namespace migration {

@@ -74,6 +74,17 @@ constexpr bool renames_fit(std::span<const renamed> list, std::span<const std::s
     return true;
 }
 
+/// Whether no `from` is given twice: a file's name two entries give would
+/// load into whichever of their `to` the reader met first.
+constexpr bool renames_distinct(std::span<const renamed> list) noexcept
+{
+    for (std::size_t i = 0; i < list.size(); ++i)
+        for (std::size_t j = i + 1; j < list.size(); ++j)
+            if (list[i].from == list[j].from)
+                return false;
+    return true;
+}
+
 /// Which of a type's names its renames' `to` may give.
 enum class renames_target { fields, enumerators, flags };
 
@@ -113,6 +124,8 @@ constexpr std::span<const renamed> checked_renames() noexcept
     else
         static_assert(fit, "bitrep: in bitrep_renames, each .to must name a flag (or the enum's own bitrep_name), "
                            "and no .from a flag it still has");
+    static_assert(reflect::renames_distinct(reflect::renames<T>()),
+                  "bitrep: in bitrep_renames, a .from given twice: which name the file's value loads into is unknown");
     return reflect::renames<T>();
 }
 

@@ -9,6 +9,7 @@
 #include <bitrep/save/schema_bind.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -29,6 +30,7 @@ namespace {
 
 using bitrep::detail::integer_value;
 using bitrep::detail::load_plan;
+using bitrep::detail::real_value;
 using bitrep::detail::save_read_stream;
 using bytes = unsigned char;
 
@@ -43,6 +45,10 @@ std::uint32_t field_offset(const type_table& t, std::uint32_t i) noexcept
         t.compute_offsets();
     return t.offsets[i].load(std::memory_order_relaxed);
 }
+
+/// The least magnitude a double rounds to a float's infinity from: the
+/// largest float plus half its last step.
+constexpr double float_overflow = 0x1.ffffffp127;
 
 [[gnu::cold, gnu::noinline]] bool does_not_fit(save_read_stream& stream, std::size_t start, std::string_view why)
 {
@@ -91,6 +97,16 @@ struct integer_range {
             return std::cmp_less_equal(lo, value.pattern) && std::cmp_less_equal(value.pattern, hi);
         }
         return !value.negative() && min <= value.pattern && value.pattern <= max;
+    }
+    /// The bound nearest a value the range does not hold.
+    std::uint64_t nearest_bound(const integer_value& value) const noexcept
+    {
+        bool below = false;
+        if (value.negative())
+            below = !is_signed || static_cast<std::int64_t>(value.pattern) < static_cast<std::int64_t>(min);
+        else
+            below = is_signed ? std::cmp_less(value.pattern, static_cast<std::int64_t>(min)) : value.pattern < min;
+        return below ? min : max;
     }
 };
 
@@ -153,6 +169,33 @@ struct loader {
         return false;
     }
 
+    /// A value the file's node `f` held (read from `start`) outside the
+    /// program's range: refused (out_of_range, `why`), or, with
+    /// load_options::clamp_out_of_range and a bound nearest to it (`clamps`:
+    /// NaN has none), counted against `f` for load_info::clamped_fields; the
+    /// caller then stores that bound.
+    bool outside_range(std::uint32_t f, std::size_t start, std::string_view why, bool clamps = true)
+    {
+        if (plan.clamped.empty() || !clamps)
+            return does_not_fit(stream, start, why);
+        ++plan.clamped[f];
+        return true;
+    }
+
+    /// An integer the file's node `f` held (read from `start`) into the
+    /// program's range, stored at `width` bytes.
+    bool store_within(std::uint32_t f, std::size_t start, integer_range range, integer_value value, unsigned width,
+                      bytes* p, std::string_view why)
+    {
+        if (!range.holds(value)) [[unlikely]] {
+            if (!outside_range(f, start, why))
+                return false;
+            value.pattern = range.nearest_bound(value);
+        }
+        kinds::store_integer(p, width, value.pattern);
+        return true;
+    }
+
     /// An integer of any file kind into the program's range, stored at the
     /// entry's width.
     bool integer_within(std::uint32_t f, const field_entry& e, integer_range range, bytes* p, std::string_view why)
@@ -161,39 +204,63 @@ struct loader {
         integer_value value;
         if (!bitrep::detail::read_integer(stream, node(f), value))
             return false;
-        if (!range.holds(value)) [[unlikely]]
-            return does_not_fit(stream, start, why);
-        kinds::store_integer(p, e.width, value.pattern);
+        return store_within(f, start, range, value, e.width, p, why);
+    }
+
+    /// A number the file's node `f` held (read from `start`) into the
+    /// program's float, double or quantized float: the rule of the program's
+    /// real kinds for every value converted into one
+    /// (docs/formats/save-format.md, section 3). An integer must arrive
+    /// exactly. A real is rounded to the nearest value the target holds,
+    /// within its range: a float's finite values (infinities and NaN carry
+    /// over as they are), a quantized float's bounds (accept_quantized).
+    bool accept_real(std::uint32_t f, const field_entry& e, std::size_t start, const real_value& number, bytes* p)
+    {
+        if (e.kind == kind::quantized)
+            return accept_quantized(f, *e.schema, start, number.value, p);
+        const bool wide = e.kind == kind::float64;
+        if (number.integral &&
+            !number.whole.exact_in(wide ? std::numeric_limits<double>::digits : std::numeric_limits<float>::digits))
+            [[unlikely]]
+            return does_not_fit(stream, start,
+                                wide ? "the program's double cannot hold the file's integer exactly"
+                                     : "the program's float cannot hold the file's integer exactly");
+        if (wide) {
+            *reinterpret_cast<double*>(p) = number.value;
+            return true;
+        }
+        double value = number.value;
+        if (std::isfinite(value) && !(std::abs(value) < float_overflow)) [[unlikely]] {
+            if (!outside_range(f, start, "the file's value is outside the program's float range"))
+                return false;
+            value = std::copysign(double{std::numeric_limits<float>::max()}, value);
+        }
+        *reinterpret_cast<float*>(p) = static_cast<float>(value);
         return true;
     }
 
-    /// A real the file held (read from `start`) into a float, a double or a
-    /// quantized float: within half a step of its range it loads as the
-    /// edge, the quantum a save of it would have sent, so that the loaded
-    /// value can be saved again.
-    bool accept_real(const field_entry& e, std::size_t start, double value, bytes* p)
+    /// A real into a quantized float of the `declared` range: within half a
+    /// step of its range it loads as the edge, the quantum a save of it
+    /// would have sent, so that the loaded value can be saved again.
+    bool accept_quantized(std::uint32_t f, const schema_info& declared, std::size_t start, double value, bytes* p)
     {
-        switch (e.kind) {
-        case kind::float64: *reinterpret_cast<double*>(p) = value; return true;
-        case kind::quantized: {
-            const schema_info& declared = *e.schema;
-            const double slack = 0.5 * static_cast<double>(declared.resolution);
-            if (!(value >= declared.min - slack && value <= declared.max + slack)) [[unlikely]]
-                return does_not_fit(stream, start, "the file's value is outside the program's range");
-            *reinterpret_cast<float*>(p) = std::clamp(static_cast<float>(value), declared.min, declared.max);
-            return true;
-        }
-        default: *reinterpret_cast<float*>(p) = static_cast<float>(value); return true;
-        }
+        const double slack = 0.5 * static_cast<double>(declared.resolution);
+        if (!(value >= declared.min - slack && value <= declared.max + slack) &&
+            !outside_range(f, start, "the file's value is outside the program's range", !std::isnan(value)))
+            [[unlikely]]
+            return false;
+        *reinterpret_cast<float*>(p) =
+            static_cast<float>(std::clamp(value, static_cast<double>(declared.min), static_cast<double>(declared.max)));
+        return true;
     }
 
     bool real(std::uint32_t f, const field_entry& e, bytes* p)
     {
         const std::size_t start = stream.position();
-        double value = 0.0;
-        if (!bitrep::detail::read_real(stream, node(f), value))
+        real_value number;
+        if (!bitrep::detail::read_real(stream, node(f), number))
             return false;
-        return accept_real(e, start, value, p);
+        return accept_real(f, e, start, number, p);
     }
 
     bool enumeration(std::uint32_t f, const field_entry& e, bytes* p)
@@ -419,11 +486,12 @@ struct loader {
     {
         const std::size_t start = stream.position();
         if (count.kind == kind::float32 || count.kind == kind::float64 || count.kind == kind::quantized) {
-            double value = 0.0;
-            if (!bitrep::detail::read_real(stream, node(c), value))
+            real_value number;
+            if (!bitrep::detail::read_real(stream, node(c), number))
                 return false;
-            return accept_real(count, start,
-                               value * static_cast<double>(scale.num) / static_cast<double>(scale.den), p);
+            // Scaled, the count is a real, whatever the file held.
+            const double scaled = number.value * static_cast<double>(scale.num) / static_cast<double>(scale.den);
+            return accept_real(c, count, start, real_value{.value = scaled, .integral = false, .whole = {}}, p);
         }
         integer_value value;
         if (!bitrep::detail::read_integer(stream, node(c), value))
@@ -433,12 +501,9 @@ struct loader {
         const bool ranged = count.kind == kind::ranged;
         const integer_range range =
             ranged ? integer_range::of_ranged(count) : integer_range::of_width(count.width, count.is_signed);
-        if (!range.holds(value)) [[unlikely]]
-            return does_not_fit(stream, start,
-                                ranged ? "the file's duration is outside the program's range"
-                                       : "the file's duration does not fit the program's count");
-        kinds::store_integer(p, count.width, value.pattern);
-        return true;
+        return store_within(c, start, range, value, count.width, p,
+                            ranged ? "the file's duration is outside the program's range"
+                                   : "the file's duration does not fit the program's count");
     }
 
     /// A file's duration (bind() let only durations in) in any period into

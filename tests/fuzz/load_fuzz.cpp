@@ -4,7 +4,9 @@
 // parser, the schema/program matching and both payload paths. The first byte
 // picks the schema: the program's own (the fast path), an older version's
 // (the schema path with real conversions), or the fuzzer's bytes (in the
-// compact encoding of format 3, or the names-inline one of format 1).
+// compact encoding of format 3, or the names-inline one of format 1). Some
+// loads clamp numbers outside the program's ranges (clamp_out_of_range):
+// what they load must save and load again like any value.
 #include <bitrep/bitrep.hpp>
 
 #include <algorithm>
@@ -189,7 +191,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     save.hero = "before";
     save.ping = 77;
     const std::vector<std::uint8_t> before = bitrep::save_to_bytes(save);
-    const bitrep::status st = bitrep::load_from_bytes(file, save);
+    bitrep::load_options options;
+    options.clamp_out_of_range = data[0] / 10 % 2 == 1;
+    bitrep::load_info loaded_info;
+    const bitrep::status st = bitrep::load_from_bytes(file, save, loaded_info, options);
+    // Clamping changes a load only where it says so: a load that clamped
+    // nothing loads the same without it.
+    if (st && options.clamp_out_of_range && loaded_info.clamped_fields.empty()) {
+        fuzz::SaveV2 plain{};
+        plain.ping = 77;
+        if (!bitrep::load_from_bytes(file, plain) || bitrep::save_to_bytes(plain) != bitrep::save_to_bytes(save)) {
+            std::fprintf(stderr, "a load that clamped nothing loads otherwise without clamping\n");
+            std::abort();
+        }
+    }
     if (!st) {
         if (bitrep::save_to_bytes(save) != before || save.ping != 77) {
             std::fprintf(stderr, "a failed load changed the target: %s\n", st.message().c_str());

@@ -17,10 +17,9 @@
 
 #include <bitrep/detail/working_object.hpp>
 #include <bitrep/bytes.hpp>
-#include <bitrep/detail/checksums.hpp>
-#include <bitrep/detail/little_endian.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/save/file_io.hpp>
+#include <bitrep/save/header.hpp>
 #include <bitrep/save/schema.hpp>
 #include <bitrep/save/schema_bind.hpp>
 #include <bitrep/serialize.hpp>
@@ -72,6 +71,13 @@ struct load_options {
     /// their values) sets load_info::unversioned_layout_change; with this
     /// set, it is refused instead (schema_mismatch).
     bool refuse_unversioned_layout_change = false;
+    /// A number in the file outside the range the program's type holds (a
+    /// range narrowed since: a ranged integer's, an integer type's, a
+    /// quantized float's bounds, a float's largest finite value) is refused
+    /// by default (out_of_range, naming the field); with this set, it loads
+    /// as the bound nearest to it and its field is listed, with how many of
+    /// its values were clamped, in load_info::clamped_fields.
+    bool clamp_out_of_range = false;
 };
 
 /// The save_version a type declares (`static constexpr std::uint32_t
@@ -83,176 +89,6 @@ constexpr std::uint32_t save_version_of() noexcept
         return static_cast<std::uint32_t>(T::save_version);
     else
         return 1;
-}
-
-/// A save file's header, as read by read_save_header. Format 1 (36 bytes)
-/// holds the value; format 2 (64 bytes) adds a metadata section and a
-/// compressed payload; format 3, what every save is written in, is format
-/// 2 with its schemas in the compact encoding. All three are read.
-struct save_header {
-    static constexpr std::size_t size = 36;          ///< format 1's header
-    static constexpr std::size_t extended_size = 64; ///< format 2's
-    static constexpr std::uint16_t current_format = 3;
-    static constexpr std::uint16_t zstd_payload = 1; ///< flags: the payload is a zstd frame
-
-    std::uint16_t format = 1;
-    std::uint16_t flags = 0;
-    std::uint32_t save_version = 1;
-    std::uint64_t fingerprint = 0;
-    std::uint32_t schema_bytes = 0;
-    std::uint64_t payload_bits = 0;
-    std::uint32_t crc = 0;
-    // Format 2 only (zero in format 1).
-    std::uint32_t metadata_schema_bytes = 0; ///< 0: no metadata section
-    std::uint64_t metadata_bits = 0;
-    std::uint64_t stored_payload_bytes = 0;  ///< the payload as stored (compressed or not)
-    std::uint32_t info_crc = 0;              ///< CRC-32 of bytes 0-31, 36-59 and the metadata section
-
-    std::size_t header_bytes() const noexcept { return format >= 2 ? extended_size : size; }
-    bool compressed() const noexcept { return (flags & zstd_payload) != 0; }
-    bool has_metadata() const noexcept { return metadata_schema_bytes != 0; }
-    std::uint64_t payload_bytes() const noexcept { return payload_bits / 8 + (payload_bits % 8 != 0 ? 1 : 0); }
-    std::uint64_t metadata_bytes() const noexcept
-    {
-        return metadata_schema_bytes + metadata_bits / 8 + (metadata_bits % 8 != 0 ? 1 : 0);
-    }
-    std::uint64_t schema_offset() const noexcept { return header_bytes() + metadata_bytes(); }
-    std::uint64_t payload_offset() const noexcept { return schema_offset() + schema_bytes; }
-    std::uint64_t stored_bytes() const noexcept { return format >= 2 ? stored_payload_bytes : payload_bytes(); }
-    bitrep::schema_encoding schema_encoding() const noexcept
-    {
-        return format >= 3 ? bitrep::schema_encoding::compact : bitrep::schema_encoding::names_inline;
-    }
-    std::size_t file_bytes() const noexcept { return static_cast<std::size_t>(payload_offset() + stored_bytes()); }
-};
-
-namespace detail {
-inline constexpr std::uint8_t save_magic[4] = {'B', 'R', 'S', 'V'};
-inline constexpr std::size_t crc_offset = 32;
-inline constexpr std::size_t info_crc_offset = 60;
-
-/// CRC-32 of every byte of the file but the CRC's own four.
-inline std::uint32_t save_crc(std::span<const std::uint8_t> file) noexcept
-{
-    return crc32(file.first(crc_offset), file.subspan(save_header::size));
-}
-
-/// Format 2: CRC-32 of the header's bytes but the two CRCs (0-31 and
-/// 36-59) and the metadata section, so that read_save_info checks what it
-/// reads without the payload.
-inline std::uint32_t save_info_crc(std::span<const std::uint8_t> file, std::size_t metadata_bytes) noexcept
-{
-    return crc32(file.first(crc_offset), file.subspan(save_header::size, info_crc_offset - save_header::size),
-                 file.subspan(save_header::extended_size, metadata_bytes));
-}
-
-inline status header_error(error code, std::size_t byte, std::string_view detail) noexcept
-{
-    return status(code, byte * 8, "header", detail);
-}
-
-/// Writes `header`'s fields into the file's first bytes, CRCs aside.
-inline void store_header(std::span<std::uint8_t> file, const save_header& header) noexcept
-{
-    std::uint8_t* at = file.data();
-    std::copy(std::begin(save_magic), std::end(save_magic), at);
-    store_le<std::uint16_t>(at + 4, header.format);
-    store_le<std::uint16_t>(at + 6, header.flags);
-    store_le<std::uint32_t>(at + 8, header.save_version);
-    store_le<std::uint64_t>(at + 12, header.fingerprint);
-    store_le<std::uint32_t>(at + 20, header.schema_bytes);
-    store_le<std::uint64_t>(at + 24, header.payload_bits);
-    if (header.format >= 2) {
-        store_le<std::uint32_t>(at + 36, header.metadata_schema_bytes);
-        store_le<std::uint64_t>(at + 40, header.metadata_bits);
-        store_le<std::uint64_t>(at + 48, header.stored_payload_bytes);
-        store_le<std::uint32_t>(at + 56, 0); // reserved
-    }
-}
-
-/// Writes `header` into the file's first bytes and seals it with its CRCs
-/// (format 2: the info CRC first, since the file's CRC covers it).
-inline void seal_save(std::span<std::uint8_t> file, const save_header& header) noexcept
-{
-    store_header(file, header);
-    if (header.format >= 2)
-        store_le<std::uint32_t>(file.data() + info_crc_offset,
-                                save_info_crc(file, static_cast<std::size_t>(header.metadata_bytes())));
-    store_le<std::uint32_t>(file.data() + crc_offset, save_crc(file));
-}
-
-/// The fields both read_save_header and read_save_info check: everything in
-/// the header but the CRCs, the lengths against the file's `file_size`.
-inline status parse_save_header(std::span<const std::uint8_t> prefix, std::uint64_t file_size,
-                                save_header& header) noexcept
-{
-    if (file_size == 0)
-        return header_error(error::not_a_save, 0, "the file is empty");
-    const std::size_t magic_bytes = prefix.size() < 4 ? prefix.size() : 4;
-    if (!std::equal(prefix.begin(), prefix.begin() + static_cast<std::ptrdiff_t>(magic_bytes), save_magic))
-        return header_error(error::not_a_save, 0, "no bitrep save magic (BRSV) at the start");
-    if (prefix.size() < save_header::size)
-        return header_error(error::truncated, prefix.size(), "the file ends inside the header");
-    const std::uint8_t* at = prefix.data();
-    header = {};
-    header.format = load_le<std::uint16_t>(at + 4);
-    header.flags = load_le<std::uint16_t>(at + 6);
-    header.save_version = load_le<std::uint32_t>(at + 8);
-    header.fingerprint = load_le<std::uint64_t>(at + 12);
-    header.schema_bytes = load_le<std::uint32_t>(at + 20);
-    header.payload_bits = load_le<std::uint64_t>(at + 24);
-    header.crc = load_le<std::uint32_t>(at + crc_offset);
-    if (header.format == 0)
-        return header_error(error::corrupt, 4, "file format 0 does not exist");
-    const std::uint16_t known_flags = header.format >= 2 ? save_header::zstd_payload : 0;
-    if (header.format > save_header::current_format || (header.flags & ~known_flags) != 0)
-        return header_error(error::newer_version, 4, "written in a newer save file format than this bitrep reads");
-    if (header.format >= 2) {
-        if (prefix.size() < save_header::extended_size)
-            return header_error(error::truncated, prefix.size(), "the file ends inside the header");
-        header.metadata_schema_bytes = load_le<std::uint32_t>(at + 36);
-        header.metadata_bits = load_le<std::uint64_t>(at + 40);
-        header.stored_payload_bytes = load_le<std::uint64_t>(at + 48);
-        header.info_crc = load_le<std::uint32_t>(at + info_crc_offset);
-        if (load_le<std::uint32_t>(at + 56) != 0)
-            return header_error(error::newer_version, 56, "a reserved header field is set");
-        if (header.metadata_schema_bytes == 0 && header.metadata_bits != 0)
-            return header_error(error::corrupt, 40, "metadata without a schema");
-        if (!header.compressed() && header.stored_payload_bytes != header.payload_bytes())
-            return header_error(error::corrupt, 48, "the stored payload's length differs from the payload's");
-    }
-    // The lengths are checked by subtraction from what the file holds, never
-    // by adding the header's values, which a damaged header could overflow.
-    std::uint64_t left = file_size - header.header_bytes();
-    const std::uint64_t metadata_payload = header.metadata_bits / 8 + (header.metadata_bits % 8 != 0 ? 1 : 0);
-    for (const std::uint64_t part :
-         {std::uint64_t{header.metadata_schema_bytes}, metadata_payload, std::uint64_t{header.schema_bytes}}) {
-        if (part > left)
-            return header_error(error::truncated, file_size, "the file is shorter than its header says");
-        left -= part;
-    }
-    if (header.stored_bytes() > left)
-        return header_error(error::truncated, file_size, "the file is shorter than its header says");
-    if (header.stored_bytes() < left)
-        return header_error(error::corrupt, static_cast<std::size_t>(file_size - (left - header.stored_bytes())),
-                            "bytes after the end the header gives");
-    return {};
-}
-} // namespace detail
-
-/// Checks everything about a save file that does not depend on T: magic,
-/// format, lengths against the file's size, and the CRCs.
-inline status read_save_header(std::span<const std::uint8_t> file, save_header& header) noexcept
-{
-    if (status parsed = detail::parse_save_header(file, file.size(), header); !parsed)
-        return parsed;
-    if (header.format >= 2 &&
-        detail::save_info_crc(file, static_cast<std::size_t>(header.metadata_bytes())) != header.info_crc)
-        return detail::header_error(error::corrupt, detail::info_crc_offset,
-                                    "CRC-32 of the header and metadata mismatch: the file is damaged");
-    if (detail::save_crc(file) != header.crc)
-        return detail::header_error(error::corrupt, detail::crc_offset, "CRC-32 mismatch: the file is damaged");
-    return {};
 }
 
 namespace detail {
@@ -388,6 +224,17 @@ inline status payload_status(const status& inner, std::size_t payload_offset_bit
 }
 } // namespace detail
 
+/// A field of the file whose values a load clamped into the program's range
+/// (load_options::clamp_out_of_range).
+struct clamped_field {
+    /// Where, e.g. `World.enemies[].health` (elements of a vector or array as `[]`).
+    std::string path;
+    /// How many of its values were clamped.
+    std::uint64_t count = 0;
+
+    friend bool operator==(const clamped_field&, const clamped_field&) = default;
+};
+
 /// What a load found, for diagnostics and tests.
 struct load_info {
     save_header header;
@@ -414,6 +261,11 @@ struct load_info {
     /// the types whose saves must survive edits, and raise save_version
     /// with each change.
     bool unversioned_layout_change = false;
+    /// With load_options::clamp_out_of_range: the file's fields holding
+    /// values outside the program's range, which loaded as the nearest
+    /// bound, each once with how many, in the order of the file's schema.
+    /// Empty on the fast path, where every value is in range.
+    std::vector<clamped_field> clamped_fields;
 };
 
 namespace detail {
@@ -453,6 +305,17 @@ inline status note_layout_changes(const schema& theirs, const load_plan& plan, s
     return {};
 }
 
+/// Lists the file's fields whose values a schema-path load clamped
+/// (load_options::clamp_out_of_range), each once with its count, in the
+/// schema's order.
+inline void note_clamped(const schema& theirs, const load_plan& plan, std::string_view root, load_info& info)
+{
+    for (std::size_t node = 0; node < plan.clamped.size(); ++node)
+        if (plan.clamped[node] != 0)
+            info.clamped_fields.push_back(
+                {schema_path(theirs, static_cast<std::uint32_t>(node), root), plan.clamped[node]});
+}
+
 /// Decodes one section of a checked file (the value, or the metadata)
 /// into `target` by the fast or the schema path, filling info.path,
 /// info.dropped_fields and info.reordered_structs, and, for the value
@@ -480,6 +343,8 @@ status decode_section(std::span<const std::uint8_t> file_schema, std::span<const
             return payload_status(parsed, schema_offset);
         load_plan plan(theirs);
         plan.budget = walk_budget::for_payload(payload_bits);
+        if (options.clamp_out_of_range)
+            plan.clamped.assign(theirs.nodes.size(), 0);
         failure_record mismatch;
         if (!bind(plan, 0, mine.tree, 0, mismatch))
             return mismatch.to_status(root);
@@ -487,6 +352,7 @@ status decode_section(std::span<const std::uint8_t> file_schema, std::span<const
             return noted;
         if (!load_by_plan(stream, plan, 0, *engine::root_v<T>.entry, &target)) [[unlikely]]
             return payload_status(stream.failure_status(root), payload_offset);
+        note_clamped(theirs, plan, root, info);
     }
     if (stream.bit_position() != payload_bits) [[unlikely]]
         return status(error::corrupt, payload_offset + stream.bit_position(), root,
@@ -664,10 +530,11 @@ status save(path_view path, const T& value, const Meta& metadata, const save_opt
 }
 
 namespace detail {
-/// The metadata section of a save whose header and metadata (at least) are
-/// in `prefix`, of a file of `file_size` bytes: the header's lengths and the
-/// format-2 info CRC are checked, then the metadata is decoded (by its
-/// schema, so a metadata struct may change like any saved struct).
+/// The metadata section of a save whose first info_bytes (at least) are in
+/// `prefix`, of a file of `file_size` bytes: the header's lengths and its
+/// CRC (the info CRC; a format-1 file's own) are checked, with or without
+/// metadata, then the metadata is decoded (by its schema, so a metadata
+/// struct may change like any saved struct).
 template <class Meta>
 status read_info_section(std::span<const std::uint8_t> prefix, std::uint64_t file_size, Meta& meta, load_info& info,
                          const load_options& options)
@@ -676,14 +543,15 @@ status read_info_section(std::span<const std::uint8_t> prefix, std::uint64_t fil
     if (status parsed = parse_save_header(prefix, file_size, info.header); !parsed)
         return parsed;
     const save_header& header = info.header;
+    if (prefix.size() < info_bytes(header))
+        return header_error(error::truncated, prefix.size(), "the bytes the header's CRC covers were not read");
+    const std::span<const std::uint8_t> covered = prefix.first(static_cast<std::size_t>(info_bytes(header)));
+    if (status checked = header.format >= 2 ? check_info_crc(covered, header) : check_file_crc(covered, header);
+        !checked)
+        return checked;
     if (!header.has_metadata())
         return {}; // nothing to read: meta unchanged, info.header.has_metadata() false
     const auto metadata_bytes = static_cast<std::size_t>(header.metadata_bytes());
-    if (prefix.size() < save_header::extended_size + metadata_bytes)
-        return header_error(error::truncated, prefix.size(), "the metadata section was not read");
-    if (save_info_crc(prefix, metadata_bytes) != header.info_crc)
-        return header_error(error::corrupt, info_crc_offset,
-                            "CRC-32 of the header and metadata mismatch: the file is damaged");
     const std::size_t schema_at = save_header::extended_size;
     const std::size_t payload_at = schema_at + header.metadata_schema_bytes;
     Meta loaded = working_object<scope::save>(meta);
@@ -707,30 +575,42 @@ status read_save_info_from_bytes(std::span<const std::uint8_t> file, Meta& meta,
     return detail::read_info_section(file, file.size(), meta, info, options);
 }
 
+namespace detail {
+/// Reads the info_bytes of the save at `path`, whose header (read from its
+/// first bytes) is `header`, into `head`, within the load's limits.
+inline status read_info_bytes(path_view path, const save_header& header, const load_options& options,
+                              std::vector<std::uint8_t>& head, std::uint64_t& file_size)
+{
+    if (header.format < 2) {
+        const status read = read_file(path, head, options.max_file_bytes);
+        file_size = head.size();
+        return read;
+    }
+    if (header.metadata_bytes() > options.max_metadata_bytes)
+        return header_error(error::io_error, 36, "the metadata section is larger than max_metadata_bytes");
+    return read_file_head(path, static_cast<std::size_t>(info_bytes(header)), head, file_size);
+}
+} // namespace detail
+
 /// Reads a save's header and metadata section into `meta` without reading
 /// (or checking) the payload: for a menu of save slots. All or nothing like
 /// a load: the header's lengths against the file's size and the CRC of the
-/// header and metadata are checked, and `meta` is unchanged on any error.
-/// A save with no metadata section (written without one, or in format 1)
-/// leaves `meta` unchanged and `info.header.has_metadata()` false. The
-/// payload's own CRC is checked when the save is loaded.
+/// header and metadata are checked, with or without metadata, and `meta` is
+/// unchanged on any error. A save with no metadata section (written without
+/// one, or in format 1) leaves `meta` unchanged and
+/// `info.header.has_metadata()` false. The payload's own CRC is checked when
+/// the save is loaded; a format-1 file, whose header has no CRC of its own,
+/// is read whole (within max_file_bytes) to check the file's.
 template <class Meta>
 status read_save_info(path_view path, Meta& meta, load_info& info, const load_options& options = {})
 {
     std::vector<std::uint8_t> head;
     std::uint64_t file_size = 0;
-    if (status read = detail::read_file_head(path, save_header::extended_size, head, file_size); !read) {
-        info = {};
-        return read;
-    }
-    if (status parsed = detail::parse_save_header(head, file_size, info.header); !parsed || !info.header.has_metadata())
-        return detail::read_info_section(head, file_size, meta, info, options);
-    const std::uint64_t wanted = save_header::extended_size + info.header.metadata_bytes();
-    if (info.header.metadata_bytes() > options.max_metadata_bytes) {
-        info = {};
-        return detail::header_error(error::io_error, 36, "the metadata section is larger than max_metadata_bytes");
-    }
-    if (status read = detail::read_file_head(path, static_cast<std::size_t>(wanted), head, file_size); !read) {
+    status read = detail::read_file_head(path, save_header::extended_size, head, file_size);
+    if (read && detail::parse_save_header(head, file_size, info.header) &&
+        head.size() < detail::info_bytes(info.header))
+        read = detail::read_info_bytes(path, info.header, options, head, file_size);
+    if (!read) {
         info = {};
         return read;
     }

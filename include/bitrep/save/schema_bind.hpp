@@ -53,6 +53,10 @@ struct load_plan {
     /// another order than the program's: each value reaches its own field,
     /// but the layout changed (positional fields cannot be seen so).
     std::vector<std::uint32_t> reordered;
+    /// With load_options::clamp_out_of_range, per node: how many of its
+    /// values lay outside the program's range and loaded as the nearest
+    /// bound. Empty without it: such a value is refused.
+    std::vector<std::uint64_t> clamped;
     walk_budget budget;
 
     explicit load_plan(const schema& file_schema);
@@ -69,7 +73,9 @@ bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t
 
 /// The second pass: reads the file's node `f` into `object`, a value of
 /// `value`'s type, by the plan bind() made, converting each value and
-/// refusing one that does not fit (out_of_range). Compiled once, in
+/// refusing one that does not fit (out_of_range; a number outside the
+/// program's range is clamped and counted instead when `plan.clamped` is
+/// sized). Compiled once, in
 /// src/engine/load.cpp. `object` is garbage on failure.
 bool load_by_plan(save_read_stream& stream, load_plan& plan, std::uint32_t f, const engine::field_entry& value,
                   void* object);

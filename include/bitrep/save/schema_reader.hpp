@@ -6,6 +6,7 @@
 // bitrep-inspect walks whole values with src/schema_walk.hpp.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 #include <bitrep/save/schema_node.hpp>
@@ -27,6 +28,26 @@ struct integer_value {
     {
         return is_signed ? static_cast<double>(static_cast<std::int64_t>(pattern)) : static_cast<double>(pattern);
     }
+    /// Whether a binary floating-point type of `digits` significand bits
+    /// (std::numeric_limits<F>::digits: 24 for float, 53 for double) holds
+    /// the value exactly: its magnitude, trailing zero bits aside, fits them.
+    bool exact_in(int digits) const noexcept
+    {
+        std::uint64_t magnitude = negative() ? ~pattern + 1 : pattern;
+        if (magnitude == 0)
+            return true;
+        magnitude >>= std::countr_zero(magnitude);
+        return static_cast<int>(std::bit_width(magnitude)) <= digits;
+    }
+};
+
+/// A number the file holds, read for a program's float, double or quantized
+/// float: its value as a double and, when the file held an integer, that
+/// integer (which a float or double must then hold exactly).
+struct real_value {
+    double value = 0.0;
+    bool integral = false;
+    integer_value whole; ///< the file's integer, when integral
 };
 
 /// Bounds the values a schema-driven walk visits, so that a forged file of
@@ -45,8 +66,8 @@ struct walk_budget {
 /// another kind).
 bool read_integer(save_read_stream& stream, const schema_node& node, integer_value& out);
 
-/// A float, double, quantized float or integer by its node, as a double.
-bool read_real(save_read_stream& stream, const schema_node& node, double& out);
+/// A float, double, quantized float or integer by its node.
+bool read_real(save_read_stream& stream, const schema_node& node, real_value& out);
 
 /// An enumeration node's value: the enumerator's declaration index in the
 /// file's enumeration (bad_enum past its enumerators).
