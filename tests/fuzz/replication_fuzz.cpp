@@ -220,23 +220,28 @@ prepared prepare(bitrep::packet_security security)
 /// The fuzzer's bytes as a packet that passes the path's check: on the CRC
 /// path with a right CRC over them (their first 4 bytes replaced); on the
 /// AEAD path as the body, sealed under a packet number the receiver has not
-/// seen (one past the next honest one, which must still open afterwards).
+/// seen (past the next honest one, which must still open afterwards; a
+/// slice takes the number after a state packet's).
 bytes sealed(const prepared& p, std::span<const std::uint8_t> input, bitrep::replication::packet_kind kind)
 {
     bytes packet;
-        if (const bitrep::status st =
-            resealed(p.security, key(), input, options(p.security).protocol_id, kind, connection_id, sent + 1, packet);
+    const std::uint64_t number = kind == bitrep::replication::packet_kind::slice ? sent + 2 : sent + 1;
+    if (const bitrep::status st =
+            resealed(p.security, key(), input, options(p.security).protocol_id, kind, connection_id, number, packet);
         !st)
         fail("sealing failed", st);
     return packet;
 }
 
-/// The size of the fuzzer's input that sealed() turns into a packet the
-/// size of an ack.
-std::size_t ack_input_bytes(bitrep::packet_security security)
+/// Whether the fuzzer's input is the size sealed() turns into a client
+/// packet: an ack, 11 bytes on the CRC path (the input is the body on the
+/// AEAD path), or 14 bytes more with a slice ack.
+bool ack_input_size(bitrep::packet_security security, std::size_t size)
 {
-    return security == bitrep::packet_security::crc ? bitrep::replication::ack_bytes
-                                                    : bitrep::replication::ack_bytes - bitrep::replication::crc_bytes;
+    const std::size_t ack = security == bitrep::packet_security::crc
+                                ? bitrep::replication::ack_bytes
+                                : bitrep::replication::ack_bytes - bitrep::replication::crc_bytes;
+    return size == ack || size == ack + bitrep::replication::slice_ack::bits / 8;
 }
 
 /// One forged packet into the client: refused changes nothing, accepted
@@ -246,11 +251,14 @@ bool forge_packet(client_type& client, std::span<const std::uint8_t> packet, con
 {
     const std::uint16_t sequence_before = client.sequence();
     const bool had_state = client.has_state();
+    const std::uint64_t slices_before = client.statistics().slices;
     const bitrep::status st = client.receive(packet);
-    if (!st) {
+    // A slice taken that completes no packet changes no state either.
+    if (!st || client.statistics().slices != slices_before) {
         if (client.sequence() != sequence_before || client.has_state() != had_state ||
             bitrep::to_bytes(client.state()) != state_before)
-            fail("a refused packet changed the client", st);
+            fail(st ? "a slice that completed no packet changed the client" : "a refused packet changed the client",
+                 st);
         return false;
     }
     if (!bitrep::replication::sequence_newer(client.sequence(), sequence_before))
@@ -272,8 +280,11 @@ void fuzz_client(const prepared& p, std::span<const std::uint8_t> input)
 {
     client_type client = honest_client(p);
     bool accepted = forge_packet(client, input, p.client_state);
-    const bytes resealed = sealed(p, input, bitrep::replication::packet_kind::state);
-    accepted = forge_packet(client, resealed, accepted ? bitrep::to_bytes(client.state()) : p.client_state) || accepted;
+    for (const auto kind : {bitrep::replication::packet_kind::state, bitrep::replication::packet_kind::slice}) {
+        const bytes resealed = sealed(p, input, kind);
+        accepted = forge_packet(client, resealed, accepted ? bitrep::to_bytes(client.state()) : p.client_state) ||
+                   accepted;
+    }
     if (accepted)
         return;
     // Refusals left the baselines alone: the honest next packet, a delta
@@ -319,9 +330,10 @@ struct idle_server {
 void fuzz_server(const prepared& p, std::span<const std::uint8_t> input)
 {
     const bytes resealed = sealed(p, input, bitrep::replication::packet_kind::ack);
-    if (input.size() != ack_input_bytes(p.security)) {
+    if (!ack_input_size(p.security, input.size())) {
         // Neither the raw nor the re-sealed bytes can be an ack (it is
-        // exactly 11 bytes on the CRC path, 31 on the AEAD path), so both are
+        // exactly 11 or 25 bytes on the CRC path, 39 or 53 on the AEAD
+        // path), so both are
         // refused (truncated, trailing data, or not authentic) and the server
         // needs no fresh replay: it is shared (one per path), and checked to
         // have counted the refusals and nothing else.
@@ -432,8 +444,9 @@ bytes opened(const bytes& packet, bitrep::replication::packet_kind kind)
 
 /// Seeds: honest state packets the prepared client has not seen yet (the
 /// server's next one; later ones; against the newest baseline; bit-packed
-/// rather than coded; a full state without a baseline) and the client's
-/// acks the server has not had (of packets 2 .. sent - 1). Each goes in on
+/// rather than coded; a full state without a baseline), the server's next
+/// one in slices, and the client's acks the server has not had (of packets
+/// 2 .. sent - 1; one with a slice ack). Each goes in on
 /// the CRC path (first byte 0, the whole packet) and on the AEAD path
 /// (first byte 1, the packet's body, which the harness seals), and must be
 /// taken there.
@@ -454,6 +467,30 @@ void bitrep_fuzz_seeds(std::vector<std::vector<std::uint8_t>>& seeds)
                                            fuzz::next_packets(crc, 0, coded, {fuzz::sent})})
         states.insert(states.end(), more.begin(), more.end());
     std::vector<bytes> acks(crc.acks.begin() + fuzz::acked, crc.acks.end());
+    // The server's next packet as one slice, and as the first of two (CRC
+    // packets: the CRC's 4 bytes, then the slice).
+    std::vector<bytes> slices;
+    const std::span<const std::uint8_t> next_body = fuzz::body_of(crc.next_packet);
+    for (const std::uint32_t count : {1u, 2u}) {
+        const rep::slicing cut{static_cast<std::uint32_t>(next_body.size()), count};
+        bytes& slice = slices.emplace_back(rep::crc_bytes + rep::slice_header::bytes + cut.size(0), 0);
+        rep::slice_header header{static_cast<std::uint16_t>(fuzz::sent), cut, 0};
+        rep::message_write_stream stream(
+            std::span<std::uint8_t>(slice).subspan(rep::crc_bytes, rep::slice_header::bytes));
+        if (!header.serialize(stream))
+            fuzz::fail("a slice header does not fit");
+        stream.flush();
+        std::copy_n(next_body.begin(), cut.size(0), slice.begin() + rep::crc_bytes + rep::slice_header::bytes);
+        rep::seal(coded.protocol_id, rep::packet_kind::slice, slice);
+    }
+    {
+        // The client's ack while it holds half a packet: with a slice ack.
+        fuzz::client_type client = fuzz::honest_client(crc);
+        if (const bitrep::status st = client.receive(slices[1]); !st)
+            fuzz::fail("a seed slice is refused", st);
+        const std::span<const std::uint8_t> ack = client.packet();
+        acks.emplace_back(ack.begin(), ack.end());
+    }
 
     std::vector<bitrep::packet_security> paths{bitrep::packet_security::crc};
     if (rep::aead_available()) {
@@ -483,6 +520,12 @@ void bitrep_fuzz_seeds(std::vector<std::vector<std::uint8_t>>& seeds)
             const bytes sealed = fuzz::sealed(p, add_seed(packet), rep::packet_kind::state);
             if (!fuzz::forge_packet(client, sealed, p.client_state))
                 fuzz::fail("a seed state packet is refused");
+        }
+        for (const bytes& slice : slices) {
+            fuzz::client_type client = fuzz::honest_client(p);
+            const bytes sealed = fuzz::sealed(p, add_seed(slice), rep::packet_kind::slice);
+            if (const bitrep::status st = client.receive(sealed); !st)
+                fuzz::fail("a seed slice is refused", st);
         }
         for (const bytes& ack : acks) {
             fuzz::server_type server(fuzz::options(security));
