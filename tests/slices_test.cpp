@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "allocation_counter.hpp"
+#include "resealed.hpp"
 #include "test_oracle.hpp"
 
 // At namespace scope: error paths name the types.
@@ -166,6 +167,38 @@ TEST_P(Slices, AChangeOfTheFieldsLargerThanAPacketGoesInSlices)
     const std::uint64_t before = server.statistics(id)->large_states;
     ASSERT_GT(ticks_to_converge(server, id, client, dungeon(1), 0.05, 6), 0) << "every chest changed at once";
     EXPECT_GT(server.statistics(id)->large_states, before);
+}
+
+TEST_P(Slices, AForgedSliceAckNamingSlicesPastThePacketChangesNothingOfTheTransfer)
+{
+    const Dungeon world = dungeon();
+    Server server(options_on(GetParam()));
+    const bitrep::packet_key key = bitrep::packet_key::random();
+    Client client(options_on(GetParam()), key);
+    const bitrep::client_id id = server.add_client(key);
+    server.update(world);
+    std::span<const std::uint8_t> first;
+    ASSERT_TRUE(server.replicate(id, first)); // packet 0's first slice, lost
+    // A client packet whose slice ack names slices 65535 and the 64 below.
+    bitrep::replication::ack_record ack;
+    bitrep::replication::slice_ack slices{true, 0, 0, 65535, ~std::uint64_t{0}};
+    bytes body((bitrep::replication::ack_bits + bitrep::replication::slice_ack::bits + 7) / 8 +
+               bitrep::replication::crc_bytes);
+    bitrep::replication::message_write_stream stream(std::span<std::uint8_t>(body).subspan(bitrep::replication::crc_bytes));
+    ASSERT_TRUE(ack.serialize(stream) && slices.serialize(stream));
+    stream.flush();
+    const std::span<const std::uint8_t> input =
+        GetParam() == bitrep::packet_security::crc ? std::span<const std::uint8_t>(body)
+                                                   : std::span<const std::uint8_t>(body).subspan(bitrep::replication::crc_bytes);
+    // Sealed under the number of the client's first packet, which is lost:
+    // the client's later ones stay fresh on the AEAD path.
+    static_cast<void>(client.packet());
+    bytes forged;
+    ASSERT_TRUE(resealed(GetParam(), key, input, options_on(GetParam()).protocol_id,
+                         bitrep::replication::packet_kind::ack, 0, 0, forged));
+    ASSERT_TRUE(server.receive(id, forged)) << "an ack naming nothing it could hold";
+    EXPECT_GT(ticks_to_converge(server, id, client, world, 0.0, 7), 0);
+    EXPECT_EQ(server.statistics(id)->slices_sent, 5u) << "the lost first slice again, after the other three";
 }
 
 TEST_P(Slices, AStateLargerThanMaxStateBytesIsRefusedSayingWhatItNeeds)

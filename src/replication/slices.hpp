@@ -98,18 +98,20 @@ public:
         ++next_;
         return slice_header::bytes + size;
     }
-    /// Takes the client's acknowledgement of slices (of this packet only).
+    /// Takes the client's acknowledgement of slices (of this packet only;
+    /// indices past its slices, which no honest client sends, are ignored).
     void acknowledged(const slice_ack& ack) noexcept
     {
         if (!active_ || !ack.any || ack.sequence != sequence_)
             return;
         for (std::uint32_t index = 0; index < std::min(ack.first_missing, cut_.count); ++index)
             acked_.add(index);
-        if (ack.newest < cut_.count)
-            acked_.add(ack.newest);
-        for (std::uint32_t i = 0; i < 64 && i < ack.newest; ++i)
-            if ((ack.mask >> i & 1u) != 0)
-                acked_.add(ack.newest - 1 - i);
+        for (std::uint32_t i = 0; i <= 64 && i <= ack.newest; ++i) {
+            // i = 0: the newest itself; then the mask's bit i - 1.
+            const std::uint32_t index = ack.newest - i;
+            if (index < cut_.count && (i == 0 || (ack.mask >> (i - 1) & 1u) != 0))
+                acked_.add(index);
+        }
         if (acked_.whole())
             finish();
     }
