@@ -1598,3 +1598,58 @@ TEST(EntityArray, ADecodedArrayKnowsItsSizeAndFreeSlots)
     EXPECT_EQ(full.size(), 2u);
     EXPECT_EQ(full.emplace(), std::optional<std::uint32_t>(1));
 }
+
+TEST(EntityArray, FindReachesTheEntityInAnOccupiedSlot)
+{
+    Critters critters;
+    critters.emplace(3, Critter{40, false});
+    Critter* found = critters.find(3);
+    ASSERT_NE(found, nullptr);
+    found->angry = true;
+    EXPECT_TRUE(critters[3].angry);
+    const Critters& same = critters;
+    ASSERT_NE(same.find(3), nullptr);
+    EXPECT_EQ(same.find(3)->hp, 40);
+}
+
+TEST(EntityArray, FindReturnsNullForAnEmptySlotAndForAnIdPastTheEnd)
+{
+    Critters critters;
+    critters.emplace(3, Critter{40, false});
+    critters.erase(3);
+    EXPECT_EQ(critters.find(3), nullptr);
+    EXPECT_EQ(critters.find(6), nullptr);
+    EXPECT_EQ(std::as_const(critters).find(1000), nullptr);
+}
+
+// operator[], emplace(id, ...) and erase(id) take an id the caller knows to
+// be valid; builds with assertions (no NDEBUG) stop at one that is not
+// rather than reach outside the slots. Release builds do not check, so
+// these tests exist only where assertions are active.
+#ifndef NDEBUG
+TEST(EntityArrayDeathTest, IndexingAnEmptySlotStopsTheProgram)
+{
+    Critters critters;
+    critters.emplace(1, Critter{10, false});
+    EXPECT_DEATH(static_cast<void>(critters[2].hp), "the slot holds no entity");
+    EXPECT_DEATH(static_cast<void>(std::as_const(critters)[2].hp), "the slot holds no entity");
+}
+
+TEST(EntityArrayDeathTest, IndexingPastTheEndStopsTheProgram)
+{
+    Critters critters;
+    EXPECT_DEATH(static_cast<void>(critters[6].hp), "the slot holds no entity");
+}
+
+TEST(EntityArrayDeathTest, EmplacingPastTheEndStopsTheProgram)
+{
+    Critters critters;
+    EXPECT_DEATH(critters.emplace(6, Critter{10, false}), "id past the last slot");
+}
+
+TEST(EntityArrayDeathTest, ErasingPastTheEndStopsTheProgram)
+{
+    Critters critters;
+    EXPECT_DEATH(critters.erase(6), "id past the last slot");
+}
+#endif

@@ -1321,6 +1321,32 @@ TEST(FromBytes, TheDecodedValueIsHandedOverWholeAlsoWhereMembersShareBytes)
     }
 }
 
+namespace {
+
+struct Loot {
+    std::uint16_t item = 0;
+    bitrep::ranged<int, 0, 99> count;
+    bool operator==(const Loot&) const = default;
+};
+BOOST_DESCRIBE_STRUCT(Loot, (), (item, count))
+struct Backpack {
+    bitrep::bounded_vector<Loot, 8> loot;
+    bool operator==(const Backpack&) const = default;
+};
+
+} // namespace
+
+TEST(FromBytes, AVectorOfDescribedStructsIsHandedOverByExchangingItsBuffer)
+{
+    // Decided in a constant expression, which g++ also evaluates under
+    // -fsanitize=undefined (the g++ sanitizer build of the tests).
+    static_assert(bitrep::engine::detail::object_ops_v<Backpack>.exchange == nullptr); // by parts, not std::swap
+    const Backpack sent{{{3, 10}, {4, 20}, {5, 30}}};
+    Backpack target{{{9, 1}}};
+    ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(sent), target));
+    EXPECT_EQ(target, sent);
+}
+
 TEST(FromBytes, EachThreadDecodesIntoItsOwnWorkingObject)
 {
     // Two threads decoding the same type at once, each checking every value

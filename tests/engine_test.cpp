@@ -627,21 +627,32 @@ void expect_same_decoding(const std::vector<std::uint8_t>& bytes, const T& start
 }
 
 /// Whether the engine runs every part of a value of this entry itself (no
-/// part through a compiled codec).
+/// part through a compiled codec). Which parts an entry has follows from its
+/// kind, not from comparing their addresses with null, which g++ under
+/// -fsanitize=undefined does not fold in a constant expression.
 constexpr bool native(const bitrep::engine::field_entry& e)
 {
     using bitrep::engine::kind;
-    if (e.kind == kind::codec)
-        return false;
-    const std::uint64_t elements = e.kind == kind::variant ? e.span : 1; // a variant's alternatives
-    for (std::uint64_t i = 0; e.element != nullptr && i < elements; ++i)
-        if (!native(e.element[i]))
-            return false;
-    if (e.nested != nullptr)
+    switch (e.kind) {
+    case kind::codec: return false;
+    case kind::structure:
         for (std::uint32_t i = 0; i < e.nested->count; ++i)
             if (!native(e.nested->fields[i]))
                 return false;
-    return true;
+        return true;
+    case kind::variant: // its alternatives
+        for (std::uint64_t i = 0; i < e.span; ++i)
+            if (!native(e.element[i]))
+                return false;
+        return true;
+    case kind::vector:
+    case kind::bit_vector:
+    case kind::array:
+    case kind::optional:
+    case kind::map:
+    case kind::proxy: return native(*e.element);
+    default: return true;
+    }
 }
 
 template <class T>

@@ -19,7 +19,9 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -149,6 +151,23 @@ struct Loot {
     std::variant<Sword, Team, ranged<int, 0, 99>> third;
 };
 BOOST_DESCRIBE_STRUCT(Loot, (), (first, second, third))
+
+using position = quantized<-256.f, 256.f, 0.01f>;
+struct Survey {
+    position east;
+    position north;
+    quantized<0.f, 360.f, 0.1f> bearing;
+    quantized<0.f, 1000.f, 25.f> depth;
+};
+BOOST_DESCRIBE_STRUCT(Survey, (), (east, north, bearing, depth))
+
+// 667 quanta across [-1, 1]: their values are no short decimals.
+using odd_step = quantized<-1.f, 1.f, 0.003f>;
+struct Samples {
+    bounded_vector<position, 400> fine;
+    bounded_vector<odd_step, 400> odd;
+};
+BOOST_DESCRIBE_STRUCT(Samples, (), (fine, odd))
 
 using oracle::contains;
 
@@ -629,6 +648,72 @@ TEST_F(Inspect, RepeatedFieldNamesInAForgedSchemaGetDistinctKeys)
     builder.end();
     const json doc = inspect(forged("twice.sav", builder.take(), 0));
     EXPECT_EQ(doc["value"], json::parse(R"({"v": 5, "v~2": 5, "w": 5, "v~3": 5})"));
+}
+
+TEST_F(Inspect, AQuantizedFloatPrintsAsTheShortestDecimalOfItsQuantum)
+{
+    Survey survey;
+    survey.east = 219.8f; // decoded as the float 219.79999
+    survey.north = -0.5f;
+    survey.bearing = 359.9f;
+    survey.depth = 610.0f; // the quantum of 600
+    const json doc = inspect(saved("survey.sav", survey));
+    const json& value = doc["value"];
+    EXPECT_EQ(value["east"].dump(), "219.8");
+    EXPECT_EQ(value["north"].dump(), "-0.5");
+    EXPECT_EQ(value["bearing"].dump(), "359.9");
+    EXPECT_EQ(value["depth"].dump(), "600.0");
+}
+
+// A quantized value's text, parsed as a float and quantized as the field
+// is, gives the saved value's quantum; no decimal with fewer places does.
+template <class Quantized>
+void expect_shortest_of_its_quantum(const json& printed, float saved)
+{
+    const bitrep::quantizer quantizer = Quantized::quantizer;
+    const std::uint32_t quantum = quantizer.stable_quantize(saved);
+    const auto quantum_of = [&](const std::string& text) {
+        float parsed = 0.0f;
+        const auto read = std::from_chars(text.data(), text.data() + text.size(), parsed);
+        EXPECT_EQ(read.ec, std::errc{}) << text;
+        return quantizer.stable_quantize(parsed);
+    };
+    const std::string text = printed.dump();
+    ASSERT_EQ(text.find('e'), std::string::npos) << text;
+    ASSERT_EQ(quantum_of(text), quantum) << text << " for " << saved;
+    const std::size_t point = text.find('.');
+    const int places = point == std::string::npos || text.substr(point) == ".0"
+                           ? 0
+                           : static_cast<int>(text.size() - point - 1);
+    const double parsed = std::stod(text);
+    for (int fewer = 0; fewer < places; ++fewer) {
+        const double scale = std::pow(10.0, fewer);
+        for (const double digits : {std::floor(parsed * scale), std::ceil(parsed * scale)}) {
+            char shorter[64];
+            const auto written = std::to_chars(shorter, shorter + sizeof shorter, digits / scale,
+                                               std::chars_format::fixed, fewer);
+            EXPECT_NE(quantum_of(std::string(shorter, written.ptr)), quantum)
+                << std::string(shorter, written.ptr) << " is shorter than " << text;
+        }
+    }
+}
+
+TEST_F(Inspect, EveryQuantizedValueIsTheShortestDecimalThatQuantizesBackToIt)
+{
+    std::mt19937 random(12);
+    Samples samples;
+    for (int i = 0; i < 400; ++i) {
+        samples.fine.push_back(std::uniform_real_distribution<float>(-256.f, 256.f)(random));
+        samples.odd.push_back(std::uniform_real_distribution<float>(-1.f, 1.f)(random));
+    }
+    const json doc = inspect(saved("samples.sav", samples));
+    const json& value = doc["value"];
+    ASSERT_EQ(value["fine"].size(), 400u);
+    ASSERT_EQ(value["odd"].size(), 400u);
+    for (std::size_t i = 0; i < 400; ++i) {
+        expect_shortest_of_its_quantum<position>(value["fine"][i], samples.fine[i]);
+        expect_shortest_of_its_quantum<odd_step>(value["odd"][i], samples.odd[i]);
+    }
 }
 
 TEST_F(Inspect, NonFiniteFloatsPrintAsStrings)

@@ -91,6 +91,86 @@ json float_json(double widened)
     return shortest;
 }
 
+// A decimal: significand / 10^places, with its sign.
+struct decimal {
+    bool negative = false;
+    std::uint64_t significand = 0;
+    int places = 0;
+};
+
+// As a reader parses it ("-2198e-1"); to_chars and from_chars use no locale.
+std::string decimal_text(const decimal& number)
+{
+    char text[48];
+    char* end = text;
+    if (number.negative)
+        *end++ = '-';
+    end = std::to_chars(end, text + sizeof text, number.significand).ptr;
+    *end++ = 'e';
+    end = std::to_chars(end, text + sizeof text, -number.places).ptr;
+    return std::string(text, end);
+}
+
+// The decimals of `places` places around `value`: the nearest (to_chars
+// rounds exactly), then its neighbours below and above in magnitude, which
+// hold the other of the two on either side of `value`. None when the
+// digits do not fit in 64 bits.
+std::vector<decimal> decimals_around(float value, int places)
+{
+    char text[128]; // 39 digits before the point at most, then `places`
+    const char* const end =
+        std::to_chars(text, text + sizeof text, std::fabs(value), std::chars_format::fixed, places).ptr;
+    std::uint64_t nearest = 0;
+    for (const char* at = text; at != end; ++at) {
+        if (*at == '.')
+            continue;
+        const auto digit = static_cast<std::uint64_t>(*at - '0');
+        if (nearest > (UINT64_MAX - digit) / 10)
+            return {};
+        nearest = nearest * 10 + digit;
+    }
+    const bool negative = std::signbit(value);
+    std::vector<decimal> around{{negative && nearest != 0, nearest, places}};
+    if (nearest != 0)
+        around.push_back({negative && nearest != 1, nearest - 1, places});
+    if (nearest != UINT64_MAX)
+        around.push_back({negative, nearest + 1, places});
+    return around;
+}
+
+// A quantized value prints as the shortest decimal that a reader, parsing it
+// as a float and quantizing it as the field does (min, max and resolution
+// from the schema), turns into the quantum the value is saved as: 219.8, not
+// the float 219.79999 it decodes to. Each candidate is checked by the
+// field's own quantization, so the text is exact. The decimals that give one
+// quantum form an interval around the value (parsing and quantizing are
+// monotone), so of those with n places only the two around the value can be
+// in it. Enough places read back as the float itself, which is in it.
+json quantized_json(const bitrep::quantizer& quantizer, double widened)
+{
+    const auto value = static_cast<float>(widened);
+    if (!std::isfinite(value))
+        return non_finite_json(widened);
+    const std::uint32_t quantum = quantizer.stable_quantize(value);
+    constexpr int most_places = 60; // the smallest floats read back with fewer
+    for (int places = 0; places <= most_places; ++places) {
+        const std::vector<decimal> around = decimals_around(value, places);
+        for (const decimal& candidate : around) {
+            const std::string text = decimal_text(candidate);
+            const char* const end = text.data() + text.size();
+            float parsed = 0.0f;
+            double shortest = 0.0;
+            if (std::from_chars(text.data(), end, parsed).ec == std::errc{} &&
+                quantizer.stable_quantize(parsed) == quantum &&
+                std::from_chars(text.data(), end, shortest).ec == std::errc{})
+                return shortest; // printed by the JSON writer as exactly these digits
+        }
+        if (around.empty())
+            break;
+    }
+    return float_json(widened);
+}
+
 json double_json(double value)
 {
     if (!std::isfinite(value))
@@ -259,7 +339,10 @@ public:
     }
     void real(const schema_node& node, double value)
     {
-        place(node.kind == schema_kind::float64 ? double_json(value) : float_json(value));
+        if (node.kind == schema_kind::quantized)
+            place(quantized_json(node.quantizer, value));
+        else
+            place(node.kind == schema_kind::float64 ? double_json(value) : float_json(value));
     }
     void rotation(const schema_node&, const bitrep::quat<3>& q)
     {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -98,12 +99,22 @@ public:
 
     /// Whether slot `id` holds an entity (false for an id past the end).
     bool contains(std::size_t id) const noexcept { return id < N && slots_[id].has_value(); }
-    /// The entity in slot `id`, or nullptr when it is empty or past the end.
+    /// The entity in slot `id`, or nullptr when it is empty or past the end:
+    /// the checked access, for an id that may name no entity.
     T* find(std::size_t id) noexcept { return contains(id) ? &*slots_[id] : nullptr; }
     const T* find(std::size_t id) const noexcept { return contains(id) ? &*slots_[id] : nullptr; }
-    /// The entity in slot `id`; the slot must hold one.
-    T& operator[](std::size_t id) noexcept { return *slots_[id]; }
-    const T& operator[](std::size_t id) const noexcept { return *slots_[id]; }
+    /// The entity in slot `id`; the slot must hold one (asserted where
+    /// assertions are on; find(id) checks).
+    T& operator[](std::size_t id) noexcept
+    {
+        assert(contains(id) && "entity_array::operator[]: the slot holds no entity");
+        return *slots_[id];
+    }
+    const T& operator[](std::size_t id) const noexcept
+    {
+        assert(contains(id) && "entity_array::operator[]: the slot holds no entity");
+        return *slots_[id];
+    }
 
     /// Creates (or replaces) the entity in slot `id` < N. The first
     /// argument must be the id (an integer); without one, see below.
@@ -127,16 +138,18 @@ public:
         emplace_at(id, std::forward<Args>(args)...);
         return static_cast<id_type>(id);
     }
-    /// Creates (or replaces) the entity in slot `id` < N.
+    /// Creates (or replaces) the entity in slot `id` < N (asserted).
     template <class... Args>
     T& emplace_at(std::size_t id, Args&&... args)
     {
+        assert(id < N && "entity_array::emplace: id past the last slot");
         size_ += slots_[id].has_value() ? 0 : 1;
         return slots_[id].emplace(std::forward<Args>(args)...);
     }
-    /// Destroys the entity in slot `id` < N, if any.
+    /// Destroys the entity in slot `id` < N (asserted), if any.
     void erase(std::size_t id) noexcept
     {
+        assert(id < N && "entity_array::erase: id past the last slot");
         if (!slots_[id].has_value())
             return;
         slots_[id].reset();

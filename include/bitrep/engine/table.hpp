@@ -63,7 +63,7 @@ struct container_access {
     /// resize_for_decode: a count the reader has already bounded.
     void (*resize)(void* container, std::size_t size);
     /// Exchanges two containers' elements (from_bytes hands a decoded value
-    /// over by exchanging its parts).
+    /// over by exchanging its parts). Every container has one.
     void (*swap)(void* a, void* b) noexcept;
 };
 

@@ -295,7 +295,11 @@ struct layout_storage {
 
     layout_storage()
     {
-        const State& s = engine::detail::default_object<State>;
+        // Through a pointer variable, so that `s` is no constant: g++ 12 with
+        // -fsanitize=null at -Og and above crashes folding field_at(s) on a
+        // State of internal linkage.
+        const State* object = &engine::detail::default_object<State>;
+        const State& s = *object;
         const auto* base = reinterpret_cast<const unsigned char*>(&s);
         std::size_t k = 0;
         std::size_t j = 0;
