@@ -214,7 +214,7 @@ TEST_P(Slices, AStateLargerThanMaxStateBytesIsRefusedSayingWhatItNeeds)
     const bitrep::status sent = server.replicate(id, out);
     EXPECT_EQ(sent.code(), bitrep::error::buffer_too_small);
     EXPECT_TRUE(oracle::contains(sent.message(), "max_state_bytes (2000)")) << sent.message();
-    EXPECT_TRUE(oracle::contains(sent.message(), "Dungeon")) << sent.message();
+    EXPECT_TRUE(oracle::contains(sent.message(), "at Dungeon.chests: the state packet needs ")) << sent.message();
     EXPECT_TRUE(out.empty());
     EXPECT_EQ(server.statistics(id)->packets_sent, 0u);
     EXPECT_EQ(server.statistics(id)->slices_sent, 0u);

@@ -114,6 +114,10 @@ private:
         /// body, without prefix or suffix, not sealed (its slices are).
         std::span<std::uint8_t> out{};
         bool large = false;
+        /// The top-level field other than entities whose delta takes the
+        /// most bits, for the message of a state packet too large.
+        std::size_t largest_field = 0;
+        std::size_t largest_field_bits = 0;
         double ratio = 1.0; ///< coded bits per planned bit (with a little room to spare)
         bool exact = false; ///< used_bits measured, not the entities' upper bounds
         std::uint64_t sent_before = 0;
@@ -161,7 +165,7 @@ private:
         // messages or entities.
         const std::size_t bytes = (plan.used_bits + 7) / 8;
         if (bytes > options.max_state_bytes) [[unlikely]]
-            return too_large(bytes);
+            return too_large(bytes, plan);
         plan.large = true;
         plan.out = c_.slices.body(bytes);
         c_.draft.large = true;
@@ -186,24 +190,33 @@ private:
             }
             const bool keep = c_.keeps(s_.slot_count + f.field);
             f.ops->assign(field, keep ? plan.previous.fields->at(k) : f.in(state_));
-            plan.used_bits += measured_delta_bits(*f.entry, f.in(plan.base), field);
+            const std::size_t bits = measured_delta_bits(*f.entry, f.in(plan.base), field);
+            plan.used_bits += bits;
+            if (bits > plan.largest_field_bits) {
+                plan.largest_field_bits = bits;
+                plan.largest_field = f.field;
+            }
             if (!keep)
                 c_.note_sent_as_is(s_, s_.slot_count + f.field);
         }
     }
 
-    status too_large(std::size_t bytes) const noexcept
+    /// The failure of a state packet of `bytes` larger than max_state_bytes,
+    /// at the path of its largest field (its bytes in the detail).
+    status too_large(std::size_t bytes, const packet_plan& plan) const noexcept
     {
-        std::array<char, 24> need{};
-        std::array<char, 24> most{};
-        const char* need_end = std::to_chars(need.data(), need.data() + need.size(), bytes).ptr;
-        const char* most_end =
-            std::to_chars(most.data(), most.data() + most.size(), s_.options_.max_state_bytes).ptr;
+        std::array<char, 4 * 24> digits{};
+        const auto text = [&digits](std::size_t slot, std::size_t number) {
+            char* first = digits.data() + 24 * slot;
+            return std::string_view(first, static_cast<std::size_t>(std::to_chars(first, first + 24, number).ptr - first));
+        };
+        const std::string_view name = s_.layout_.field_names[plan.largest_field];
+        const bitrep::detail::status_text<status::max_path_length> path(
+            {s_.layout_.name, name.empty() ? ".#" : ".", name.empty() ? text(2, plan.largest_field) : name});
         const bitrep::detail::status_text<status::max_detail_length> detail(
-            {"the state packet needs ", {need.data(), static_cast<std::size_t>(need_end - need.data())},
-             " bytes, more than replication_options::max_state_bytes (",
-             {most.data(), static_cast<std::size_t>(most_end - most.data())}, ")"});
-        return status(error::buffer_too_small, status::no_bit, s_.layout_.name, detail.view());
+            {"the state packet needs ", text(0, bytes), " bytes (this field ", text(1, (plan.largest_field_bits + 7) / 8),
+             "), more than max_state_bytes (", text(3, s_.options_.max_state_bytes), ")"});
+        return status(error::buffer_too_small, status::no_bit, path.view(), detail.view());
     }
 
     /// The packet's byte budget (the token bucket's, refilled for this
