@@ -244,3 +244,18 @@ TEST_P(Handlers, AnInputHandlerThatThrowsLosesNoInput)
     EXPECT_EQ(stats->delivered, 4u);
     EXPECT_EQ(stats->ticks_skipped, 0u);
 }
+
+TEST_P(Handlers, InputsOfOnePacketAreEachNewerThanTheOneDeliveredBeforeIt)
+{
+    // Ticks compare by their difference, which is not transitive across half
+    // the range: 0x80000008 is newer than 0x10 and 5 newer than it, but 5 is
+    // not newer than 0x10. Each is judged against the one delivered before.
+    std::vector<std::uint32_t> handled;
+    server->on_input([&](bitrep::client_id, std::uint32_t tick, const Move&) { handled.push_back(tick); });
+    ASSERT_TRUE(clients[0].send_input(0, Move{}));
+    ASSERT_TRUE(server->receive(ids[0], clients[0].packet()));
+    for (const std::uint32_t tick : {0x10u, 0x80000008u, 5u})
+        ASSERT_TRUE(clients[0].send_input(tick, Move{}));
+    ASSERT_TRUE(server->receive(ids[0], clients[0].packet()));
+    EXPECT_EQ(handled, (std::vector<std::uint32_t>{0, 0x10, 0x80000008u, 5}));
+}

@@ -251,12 +251,19 @@ public:
     {
         arrived_.clear();
         handed_ = 0;
+        // Each against the newest taken so far: ticks compare by their
+        // difference, which is not transitive across half the range.
+        bool any = any_;
+        std::uint32_t newest = newest_;
         for (std::size_t i = 0; i < read_count_; ++i) {
             const received_input<Input>& entry = read_[i];
-            if (any_ && static_cast<std::int32_t>(entry.tick - newest_) <= 0)
+            if (any && static_cast<std::int32_t>(entry.tick - newest) <= 0) {
                 stats_.duplicates += 1;
-            else
-                arrived_.push_back(entry);
+                continue;
+            }
+            arrived_.push_back(entry);
+            any = true;
+            newest = entry.tick;
         }
         read_count_ = 0;
     }
