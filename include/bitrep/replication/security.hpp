@@ -174,7 +174,8 @@ class receiving_flag {
 public:
     receiving_flag() = default;
     receiving_flag(const receiving_flag&) noexcept {}
-    receiving_flag& operator=(const receiving_flag&) noexcept { return *this; }
+    // An end keeps its own mark: whether the other is receiving says nothing of it.
+    receiving_flag& operator=(const receiving_flag&) noexcept { return *this; } // NOLINT(cert-oop54-cpp): copies nothing
 
     /// Marks the end as receiving for its lifetime (left by return or by a
     /// handler's exception alike), unless it already was: then entered()
