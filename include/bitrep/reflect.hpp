@@ -157,13 +157,35 @@ BITREP_ALWAYS_INLINE constexpr auto& aggregate_get(T& object) noexcept
 }
 #endif
 
-/// How many fields an aggregate has, for the description's check.
+/// Never defined: the check of a description takes the addresses of its
+/// members and fields in constant expressions, to find one it leaves out.
 template <class T>
-struct aggregate_size_of : std::integral_constant<std::size_t, aggregate_size<T>> {};
+extern const T probe_object;
+
+/// What the check of a description needs of an aggregate: how many fields
+/// it has, and where its fields and members lie in probe_object.
+struct aggregate_fields {
+    template <class T>
+    static constexpr std::size_t count() noexcept
+    {
+        return aggregate_size<T>;
+    }
+    template <class T, std::size_t I>
+    static constexpr const void* address() noexcept
+    {
+        auto fields = aggregate_tie(probe_object<T>);
+        return &tied_get<I>(fields);
+    }
+    template <class T, auto Member>
+    static constexpr const void* member_address() noexcept
+    {
+        return &(probe_object<T>.*Member);
+    }
+};
 
 /// A described class's bases and members, checked to list every member.
 template <class T>
-using description = checked_description<T, aggregate_size_of>;
+using description = checked_description<T, aggregate_fields>;
 
 template <class T>
 using bases_of = typename description<T>::bases;
