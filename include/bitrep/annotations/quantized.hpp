@@ -2,8 +2,10 @@
 // float, e.g. quantized<-100.f, 100.f, 0.01f> costs 15 bits.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <limits>
@@ -13,19 +15,114 @@
 
 namespace bitrep {
 
+namespace detail {
+/// 10^0 to 10^63 as doubles, each the one before times ten: the same
+/// numbers in every constant evaluation (exact up to 10^22).
+inline constexpr auto powers_of_ten = [] {
+    std::array<double, 64> powers{};
+    double power = 1.0;
+    for (double& p : powers) {
+        p = power;
+        power *= 10.0;
+    }
+    return powers;
+}();
+
+/// float_constant's exponent for an infinity (significand 1 or -1) or NaN
+/// (significand 0); a significand of 0 with exponent 1 is -0.
+inline constexpr std::int32_t nonfinite_exponent = 99;
+
+/// The float significand * 10^exponent stands for.
+constexpr float decimal_value(std::int64_t significand, std::int32_t exponent) noexcept
+{
+    constexpr float infinity = std::numeric_limits<float>::infinity();
+    if (exponent == nonfinite_exponent)
+        return significand == 0 ? std::numeric_limits<float>::quiet_NaN() : (significand > 0 ? infinity : -infinity);
+    if (significand == 0)
+        return exponent == 1 ? -0.0f : 0.0f;
+    const double digits = static_cast<double>(significand);
+    const double value = exponent >= 0 ? digits * powers_of_ten[static_cast<std::size_t>(exponent)]
+                                       : digits / powers_of_ten[static_cast<std::size_t>(-exponent)];
+    // Beyond float's range the conversion is undefined (and no constant).
+    const double magnitude = value < 0 ? -value : value;
+    if (magnitude > static_cast<double>(std::numeric_limits<float>::max()))
+        return value < 0 ? -infinity : infinity;
+    return static_cast<float>(value);
+}
+
+struct decimal {
+    std::int64_t significand;
+    std::int32_t exponent;
+};
+
+/// The decimal of a finite, nonzero f with the fewest significant digits
+/// that decimal_value gives back as f exactly (at most 9 are ever needed);
+/// an integer below 10^10 with exponent 0, and no trailing zeros after the
+/// decimal point: -100 is {-100, 0}, 0.01 is {1, -2}, 1e30 is {1, 30}.
+constexpr decimal shortest_decimal(float f) noexcept
+{
+    const double magnitude = f < 0.0f ? -static_cast<double>(f) : static_cast<double>(f);
+    std::int32_t top = 0; // about the power of ten of the leading digit
+    while (top < 38 && magnitude >= powers_of_ten[static_cast<std::size_t>(top + 1)])
+        ++top;
+    while (top <= 0 && top > -45 && magnitude * powers_of_ten[static_cast<std::size_t>(-top)] < 1.0)
+        --top;
+    for (std::int32_t digits = 1;; ++digits) {
+        std::int32_t exponent = top - digits + 1;
+        const double scaled = exponent >= 0 ? magnitude / powers_of_ten[static_cast<std::size_t>(exponent)]
+                                            : magnitude * powers_of_ten[static_cast<std::size_t>(-exponent)];
+        auto significand = static_cast<std::int64_t>(scaled + 0.5);
+        for (; exponent < 0 && significand % 10 == 0; ++exponent)
+            significand /= 10;
+        if (exponent > 0 && exponent < 10 &&
+            static_cast<double>(significand) * powers_of_ten[static_cast<std::size_t>(exponent)] < 1e10) {
+            significand *= static_cast<std::int64_t>(powers_of_ten[static_cast<std::size_t>(exponent)]);
+            exponent = 0;
+        }
+        if (f < 0.0f)
+            significand = -significand;
+        if (std::bit_cast<std::uint32_t>(decimal_value(significand, exponent)) == std::bit_cast<std::uint32_t>(f))
+            return {significand, exponent};
+    }
+}
+
+constexpr decimal decimal_of(float f) noexcept
+{
+    if (f != f)
+        return {0, nonfinite_exponent};
+    if (f == std::numeric_limits<float>::infinity() || f == -std::numeric_limits<float>::infinity())
+        return {f > 0.0f ? 1 : -1, nonfinite_exponent};
+    if (f == 0.0f)
+        return {0, std::bit_cast<std::uint32_t>(f) >> 31 != 0 ? 1 : 0};
+    return shortest_decimal(f);
+}
+} // namespace detail
+
 /// A float usable as a template argument. clang 14 does not accept float
-/// non-type template parameters, but it does accept a class holding the
-/// float's bit pattern, so `quantized<-100.f, 100.f, 0.01f>` works on both
-/// compilers (and `quantized<0, 360, 0.1>` too: any arithmetic literal).
+/// non-type template parameters, but it does accept a class of integers,
+/// so `quantized<-100.f, 100.f, 0.01f>` works on both compilers (and
+/// `quantized<0, 360, 0.1>` too: any arithmetic literal). It holds the
+/// float as a decimal with the fewest digits that give it back exactly, so
+/// that compilers print the numbers readably: quantized<-100.f, 100.f,
+/// 0.01f> is quantized<{-100, 0}, {100, 0}, {1, -2}>.
 struct float_constant {
-    std::uint32_t pattern;
+    std::int64_t significand;
+    std::int32_t exponent; // of ten; 99 for an infinity or NaN, 1 with significand 0 for -0
 
     template <class Number>
         requires std::is_arithmetic_v<Number>
-    constexpr float_constant(Number value) noexcept : pattern(std::bit_cast<std::uint32_t>(static_cast<float>(value)))
+    constexpr float_constant(Number value) noexcept : float_constant(of(static_cast<float>(value)))
     {
     }
-    constexpr float value() const noexcept { return std::bit_cast<float>(pattern); }
+    constexpr float value() const noexcept { return detail::decimal_value(significand, exponent); }
+
+private:
+    constexpr float_constant(std::int64_t s, std::int32_t e) noexcept : significand(s), exponent(e) {}
+    static constexpr float_constant of(float f) noexcept
+    {
+        const detail::decimal d = detail::decimal_of(f);
+        return float_constant(d.significand, d.exponent);
+    }
 };
 
 namespace detail {
