@@ -349,21 +349,56 @@ template <class T>
 concept annotated_outside = requires { typename annotate<T>::fields; };
 
 namespace detail {
+// Never true: the conditions of the refusals of an annotate<T>, which the
+// compiler prints with T and the counts, or the field and the annotation.
+template <class T, std::size_t Entries, std::size_t Fields>
+inline constexpr bool one_annotation_per_field = false;
+template <class Field, class Annotation>
+inline constexpr bool converts_to_and_from = false;
+
+/// Whether annotate<T>::fields has one entry per field of T; when it has
+/// not, its refusal (once per T), and every field is sent as it is.
+template <class T, std::size_t Entries = std::tuple_size_v<typename annotate<T>::fields>,
+          std::size_t Fields = field_count<T>>
+constexpr bool annotation_count_fits()
+{
+    if constexpr (Entries == Fields) {
+        return true;
+    } else {
+        static_assert(one_annotation_per_field<T, Entries, Fields>,
+                      "bitrep::annotate<T>::fields: one entry per field of T (bitrep::as_is for a field sent as it "
+                      "is); the condition gives T, the entries, and T's fields");
+        return false;
+    }
+}
+
+/// The annotation given to field I of T, once it is known to convert from
+/// the field's type and back; when it does not, its refusal, and the field
+/// is sent as it is.
+template <class T, std::size_t I, class Given>
+constexpr auto checked_annotation()
+{
+    using field = field_type_at<T, I>;
+    using given = std::conditional_t<std::is_same_v<Given, as_is>, field, Given>;
+    if constexpr (std::is_same_v<given, field> ||
+                  (std::is_constructible_v<given, const field&> && std::is_constructible_v<field, const given&>)) {
+        return std::type_identity<given>{};
+    } else {
+        static_assert(converts_to_and_from<field_label<T, I>, given>,
+                      "bitrep::annotate<T>::fields: an annotation must convert from the field's type and back (the "
+                      "condition names the field and the annotation)");
+        return std::type_identity<field>{};
+    }
+}
+
 template <class T, std::size_t I>
 struct wire_type {
     using type = field_type_at<T, I>;
 };
 template <annotated_outside T, std::size_t I>
+    requires(annotation_count_fits<T>())
 struct wire_type<T, I> {
-    using fields = typename annotate<T>::fields;
-    static_assert(std::tuple_size_v<fields> == field_count<T>,
-                  "bitrep::annotate<T>::fields: one entry per field of T (bitrep::as_is for a field sent as it is)");
-    using given = std::tuple_element_t<I, fields>;
-    using type = std::conditional_t<std::is_same_v<given, as_is>, field_type_at<T, I>, given>;
-    static_assert(std::is_same_v<type, field_type_at<T, I>> ||
-                      (std::is_constructible_v<type, const field_type_at<T, I>&> &&
-                       std::is_constructible_v<field_type_at<T, I>, const type&>),
-                  "bitrep::annotate<T>::fields: an annotation must convert from the field's type and back");
+    using type = typename decltype(checked_annotation<T, I, std::tuple_element_t<I, typename annotate<T>::fields>>())::type;
 };
 } // namespace detail
 
