@@ -459,6 +459,31 @@ constexpr Result fold_field_types(Result initial, Visit visit, Combine combine)
 template <class E>
 concept described_enum = std::is_enum_v<E> && boost::describe::has_describe_enumerators<E>::value;
 
+namespace detail {
+// Never true: the conditions of the refusals of an enum without
+// enumerators, or flags, with the enum in them.
+template <class E>
+inline constexpr bool has_enumerators = false;
+template <class E>
+inline constexpr bool has_flags = false;
+
+// Count, once it is known not to be 0: of an enum's enumerators, or
+// (Flags) of a flag enum's flags. (A function, not a static_assert in the
+// class, which clang would then refuse in every constant expression that
+// reads the class: one error instead of a dozen.)
+template <class E, std::size_t Count, bool Flags>
+constexpr std::size_t checked_count() noexcept
+{
+    if constexpr (Count == 0 && !Flags)
+        static_assert(has_enumerators<E>, "bitrep: an enum needs at least one described enumerator: list them in "
+                                          "BOOST_DESCRIBE_ENUM(YourEnum, enumerator1, ...)");
+    else if constexpr (Count == 0)
+        static_assert(has_flags<E>, "bitrep: a flag enum needs at least one enumerator of one bit (a flag), "
+                                    "described in its BOOST_DESCRIBE_ENUM");
+    return Count;
+}
+} // namespace detail
+
 /// An enum's enumerators in declaration order: the wire sends the index.
 template <described_enum E>
 struct enumerators {
@@ -468,8 +493,7 @@ struct enumerators {
     static constexpr auto names = []<class... D>(boost::mp11::mp_list<D...>) {
         return std::array<std::string_view, sizeof...(D)>{D::name...};
     }(boost::mp11::mp_rename<boost::describe::describe_enumerators<E>, boost::mp11::mp_list>{});
-    static constexpr std::size_t count = values.size();
-    static_assert(count > 0, "bitrep: an enum needs at least one described enumerator");
+    static constexpr std::size_t count = detail::checked_count<E, values.size(), false>();
 
     /// Whether enumerator i has the value i (the common `enum class { a, b, c }`),
     /// which makes the index the value itself.
@@ -525,8 +549,7 @@ struct flags {
         }
         return t;
     }();
-    static constexpr std::size_t count = table.count;
-    static_assert(count > 0, "bitrep: a flag enum needs at least one enumerator of one bit");
+    static constexpr std::size_t count = detail::checked_count<E, table.count, true>();
 };
 
 namespace detail {
