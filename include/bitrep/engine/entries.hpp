@@ -123,6 +123,7 @@ struct variant_table;
 template <class... Ts>
 struct variant_table<std::variant<Ts...>> {
     using type = std::variant<Ts...>;
+    static constexpr bool accepted = bitrep::detail::accept_alternatives<Ts...>();
     static constexpr std::array<field_entry, sizeof...(Ts)> alternatives{entry_v<Ts>...};
     static constexpr auto held = []<std::size_t... I>(std::index_sequence<I...>) {
         return std::array<void* (*)(void*) noexcept, sizeof...(Ts)>{&variant_held<type, I>...};
@@ -316,10 +317,11 @@ constexpr field_entry counted_entry(kind k, std::uint64_t max, const field_entry
     return e;
 }
 
-template <class T>
-constexpr field_entry variant_entry()
+/// A variant whose alternatives are accepted (variant_table<T>::accepted).
+template <class Table>
+constexpr field_entry accepted_variant_entry()
 {
-    using table = variant_table<T>;
+    using table = Table;
     field_entry e;
     e.kind = kind::variant;
     e.span = table::alternatives.size();
@@ -343,6 +345,16 @@ constexpr field_entry variant_entry()
     e.min_bits = bitrep::detail::add_bits(index_bits, least);
     e.max_bits = bitrep::detail::add_bits(index_bits, most);
     return e;
+}
+
+template <class T>
+constexpr field_entry variant_entry()
+{
+    using table = variant_table<T>;
+    if constexpr (!table::accepted)
+        return field_entry{}; // refused
+    else
+        return accepted_variant_entry<table>();
 }
 
 /// The value's entry, carried by the streams the flag names.
