@@ -61,12 +61,10 @@ public:
         : core_(replication::checked_layout_of<State>(), with_protocol(options), &find_unencodable)
     {
         if constexpr (reflected) {
-            static_assert(replication::conditions_only_on_entity_members<State>(),
-                          "bitrep: owner_only, skip_owner and initial_only apply to the members of the State's "
-                          "entities (entity_array elements) only; anywhere else every client would receive the "
-                          "field");
-            static_assert(replication::entity_slots_before<State> < (std::size_t{1} << 31),
-                          "bitrep: at most 2^31 - 1 entity slots");
+            // A condition outside the entities' members is refused naming its field.
+            if constexpr (replication::conditions_only_on_entity_members<State>())
+                static_assert(replication::entity_slots_before<State> < (std::size_t{1} << 31),
+                              "bitrep: at most 2^31 - 1 entity slots");
         }
     }
 
