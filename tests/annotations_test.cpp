@@ -280,6 +280,33 @@ TEST(Quantized, WidthFollowsTheNumberOfQuanta)
     EXPECT_EQ(bitrep::bit_size(angle_t{0.0f}), 12u);
 }
 
+// A float_constant holds the float as the shortest decimal that gives it
+// back (what compilers print in errors); every float comes back exactly.
+static_assert(bitrep::float_constant(-100.f).significand == -100 && bitrep::float_constant(-100.f).exponent == 0);
+static_assert(bitrep::float_constant(0.01f).significand == 1 && bitrep::float_constant(0.01f).exponent == -2);
+static_assert(bitrep::float_constant(1e30f).significand == 1 && bitrep::float_constant(1e30f).exponent == 30);
+static_assert(bitrep::float_constant(0.1).significand == 1 && bitrep::float_constant(0.1).exponent == -1);
+static_assert(std::is_same_v<bitrep::quantized<0, 360, 0.1>, bitrep::quantized<0.f, 360.f, 0.1f>>);
+static_assert(!std::is_same_v<bitrep::quantized<-0.f, 1.f, 0.1f>, bitrep::quantized<0.f, 1.f, 0.1f>>);
+
+TEST(Quantized, FloatConstantsGiveTheirFloatBackExactly)
+{
+    const float values[] = {0.f, -0.f, 1.f, -1.f, 0.1f, 0.01f, 1.f / 3.f, 512.f, 1e6f, 1.001e6f, 123456789.f,
+                            std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
+                            std::numeric_limits<float>::min(), std::numeric_limits<float>::denorm_min(),
+                            std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
+    for (float v : values)
+        EXPECT_EQ(bits_of(bitrep::float_constant(v).value()), bits_of(v)) << v;
+    EXPECT_TRUE(std::isnan(bitrep::float_constant(std::numeric_limits<float>::quiet_NaN()).value()));
+    // Every 9,973rd float, across all exponents and signs.
+    for (std::uint64_t pattern = 0; pattern <= 0xFFFF'FFFFu; pattern += 9973) {
+        const float v = std::bit_cast<float>(static_cast<std::uint32_t>(pattern));
+        if (v == v) {
+            ASSERT_EQ(bits_of(bitrep::float_constant(v).value()), bits_of(v)) << pattern;
+        }
+    }
+}
+
 TEST(Quantized, ResolutionCoarserThanTheRangeStillHasOneQuantum)
 {
     using coarse = bitrep::quantized<0.f, 1.f, 2.f>; // values 0.5 clamps to 1

@@ -157,13 +157,35 @@ BITREP_ALWAYS_INLINE constexpr auto& aggregate_get(T& object) noexcept
 }
 #endif
 
-/// How many fields an aggregate has, for the description's check.
+/// Never defined: the check of a description takes the addresses of its
+/// members and fields in constant expressions, to find one it leaves out.
 template <class T>
-struct aggregate_size_of : std::integral_constant<std::size_t, aggregate_size<T>> {};
+extern const T probe_object;
+
+/// What the check of a description needs of an aggregate: how many fields
+/// it has, and where its fields and members lie in probe_object.
+struct aggregate_fields {
+    template <class T>
+    static constexpr std::size_t count() noexcept
+    {
+        return aggregate_size<T>;
+    }
+    template <class T, std::size_t I>
+    static constexpr const void* address() noexcept
+    {
+        auto fields = aggregate_tie(probe_object<T>);
+        return &tied_get<I>(fields);
+    }
+    template <class T, auto Member>
+    static constexpr const void* member_address() noexcept
+    {
+        return &(probe_object<T>.*Member);
+    }
+};
 
 /// A described class's bases and members, checked to list every member.
 template <class T>
-using description = checked_description<T, aggregate_size_of>;
+using description = checked_description<T, aggregate_fields>;
 
 template <class T>
 using bases_of = typename description<T>::bases;
@@ -327,21 +349,56 @@ template <class T>
 concept annotated_outside = requires { typename annotate<T>::fields; };
 
 namespace detail {
+// Never true: the conditions of the refusals of an annotate<T>, which the
+// compiler prints with T and the counts, or the field and the annotation.
+template <class T, std::size_t Entries, std::size_t Fields>
+inline constexpr bool one_annotation_per_field = false;
+template <class Field, class Annotation>
+inline constexpr bool converts_to_and_from = false;
+
+/// Whether annotate<T>::fields has one entry per field of T; when it has
+/// not, its refusal (once per T), and every field is sent as it is.
+template <class T, std::size_t Entries = std::tuple_size_v<typename annotate<T>::fields>,
+          std::size_t Fields = field_count<T>>
+constexpr bool annotation_count_fits()
+{
+    if constexpr (Entries == Fields) {
+        return true;
+    } else {
+        static_assert(one_annotation_per_field<T, Entries, Fields>,
+                      "bitrep::annotate<T>::fields: one entry per field of T (bitrep::as_is for a field sent as it "
+                      "is); the condition gives T, the entries, and T's fields");
+        return false;
+    }
+}
+
+/// The annotation given to field I of T, once it is known to convert from
+/// the field's type and back; when it does not, its refusal, and the field
+/// is sent as it is.
+template <class T, std::size_t I, class Given>
+constexpr auto checked_annotation()
+{
+    using field = field_type_at<T, I>;
+    using given = std::conditional_t<std::is_same_v<Given, as_is>, field, Given>;
+    if constexpr (std::is_same_v<given, field> ||
+                  (std::is_constructible_v<given, const field&> && std::is_constructible_v<field, const given&>)) {
+        return std::type_identity<given>{};
+    } else {
+        static_assert(converts_to_and_from<field_label<T, I>, given>,
+                      "bitrep::annotate<T>::fields: an annotation must convert from the field's type and back (the "
+                      "condition names the field and the annotation)");
+        return std::type_identity<field>{};
+    }
+}
+
 template <class T, std::size_t I>
 struct wire_type {
     using type = field_type_at<T, I>;
 };
 template <annotated_outside T, std::size_t I>
+    requires(annotation_count_fits<T>())
 struct wire_type<T, I> {
-    using fields = typename annotate<T>::fields;
-    static_assert(std::tuple_size_v<fields> == field_count<T>,
-                  "bitrep::annotate<T>::fields: one entry per field of T (bitrep::as_is for a field sent as it is)");
-    using given = std::tuple_element_t<I, fields>;
-    using type = std::conditional_t<std::is_same_v<given, as_is>, field_type_at<T, I>, given>;
-    static_assert(std::is_same_v<type, field_type_at<T, I>> ||
-                      (std::is_constructible_v<type, const field_type_at<T, I>&> &&
-                       std::is_constructible_v<field_type_at<T, I>, const type&>),
-                  "bitrep::annotate<T>::fields: an annotation must convert from the field's type and back");
+    using type = typename decltype(checked_annotation<T, I, std::tuple_element_t<I, typename annotate<T>::fields>>())::type;
 };
 } // namespace detail
 
@@ -402,6 +459,31 @@ constexpr Result fold_field_types(Result initial, Visit visit, Combine combine)
 template <class E>
 concept described_enum = std::is_enum_v<E> && boost::describe::has_describe_enumerators<E>::value;
 
+namespace detail {
+// Never true: the conditions of the refusals of an enum without
+// enumerators, or flags, with the enum in them.
+template <class E>
+inline constexpr bool has_enumerators = false;
+template <class E>
+inline constexpr bool has_flags = false;
+
+// Count, once it is known not to be 0: of an enum's enumerators, or
+// (Flags) of a flag enum's flags. (A function, not a static_assert in the
+// class, which clang would then refuse in every constant expression that
+// reads the class: one error instead of a dozen.)
+template <class E, std::size_t Count, bool Flags>
+constexpr std::size_t checked_count() noexcept
+{
+    if constexpr (Count == 0 && !Flags)
+        static_assert(has_enumerators<E>, "bitrep: an enum needs at least one described enumerator: list them in "
+                                          "BOOST_DESCRIBE_ENUM(YourEnum, enumerator1, ...)");
+    else if constexpr (Count == 0)
+        static_assert(has_flags<E>, "bitrep: a flag enum needs at least one enumerator of one bit (a flag), "
+                                    "described in its BOOST_DESCRIBE_ENUM");
+    return Count;
+}
+} // namespace detail
+
 /// An enum's enumerators in declaration order: the wire sends the index.
 template <described_enum E>
 struct enumerators {
@@ -411,8 +493,7 @@ struct enumerators {
     static constexpr auto names = []<class... D>(boost::mp11::mp_list<D...>) {
         return std::array<std::string_view, sizeof...(D)>{D::name...};
     }(boost::mp11::mp_rename<boost::describe::describe_enumerators<E>, boost::mp11::mp_list>{});
-    static constexpr std::size_t count = values.size();
-    static_assert(count > 0, "bitrep: an enum needs at least one described enumerator");
+    static constexpr std::size_t count = detail::checked_count<E, values.size(), false>();
 
     /// Whether enumerator i has the value i (the common `enum class { a, b, c }`),
     /// which makes the index the value itself.
@@ -468,8 +549,7 @@ struct flags {
         }
         return t;
     }();
-    static constexpr std::size_t count = table.count;
-    static_assert(count > 0, "bitrep: a flag enum needs at least one enumerator of one bit");
+    static constexpr std::size_t count = detail::checked_count<E, table.count, true>();
 };
 
 namespace detail {

@@ -1,4 +1,5 @@
 // expect: apply to the members of the State's entities
+// expect: conditions_on_entity_members_only<bitrep::reflect::positional_field<World, 1> ?>
 // An owner_only field at the top of the State would go to every client:
 // replication_server refuses it.
 #include <bitrep/bitrep.hpp>

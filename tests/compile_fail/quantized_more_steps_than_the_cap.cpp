@@ -1,4 +1,5 @@
-// expect: (cap of 2\^32 - 256.*1\.99999999e\+33f <= 4\.29496704e\+9f|quantized_steps_within_cap\(2\.000000e\+33, 4\.294967e\+09\))
+// expect: quantized<Min, Max, Resolution>: \(Max - Min\) / Resolution is more steps than the 2\^32 - 256
+// expect: (1\.99999999e\+33f <= 4\.29496704e\+9f|steps_asked <= detail::max_quanta)
 #include <bitrep/bitrep.hpp>
 // 2e33 steps of a thousandth: the standard would send 2^32 - 256 steps of 4.7e20.
 struct Far { bitrep::quantized<-1e30f, 1e30f, 1e-3f> x; };

@@ -25,8 +25,10 @@ constexpr Int default_in_range(Int min, Int max) noexcept
 /// value outside the range fails with value_out_of_range rather than sending
 /// bytes that decode to another number.
 template <std::integral Int, Int Min, Int Max>
-    requires(!std::same_as<Int, bool> && Min <= Max)
+    requires(!std::same_as<Int, bool>)
 class ranged {
+    static_assert(Min <= Max, "bitrep::ranged<Int, Min, Max>: Min must not be above Max");
+
 public:
     using value_type = Int;
     static constexpr Int min = Min;

@@ -31,27 +31,29 @@ template <class K, class V, std::size_t N, class Map>
 struct keyed_traits<bounded_map<K, V, N, Map>> : std::true_type {
     using type = bounded_map<K, V, N, Map>;
     using container = Map;
-    using key_type = K;
-    using mapped_type = V;
+    // The map's own (K and V unless bounded_map refuses the Map: nothing
+    // else fails then).
+    using key_type = typename Map::key_type;
+    using mapped_type = typename Map::mapped_type;
     using entry = typename Map::value_type;
     static constexpr bool has_values = true;
     static constexpr std::size_t max_entries = N;
     static Map& entries(type& t) noexcept { return t.map(); }
     static const Map& entries(const type& t) noexcept { return t.map(); }
-    static const K& key_of(const entry& e) noexcept { return e.first; }
+    static const key_type& key_of(const entry& e) noexcept { return e.first; }
 };
 template <class K, std::size_t N, class Set>
 struct keyed_traits<bounded_set<K, N, Set>> : std::true_type {
     using type = bounded_set<K, N, Set>;
     using container = Set;
-    using key_type = K;
+    using key_type = typename Set::key_type; // K unless bounded_set refuses the Set
     using mapped_type = void;
-    using entry = K;
+    using entry = key_type;
     static constexpr bool has_values = false;
     static constexpr std::size_t max_entries = N;
     static Set& entries(type& t) noexcept { return t.set(); }
     static const Set& entries(const type& t) noexcept { return t.set(); }
-    static const K& key_of(const entry& e) noexcept { return e; }
+    static const key_type& key_of(const entry& e) noexcept { return e; }
 };
 
 template <class T>
@@ -68,6 +70,28 @@ constexpr bool iterates_in_key_order = [] {
         return false;
 }();
 
+// Never true: the refusal of a key type without operator<, with the type.
+template <class Key>
+inline constexpr bool ordered_key = false;
+
+/// Whether T's keys have operator<, which orders the entries on the wire;
+/// when they have not, the refusal (once per T), and false: nothing more is
+/// compiled that compares them.
+template <class T>
+constexpr bool keys_ordered()
+{
+    using key = typename keyed_traits<T>::key_type;
+    if constexpr (requires(const key& a, const key& b) {
+                      { a < b } -> std::convertible_to<bool>;
+                  }) {
+        return true;
+    } else {
+        static_assert(ordered_key<key>, "bounded_map / bounded_set: the key type needs operator<, which orders the "
+                                        "entries on the wire (whatever the container's own order)");
+        return false;
+    }
+}
+
 /// The canonical order: pointers to the entries by ascending key, in a
 /// per-thread buffer per type, Role (two at once for a delta) and Pointer
 /// (the engine's are untyped), which keeps its capacity, so that sorting
@@ -77,14 +101,13 @@ const std::vector<Pointer>& sorted_entries(const T& value)
 {
     using traits = keyed_traits<T>;
     using entry = typename traits::entry;
-    static_assert(requires(const typename traits::key_type& a, const typename traits::key_type& b) {
-        { a < b } -> std::convertible_to<bool>;
-    }, "bounded_map / bounded_set: the key type needs operator<, which orders the entries on the wire");
     thread_local std::vector<Pointer> sorted;
     sorted.clear();
     for (const auto& e : traits::entries(value))
         sorted.push_back(std::addressof(e));
-    if constexpr (!iterates_in_key_order<typename traits::container>)
+    if constexpr (!keys_ordered<T>())
+        return sorted; // refused: no order to sort by
+    else if constexpr (!iterates_in_key_order<typename traits::container>)
         std::sort(sorted.begin(), sorted.end(), [](Pointer a, Pointer b) {
             return traits::key_of(*static_cast<const entry*>(a)) < traits::key_of(*static_cast<const entry*>(b));
         });

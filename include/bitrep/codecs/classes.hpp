@@ -32,6 +32,19 @@ concept has_free_hook = requires(T& value, write_stream& w, read_stream& r, meas
     { bitrep_serialize(m, value) } -> std::convertible_to<bool>;
 };
 
+/// A serialize(Stream&) member or bitrep_serialize(Stream&, T&) function
+/// returning a bool for some of bitrep's streams but not all: a hook
+/// written for writing only, which would otherwise be passed over.
+template <class T>
+concept has_partial_hook =
+    !has_member_hook<T> && !has_free_hook<T> &&
+    (requires(T& value, write_stream& w) { { value.serialize(w) } -> std::convertible_to<bool>; } ||
+     requires(T& value, read_stream& r) { { value.serialize(r) } -> std::convertible_to<bool>; } ||
+     requires(T& value, measure_stream& m) { { value.serialize(m) } -> std::convertible_to<bool>; } ||
+     requires(T& value, write_stream& w) { { bitrep_serialize(w, value) } -> std::convertible_to<bool>; } ||
+     requires(T& value, read_stream& r) { { bitrep_serialize(r, value) } -> std::convertible_to<bool>; } ||
+     requires(T& value, measure_stream& m) { { bitrep_serialize(m, value) } -> std::convertible_to<bool>; });
+
 /// The class that declares a member function (for `&T::f` of a function T
 /// inherits, its base), or void when the pointer's type is not recognised.
 template <class MemberPointer>
@@ -62,7 +75,7 @@ struct inherited_hook_owner<T> {
 };
 
 /// How a class is serialized (docs/design/architecture.md, "How a type is recognised").
-enum class class_route { member_hook, free_hook, reflected, hidden_by_inherited_hook, unsupported };
+enum class class_route { member_hook, free_hook, reflected, hidden_by_inherited_hook, partial_hook, unsupported };
 
 template <class T>
 constexpr class_route route_for()
@@ -81,6 +94,8 @@ constexpr class_route route_for()
             return sizeof(T) == sizeof(base) ? class_route::member_hook : class_route::hidden_by_inherited_hook;
     } else if constexpr (has_free_hook<T>) {
         return class_route::free_hook;
+    } else if constexpr (has_partial_hook<T>) {
+        return class_route::partial_hook;
     } else if constexpr (reflect::described<T> || reflect::aggregate<T>) {
         return class_route::reflected;
     } else {
@@ -88,34 +103,57 @@ constexpr class_route route_for()
     }
 }
 
-/// The compile-time refusal of a class bitrep cannot walk, saying what to do.
-template <class T>
+// Never true: the conditions of the refusals of a class's hook, with the
+// field that holds it (as in supported<Where, T>) and the class in them.
+template <class Where, class T>
+inline constexpr bool hook_of_its_own = false;
+template <class Where, class T>
+inline constexpr bool hook_for_every_stream = false;
+
+/// The compile-time refusal of a class bitrep cannot walk, saying what to
+/// do; Where names the field that holds it (no_field: none).
+template <class Where, class T>
 constexpr void refuse_class()
 {
     constexpr class_route route = route_for<T>();
-    static_assert(route != class_route::hidden_by_inherited_hook,
-                  "bitrep: this class inherits a serialize(Stream&) hook from its base class, which would skip the "
-                  "members it adds. Give it its own hook, or describe it with "
-                  "BOOST_DESCRIBE_STRUCT(Derived, (Base), (members...)) so the base goes through its hook and the "
-                  "members after it.");
-    if constexpr (route == class_route::unsupported)
-        refuse_type<no_field, T>();
+    if constexpr (route == class_route::hidden_by_inherited_hook)
+        static_assert(hook_of_its_own<Where, T>,
+                      "bitrep: this class inherits a serialize(Stream&) hook from its base class, which would skip "
+                      "the members it adds. Give it its own hook, or describe it with "
+                      "BOOST_DESCRIBE_STRUCT(Derived, (Base), (members...)) so the base goes through its hook and "
+                      "the members after it.");
+    else if constexpr (route == class_route::partial_hook)
+        static_assert(hook_for_every_stream<Where, T>,
+                      "bitrep: this class's serialize (or bitrep_serialize) takes only some of bitrep's streams, and "
+                      "a hook serves reading, writing and measuring alike: make it a template, "
+                      "`template <class Stream> bool serialize(Stream& stream)`, calling the stream's serialize_* "
+                      "functions and bitrep::serialize(stream, member).");
+    else if constexpr (route == class_route::unsupported)
+        refuse_type<Where, T>();
 }
 
-/// Refuses field I of T, naming T and the field, when its type's codec
-/// refuses that type (declares `refused`).
+/// Whether field I of T is of a type bitrep serializes. When its type's
+/// codec refuses it (declares `refused`), the refusal names T and the field,
+/// and false tells the caller to go no further with the field: the type's
+/// own refusal would say the same again without the field.
 template <class T, std::size_t I>
 constexpr bool accept_field()
 {
     using field = reflect::wire_type_at<T, I>;
-    if constexpr (requires { requires codec<field>::refused; })
-        refuse_type<reflect::field_label<T, I>, field>();
-    return true;
+    if constexpr (requires { requires codec<field>::refused; }) {
+        if constexpr (std::is_class_v<field>)
+            refuse_class<reflect::field_label<T, I>, field>();
+        else
+            refuse_type<reflect::field_label<T, I>, field>();
+        return false;
+    } else {
+        return true;
+    }
 }
 
 /// Checks every field of a reflected T once, when its codec is instantiated,
 /// so that the message that names the field comes before the field type's
-/// own. Always true: a refusal is its own static_assert.
+/// own; false when one is refused.
 template <class T, std::size_t... I>
 constexpr bool accept_fields(std::index_sequence<I...>)
 {
@@ -152,14 +190,20 @@ struct codec {
     /// sends them per field); a hook's encoding is one opaque value.
     static constexpr bool walks_fields = detail::route_for<T>() == detail::class_route::reflected;
     /// True when T is refused: a field of type T names itself in the refusal.
-    static constexpr bool refused = detail::route_for<T>() == detail::class_route::unsupported;
-    static_assert(detail::accept_fields<T>());
+    static constexpr bool refused = detail::route_for<T>() == detail::class_route::unsupported ||
+                                    detail::route_for<T>() == detail::class_route::hidden_by_inherited_hook ||
+                                    detail::route_for<T>() == detail::class_route::partial_hook;
+    /// False when a field is refused (its refusal is the one error): the
+    /// fields are then not walked at all.
+    static constexpr bool fields_accepted = detail::accept_fields<T>();
 
     template <class Stream>
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, T& value)
     {
         constexpr detail::class_route route = detail::route_for<T>();
-        if constexpr (route == detail::class_route::member_hook) {
+        if constexpr (!fields_accepted) {
+            return false;
+        } else if constexpr (route == detail::class_route::member_hook) {
             return value.serialize(stream);
         } else if constexpr (route == detail::class_route::free_hook) {
             return bitrep_serialize(stream, value);
@@ -176,7 +220,7 @@ struct codec {
                 return false;
             });
         } else {
-            detail::refuse_class<T>();
+            detail::refuse_class<detail::no_field, T>();
             return false;
         }
     }
@@ -184,7 +228,9 @@ struct codec {
     static constexpr std::size_t max_bits()
     {
         constexpr detail::class_route route = detail::route_for<T>();
-        if constexpr (route == detail::class_route::member_hook || route == detail::class_route::free_hook) {
+        if constexpr (!fields_accepted) {
+            return 0;
+        } else if constexpr (route == detail::class_route::member_hook || route == detail::class_route::free_hook) {
             if constexpr (requires { T::bitrep_max_bits; })
                 return T::bitrep_max_bits;
             else
@@ -193,7 +239,7 @@ struct codec {
             return reflect::fold_field_types<T>(std::size_t{0}, []<class Field>() { return codec<Field>::max_bits(); },
                                                 detail::add_bits);
         } else {
-            detail::refuse_class<T>();
+            detail::refuse_class<detail::no_field, T>();
             return 0;
         }
     }
@@ -202,7 +248,7 @@ struct codec {
     static constexpr std::size_t min_bits()
     {
         constexpr detail::class_route route = detail::route_for<T>();
-        if constexpr (route == detail::class_route::reflected)
+        if constexpr (route == detail::class_route::reflected && fields_accepted)
             return reflect::fold_field_types<T>(std::size_t{0}, []<class Field>() { return codec<Field>::min_bits(); },
                                                 detail::add_bits);
         else

@@ -15,9 +15,9 @@
     "delta_small, bounded_string, bounded_vector, bounded_map, bounded_set; std::array, std::optional, std::pair, "  \
     "std::tuple, std::variant, std::bitset; std::chrono durations (ranged_duration, quantized_duration); "           \
     "entity_array; field flags (save_only, net_only, transient, owner_only, skip_owner, initial_only); "             \
-    "each_component and smallest_three over a math library's types; types sent as another through "                \
-    "bitrep::proxy_traits<T>; aggregates; BOOST_DESCRIBE_STRUCT / BOOST_DESCRIBE_CLASS classes; classes with a "    \
-    "serialize(Stream&) member or a bitrep_serialize(Stream&, T&) function."
+    "each_component and smallest_three over a math library's types; aggregates; BOOST_DESCRIBE_STRUCT / "            \
+    "BOOST_DESCRIBE_CLASS classes; classes with a serialize(Stream&) member or a bitrep_serialize(Stream&, T&) "     \
+    "function."
 
 namespace bitrep::detail {
 
@@ -80,9 +80,9 @@ constexpr void refuse_type()
                       "constructors or virtual functions) and has no description. If it has private members, put "
                       "BOOST_DESCRIBE_CLASS(Type, (bases), (public members), (protected members), (private "
                       "members)) inside the class (a member it does not list is left out of every save and packet: "
-                      "that is how one is left out on purpose); or give it a serialize(Stream&) member or a "
-                      "bitrep_serialize(Stream&, T&) function; or send it as another type with "
-                      "bitrep::proxy_traits<T>." BITREP_SUPPORTED_KINDS);
+                      "that is how one is left out on purpose); or give it a serialize(Stream&) member, or a "
+                      "bitrep_serialize(Stream&, T&) function beside it (one that goes through its public "
+                      "functions serves a class you cannot edit)." BITREP_SUPPORTED_KINDS);
     } else {
         static_assert(supported<Where, T>,
                       "bitrep cannot serialize this type (a union, a C array, a function...)." BITREP_SUPPORTED_KINDS);

@@ -62,13 +62,53 @@ constexpr std::string_view alternative_name() noexcept
         return {};
 }
 
+// Never true: the refusals of a std::variant's alternative, which the
+// compiler prints with the variant and the alternative.
+template <class Variant, class Alternative>
+inline constexpr bool distinct_alternative = false;
+template <class Variant, class Alternative>
+inline constexpr bool default_constructible_alternative = false;
+
+/// Refuses Alternative of Variant, when it is there twice or cannot be
+/// default-constructed (a function per alternative: a repeated one is
+/// refused once).
+template <class Variant, class Alternative, std::size_t Occurrences>
+constexpr bool accept_alternative()
+{
+    if constexpr (Occurrences != 1) {
+        static_assert(distinct_alternative<Variant, Alternative>,
+                      "bitrep: a std::variant's alternatives must be distinct types (the schema and the error paths "
+                      "name them by type)");
+        return false;
+    } else if constexpr (!std::is_default_constructible_v<Alternative>) {
+        static_assert(default_constructible_alternative<Variant, Alternative>,
+                      "bitrep: a std::variant's alternatives must be default-constructible (a read makes the "
+                      "alternative it finds, then fills it)");
+        return false;
+    } else {
+        return true;
+    }
+}
+
+/// Whether std::variant<Ts...>'s alternatives are ones bitrep serializes:
+/// the codec and the engine's entry check it, and go no further when not.
+template <class... Ts>
+constexpr bool accept_alternatives()
+{
+    return (accept_alternative<std::variant<Ts...>, Ts, occurrences<Ts, Ts...>>() && ...);
+}
+
 /// Makes `value` hold alternative I, default-constructed unless it already
-/// holds it (a read then assigns every carried part of it).
+/// holds it (a read then assigns every carried part of it). An alternative
+/// that cannot be default-constructed is refused (accept_alternatives) and
+/// never made here.
 template <std::size_t I, class Variant>
 BITREP_ALWAYS_INLINE auto& hold_alternative(Variant& value)
 {
-    if (value.index() != I)
-        value.template emplace<I>();
+    if constexpr (std::is_default_constructible_v<std::variant_alternative_t<I, Variant>>) {
+        if (value.index() != I)
+            value.template emplace<I>();
+    }
     return *std::get_if<I>(&value);
 }
 
@@ -84,17 +124,14 @@ template <class... Ts>
 struct codec<std::variant<Ts...>> {
     using type = std::variant<Ts...>;
     static constexpr std::size_t count = sizeof...(Ts);
-    static_assert(((detail::occurrences<Ts, Ts...> == 1) && ...),
-                  "bitrep: a std::variant's alternatives must be distinct types (the schema and the error paths "
-                  "name them by type)");
-    static_assert((std::is_default_constructible_v<Ts> && ...),
-                  "bitrep: a std::variant's alternatives must be default-constructible (a read makes the "
-                  "alternative it finds, then fills it)");
+    static constexpr bool accepted = detail::accept_alternatives<Ts...>();
     static constexpr int index_bits = detail::enum_index_bits(count);
 
     template <class Stream>
     BITREP_ALWAYS_INLINE static bool serialize(Stream& stream, type& value)
     {
+        if constexpr (!accepted)
+            return false; // refused
         std::uint64_t index = 0; // a reader's target may hold anything
         if constexpr (!Stream::is_reading)
             index = value.index();

@@ -158,7 +158,10 @@ const auto& key_of_stored(const void* entry) noexcept
 template <class T>
 bool keyed_key_below(const void* a, const void* b)
 {
-    return key_of_stored<T>(a) < key_of_stored<T>(b);
+    if constexpr (bitrep::detail::keys_ordered<T>())
+        return key_of_stored<T>(a) < key_of_stored<T>(b);
+    else
+        return false; // refused
 }
 template <class T>
 const void* keyed_find(const void* m, const void* entry)

@@ -123,6 +123,7 @@ struct variant_table;
 template <class... Ts>
 struct variant_table<std::variant<Ts...>> {
     using type = std::variant<Ts...>;
+    static constexpr bool accepted = bitrep::detail::accept_alternatives<Ts...>();
     static constexpr std::array<field_entry, sizeof...(Ts)> alternatives{entry_v<Ts>...};
     static constexpr auto held = []<std::size_t... I>(std::index_sequence<I...>) {
         return std::array<void* (*)(void*) noexcept, sizeof...(Ts)>{&variant_held<type, I>...};
@@ -189,6 +190,19 @@ inline constexpr field_entry annotation_entry_v = [] {
     return e;
 }();
 
+/// Whether field I (of type F) of T is one bitrep serializes. When it is
+/// not, the refusal names the struct and the field, and the table takes
+/// refused_entry for it: F's own entry would refuse F again, without them.
+template <class T, std::size_t I, class F>
+constexpr bool accepts_field()
+{
+    if constexpr (by_codec<F>())
+        return bitrep::detail::accept_field<T, I>();
+    else
+        return true;
+}
+inline constexpr field_entry refused_entry{};
+
 /// How a table reaches the members of a class it walks: reflection's
 /// fields, or a std::pair's or std::tuple's members, which are fields named
 /// by position (`#0`, `#1`, as the codec names them).
@@ -201,11 +215,9 @@ struct members {
     template <std::size_t I>
     static constexpr const field_entry& entry() noexcept
     {
-        // A field whose type bitrep refuses names the struct and the field
-        // in the refusal, before the type's own message.
-        if constexpr (by_codec<reflect::wire_type_at<T, I>>())
-            static_assert(bitrep::detail::accept_field<T, I>());
-        if constexpr (reflect::sent_as_other<T, I>)
+        if constexpr (!accepts_field<T, I, reflect::wire_type_at<T, I>>())
+            return refused_entry;
+        else if constexpr (reflect::sent_as_other<T, I>)
             return annotation_entry_v<reflect::field_type_at<T, I>, reflect::wire_type_at<T, I>>;
         else
             return entry_v<reflect::wire_type_at<T, I>>;
@@ -237,9 +249,10 @@ using aggregate_field_types = typename tied_types<decltype(reflect::detail::aggr
 template <class T, std::size_t I, class F>
 constexpr const field_entry& checked_field_entry() noexcept
 {
-    if constexpr (by_codec<F>())
-        static_assert(bitrep::detail::accept_field<T, I>());
-    return entry_v<F>;
+    if constexpr (accepts_field<T, I, F>())
+        return entry_v<F>;
+    else
+        return refused_entry;
 }
 
 /// A plain aggregate (no description, no annotation from outside): every
@@ -304,10 +317,11 @@ constexpr field_entry counted_entry(kind k, std::uint64_t max, const field_entry
     return e;
 }
 
-template <class T>
-constexpr field_entry variant_entry()
+/// A variant whose alternatives are accepted (variant_table<T>::accepted).
+template <class Table>
+constexpr field_entry accepted_variant_entry()
 {
-    using table = variant_table<T>;
+    using table = Table;
     field_entry e;
     e.kind = kind::variant;
     e.span = table::alternatives.size();
@@ -331,6 +345,16 @@ constexpr field_entry variant_entry()
     e.min_bits = bitrep::detail::add_bits(index_bits, least);
     e.max_bits = bitrep::detail::add_bits(index_bits, most);
     return e;
+}
+
+template <class T>
+constexpr field_entry variant_entry()
+{
+    using table = variant_table<T>;
+    if constexpr (!table::accepted)
+        return field_entry{}; // refused
+    else
+        return accepted_variant_entry<table>();
 }
 
 /// The value's entry, carried by the streams the flag names.

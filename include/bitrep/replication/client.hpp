@@ -62,11 +62,10 @@ public:
     /// under its original's nonces.
     explicit replication_client(replication_options options = {}, const packet_key& key = {},
                                 std::uint64_t connection_id = 0)
-        : core_(replication::layout_of<State>(), with_protocol(options), key, connection_id),
+        : core_(replication::checked_layout_of<State>(), with_protocol(options), key, connection_id),
           inputs_(replication::make_part<inputs_type>(options)),
           messages_(replication::make_part<port_holder>(options, message_other_bits(options)))
     {
-        replication::require_reflected_state<State>();
     }
 
     /// Applies a packet from the server. All or nothing: on any error

@@ -96,10 +96,25 @@ constexpr bool field_conditions_honoured()
     }
 }
 
-template <class State, std::size_t... I>
-constexpr bool state_conditions_honoured(std::index_sequence<I...>)
+/// Never true: the refusal of a condition outside the members of the
+/// State's entities, with the top-level field that holds it.
+template <class Field>
+inline constexpr bool conditions_on_entity_members_only = false;
+
+/// Whether top-level field I of State holds replication conditions only on
+/// members of its entities; when not, the refusal, naming the field.
+template <class State, std::size_t I>
+constexpr bool accept_field_conditions()
 {
-    return (field_conditions_honoured<reflect::field_type_at<State, I>>() && ...);
+    if constexpr (field_conditions_honoured<reflect::field_type_at<State, I>>()) {
+        return true;
+    } else {
+        static_assert(conditions_on_entity_members_only<reflect::field_label<State, I>>,
+                      "bitrep: owner_only, skip_owner and initial_only apply to the members of the State's entities "
+                      "(entity_array elements) only; anywhere else every client would receive the field (the "
+                      "condition names the State's field that holds one elsewhere)");
+        return false;
+    }
 }
 
 /// A replication condition is honoured on the members of the State's
@@ -108,7 +123,9 @@ constexpr bool state_conditions_honoured(std::index_sequence<I...>)
 template <class State>
 constexpr bool conditions_only_on_entity_members()
 {
-    return state_conditions_honoured<State>(std::make_index_sequence<reflect::field_count<State>>{});
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+        return (accept_field_conditions<State, I>() && ...);
+    }(std::make_index_sequence<reflect::field_count<State>>{});
 }
 
 /// Whether some member of Entity (its own, not nested ones) carries a

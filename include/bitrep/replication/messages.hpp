@@ -29,10 +29,36 @@ namespace bitrep {
 /// The message types a game sends, declared once for both directions; a
 /// message travels as its index here and its encoding.
 template <class... M>
+struct message_set;
+
+namespace replication {
+// Never true: the refusal of a message type, with the type in it.
+template <class M>
+inline constexpr bool default_constructible_message = false;
+
+/// How many types a message_set has, once they are known to be a set's;
+/// 0 after a refusal, so that no endpoint is compiled for the types. (A
+/// function, not static_asserts in the class, which clang would then refuse
+/// in every constant expression that reads the class.)
+template <class... M>
+constexpr std::size_t checked_message_count() noexcept
+{
+    static_assert(sizeof...(M) <= 65536, "bitrep: a message_set holds at most 65536 types");
+    (
+        [] {
+            if constexpr (!std::is_default_constructible_v<M>)
+                static_assert(default_constructible_message<M>,
+                              "bitrep: message types must be default constructible (a receiver makes one, then "
+                              "reads into it)");
+        }(),
+        ...);
+    return (std::is_default_constructible_v<M> && ...) && sizeof...(M) <= 65536 ? sizeof...(M) : 0;
+}
+} // namespace replication
+
+template <class... M>
 struct message_set {
-    static constexpr std::size_t count = sizeof...(M);
-    static_assert(count <= 65536, "bitrep: a message_set holds at most 65536 types");
-    static_assert((std::is_default_constructible_v<M> && ...), "bitrep: message types must be default constructible");
+    static constexpr std::size_t count = replication::checked_message_count<M...>();
 };
 
 namespace replication {

@@ -37,6 +37,8 @@ namespace bitrep {
 /// clients' inputs (docs/guide/two-way.md).
 template <class State, class Input = no_input, class Messages = message_set<>>
 class replication_server {
+    /// False when the State is refused (checked_layout_of reports it).
+    static constexpr bool reflected = replication::walked_state<State>;
     static constexpr bool has_inputs = replication::has_inputs<Input>;
     static constexpr bool has_messages = Messages::count != 0;
     using port_type = replication::message_port<Messages, client_id>;
@@ -56,14 +58,14 @@ public:
     using invalid_value_function = std::function<void(entity_key, const status&)>;
 
     explicit replication_server(replication_options options = {})
-        : core_(replication::layout_of<State>(), with_protocol(options), &find_unencodable)
+        : core_(replication::checked_layout_of<State>(), with_protocol(options), &find_unencodable)
     {
-        replication::require_reflected_state<State>();
-        static_assert(replication::conditions_only_on_entity_members<State>(),
-                      "bitrep: owner_only, skip_owner and initial_only apply to the members of the State's entities "
-                      "(entity_array elements) only; anywhere else every client would receive the field");
-        static_assert(replication::entity_slots_before<State> < (std::size_t{1} << 31),
-                      "bitrep: at most 2^31 - 1 entity slots");
+        if constexpr (reflected) {
+            // A condition outside the entities' members is refused naming its field.
+            if constexpr (replication::conditions_only_on_entity_members<State>())
+                static_assert(replication::entity_slots_before<State> < (std::size_t{1} << 31),
+                              "bitrep: at most 2^31 - 1 entity slots");
+        }
     }
 
     const replication_options& options() const noexcept { return core_.options(); }
@@ -105,12 +107,10 @@ public:
     void set_priority(F f)
     {
         using entity = member_entity<Member>;
-        static_assert(std::is_invocable_r_v<float, F&, client_id, std::uint32_t, const entity&>,
-                      "bitrep: set_priority<&State::field>(f) needs f(client_id, std::uint32_t id, const Entity&) "
-                      "returning a float");
-        core_.set_priority(member_field<Member>(), [f = std::move(f)](client_id c, std::uint32_t id, const void* e) {
-            return static_cast<float>(f(c, id, *static_cast<const entity*>(e)));
-        });
+        if constexpr (entity_callback<Member, F, float(client_id, std::uint32_t, const entity&)>())
+            core_.set_priority(member_field<Member>(), [f = std::move(f)](client_id c, std::uint32_t id, const void* e) {
+                return static_cast<float>(f(c, id, *static_cast<const entity*>(e)));
+            });
     }
     /// Whether a client gets an entity of one entity array, e.g.
     /// `server.set_relevancy<&World::cubes>([&](client_id c, std::uint32_t,
@@ -120,12 +120,10 @@ public:
     void set_relevancy(F f)
     {
         using entity = member_entity<Member>;
-        static_assert(std::is_invocable_r_v<bool, F&, client_id, std::uint32_t, const entity&>,
-                      "bitrep: set_relevancy<&State::field>(f) needs f(client_id, std::uint32_t id, const Entity&) "
-                      "returning a bool");
-        core_.set_relevancy(member_field<Member>(), [f = std::move(f)](client_id c, std::uint32_t id, const void* e) {
-            return static_cast<bool>(f(c, id, *static_cast<const entity*>(e)));
-        });
+        if constexpr (entity_callback<Member, F, bool(client_id, std::uint32_t, const entity&)>())
+            core_.set_relevancy(member_field<Member>(), [f = std::move(f)](client_id c, std::uint32_t id, const void* e) {
+                return static_cast<bool>(f(c, id, *static_cast<const entity*>(e)));
+            });
     }
     /// The client that owns each entity of one entity array, for its
     /// owner_only and skip_owner members (docs/design/replication-server.md,
@@ -137,12 +135,10 @@ public:
     void set_owner(F f)
     {
         using entity = member_entity<Member>;
-        static_assert(std::is_invocable_r_v<std::optional<client_id>, F&, std::uint32_t, const entity&>,
-                      "bitrep: set_owner<&State::field>(f) needs f(std::uint32_t id, const Entity&) returning a "
-                      "std::optional<client_id>");
-        core_.set_owner(member_field<Member>(), [f = std::move(f)](std::uint32_t id, const void* e) {
-            return static_cast<std::optional<client_id>>(f(id, *static_cast<const entity*>(e)));
-        });
+        if constexpr (entity_callback<Member, F, std::optional<client_id>(std::uint32_t, const entity&)>())
+            core_.set_owner(member_field<Member>(), [f = std::move(f)](std::uint32_t id, const void* e) {
+                return static_cast<std::optional<client_id>>(f(id, *static_cast<const entity*>(e)));
+            });
     }
 
     /// Called when a value of the State cannot be encoded (outside its
@@ -373,19 +369,45 @@ private:
     };
     parts* parts_of(client_id id) const noexcept { return static_cast<parts*>(core_.parts(id)); }
 
-    /// The entity type of `Member`, a pointer to an entity array of State.
+    /// The entity type of `Member`, a pointer to an entity array of State
+    /// (not_an_entity for anything else, which entity_callback refuses).
     template <auto Member>
     using member_entity = typename replication::entity_array_traits<
         typename replication::member_pointer_traits<decltype(Member)>::member_type>::entity;
 
+    /// Whether f of type F is a callback for the entities of the entity
+    /// array Member names, called as Signature. When Member is not an entity
+    /// array of the State, or F cannot be called so, the refusal (naming it)
+    /// and false, so that nothing more is compiled for it.
+    template <auto Member, class F, class Signature>
+    static constexpr bool entity_callback()
+    {
+        using traits = replication::member_pointer_traits<decltype(Member)>;
+        if constexpr (!std::is_same_v<typename traits::class_type, State>) {
+            static_assert(replication::state_field<Member>,
+                          "bitrep: a per-entity callback takes a field of the State, e.g. "
+                          "set_priority<&World::cubes>(f)");
+            return false;
+        } else if constexpr (!replication::entity_array_traits<typename traits::member_type>::value) {
+            static_assert(replication::entity_array_field<Member>,
+                          "bitrep: a per-entity callback (set_priority, set_relevancy, set_owner<&State::field>) "
+                          "takes an entity_array field of the State; set_priority(f) and set_relevancy(f) without a "
+                          "field take every entity");
+            return false;
+        } else {
+            static_assert(replication::callable_as<F, Signature>,
+                          "bitrep: this per-entity callback cannot be called as the condition's function type: "
+                          "set_priority<&State::field>(f) needs f(client_id, std::uint32_t id, const Entity&) "
+                          "returning a float, set_relevancy<&State::field>(f) the same returning a bool, "
+                          "set_owner<&State::field>(f) needs f(std::uint32_t id, const Entity&) returning a "
+                          "std::optional<client_id>");
+            return replication::callable_as<F, Signature>;
+        }
+    }
+
     template <auto Member>
     static std::size_t member_field() noexcept
     {
-        using traits = replication::member_pointer_traits<decltype(Member)>;
-        static_assert(traits::value && std::is_same_v<typename traits::class_type, State>,
-                      "bitrep: name a field of the State, e.g. set_priority<&World::cubes>(f)");
-        static_assert(replication::entity_array_traits<typename traits::member_type>::value,
-                      "bitrep: per-entity callbacks take an entity_array field of the State");
         return replication::field_index_of(*static_cast<const State*>(replication::layout_of<State>().state_defaults),
                                            Member);
     }
@@ -394,7 +416,11 @@ private:
     /// cannot be encoded (server_core's find_unencodable).
     static void find_unencodable(const void* state, void* context, replication::unencodable_report report)
     {
-        const State& world = *static_cast<const State*>(state);
+        if constexpr (reflected)
+            find_unencodable_fields(*static_cast<const State*>(state), context, report);
+    }
+    static void find_unencodable_fields(const State& world, void* context, replication::unencodable_report report)
+    {
         std::vector<std::uint8_t> scratch;
         replication::for_each_field_index<State>([&](auto index) {
             constexpr std::size_t I = decltype(index)::value;

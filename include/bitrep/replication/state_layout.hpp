@@ -474,4 +474,17 @@ const state_layout& layout_of()
     return storage.layout;
 }
 
+/// layout_of<State>(), after the check that replication can walk State:
+/// when it cannot, its refusal and an empty layout, nothing more compiled.
+template <class State>
+const state_layout& checked_layout_of()
+{
+    if constexpr (require_reflected_state<State>()) {
+        return layout_of<State>();
+    } else {
+        static const state_layout refused{};
+        return refused;
+    }
+}
+
 } // namespace bitrep::replication
