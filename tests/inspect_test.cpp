@@ -589,7 +589,7 @@ TEST_F(Inspect, AFlippedPayloadBitIsCorrupt)
 TEST_F(Inspect, ANewerFileFormatIsRefused)
 {
     bytes content = read_all(saved("hero.sav", sample_hero()));
-    content[4] = 4;
+    content[4] = 5;
     reseal(content);
     expect_refused(written("newer.sav", content), "newer_version");
 }

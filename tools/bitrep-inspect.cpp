@@ -568,7 +568,7 @@ int main(int argc, char** argv)
                  "(\"stopped\", \"damage\"), and exit with 3");
     app.add_flag("--compact", compact, "Print the JSON on one line");
     app.set_version_flag("--version", std::string("bitrep-inspect " BITREP_VERSION " (save file format ") +
-                                          std::to_string(bitrep::save_header::current_format) + ")");
+                                          std::to_string(bitrep::save_header::versioned_format) + ")");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
