@@ -183,8 +183,10 @@ bool write_subtree(Stream& stream, Code& code, const schema& tree, const copy_ta
 
 /// What makes two subtrees alike, given the shapes of the node's children
 /// (their names and positions are part of their parent's shape; the node's
-/// own are not, since a copy takes them from where it is used).
-std::string shape_key(const schema& tree, std::uint32_t index, const std::vector<std::uint32_t>& shapes)
+/// own are not, since a copy takes them from where it is used), and, where
+/// the encoding records them, versions.
+std::string shape_key(const schema& tree, std::uint32_t index, const std::vector<std::uint32_t>& shapes,
+                      bool versions)
 {
     const schema_node& node = tree.nodes[index];
     std::string key;
@@ -197,7 +199,7 @@ std::string shape_key(const schema& tree, std::uint32_t index, const std::vector
     number(node.min);
     number(node.max);
     number(std::bit_cast<std::uint32_t>(node.real_min) | std::uint64_t{std::bit_cast<std::uint32_t>(node.real_max)} << 32);
-    number(std::bit_cast<std::uint32_t>(node.resolution));
+    number(std::bit_cast<std::uint32_t>(node.resolution) | (versions ? std::uint64_t{node.version} << 32 : 0));
     text(node.type_name);
     for (std::uint32_t child = index + 1; child < node.end; child = tree.nodes[child].end) {
         text(tree.nodes[child].name);
@@ -216,7 +218,9 @@ copy_table find_copies(const schema& tree, compact_schema_code& code)
     std::vector<std::uint32_t> shapes(nodes.size());
     std::unordered_map<std::string, std::uint32_t> known;
     for (std::size_t i = nodes.size(); i-- > 0;)
-        shapes[i] = known.emplace(shape_key(tree, static_cast<std::uint32_t>(i), shapes), known.size()).first->second;
+        shapes[i] = known.emplace(shape_key(tree, static_cast<std::uint32_t>(i), shapes, code.records_versions()),
+                                  known.size())
+                        .first->second;
     copy_table copies(nodes.size());
     std::unordered_map<std::uint32_t, std::uint32_t> first_of_shape;
     std::unordered_map<std::uint32_t, std::size_t> bits_of_shape;
@@ -246,8 +250,10 @@ status encode_schema(const schema& tree, std::vector<std::uint8_t>& out, schema_
     if (tree.nodes.empty())
         return {};
     detail::inline_schema_code names_inline;
-    const bool compact = encoding == schema_encoding::compact;
-    detail::compact_schema_code code = compact ? detail::compact_schema_code(tree) : detail::compact_schema_code();
+    const bool compact = encoding != schema_encoding::names_inline;
+    const bool versions = encoding == schema_encoding::compact_versioned;
+    detail::compact_schema_code code =
+        compact ? detail::compact_schema_code(tree, versions) : detail::compact_schema_code(versions);
     const detail::copy_table copies = compact ? detail::find_copies(tree, code) : detail::copy_table();
     auto encode = [&](auto& stream) {
         if (!compact)
@@ -266,6 +272,14 @@ status encode_schema(const schema& tree, std::vector<std::uint8_t>& out, schema_
     out.resize(stream.flush());
     return {};
 }
+
+namespace detail {
+bool has_nested_versions(const schema& tree) noexcept
+{
+    return std::any_of(tree.nodes.begin() + (tree.nodes.empty() ? 0 : 1), tree.nodes.end(),
+                       [](const schema_node& node) { return node.version != 1; });
+}
+} // namespace detail
 
 std::uint64_t max_payload_bits(const schema& tree) noexcept
 {
@@ -313,10 +327,10 @@ status parse_schema(std::span<const std::uint8_t> encoded, schema& out, schema_e
         return detail::serialize_subtree(stream, code, out, detail::copy_table(), 0, schema_node::none,
                                          detail::node_role::value, 0, 0);
     };
-    detail::compact_schema_code compact;
+    detail::compact_schema_code compact(encoding == schema_encoding::compact_versioned);
     detail::inline_schema_code names_inline;
-    const bool parsed = encoding == schema_encoding::compact ? compact.serialize_table(stream) && parse(compact)
-                                                             : parse(names_inline);
+    const bool parsed = encoding != schema_encoding::names_inline ? compact.serialize_table(stream) && parse(compact)
+                                                                  : parse(names_inline);
     if (!parsed) {
         out.nodes.clear();
         // Whatever primitive refused (a length, padding, a name's UTF-8), a

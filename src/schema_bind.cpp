@@ -120,6 +120,25 @@ bool same_subtree(const schema& file, std::uint32_t f, const schema& program, st
     return true;
 }
 
+/// A struct's or hook type's version in the file against the program's:
+/// a newer one is refused, since the program cannot know what it means; an
+/// older one is noted (its values' migrate runs as they are read). The
+/// root's is the section's, which the load checks.
+bool bind_version(load_plan& plan, std::uint32_t f, const schema_node& program_node, failure_record& failure)
+{
+    const schema_node& file_node = plan.file.nodes[f];
+    if (f == 0 || file_node.version == program_node.version)
+        return true;
+    if (file_node.version > program_node.version) {
+        const std::string detail = "written by save_version " + std::to_string(file_node.version) +
+                                   " of this type; the program's is " + std::to_string(program_node.version);
+        failure.record(error::newer_version, status::no_bit, detail);
+        return false;
+    }
+    plan.versions_differ = true;
+    return true;
+}
+
 } // namespace
 
 namespace {
@@ -291,7 +310,7 @@ bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t
         }
         return true;
     case schema_kind::structure:
-        return bind_structure(plan, f, program, p, failure);
+        return bind_version(plan, f, program_node, failure) && bind_structure(plan, f, program, p, failure);
     case schema_kind::variant:
         return bind_variant(plan, f, program, p, failure);
     case schema_kind::opaque:
@@ -302,7 +321,7 @@ bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t
                             program_node.type_name);
             return false;
         }
-        return true;
+        return bind_version(plan, f, program_node, failure);
     default:
         return true;
     }

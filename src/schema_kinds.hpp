@@ -477,11 +477,13 @@ struct structure_kind : kind_base<schema_kind::structure> {
 
     /// Type names do not change a struct's encoding, except a duration's:
     /// its name is its period, and its count means another length in
-    /// another period.
+    /// another period. Another version reads alike, but its values need
+    /// their migrate.
     static bool same_encoding(const schema_node& a, const schema_node& b) noexcept
     {
-        return a.type_name == b.type_name ||
-               (!a.type_name.starts_with(duration_name_prefix) && !b.type_name.starts_with(duration_name_prefix));
+        return a.version == b.version &&
+               (a.type_name == b.type_name ||
+                (!a.type_name.starts_with(duration_name_prefix) && !b.type_name.starts_with(duration_name_prefix)));
     }
 
     template <class Stream, class Code>
@@ -489,7 +491,7 @@ struct structure_kind : kind_base<schema_kind::structure> {
     {
         std::uint64_t count = node.children;
         if (!code.text(stream, node.type_name) ||
-            !code.count(stream, count, schema_limits::max_children))
+            !code.count(stream, count, schema_limits::max_children) || !code.version(stream, node.version))
             return false;
         node.children = static_cast<std::uint32_t>(count);
         return true;
@@ -528,14 +530,15 @@ struct opaque_kind : kind_base<schema_kind::opaque> {
     template <class Stream, class Code>
     static bool serialize_node(Stream& stream, Code& code, schema_node& node, std::size_t)
     {
-        return code.text(stream, node.type_name);
+        return code.text(stream, node.type_name) && code.version(stream, node.version);
     }
     static std::uint64_t fewest_bits(const schema&, std::uint32_t, const std::vector<std::uint64_t>&) { return 0; }
     /// A type name decides whose bits they are (a struct's does not change
-    /// its encoding: a renamed struct reads the same).
+    /// its encoding: a renamed struct reads the same); another version's
+    /// values need their migrate.
     static bool same_encoding(const schema_node& a, const schema_node& b) noexcept
     {
-        return a.type_name == b.type_name;
+        return a.type_name == b.type_name && a.version == b.version;
     }
     template <class Walker>
     static bool walk(Walker& w, std::uint32_t index)

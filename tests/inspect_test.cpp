@@ -136,6 +136,18 @@ struct Tiny {
 };
 BOOST_DESCRIBE_STRUCT(Tiny, (), (n))
 
+// An inner struct with a save_version: the file records every struct's
+// (format 4).
+struct Ring {
+    static constexpr std::uint32_t save_version = 3;
+    ranged<int, 0, 9> gem = 0;
+};
+BOOST_DESCRIBE_STRUCT(Ring, (), (gem))
+struct Hand {
+    std::optional<Ring> ring;
+};
+BOOST_DESCRIBE_STRUCT(Hand, (), (ring))
+
 // A variant: a class alternative, an enum, and a number without a name.
 struct Sword {
     ranged<int, 0, 100> damage = 0;
@@ -431,6 +443,16 @@ TEST_F(Inspect, SchemaShowsEachFieldsKindAndBounds)
     EXPECT_EQ(fields[13]["position"], 14); // positions count the unsaved ping
 }
 
+TEST_F(Inspect, AFormatFourSchemaShowsEachStructsSaveVersion)
+{
+    const json doc = inspect(saved("hand.sav", Hand{Ring{7}}));
+    EXPECT_EQ(doc["header"]["format"], 4);
+    EXPECT_EQ(doc["schema"]["save_version"], 1);
+    EXPECT_EQ(doc["schema"]["fields"][0]["element"]["save_version"], 3);
+    // Format 3 records none but the header's.
+    EXPECT_FALSE(inspect(saved("hero.sav", sample_hero()))["schema"].contains("save_version"));
+}
+
 TEST_F(Inspect, AggregateFieldsAreKeyedByPosition)
 {
     Point point;
@@ -608,7 +630,7 @@ TEST_F(Inspect, AFlippedPayloadBitIsCorrupt)
 TEST_F(Inspect, ANewerFileFormatIsRefused)
 {
     bytes content = read_all(saved("hero.sav", sample_hero()));
-    content[4] = 4;
+    content[4] = 5;
     reseal(content);
     expect_refused(written("newer.sav", content), "newer_version");
 }

@@ -1,8 +1,10 @@
 // Saves written by earlier file formats still load: bytes that bitrep wrote
 // before each format change, kept verbatim (old saves must never be lost).
-// The vectors below were written by save_to_bytes of keepsake::sample()
+// The first two vectors were written by save_to_bytes of keepsake::sample()
 // (and keepsake::sample_slot() as metadata) at commit 2a2991c, the last
-// commit writing formats 1 and 2 (schemas with their names inline).
+// commit writing formats 1 and 2 (schemas with their names inline); the
+// camp ones below them, by a format 3 that recorded no inner struct's
+// version, and by format 4, which does.
 #include <bitrep/bitrep.hpp>
 
 #include <gtest/gtest.h>
@@ -12,8 +14,65 @@
 
 #include <cstdint>
 #include <fstream>
+#include <optional>
 #include <span>
+#include <string_view>
+#include <variant>
 #include <vector>
+
+namespace camp {
+// The program's types: Tent and Sign declare save_version 2 (a Tent's pegs
+// and a Sign's age were counted otherwise in version 1).
+struct Tent {
+    static constexpr std::string_view bitrep_name = "Tent";
+    static constexpr std::uint32_t save_version = 2;
+    bitrep::ranged<int, 0, 1000> pegs = 0;
+    void migrate(std::uint32_t from)
+    {
+        if (from == 1)
+            pegs = pegs * 10;
+    }
+    friend bool operator==(const Tent&, const Tent&) = default;
+};
+BOOST_DESCRIBE_STRUCT(Tent, (), (pegs))
+
+struct Camp {
+    static constexpr std::string_view bitrep_name = "Camp";
+    bitrep::bounded_vector<Tent, 4> tents;
+    std::optional<Tent> spare;
+    bitrep::bounded_map<bitrep::ranged<int, 0, 9>, Tent, 4> pitched;
+    bitrep::entity_array<Tent, 4> slots;
+    std::variant<Tent, bitrep::ranged<int, 0, 9>> kit;
+    friend bool operator==(const Camp&, const Camp&) = default;
+};
+BOOST_DESCRIBE_STRUCT(Camp, (), (tents, spare, pitched, slots, kit))
+
+struct Sign {
+    static constexpr std::string_view bitrep_name = "Sign";
+    static constexpr std::uint32_t save_version = 2;
+    bitrep::ranged<int, 0, 100> age = 0;
+    void migrate(std::uint32_t from)
+    {
+        if (from == 1)
+            age = age + 50;
+    }
+    friend bool operator==(const Sign&, const Sign&) = default;
+};
+BOOST_DESCRIBE_STRUCT(Sign, (), (age))
+
+/// A tent in every place a struct can be, pegs 100 to 150.
+Camp sample()
+{
+    Camp c;
+    c.tents.push_back(Tent{100});
+    c.tents.push_back(Tent{110});
+    c.spare = Tent{120};
+    c.pitched.emplace(3, Tent{130});
+    c.slots.emplace(2, Tent{140});
+    c.kit = Tent{150};
+    return c;
+}
+} // namespace camp
 
 namespace {
 
@@ -143,21 +202,62 @@ constexpr std::uint8_t format_2_save_with_metadata[] = {
     0x28, 0xEA, 0x58, 0x06, 0x16, 0xC8, 0x62, 0xEE, 0x82, 0x0E, 0x00,
 };
 
+// camp::Camp with camp::Sign as metadata, both as they were before Tent
+// and Sign declared a save_version (pegs 10 to 15 where camp::sample() has
+// 100 to 150, a Tent's pegs 0 to 100; age 16), written by save_to_bytes at
+// commit 6824dd8, the last before files recorded inner structs' versions.
+// 151 bytes
+constexpr std::uint8_t format_3_camp[] = {
+    0x42, 0x52, 0x53, 0x56, 0x03, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x74, 0xF4, 0x6E, 0x45,
+    0x50, 0x24, 0x7B, 0x92, 0x42, 0x00, 0x00, 0x00, 0x3A, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x51, 0xFB, 0x69, 0x67, 0x0C, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x34, 0x88, 0x7A, 0x62,
+    0xC2, 0x96, 0xC8, 0xB4, 0x0F, 0x60, 0xC8, 0xEF, 0x22, 0x24, 0x58, 0x07, 0x10, 0x15, 0xB6, 0x00,
+    0xEC, 0x7D, 0xEC, 0x49, 0xDA, 0xFC, 0x50, 0x68, 0x7E, 0x3C, 0x62, 0xE4, 0x0F, 0x9A, 0xE2, 0x90,
+    0xF1, 0x21, 0x97, 0x9B, 0xF2, 0xE7, 0x81, 0x48, 0x7E, 0xE6, 0xE8, 0xFD, 0x01, 0x14, 0x3F, 0x26,
+    0x69, 0x53, 0xFE, 0x8E, 0x26, 0xA1, 0x4C, 0x4B, 0x08, 0x12, 0xAC, 0x73, 0x60, 0x54, 0x41, 0x99,
+    0x46, 0x01, 0x24, 0x2A, 0x00, 0x8A, 0x61, 0x19, 0xA4, 0xC1, 0x47, 0x80, 0x02, 0x80, 0x09, 0x52,
+    0x2C, 0x32, 0x32, 0x0D, 0x3A, 0x78, 0x00,
+};
+// camp::sample() with camp::Sign{17}: Tent and Sign at version 2, written in
+// format 4 by the commit that introduced it.
+// 155 bytes
+constexpr std::uint8_t format_4_camp[] = {
+    0x42, 0x52, 0x53, 0x56, 0x04, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0xFC, 0x1D, 0x8E, 0x98,
+    0x46, 0xFD, 0x43, 0x64, 0x44, 0x00, 0x00, 0x00, 0x4C, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x9B, 0xC7, 0x34, 0x0C, 0x0C, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x0A, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xC2, 0xBF, 0x73, 0x9E,
+    0xC2, 0x96, 0xC8, 0xB4, 0x0F, 0x60, 0xC8, 0xEF, 0x22, 0x21, 0xC1, 0x3A, 0x11, 0x15, 0xB6, 0x00,
+    0xEC, 0x7D, 0xEC, 0x49, 0xDA, 0xFC, 0x50, 0x68, 0x7E, 0x3C, 0x62, 0xE4, 0x0F, 0x9A, 0xE2, 0x90,
+    0xF1, 0x21, 0x97, 0x9B, 0xF2, 0xE7, 0x81, 0x48, 0x7E, 0xE6, 0xE8, 0xFD, 0x01, 0x14, 0x3F, 0x26,
+    0x69, 0x53, 0xFE, 0x8E, 0x26, 0x09, 0x65, 0x5A, 0x22, 0x82, 0x04, 0xED, 0xEF, 0xC0, 0xA8, 0x82,
+    0x32, 0x8D, 0x0A, 0x40, 0xA2, 0x02, 0xA0, 0x18, 0x96, 0x41, 0x1A, 0x7C, 0x04, 0x28, 0x00, 0x98,
+    0x00, 0x22, 0xC3, 0x8D, 0x78, 0x64, 0x04, 0x21, 0x23, 0x58, 0x02,
+};
+
 using bytes = std::vector<std::uint8_t>;
 
 bytes copy_of(std::span<const std::uint8_t> file) { return bytes(file.begin(), file.end()); }
 
-/// `file` loads keepsake::sample() whole, read as format `format` by `path`.
-void expect_the_sample_in(std::span<const std::uint8_t> file, std::uint16_t format, bitrep::load_info::route path)
+/// `file` loads `expected` whole, read as format `format` by `path`.
+template <class T>
+void expect_loaded(std::span<const std::uint8_t> file, const T& expected, std::uint16_t format,
+                   bitrep::load_info::route path)
 {
-    keepsake::Keepsake loaded;
+    T loaded;
     bitrep::load_info info;
     const bitrep::status st = bitrep::load_from_bytes(copy_of(file), loaded, info);
     ASSERT_TRUE(st) << st.message();
     EXPECT_EQ(info.header.format, format);
     EXPECT_EQ(info.path, path);
     EXPECT_TRUE(info.dropped_fields.empty());
-    EXPECT_EQ(loaded, keepsake::sample());
+    EXPECT_TRUE(loaded == expected);
+}
+
+/// `file` loads keepsake::sample() whole, read as format `format` by `path`.
+void expect_the_sample_in(std::span<const std::uint8_t> file, std::uint16_t format, bitrep::load_info::route path)
+{
+    expect_loaded(file, keepsake::sample(), format, path);
 }
 
 } // namespace
@@ -228,4 +328,36 @@ TEST(OldSaves, ASaveWrittenTodayIsFormatThreeAndLoadsBack)
     bytes file;
     ASSERT_TRUE(bitrep::save_to_bytes(keepsake::sample(), keepsake::sample_slot(), file));
     expect_the_sample_in(file, 3, bitrep::load_info::route::fast);
+}
+
+// A file from before files recorded inner structs' versions holds version 1
+// of each: a struct that declares a later one has its migrate run from 1,
+// for every value of it, wherever it is.
+TEST(OldSaves, AFormatThreeSaveRunsMigrateFromVersionOneForEveryValueOfAStructThatNowHasAVersion)
+{
+    expect_loaded(format_3_camp, camp::sample(), 3, bitrep::load_info::route::schema);
+}
+
+TEST(OldSaves, AFormatThreeSaveRunsTheMetadatasMigrateFromVersionOne)
+{
+    camp::Sign sign;
+    bitrep::load_info info;
+    ASSERT_TRUE(bitrep::read_save_info_from_bytes(copy_of(format_3_camp), sign, info));
+    EXPECT_EQ(sign.age, 16 + 50);
+}
+
+TEST(OldSaves, AFormatFourSaveOfTheProgramsVersionsLoadsOnTheFastPathWithoutMigrating)
+{
+    expect_loaded(format_4_camp, camp::sample(), 4, bitrep::load_info::route::fast);
+    camp::Sign sign;
+    bitrep::load_info info;
+    ASSERT_TRUE(bitrep::read_save_info_from_bytes(copy_of(format_4_camp), sign, info));
+    EXPECT_EQ(sign.age, 17);
+}
+
+TEST(OldSaves, ASaveWithInnerVersionsIsWrittenByteForByteAsFormatFourWasFirstWritten)
+{
+    bytes file;
+    ASSERT_TRUE(bitrep::save_to_bytes(camp::sample(), camp::Sign{17}, file));
+    EXPECT_EQ(file, copy_of(format_4_camp));
 }

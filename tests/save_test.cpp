@@ -1021,15 +1021,15 @@ TEST(SaveRobustness, AFileFromAHigherSaveVersionIsNewerVersionAndLeavesTheObject
     EXPECT_TRUE(target == before);
 }
 
-TEST(SaveRobustness, FileFormatFourIsNewerVersionEvenWithAValidCrc)
+TEST(SaveRobustness, FileFormatFiveIsNewerVersionEvenWithAValidCrc)
 {
     bytes file = bitrep::save_to_bytes(sample_hero());
-    write_le(file, format_at, 2, 4);
+    write_le(file, format_at, 2, 5);
     rewrite_crc(file);
     expect_refused(file, error::newer_version);
 }
 
-// Format 3 knows one flag (bit 0, zstd); format 1 none.
+// Formats 3 and 4 know one flag (bit 0, zstd); format 1 none.
 TEST(SaveRobustness, AnUnknownFlagIsRefusedAsNewerVersionEvenWithAValidCrc)
 {
     bytes file = bitrep::save_to_bytes(sample_hero());

@@ -215,7 +215,7 @@ std::vector<std::string> field_keys(const schema& tree)
     return keys;
 }
 
-json schema_json(const schema& tree, std::uint32_t index);
+json schema_json(const schema& tree, std::uint32_t index, bool versions);
 
 /// A number's attributes: its signedness and range where it has them, and
 /// its width on the wire.
@@ -257,17 +257,18 @@ json enumerators_json(const schema& tree, std::uint32_t index)
 
 /// The children of node `index` in order: a structure's fields or a
 /// variant's alternatives.
-json children_json(const schema& tree, std::uint32_t index)
+json children_json(const schema& tree, std::uint32_t index, bool versions)
 {
     json children = json::array();
     for (std::uint32_t child = index + 1; child < tree.nodes[index].end; child = tree.nodes[child].end)
-        children.push_back(schema_json(tree, child));
+        children.push_back(schema_json(tree, child, versions));
     return children;
 }
 
 // Recursion is bounded by parse_schema, which refuses trees deeper than
-// schema_limits::max_depth.
-json schema_json(const schema& tree, std::uint32_t index)
+// schema_limits::max_depth. `versions`: the file records each struct's and
+// hook type's save_version (format 4).
+json schema_json(const schema& tree, std::uint32_t index, bool versions)
 {
     const schema_node& node = tree.nodes[index];
     json out = json::object();
@@ -299,25 +300,29 @@ json schema_json(const schema& tree, std::uint32_t index)
         break;
     case schema_kind::vector:
         out["max_size"] = node.max;
-        out["element"] = schema_json(tree, index + 1);
+        out["element"] = schema_json(tree, index + 1, versions);
         break;
     case schema_kind::array:
         out["count"] = node.max;
-        out["element"] = schema_json(tree, index + 1);
+        out["element"] = schema_json(tree, index + 1, versions);
         break;
     case schema_kind::optional:
-        out["element"] = schema_json(tree, index + 1);
+        out["element"] = schema_json(tree, index + 1, versions);
         break;
     case schema_kind::structure:
         out["type"] = node.type_name;
-        out["fields"] = children_json(tree, index);
+        if (versions)
+            out["save_version"] = node.version;
+        out["fields"] = children_json(tree, index, versions);
         break;
     case schema_kind::opaque:
         out["type"] = node.type_name;
+        if (versions)
+            out["save_version"] = node.version;
         break;
     case schema_kind::variant:
         out["index_bits"] = bitrep::detail::enum_index_bits(node.children);
-        out["alternatives"] = children_json(tree, index);
+        out["alternatives"] = children_json(tree, index, versions);
         break;
     }
     return out;
@@ -453,7 +458,7 @@ status section_json(std::span<const std::uint8_t> schema_bytes, std::span<const 
     schema tree;
     if (status parsed = bitrep::parse_schema(schema_bytes, tree, how.encoding); !parsed)
         return bitrep::detail::payload_status(parsed, schema_offset);
-    out["schema"] = schema_json(tree, 0);
+    out["schema"] = schema_json(tree, 0, how.encoding == bitrep::schema_encoding::compact_versioned);
     if (how.schema_only)
         return {};
     const schema_node& root = tree.nodes[0];
@@ -651,7 +656,7 @@ int main(int argc, char** argv)
                  "(\"stopped\", \"damage\"), and exit with 3");
     app.add_flag("--compact", compact, "Print the JSON on one line");
     app.set_version_flag("--version", std::string("bitrep-inspect " BITREP_VERSION " (save file format ") +
-                                          std::to_string(bitrep::save_header::current_format) + ")");
+                                          std::to_string(bitrep::save_header::versioned_format) + ")");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

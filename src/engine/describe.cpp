@@ -22,13 +22,13 @@ void describe_renames(const schema_info& info, schema_builder& builder)
         builder.renamed(info.renames[i].from, info.renames[i].to);
 }
 
-/// A reflected class, a std::pair or a std::tuple: its fields by name (or
-/// position), a base class as ":" and its name.
+/// A reflected class, a std::pair or a std::tuple: its version, its fields
+/// by name (or position), a base class as ":" and its name.
 void describe_structure(const field_entry& value, schema_builder& builder)
 {
     const schema_info& info = *value.schema;
     const type_table& table = *value.nested;
-    builder.begin_struct(info.type_name);
+    builder.begin_struct(info.type_name, info.save_version);
     describe_renames(info, builder);
     for (std::uint32_t i = 0; i < table.count; ++i) {
         if (table.ids[i].is_base)
@@ -140,7 +140,7 @@ void describe_value(const field_entry& value, schema_builder& builder)
     case kind::variant: describe_variant(value, builder); break;
     case kind::proxy: describe_proxy(value, builder); break;
     case kind::structure: describe_structure(value, builder); break;
-    case kind::codec: builder.opaque(value.schema->type_name); break;
+    case kind::codec: builder.opaque(value.schema->type_name, value.schema->save_version); break;
     case kind::boolean:
     case kind::integer:
     case kind::ranged:

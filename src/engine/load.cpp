@@ -154,6 +154,8 @@ bool scale_integer(integer_value& value, bitrep::detail::duration_period scale) 
 struct loader {
     save_read_stream& stream;
     load_plan& plan;
+    /// The section's root, whose migrate the caller runs (decode_section).
+    const field_entry& root;
 
     const schema_node& node(std::uint32_t f) const noexcept { return plan.file.nodes[f]; }
 
@@ -425,11 +427,26 @@ struct loader {
         return true;
     }
 
+    /// After the file's node `f` was read (from `start`) into a value of a
+    /// struct or hook type: its migrate, when the file's version of the type
+    /// is older than the program's (bind() refused a newer one). The root's
+    /// runs once its whole section is read (decode_section).
+    bool migrated(std::uint32_t f, const field_entry& e, bytes* p, std::size_t start)
+    {
+        const schema_info& info = *e.schema;
+        if (node(f).version >= info.save_version || info.migrate == nullptr || &e == &root) [[likely]]
+            return true;
+        if (info.migrate(p, node(f).version))
+            return true;
+        return stream.fail(error::hook_failed, start, "migrate(from_version) refused the file");
+    }
+
     /// A file's struct into a reflected class's fields (bind() matched
     /// them by name, else by position) or a pair's or tuple's members (by
-    /// position); a field the file lacks gets its default.
+    /// position); a field the file lacks gets its default. Then its migrate.
     bool structure(std::uint32_t f, const field_entry& e, bytes* p)
     {
+        const std::size_t start = stream.position();
         const type_table& t = *e.nested;
         for (std::uint32_t c = f + 1; c < node(f).end; c = node(c).end) {
             const std::int32_t position = plan.target[c];
@@ -449,7 +466,15 @@ struct loader {
             const std::uint32_t offset = field_offset(t, i);
             assign_value(t.fields[i], p + offset, at(e.defaults, offset));
         }
-        return true;
+        return migrated(f, e, p, start);
+    }
+
+    /// A hook type's own bits (bind() checked it is the same hook type),
+    /// then its migrate.
+    bool codec(std::uint32_t f, const field_entry& e, bytes* p)
+    {
+        const std::size_t start = stream.position();
+        return e.codec->save.read(stream, p) && migrated(f, e, p, start);
     }
 
     /// The file's alternative into the program's alternative bind() matched
@@ -583,8 +608,8 @@ struct loader {
         case kind::variant: return variant(f, e, p);
         case kind::proxy: return proxy(f, e, p);
         case kind::structure: return structure(f, e, p);
-        case kind::codec: return e.codec->save.read(stream, p); // bind() checked it is the same hook type
-        case kind::optional: break;                             // value() took it
+        case kind::codec: return codec(f, e, p);
+        case kind::optional: break; // value() took it
         }
         return false;
     }
@@ -645,7 +670,7 @@ namespace bitrep::detail {
 bool load_by_plan(save_read_stream& stream, load_plan& plan, std::uint32_t f, const engine::field_entry& value,
                   void* object)
 {
-    engine::loader walk{stream, plan};
+    engine::loader walk{stream, plan, value};
     return walk.value(f, value, static_cast<unsigned char*>(object));
 }
 

@@ -3,10 +3,12 @@
 // lengths and CRC around the fuzzer's bytes, which then reach the schema
 // parser, the schema/program matching and both payload paths. The first byte
 // picks the schema: the program's own (the fast path), an older version's
-// (the schema path with real conversions), or the fuzzer's bytes (in the
-// compact encoding of format 3, or the names-inline one of format 1). Some
-// loads clamp numbers outside the program's ranges (clamp_out_of_range):
-// what they load must save and load again like any value.
+// (the schema path with real conversions, and the migrate of every item an
+// older version of Item wrote), or the fuzzer's bytes (in the compact
+// encoding of format 3, the names-inline one of format 1, or format 4's,
+// which records each struct's version). Some loads clamp numbers outside
+// the program's ranges (clamp_out_of_range): what they load must save and
+// load again like any value.
 #include <bitrep/bitrep.hpp>
 
 #include <algorithm>
@@ -58,9 +60,18 @@ BOOST_DESCRIBE_STRUCT(SaveV1, (), (level, hero, inventory, x, facing, pet, stats
 
 struct ItemV2 {
     static constexpr std::string_view bitrep_name = "Item";
+    static constexpr std::uint32_t save_version = 2;
     KindV2 kind = KindV2::key;
     bitrep::ranged<int, 1, 99> count = 1;
     bool cursed = false;
+    // Version 1 cursed every item of 13; a version 0 (only a forged file
+    // has one) is refused.
+    bool migrate(std::uint32_t from)
+    {
+        if (from == 1)
+            cursed = count == 13;
+        return from != 0;
+    }
 };
 BOOST_DESCRIBE_STRUCT(ItemV2, (), (kind, count, cursed))
 
@@ -125,10 +136,11 @@ BOOST_DESCRIBE_STRUCT(Slot, (), (name, played, thumbnail))
 std::vector<std::uint8_t> metadata_file_around(std::span<const std::uint8_t> metadata, std::span<const std::uint8_t> payload,
                                          bool compress, std::size_t damage)
 {
-    const auto& meta_schema = bitrep::schema_of<Slot>().encoded;
-    const auto& schema = bitrep::schema_of<SaveV2>().encoded;
+    // Format 4: SaveV2's items have a version.
+    const auto meta_schema = bitrep::schema_of<Slot>().encoding(bitrep::save_header::versioned_format);
+    const auto schema = bitrep::schema_of<SaveV2>().encoding(bitrep::save_header::versioned_format);
     bitrep::save_header header;
-    header.format = bitrep::save_header::current_format;
+    header.format = bitrep::save_header::versioned_format;
     header.save_version = 2;
     header.fingerprint = bitrep::schema_fingerprint(schema);
     header.schema_bytes = static_cast<std::uint32_t>(schema.size());
@@ -162,7 +174,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::span<const std::uint8_t> input(data + 2, size - 2);
     std::vector<std::uint8_t> file;
     switch (data[0] % 5) {
-    case 0: file = fuzz::file_around(bitrep::schema_of<fuzz::SaveV2>().encoded, input, 2); break;
+    case 0:
+        file = fuzz::file_around(bitrep::schema_of<fuzz::SaveV2>().versioned, input, 2,
+                                 bitrep::save_header::versioned_format);
+        break;
     case 1: file = fuzz::file_around(bitrep::schema_of<fuzz::SaveV1>().encoded, input, 1); break;
     case 3:
     case 4: {
@@ -182,8 +197,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     default: {
         const std::size_t schema_size = data[1] < input.size() ? data[1] : input.size();
-        file = fuzz::file_around(input.first(schema_size), input.subspan(schema_size), 1,
-                                 data[0] / 5 % 2 == 0 ? bitrep::save_header::current_format : 1);
+        constexpr std::uint16_t formats[] = {bitrep::save_header::current_format, 1,
+                                             bitrep::save_header::versioned_format};
+        file = fuzz::file_around(input.first(schema_size), input.subspan(schema_size), 1, formats[data[0] / 5 % 3]);
     }
     }
 
@@ -417,37 +433,41 @@ void check_loads(std::span<const std::uint8_t> file, bitrep::load_info::route pa
 
 /// Seeds for each mode of the harness (its first byte): the payloads of
 /// real saves of the program's type (0) and of the older version (1), a
-/// small earlier shape's schema and payload (2, and 7 for format 1's
-/// encoding of it), and a save slot's metadata, plain (3) and compressed
-/// (4). Each loads.
+/// small earlier shape's schema and payload (2, 7 for format 1's encoding
+/// of it and 12 for format 4's), and a save slot's metadata, plain (3) and
+/// compressed (4). Each loads.
 void bitrep_fuzz_seeds(std::vector<std::vector<std::uint8_t>>& seeds)
 {
     using fuzz::bytes;
     using route = bitrep::load_info::route;
     const bytes& schema_v1 = bitrep::schema_of<fuzz::SaveV1>().encoded;
-    const bytes& schema_v2 = bitrep::schema_of<fuzz::SaveV2>().encoded;
+    const bytes& schema_v2 = bitrep::schema_of<fuzz::SaveV2>().versioned;
     const auto schema_mode = [&](auto value) {
         bytes payload = fuzz::payload_of(value);
         while (payload.empty() && value.medals.size() < 7) {
             value.medals.push_back(value.medals.size() % 2 == 0);
             payload = fuzz::payload_of(value);
         }
-        for (const std::uint16_t format : {bitrep::save_header::current_format, std::uint16_t{1}}) {
+        // The harness's mode for each format: 2, 7 and 12 (data[0] / 5 % 3).
+        for (const std::uint8_t mode : {2, 7, 12}) {
+            const std::uint16_t format = mode == 2 ? bitrep::save_header::current_format
+                                         : mode == 7 ? 1
+                                                     : bitrep::save_header::versioned_format;
+            bitrep::save_header header;
+            header.format = format;
             bytes schema;
-            if (!bitrep::encode_schema(bitrep::schema_of<decltype(value)>().tree, schema,
-                                       format == 1 ? bitrep::schema_encoding::names_inline
-                                                   : bitrep::schema_encoding::compact) ||
+            if (!bitrep::encode_schema(bitrep::schema_of<decltype(value)>().tree, schema, header.schema_encoding()) ||
                 schema.size() > 255)
                 fuzz::seed_failure("an earlier shape's schema is longer than the harness takes");
             fuzz::check_loads(fuzz::file_around(schema, payload, 1, format), route::schema,
                               "an earlier shape's save does not load");
-            seeds.push_back(fuzz::harness_input(format == 1 ? 7 : 2, static_cast<std::uint8_t>(schema.size()),
-                                                {schema, payload}));
+            seeds.push_back(fuzz::harness_input(mode, static_cast<std::uint8_t>(schema.size()), {schema, payload}));
         }
     };
     for (int i = 0; i < 16; ++i) {
         const bytes v2 = fuzz::whole_bytes([&](int pad) { return fuzz::save_v2(i, pad); }, i, 9);
-        fuzz::check_loads(fuzz::file_around(schema_v2, v2, 2), route::fast, "a save does not load");
+        fuzz::check_loads(fuzz::file_around(schema_v2, v2, 2, bitrep::save_header::versioned_format), route::fast,
+                          "a save does not load");
         seeds.push_back(fuzz::harness_input(0, 0, {v2}));
         const bytes v1 = fuzz::whole_bytes([&](int pad) { return fuzz::save_v1(i, pad); }, i, 7);
         fuzz::check_loads(fuzz::file_around(schema_v1, v1, 1), route::schema, "an older save does not load");

@@ -1,6 +1,7 @@
 // What a type's entry tells the schema beyond its kind: the names of an
 // enum's enumerators, a flag enum's flags and a class's fields (with the
-// type's renames), a quantized range, whose encoding a hook or a proxy is.
+// type's renames), a quantized range, whose encoding a hook or a proxy is,
+// a class's save_version and migrate hook.
 #pragma once
 
 #include <array>
@@ -12,6 +13,7 @@
 #include <boost/mp11/algorithm.hpp>
 
 #include <bitrep/codecs/tuple.hpp>
+#include <bitrep/detail/migrate.hpp>
 #include <bitrep/detail/proxy_traits.hpp>
 #include <bitrep/engine/table.hpp>
 #include <bitrep/reflect.hpp>
@@ -50,12 +52,22 @@ inline constexpr schema_info quantized_info_v = [] {
     return info;
 }();
 
+/// A class's save_version and migrate hook, which a load runs on each of
+/// its values that an older version wrote.
+template <class T>
+constexpr schema_info versioned(schema_info info)
+{
+    info.save_version = save_version_of<T>();
+    info.migrate = bitrep::detail::migrate_hook<T>();
+    return info;
+}
+
 /// A hook's encoding is its own: the schema names whose it is.
 template <class T>
 inline constexpr schema_info hook_info_v = [] {
     schema_info info;
     info.type_name = reflect::stable_name<T>();
-    return info;
+    return versioned<T>(info);
 }();
 
 /// A proxy whose traits name a schema of their own: a duration's struct,
@@ -108,7 +120,7 @@ inline constexpr schema_info structure_info_v = [] {
         info.type_name = bitrep::detail::std_tuple_traits<T>::name;
         return info;
     } else {
-        return named_info<T, reflect::renames_target::fields>(base_names_of<T>());
+        return versioned<T>(named_info<T, reflect::renames_target::fields>(base_names_of<T>()));
     }
 }();
 

@@ -192,6 +192,11 @@ struct schema_info {
     float resolution = 0;
     /// proxy: the traits' own describe, when they have one.
     void (*describe)(schema_builder& builder) = nullptr;
+    /// structure, codec: the type's save_version (1 when it declares none),
+    /// and its migrate hook (nullptr when it has none), which a load runs on
+    /// each value of it a file of an older version holds.
+    std::uint32_t save_version = 1;
+    bool (*migrate)(void* object, std::uint32_t from_version) = nullptr;
 };
 
 /// One field (or a container's element): its kind and the constants its

@@ -20,12 +20,16 @@ namespace bitrep {
 
 /// A save file's header, as read by read_save_header. Format 1 (36 bytes)
 /// holds the value; format 2 (64 bytes) adds a metadata section and a
-/// compressed payload; format 3, what every save is written in, is format
-/// 2 with its schemas in the compact encoding. All three are read.
+/// compressed payload; format 3 is format 2 with its schemas in the compact
+/// encoding; format 4 is format 3 whose schemas record each struct's and
+/// hook type's save_version. A save is written in format 4 when a struct
+/// inside the saved type (or the metadata's type, or that type itself)
+/// declares a save_version other than 1, else in format 3. All four are read.
 struct save_header {
     static constexpr std::size_t size = 36;          ///< format 1's header
     static constexpr std::size_t extended_size = 64; ///< format 2's
-    static constexpr std::uint16_t current_format = 3;
+    static constexpr std::uint16_t current_format = 3;   ///< what a save is written in, versions aside
+    static constexpr std::uint16_t versioned_format = 4; ///< the newest: a save whose inner structs have versions
     static constexpr std::uint16_t zstd_payload = 1; ///< flags: the payload is a zstd frame
 
     std::uint16_t format = 1;
@@ -54,7 +58,9 @@ struct save_header {
     std::uint64_t stored_bytes() const noexcept { return format >= 2 ? stored_payload_bytes : payload_bytes(); }
     bitrep::schema_encoding schema_encoding() const noexcept
     {
-        return format >= 3 ? bitrep::schema_encoding::compact : bitrep::schema_encoding::names_inline;
+        if (format >= 4)
+            return bitrep::schema_encoding::compact_versioned;
+        return format == 3 ? bitrep::schema_encoding::compact : bitrep::schema_encoding::names_inline;
     }
     std::size_t file_bytes() const noexcept { return static_cast<std::size_t>(payload_offset() + stored_bytes()); }
 };
@@ -138,7 +144,7 @@ inline status parse_save_header(std::span<const std::uint8_t> prefix, std::uint6
     if (header.format == 0)
         return header_error(error::corrupt, 4, "file format 0 does not exist");
     const std::uint16_t known_flags = header.format >= 2 ? save_header::zstd_payload : 0;
-    if (header.format > save_header::current_format || (header.flags & ~known_flags) != 0)
+    if (header.format > save_header::versioned_format || (header.flags & ~known_flags) != 0)
         return header_error(error::newer_version, 4, "written in a newer save file format than this bitrep reads");
     if (header.format >= 2) {
         if (prefix.size() < save_header::extended_size)

@@ -15,6 +15,7 @@
 #include <vector>
 
 
+#include <bitrep/detail/migrate.hpp>
 #include <bitrep/detail/working_object.hpp>
 #include <bitrep/bytes.hpp>
 #include <bitrep/reflect.hpp>
@@ -80,24 +81,29 @@ struct load_options {
     bool clamp_out_of_range = false;
 };
 
-/// The save_version a type declares (`static constexpr std::uint32_t
-/// save_version = 3;`), or 1.
-template <class T>
-constexpr std::uint32_t save_version_of() noexcept
-{
-    if constexpr (requires { T::save_version; })
-        return static_cast<std::uint32_t>(T::save_version);
-    else
-        return 1;
-}
-
 namespace detail {
 /// What a save without a metadata section passes as its metadata.
 struct no_metadata {};
 
+/// The format a save of T, with metadata of Meta when `with_metadata`, is
+/// written in: format 4 when it must record a save_version other than 1
+/// that the header does not hold (of a struct or hook type inside T, of
+/// Meta, or of one inside Meta), else format 3, which every bitrep since
+/// format 3 reads.
+template <class T, class Meta>
+std::uint16_t save_format(bool with_metadata)
+{
+    bool versions = schema_of<T>().nested_versions;
+    if constexpr (!std::is_same_v<Meta, no_metadata>) {
+        const program_schema& meta = schema_of<Meta>();
+        versions = versions || (with_metadata && (meta.nested_versions || meta.root_version() != 1));
+    }
+    return versions ? save_header::versioned_format : save_header::current_format;
+}
+
 /// Encodes value (and metadata, when given) as a save file into out,
 /// uncompressed and not yet sealed (finish_save does both, so that a saver
-/// leaves the CRC and compression to its thread), in the current format.
+/// leaves the CRC and compression to its thread), in save_format's format.
 template <class T, class Meta>
 status encode_save(const T& value, const Meta* metadata, std::vector<std::uint8_t>& out)
 {
@@ -106,18 +112,20 @@ status encode_save(const T& value, const Meta* metadata, std::vector<std::uint8_
     if (!schema.built)
         return schema.built;
     save_header header;
-    header.format = save_header::current_format;
+    header.format = save_format<T, Meta>(metadata != nullptr);
     header.save_version = save_version_of<T>();
-    header.fingerprint = schema.fingerprint;
-    header.schema_bytes = static_cast<std::uint32_t>(schema.encoded.size());
+    const std::span<const std::uint8_t> encoded = schema.encoding(header.format);
+    header.fingerprint = schema.fingerprint_in(header.format);
+    header.schema_bytes = static_cast<std::uint32_t>(encoded.size());
     out.resize(header.header_bytes());
     if constexpr (!std::is_same_v<Meta, no_metadata>) {
         if (metadata != nullptr) {
             const program_schema& meta_schema = schema_of<Meta>();
             if (!meta_schema.built)
                 return meta_schema.built;
-            out.insert(out.end(), meta_schema.encoded.begin(), meta_schema.encoded.end());
-            header.metadata_schema_bytes = static_cast<std::uint32_t>(meta_schema.encoded.size());
+            const std::span<const std::uint8_t> meta_encoded = meta_schema.encoding(header.format);
+            out.insert(out.end(), meta_encoded.begin(), meta_encoded.end());
+            header.metadata_schema_bytes = static_cast<std::uint32_t>(meta_encoded.size());
             std::size_t bits = 0;
             if (status written = append_encoding<scope::save>(*metadata, out, bits); !written) {
                 out.clear();
@@ -126,7 +134,7 @@ status encode_save(const T& value, const Meta* metadata, std::vector<std::uint8_
             header.metadata_bits = bits;
         }
     }
-    out.insert(out.end(), schema.encoded.begin(), schema.encoded.end());
+    out.insert(out.end(), encoded.begin(), encoded.end());
     std::size_t payload_bits = 0;
     if (status written = append_encoding<scope::save>(value, out, payload_bits); !written) {
         out.clear();
@@ -192,29 +200,6 @@ std::vector<std::uint8_t> save_to_bytes(const T& value)
 }
 
 namespace detail {
-template <class T>
-concept has_member_migrate = requires(T& value, std::uint32_t from) { value.migrate(from); };
-template <class T>
-concept has_free_migrate = requires(T& value, std::uint32_t from) { migrate(from, value); };
-
-/// Runs T's migrate hook, if it has one; a hook returning false refuses.
-template <class T>
-bool run_migrate(T& value, std::uint32_t from_version)
-{
-    if constexpr (has_member_migrate<T>) {
-        if constexpr (std::is_convertible_v<decltype(value.migrate(from_version)), bool>)
-            return static_cast<bool>(value.migrate(from_version));
-        else
-            value.migrate(from_version);
-    } else if constexpr (has_free_migrate<T>) {
-        if constexpr (std::is_convertible_v<decltype(migrate(from_version, value)), bool>)
-            return static_cast<bool>(migrate(from_version, value));
-        else
-            migrate(from_version, value);
-    }
-    return true;
-}
-
 /// A payload failure's status, its bit counted from the file's start.
 inline status payload_status(const status& inner, std::size_t payload_offset_bits) noexcept
 {
@@ -284,7 +269,8 @@ status check_save(std::span<const std::uint8_t> file, load_info& info)
 
 /// What a schema-path load found that load_info reports and load_options
 /// may refuse: dropped fields, reordered structs, and (when `same_version`:
-/// the file's save_version is the program's) a changed layout.
+/// the file's save_version is the program's, and no inner struct's differs)
+/// a changed layout.
 inline status note_layout_changes(const schema& theirs, const load_plan& plan, std::string_view root,
                                   bool same_version, load_info& info, const load_options& options)
 {
@@ -292,7 +278,7 @@ inline status note_layout_changes(const schema& theirs, const load_plan& plan, s
         info.dropped_fields.push_back(schema_path(theirs, node, root));
     for (const std::uint32_t node : plan.reordered)
         info.reordered_structs.push_back(schema_path(theirs, node, root));
-    info.unversioned_layout_change = same_version && plan.identical[0] == 0;
+    info.unversioned_layout_change = same_version && !plan.versions_differ && plan.identical[0] == 0;
     if (options.refuse_dropped_fields && !info.dropped_fields.empty())
         return status(error::schema_mismatch, status::no_bit, info.dropped_fields.front(),
                       "the file holds a field the program does not load (refuse_dropped_fields)");
@@ -316,47 +302,99 @@ inline void note_clamped(const schema& theirs, const load_plan& plan, std::strin
                 {schema_path(theirs, static_cast<std::uint32_t>(node), root), plan.clamped[node]});
 }
 
-/// Decodes one section of a checked file (the value, or the metadata)
-/// into `target` by the fast or the schema path, filling info.path,
-/// info.dropped_fields and info.reordered_structs, and, for the value
-/// (`same_version` when its save_version is the program's),
-/// info.unversioned_layout_change. Offsets are in bits from the file's start.
+/// Which section of a save a decode reads: the value, whose root's
+/// save_version the header holds, or the metadata, whose root's the schema
+/// records (format 4; 1 before).
+enum class save_section : std::uint8_t { value, metadata };
+
+/// Whether a file's schema section, in `format`, is the program's byte for
+/// byte, so that its payload decodes as from_bytes decodes (the fast path).
+/// Format 3 records no version but the header's: it is the program's only
+/// when no struct inside the program's type declares one.
+inline bool is_programs_schema(std::span<const std::uint8_t> file_schema, std::uint16_t format,
+                               const program_schema& mine) noexcept
+{
+    if (format < 3 || (format == 3 && mine.nested_versions))
+        return false;
+    const std::span<const std::uint8_t> encoded = mine.encoding(format);
+    return std::equal(file_schema.begin(), file_schema.end(), encoded.begin(), encoded.end());
+}
+
+/// The schema path of decode_section: parses the file's schema, binds it
+/// to the program's, fills info's lists and reads the payload by the plan
+/// (every inner struct's migrate runs as its value is read); `root_version`
+/// gets the file's version of the section's root.
+template <class T>
+status decode_by_schema(std::span<const std::uint8_t> file_schema, save_read_stream& stream,
+                        std::uint64_t payload_bits, std::size_t schema_offset, std::size_t payload_offset, T& target,
+                        load_info& info, const load_options& options, save_section section,
+                        std::uint32_t& root_version)
+{
+    constexpr std::string_view root = reflect::type_name<T>();
+    const program_schema& mine = schema_of<T>();
+    const save_header& header = info.header;
+    schema theirs;
+    if (status parsed = parse_schema(file_schema, theirs, header.schema_encoding()); !parsed)
+        return payload_status(parsed, schema_offset);
+    if (section == save_section::value && header.format < save_header::versioned_format)
+        theirs.nodes.front().version = header.save_version;
+    root_version = section == save_section::value ? header.save_version : theirs.nodes.front().version;
+    // (The value's was checked with the header.)
+    if (section == save_section::metadata && root_version > mine.root_version())
+        return status(error::newer_version, status::no_bit, root, "written by a newer save_version of this type");
+    load_plan plan(theirs);
+    plan.budget = walk_budget::for_payload(payload_bits);
+    if (options.clamp_out_of_range)
+        plan.clamped.assign(theirs.nodes.size(), 0);
+    failure_record mismatch;
+    if (!bind(plan, 0, mine.tree, 0, mismatch))
+        return mismatch.to_status(root);
+    const bool same_version = section == save_section::value && header.save_version == save_version_of<T>();
+    if (status noted = note_layout_changes(theirs, plan, root, same_version, info, options); !noted)
+        return noted;
+    if (!load_by_plan(stream, plan, 0, *engine::root_v<T>.entry, &target)) [[unlikely]]
+        return payload_status(stream.failure_status(root), payload_offset);
+    note_clamped(theirs, plan, root, info);
+    return {};
+}
+
+/// Decodes one section of a checked file (the value, or the metadata) into
+/// `target` by the fast or the schema path, filling info.path and what the
+/// schema path notices, then runs the root's migrate when the file's version
+/// of it is older than the program's (an inner struct's ran as its value
+/// was read: inner before outer). Offsets are in bits from the file's start.
 template <class T>
 status decode_section(std::span<const std::uint8_t> file_schema, std::span<const std::uint8_t> payload,
                       std::uint64_t payload_bits, std::size_t schema_offset, std::size_t payload_offset, T& target,
-                      load_info& info, const load_options& options, bool same_version = false)
+                      load_info& info, const load_options& options, save_section section)
 {
     const program_schema& mine = schema_of<T>();
     constexpr std::string_view root = reflect::type_name<T>();
+    const save_header& header = info.header;
     failure_record failure;
     save_read_stream stream(payload, failure);
     load_info::route path = load_info::route::fast;
-    const schema_encoding encoding = info.header.schema_encoding();
-    if (encoding == schema_encoding::compact &&
-        std::equal(file_schema.begin(), file_schema.end(), mine.encoded.begin(), mine.encoded.end())) {
+    // On the fast path the file's versions are the program's, but for what
+    // the format does not record: the value's root is the header's, and
+    // before format 4 the metadata's root is 1.
+    std::uint32_t root_version = section == save_section::value                   ? header.save_version
+                                 : header.format >= save_header::versioned_format ? mine.root_version()
+                                                                                  : 1;
+    if (is_programs_schema(file_schema, header.format, mine)) {
         if (!read_value<path_of<T>>(stream, target)) [[unlikely]]
             return payload_status(stream.failure_status(root), payload_offset);
     } else {
         path = load_info::route::schema;
-        schema theirs;
-        if (status parsed = parse_schema(file_schema, theirs, encoding); !parsed)
-            return payload_status(parsed, schema_offset);
-        load_plan plan(theirs);
-        plan.budget = walk_budget::for_payload(payload_bits);
-        if (options.clamp_out_of_range)
-            plan.clamped.assign(theirs.nodes.size(), 0);
-        failure_record mismatch;
-        if (!bind(plan, 0, mine.tree, 0, mismatch))
-            return mismatch.to_status(root);
-        if (status noted = note_layout_changes(theirs, plan, root, same_version, info, options); !noted)
-            return noted;
-        if (!load_by_plan(stream, plan, 0, *engine::root_v<T>.entry, &target)) [[unlikely]]
-            return payload_status(stream.failure_status(root), payload_offset);
-        note_clamped(theirs, plan, root, info);
+        if (status read = decode_by_schema(file_schema, stream, payload_bits, schema_offset, payload_offset, target,
+                                           info, options, section, root_version);
+            !read)
+            return read;
     }
     if (stream.bit_position() != payload_bits) [[unlikely]]
         return status(error::corrupt, payload_offset + stream.bit_position(), root,
                       "the payload's length differs from the value's");
+    if (root_version < save_version_of<T>() && !run_migrate(target, root_version))
+        return status(error::hook_failed, payload_offset, root, "migrate(from_version) refused the file");
     info.path = path;
     return {};
 }
@@ -365,14 +403,12 @@ status decode_section(std::span<const std::uint8_t> file_schema, std::span<const
 /// bound when the schema is T's (the fast path), else the schema's (0 when
 /// it does not parse: the load refuses it anyway).
 template <class T>
-std::uint64_t payload_bound(std::span<const std::uint8_t> file_schema, schema_encoding encoding)
+std::uint64_t payload_bound(std::span<const std::uint8_t> file_schema, const save_header& header)
 {
-    const program_schema& mine = schema_of<T>();
-    if (encoding == schema_encoding::compact &&
-        std::equal(file_schema.begin(), file_schema.end(), mine.encoded.begin(), mine.encoded.end()))
+    if (is_programs_schema(file_schema, header.format, schema_of<T>()))
         return max_bits<T>;
     schema theirs;
-    return parse_schema(file_schema, theirs, encoding) ? max_payload_bits(theirs) : 0;
+    return parse_schema(file_schema, theirs, header.schema_encoding()) ? max_payload_bits(theirs) : 0;
 }
 
 /// A checked file's payload, inflated into `inflated` when compressed.
@@ -412,18 +448,12 @@ status decode_save(std::span<const std::uint8_t> file, T& target, load_info& inf
     const auto payload_at = static_cast<std::size_t>(header.payload_offset());
     const std::span<const std::uint8_t> file_schema = file.subspan(schema_at, header.schema_bytes);
     std::span<const std::uint8_t> payload;
-    if (status inflated_ok = inflate_payload(file, header, header.compressed() ? payload_bound<T>(file_schema, header.schema_encoding()) : 0,
+    if (status inflated_ok = inflate_payload(file, header, header.compressed() ? payload_bound<T>(file_schema, header) : 0,
                                              options.max_file_bytes, inflated, payload);
         !inflated_ok)
         return inflated_ok;
-    if (status decoded = decode_section(file_schema, payload, header.payload_bits, schema_at * 8, payload_at * 8, target,
-                                        info, options, header.save_version == save_version_of<T>());
-        !decoded)
-        return decoded;
-    if (header.save_version < save_version_of<T>() && !run_migrate(target, header.save_version))
-        return status(error::hook_failed, payload_at * 8, reflect::type_name<T>(),
-                      "migrate(from_version) refused the file");
-    return {};
+    return decode_section(file_schema, payload, header.payload_bits, schema_at * 8, payload_at * 8, target, info,
+                          options, save_section::value);
 }
 } // namespace detail
 
@@ -557,7 +587,8 @@ status read_info_section(std::span<const std::uint8_t> prefix, std::uint64_t fil
     Meta loaded = working_object<scope::save>(meta);
     if (status decoded = decode_section(prefix.subspan(schema_at, header.metadata_schema_bytes),
                                         prefix.subspan(payload_at, metadata_bytes - header.metadata_schema_bytes),
-                                        header.metadata_bits, schema_at * 8, payload_at * 8, loaded, info, options);
+                                        header.metadata_bits, schema_at * 8, payload_at * 8, loaded, info, options,
+                                        save_section::metadata);
         !decoded)
         return decoded;
     meta = std::move(loaded);

@@ -42,8 +42,9 @@ node_role role_in(const schema& tree, const schema_node& node) noexcept;
 /// How a save file's schema section is encoded (docs/formats/save-format.md,
 /// section 2): formats 1 and 2 write every name where it is used and every
 /// number at a fixed width; format 3 writes each name once, in a string
-/// table, numbers as varints, and a repeated subtree as a reference.
-enum class schema_encoding : std::uint8_t { names_inline, compact };
+/// table, numbers as varints, and a repeated subtree as a reference; format
+/// 4 is format 3 with each struct's and hook type's save_version.
+enum class schema_encoding : std::uint8_t { names_inline, compact, compact_versioned };
 
 /// Writes a schema's encoding (what a save file carries) into `out`.
 status encode_schema(const schema& tree, std::vector<std::uint8_t>& out,
@@ -69,13 +70,39 @@ namespace engine {
 void describe(const field_entry& value, schema_builder& builder);
 } // namespace engine
 
-/// T's schema, its encoding and fingerprint, built once per program.
+/// T's schema, its encodings and their fingerprints, built once per program.
 struct program_schema {
     schema tree;
+    /// Format 3's encoding (compact), which records no version.
     std::vector<std::uint8_t> encoded;
     std::uint64_t fingerprint = 0;
+    /// Format 4's (compact_versioned): each struct's and hook type's version.
+    std::vector<std::uint8_t> versioned;
+    std::uint64_t versioned_fingerprint = 0;
+    /// A struct or hook type inside T (T itself aside, whose version a
+    /// save's header holds) declares a save_version other than 1, which
+    /// only format 4 records.
+    bool nested_versions = false;
     status built; ///< not ok when T exceeds the schema's limits (e.g. > 4096 fields)
+
+    /// The encoding in a file of `format` (3 or 4), and its fingerprint.
+    std::span<const std::uint8_t> encoding(std::uint16_t format) const noexcept
+    {
+        return format >= 4 ? std::span<const std::uint8_t>(versioned) : std::span<const std::uint8_t>(encoded);
+    }
+    std::uint64_t fingerprint_in(std::uint16_t format) const noexcept
+    {
+        return format >= 4 ? versioned_fingerprint : fingerprint;
+    }
+    /// The version of T's own node: T's save_version for a struct or hook
+    /// type, else 1.
+    std::uint32_t root_version() const noexcept { return tree.nodes.empty() ? 1 : tree.nodes.front().version; }
 };
+
+namespace detail {
+/// Whether a node other than the root declares a version other than 1.
+bool has_nested_versions(const schema& tree) noexcept;
+} // namespace detail
 
 template <class T>
 const program_schema& schema_of()
@@ -87,6 +114,10 @@ const program_schema& schema_of()
         result.tree = builder.take();
         result.built = encode_schema(result.tree, result.encoded);
         result.fingerprint = schema_fingerprint(result.encoded);
+        if (result.built)
+            result.built = encode_schema(result.tree, result.versioned, schema_encoding::compact_versioned);
+        result.versioned_fingerprint = schema_fingerprint(result.versioned);
+        result.nested_versions = detail::has_nested_versions(result.tree);
         return result;
     }();
     return built;

@@ -57,6 +57,10 @@ struct load_plan {
     /// values lay outside the program's range and loaded as the nearest
     /// bound. Empty without it: such a value is refused.
     std::vector<std::uint64_t> clamped;
+    /// A struct or hook type (the root aside) has another version in the
+    /// file than in the program: an older one, since bind() refuses a newer
+    /// (newer_version). load_by_plan runs the migrate of each of its values.
+    bool versions_differ = false;
     walk_budget budget;
 
     explicit load_plan(const schema& file_schema);
@@ -68,15 +72,20 @@ std::string schema_path(const schema& file, std::uint32_t node, std::string_view
 
 /// Matches the file's node `f` with the program's node `p` (see the top),
 /// filling the plan; on a mismatch records schema_mismatch, naming the
-/// field, and returns false.
+/// field, and returns false. A struct or hook type the file holds in a newer
+/// version than the program's is refused (newer_version, naming it); the
+/// root's version is the caller's to check.
 bool bind(load_plan& plan, std::uint32_t f, const schema& program, std::uint32_t p, failure_record& failure);
 
 /// The second pass: reads the file's node `f` into `object`, a value of
 /// `value`'s type, by the plan bind() made, converting each value and
 /// refusing one that does not fit (out_of_range; a number outside the
 /// program's range is clamped and counted instead when `plan.clamped` is
-/// sized). Compiled once, in
-/// src/engine/load.cpp. `object` is garbage on failure.
+/// sized). Each value of a struct or hook type, the root aside, whose
+/// version in the file is older than the program's gets its migrate as soon
+/// as it is read (inner before outer); one that refuses fails the load
+/// (hook_failed, naming the value). Compiled once, in src/engine/load.cpp.
+/// `object` is garbage on failure.
 bool load_by_plan(save_read_stream& stream, load_plan& plan, std::uint32_t f, const engine::field_entry& value,
                   void* object);
 

@@ -63,7 +63,12 @@ public:
         detail::derive_node(node);
     }
     void string(std::size_t max_length) { add(schema_kind::string).max = max_length; }
-    void opaque(std::string_view type_name) { add(schema_kind::opaque).type_name = clipped(type_name); }
+    void opaque(std::string_view type_name, std::uint32_t version = 1)
+    {
+        schema_node& node = add(schema_kind::opaque);
+        node.type_name = clipped(type_name);
+        node.version = version;
+    }
 
     void begin_enumeration(std::string_view type_name, bool is_signed)
     {
@@ -80,7 +85,12 @@ public:
     void begin_vector(std::size_t max_size) { open(schema_kind::vector).max = max_size; }
     void begin_array(std::size_t count) { open(schema_kind::array).max = count; }
     void begin_optional() { open(schema_kind::optional); }
-    void begin_struct(std::string_view type_name) { open(schema_kind::structure).type_name = clipped(type_name); }
+    void begin_struct(std::string_view type_name, std::uint32_t version = 1)
+    {
+        schema_node& node = open(schema_kind::structure);
+        node.type_name = clipped(type_name);
+        node.version = version;
+    }
     void begin_variant() { open(schema_kind::variant); }
 
     /// Names the next node as a field of the open struct.

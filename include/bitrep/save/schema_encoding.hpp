@@ -4,7 +4,8 @@
 //   inline_schema_code   formats 1 and 2: every name written where it is
 //                        used, every number at a fixed width
 //   compact_schema_code  format 3: names by their index in a string table
-//                        written once, numbers as varints
+//                        written once, numbers as varints; format 4: the
+//                        same, and each struct's and hook type's version
 // Only compiled code includes this header (src/schema.cpp, and what
 // src/schema_kinds.hpp reaches).
 #pragma once
@@ -55,6 +56,14 @@ struct inline_schema_code {
     {
         return stream.serialize_bits(min, 64) && stream.serialize_bits(max, 64);
     }
+    /// A struct's or hook type's version: not recorded (a reader's node
+    /// keeps 1).
+    template <class Stream>
+    static bool version(Stream&, std::uint32_t&)
+    {
+        return true;
+    }
+    static constexpr bool records_versions() noexcept { return false; }
 };
 
 /// A number in groups of `varint_group_bits` bits, least significant group
@@ -158,15 +167,16 @@ bool serialize_name_symbol(Stream& stream, unsigned& symbol)
     return true;
 }
 
-/// Format 3. A schema's strings (names, type names, enumerators' names),
-/// each once, in byte order, each written as how many leading bytes it
-/// shares with the one before and the rest, in name symbols (so
+/// Formats 3 and 4. A schema's strings (names, type names, enumerators'
+/// names), each once, in byte order, each written as how many leading
+/// bytes it shares with the one before and the rest, in name symbols (so
 /// `game::Player` after `game::Item` costs `Player` and its end); index 0
-/// is the empty string and is not written.
+/// is the empty string and is not written. Format 4 (`versions`) also
+/// records each struct's and hook type's version.
 class compact_schema_code {
 public:
     /// The writer's table: every text of `tree`.
-    explicit compact_schema_code(const schema& tree)
+    compact_schema_code(const schema& tree, bool versions) : versions_(versions)
     {
         std::set<std::string> texts;
         for (const schema_node& node : tree.nodes) {
@@ -180,7 +190,7 @@ public:
             index_.emplace(strings_[i], i);
     }
     /// The reader's table, filled by serialize_table.
-    compact_schema_code() { strings_.emplace_back(); }
+    explicit compact_schema_code(bool versions) : versions_(versions) { strings_.emplace_back(); }
 
     /// The table: its count, then each string. A reader refuses a count
     /// past what the bytes left could hold (each string takes at least 13
@@ -246,6 +256,20 @@ public:
         max = min + span;
         return true;
     }
+    /// A struct's or hook type's version, a varint (format 4 only: a
+    /// reader of format 3 leaves 1).
+    template <class Stream>
+    bool version(Stream& stream, std::uint32_t& version)
+    {
+        if (!versions_)
+            return true;
+        std::uint64_t value = version;
+        if (!count(stream, value, 0xFFFFFFFFu))
+            return false;
+        version = static_cast<std::uint32_t>(value);
+        return true;
+    }
+    bool records_versions() const noexcept { return versions_; }
 
 private:
     template <class Stream>
@@ -297,6 +321,7 @@ private:
                                   : stream.fail(error::value_out_of_range, start, "schema: a number above its limit");
     }
 
+    bool versions_ = false;
     std::vector<std::string> strings_;
     std::unordered_map<std::string, std::uint64_t> index_;
 };

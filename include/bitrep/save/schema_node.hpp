@@ -52,6 +52,7 @@ struct schema_node {
     std::uint32_t children = 0;        ///< direct children
     std::uint32_t position = 0;        ///< as a field: its position among its struct's fields; as an alternative: its index
     std::uint32_t bits = 0;            ///< integer: width; quat: bits per component
+    std::uint32_t version = 1;         ///< structure, opaque: its type's save_version (files record it from format 4)
     std::uint64_t min = 0;             ///< ranged: minimum (two's complement); enumerator: value
     std::uint64_t max = 0;             ///< ranged: maximum; string: max length; vector: max size; array: count
     float real_min = 0.0f;             ///< quantized
