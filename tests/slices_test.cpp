@@ -102,8 +102,9 @@ protected:
             }
             const std::span<const std::uint8_t> back = client.packet();
             EXPECT_LE(back.size(), server.options().max_packet_bytes);
-            if (!lost(random))
+            if (!lost(random)) {
                 EXPECT_TRUE(server.receive(id, back));
+            }
             if (client.has_state() && bitrep::replicated_equal(client.state(), world))
                 return tick;
         }

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -101,14 +102,12 @@ struct decimal {
 // As a reader parses it ("-2198e-1"); to_chars and from_chars use no locale.
 std::string decimal_text(const decimal& number)
 {
-    char text[48];
-    char* end = text;
-    if (number.negative)
-        *end++ = '-';
-    end = std::to_chars(end, text + sizeof text, number.significand).ptr;
-    *end++ = 'e';
-    end = std::to_chars(end, text + sizeof text, -number.places).ptr;
-    return std::string(text, end);
+    std::array<char, 24> digits{}; // 20 digits of a 64-bit significand at most
+    std::string text = number.negative ? "-" : "";
+    text.append(digits.data(), std::to_chars(digits.data(), digits.data() + digits.size(), number.significand).ptr);
+    text += 'e';
+    text.append(digits.data(), std::to_chars(digits.data(), digits.data() + digits.size(), -number.places).ptr);
+    return text;
 }
 
 // The decimals of `places` places around `value`: the nearest (to_chars
