@@ -63,7 +63,7 @@ constexpr decimal shortest_decimal(float f) noexcept
 {
     const double magnitude = f < 0.0f ? -static_cast<double>(f) : static_cast<double>(f);
     std::int32_t top = 0; // about the power of ten of the leading digit
-    while (top < 38 && magnitude >= powers_of_ten[static_cast<std::size_t>(top + 1)])
+    while (top < 38 && magnitude >= powers_of_ten[static_cast<std::size_t>(top) + 1])
         ++top;
     while (top <= 0 && top > -45 && magnitude * powers_of_ten[static_cast<std::size_t>(-top)] < 1.0)
         --top;
@@ -71,7 +71,10 @@ constexpr decimal shortest_decimal(float f) noexcept
         std::int32_t exponent = top - digits + 1;
         const double scaled = exponent >= 0 ? magnitude / powers_of_ten[static_cast<std::size_t>(exponent)]
                                             : magnitude * powers_of_ten[static_cast<std::size_t>(-exponent)];
-        auto significand = static_cast<std::int64_t>(scaled + 0.5);
+        // Rounded half up (scaled is positive; std::lround is no constexpr).
+        auto significand = static_cast<std::int64_t>(scaled);
+        if (scaled - static_cast<double>(significand) >= 0.5)
+            ++significand;
         for (; exponent < 0 && significand % 10 == 0; ++exponent)
             significand /= 10;
         if (exponent > 0 && exponent < 10 &&
