@@ -32,7 +32,7 @@ struct smallest_three_parts {
         float second = 0.0f;
         float lead = x;
         // The runner-up is tracked in the same pass (its magnitudes are at
-        // hand): a sorting network of its own cost clang 25% of the encode.
+        // hand): a sorting network of its own would compare them all again.
         const float ay = std::fabs(y);
         if (ay > top) {
             s.largest = 1;

@@ -3,14 +3,13 @@
 // element loops, the stream primitives). Any of them left out of line takes
 // the stream by reference, and the stream then lives in memory for the whole
 // message: clang 14 kept codec<quat>, serialize_string and the vector loops
-// out of line, and GCC 12 the field walk's index-sequence lambda, and the
-// reflected path ran up to 1.4x the instructions of hand-written code.
-// Forced inline, it compiles to the same straight-line code a person would
-// write (docs/benchmarks.md).
+// out of line, and GCC 12 the field walk's index-sequence lambda. Forced
+// inline, it compiles to the same straight-line code a person would write
+// (docs/benchmarks.md).
 //
-// Only when optimizing: at -O0 nothing else is inlined either, and forcing
-// these layers in made clang spend a third of a debug build in its
-// always-inliner (3.3 s of 9.8 s for 20 structs, bench/compile_time).
+// Only when optimizing: at -O0 nothing else is inlined either, so forcing
+// these layers in would only give clang's always-inliner work in every
+// debug build (bench/compile_time).
 #pragma once
 
 #if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(BITREP_NO_FORCED_INLINE)

@@ -26,8 +26,9 @@ enum class replication_encoding : std::uint8_t {
     bit_packed,
     /// The same delta through adaptive binary models and a range coder,
     /// predicted from the baseline's own history (docs/formats/wire-format.md,
-    /// section 7): 0.3-0.4x the bits of bit_packed for moving entities in
-    /// the benchmarks, for more CPU time per entity on both ends.
+    /// section 7): far fewer bits than bit_packed for moving entities
+    /// (docs/benchmarks.md, "Bytes per packet"), for more CPU time per
+    /// entity on both ends.
     coded,
 };
 

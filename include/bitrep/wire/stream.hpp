@@ -315,8 +315,8 @@ protected:
     /// One inline pass finds zero bytes and bytes above 0x7F; only a string
     /// that has the latter goes through the full UTF-8 check, out of line.
     /// (Calling memchr and the validator for every string made compilers save
-    /// the stream's state around both calls, and whether GCC inlined the
-    /// validator moved the Monster encode by 20%.) The pass reads eight bytes
+    /// the stream's state around both calls, and left the encode's speed to
+    /// whether GCC inlined the validator.) The pass reads eight bytes
     /// at a time, the last eight (or four) overlapping the ones before: both
     /// findings are ors over the bytes, which a byte read twice leaves alone.
     BITREP_ALWAYS_INLINE bool check_text(const std::string& text, std::size_t bit) noexcept

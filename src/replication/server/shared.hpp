@@ -131,8 +131,8 @@ public:
     /// once per world tick for every client holding the same baseline: the
     /// answer is kept per slot in one word (the history's tick, both refs,
     /// the answer), which refs name the same values while the tick stands.
-    /// (Inlined into the candidates' loop: called, it cost 3% more
-    /// instructions per client per tick.)
+    /// (Inlined into the candidates' loop: a call there, once per slot,
+    /// would spill the loop's registers.)
     BITREP_ALWAYS_INLINE bool same_slot_memo(const entity_array_layout& array, std::size_t slot, value_ref a,
                                              const void* x, value_ref b, const void* y) const
     {
@@ -171,13 +171,12 @@ public:
     /// (view_hash) rather than by their refs: from 4,096 slots, where
     /// reading three ref arrays per client costs more than the hashes'
     /// upkeep (four 64-bit mixes per changed ref; for the cube world's
-    /// 1,024 slots the upkeep measured 12,800 instructions per client per
-    /// tick, comparing a few hundred).
+    /// 1,024 slots the upkeep costs more than comparing the refs).
     const bool hash_views;
     /// Whether finding the candidates fetches each client's per-slot
     /// entries ahead: from 4,096 slots, where they are seldom in the cache
-    /// (2.4 MB per client at 10,000 slots). For the cube world's 1,024 it
-    /// added 13,000 instructions per client per tick and no time.
+    /// (2.4 MB per client at 10,000 slots). For the cube world's 1,024,
+    /// whose entries stay in the cache, the fetches only add instructions.
     const bool prefetch_far;
     priority_function priority_;
     relevancy_function relevant_;

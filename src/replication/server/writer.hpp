@@ -36,8 +36,8 @@ public:
     /// more cautious ratio, and as a last resort bit-packed, whose
     /// selection fits by construction. A full state (no acknowledged
     /// baseline) goes bit-packed: with nothing to predict from, coding it
-    /// saved 2% of its bytes for 7.5 times the time (docs/benchmarks.md,
-    /// "Replication"). On failure the caller drops the draft.
+    /// saves few bytes for a much slower encode (docs/benchmarks.md,
+    /// "Bytes per packet"). On failure the caller drops the draft.
     status build()
     {
         packet_draft<SlotIndex>& draft = c_.draft;
