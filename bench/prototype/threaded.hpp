@@ -287,11 +287,16 @@ inline bool h_string_slow(PROTO_ARGS)
 inline bool h_vector(PROTO_ARGS)
 {
     unsigned char* p = base + ip->offset;
+#ifdef PROTO_VECTOR_CALLS
+    const std::size_t n = ip->seq->size(p);
+    unsigned char* first = static_cast<unsigned char*>(ip->seq->data(p));
+#else
     unsigned char* first;
     unsigned char* last;
     std::memcpy(&first, p, sizeof first);
     std::memcpy(&last, p + sizeof first, sizeof last);
     const std::size_t n = static_cast<std::size_t>(last - first) / ip->stride;
+#endif
     if (n > ip->max) [[unlikely]]
         return fail(c, out, sbits, bitrep::error::value_out_of_range);
     if (!put(c, out, scratch, sbits, static_cast<std::uint32_t>(n), ip->bits)) [[unlikely]]
