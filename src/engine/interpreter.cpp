@@ -208,8 +208,7 @@ BITREP_ALWAYS_INLINE void run_leaves_on(Stream& outer, const instruction* first,
 }
 
 /// The checked form apart, so that the unchecked one keeps its function's
-/// registers to itself (both in one function cost g++ 3% more instructions
-/// on the cubes' decode).
+/// registers to itself (in one function, g++ spills them in both).
 template <class Stream>
 [[gnu::noinline, gnu::cold]] void run_leaves_checked(Stream& outer, const instruction* first,
                                                      const instruction* last, unsigned char* data, std::size_t count,
@@ -229,8 +228,7 @@ template <class Stream>
 
 /// Elements that are one leaf each (a vector of bytes, of ranged integers):
 /// one dispatch for all of them. A function of its own, since its loops,
-/// one per kind, would crowd run_leaves' registers (callgrind: the cubes'
-/// decode took 14% more instructions with them there). Checked as run_leaves.
+/// one per kind, would crowd run_leaves' registers. Checked as run_leaves.
 template <bool Checked, class Stream>
 BITREP_ALWAYS_INLINE void run_leaf_elements_on(Stream& outer, const instruction& leaf, unsigned char* data,
                                                std::size_t count, std::uint32_t stride, leaf_failure& failed)
@@ -441,9 +439,9 @@ BITREP_ALWAYS_INLINE bool run_codec(Stream& stream, const instruction& in, unsig
 
 /// Runs the program: one switch over every instruction, leaves and loops
 /// alike, so that each costs one dispatch (the helpers' own switches run
-/// only in the cases they serve, where the compilers fold them away). Its
-/// leaf cases moved into a helper with a switch of its own cost 2.4% more
-/// instructions encoding and 1.4% decoding, so the loop stays whole.
+/// only in the cases they serve, where the compilers fold them away). The
+/// leaf cases stay in it: a helper with a switch of its own would add a
+/// second dispatch per leaf.
 template <class Stream>
 // NOLINTNEXTLINE(readability-function-size): one dispatch per instruction (above)
 BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, unsigned char* object)
