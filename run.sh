@@ -4,8 +4,9 @@
 #                      (examples/arena; options after it go to the arena, e.g. --loss 0.25
 #                      or --clients 64)
 #   ./run.sh test      installs what is missing, checks the house rules of
-#                      include/ (tools/check_house.py: header length, layers,
-#                      no detail:: in public declarations) and that every
+#                      include/ and src/ (tools/check_house.py: file and
+#                      function length, layers, no detail:: in public
+#                      declarations) and that every
 #                      reference to the docs resolves (tools/check_doc_links.py),
 #                      builds with g++
 #                      and clang (-Werror; g++ optimised, clang and g++
@@ -86,8 +87,9 @@ case "${1:-}" in
     ;;
   test)
     install_missing
-    # Before any build: a header too long, an include against the layers or
-    # detail:: in a public declaration fails the run at once.
+    # Before any build: a file or function too long, an include against the
+    # layers (in include/ or src/) or detail:: in a public declaration fails
+    # the run at once.
     python3 tools/check_house.py
     # Every docs/ path named in the tree, with its section, and every
     # relative link of the docs exists.

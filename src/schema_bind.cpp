@@ -1,6 +1,6 @@
 // The schema-driven load's first pass (docs/formats/save-format.md, section 3):
-// bind() and the load plan it fills (schema_bind.hpp). Every kind's part is
-// its entry in the table of kinds.
+// bind() (schema_bind.hpp) and the load plan it fills (load_plan.hpp). Every
+// kind's part is its entry in the table of kinds.
 #include <bitrep/save/schema_bind.hpp>
 
 #include <cstddef>

@@ -678,13 +678,6 @@ TEST(EngineDelta, BoundsAreTheRecordedOnes)
     expect_bounds<bitrep::delta_small<bitrep::ranged<int, 0, 90>, 5>>(9, 8);
 }
 
-TEST(EngineDelta, RunsTheKindsItHasRules)
-{
-    EXPECT_TRUE(bitrep::engine::runs_delta(bitrep::engine::entry_v<Everything>));
-    EXPECT_TRUE(bitrep::engine::runs_delta(bitrep::engine::entry_v<Crowd>));
-    EXPECT_TRUE(bitrep::engine::runs_delta(bitrep::engine::entry_v<Keyed>));
-}
-
 TEST(EngineDelta, EveryKindWritesAndReadsAsRecorded)
 {
     const tally seen = run_deltas<Everything>(7, [](generator& g) { return g.everything(); }, 300);

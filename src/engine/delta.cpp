@@ -18,8 +18,8 @@
 #include <vector>
 
 #include <bitrep/codecs/classes.hpp>
-#include <bitrep/delta.hpp>
-#include "delta_cost.hpp"
+#include <bitrep/codecs/field_flags.hpp>
+#include <bitrep/engine/delta_cost.hpp>
 #include <bitrep/quat_code.hpp>
 
 #include "kinds.hpp"

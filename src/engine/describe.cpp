@@ -3,12 +3,13 @@
 // for each kind. The schemas are on disk, so they must not change:
 // tests/engine_schema_test.cpp holds them to the bytes recorded in
 // tests/schema_goldens.hpp.
-#include <bitrep/save/schema.hpp>
+#include <bitrep/engine/schema_info.hpp>
 
 #include <cstddef>
 #include <cstdint>
 
 #include <bitrep/codecs/field_flags.hpp>
+#include <bitrep/engine/entries.hpp>
 
 namespace bitrep::engine {
 

@@ -6,7 +6,7 @@
 // a name comparison. A subtree the program encodes as the file does is read
 // by the kinds' own rules (values.hpp); everything else is converted, and a
 // value that does not fit the program's type is refused (out_of_range).
-#include <bitrep/save/schema_bind.hpp>
+#include <bitrep/save/load_plan.hpp>
 
 #include <algorithm>
 #include <cmath>

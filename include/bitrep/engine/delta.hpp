@@ -64,31 +64,6 @@ bool same(const field_entry& entry, const void* a, const void* b);
 template <class Stream>
 bool changed(Stream& stream, const field_entry& entry, const void* older, const void* base, void* value);
 
-/// Whether the engine runs the entry's deltas.
-constexpr bool runs_delta(const field_entry& e) noexcept
-{
-    if (is_transient(e))
-        return true;
-    switch (e.kind) {
-    case kind::structure:
-        for (std::uint32_t i = 0; i < e.nested->count; ++i)
-            if (!runs_delta(e.nested->fields[i]))
-                return false;
-        return true;
-    case kind::vector:
-    case kind::array:
-    case kind::optional:
-    case kind::map:
-    case kind::proxy: return runs_delta(*e.element);
-    case kind::variant:
-        for (std::uint64_t i = 0; i < e.span; ++i)
-            if (!runs_delta(e.element[i]))
-                return false;
-        return true;
-    default: return true;
-    }
-}
-
 /// Whether the entry holds a class with a prediction of its own
 /// (type_table::predict): then its coded deltas depend on the ticks too.
 constexpr bool has_prediction(const field_entry& e) noexcept

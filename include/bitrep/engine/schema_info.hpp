@@ -125,3 +125,13 @@ inline constexpr schema_info structure_info_v = [] {
 }();
 
 } // namespace bitrep::engine::detail
+
+namespace bitrep::engine {
+
+/// Describes a value of the entry's type to `builder`, from the tables:
+/// what the scope of saves carries. Compiled once, in
+/// src/engine/describe.cpp; save/schema.hpp's schema_of<T> builds T's schema
+/// with it.
+void describe(const field_entry& value, schema_builder& builder);
+
+} // namespace bitrep::engine

@@ -4,7 +4,8 @@
 // file, and read back without T, so that a file stays loadable after T
 // changes and can be printed by a tool that has never seen T
 // (docs/formats/save-format.md, section 2). Building, encoding and parsing are
-// compiled once, in src/engine/describe.cpp and src/schema.cpp.
+// compiled once, in src/engine/describe.cpp (engine::describe, declared in
+// engine/schema_info.hpp) and src/schema.cpp.
 #pragma once
 
 #include <cstddef>
@@ -63,12 +64,6 @@ status parse_schema(std::span<const std::uint8_t> encoded, schema& out,
 /// A compressed payload that claims more is refused before anything is
 /// allocated for it (docs/formats/save-format.md, section 5).
 std::uint64_t max_payload_bits(const schema& tree) noexcept;
-
-namespace engine {
-/// Describes a value of the entry's type to `builder`, from the tables:
-/// what the scope of saves carries.
-void describe(const field_entry& value, schema_builder& builder);
-} // namespace engine
 
 /// T's schema, its encodings and their fingerprints, built once per program.
 struct program_schema {

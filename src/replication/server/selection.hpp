@@ -9,9 +9,9 @@
 #include <functional>
 #include <optional>
 
-#include "../../engine/delta_cost.hpp"
 #include "connection.hpp"
 #include "scratch.hpp"
+#include <bitrep/engine/delta_cost.hpp>
 
 namespace bitrep::replication::server_side {
 

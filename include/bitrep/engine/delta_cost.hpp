@@ -1,7 +1,10 @@
-// The one model of what delta_elements (delta.hpp) spends saying which
-// elements of an array, vector or entity array changed: the encoder picks
-// its form by it, and replication_server plans its packets by it, so the
-// two cannot drift apart.
+// The one model of what a delta spends saying which elements of an array,
+// vector or entity array changed: the engine's encoder (src/engine/delta.cpp)
+// picks its form by it, and replication_server plans its packets by it
+// (src/replication/server/selection.hpp), so the two cannot drift apart.
+// Both folders of src/ include it from here rather than one reaching into
+// the other's; what it computes is the wire format's
+// (docs/formats/wire-format.md, section 6.3).
 #pragma once
 
 #include <cstddef>
