@@ -5,10 +5,12 @@
 // in registers; each kind's rule is in kinds.hpp.
 #include <bitrep/engine/table.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include <bitrep/codecs/classes.hpp>
 
@@ -428,95 +430,241 @@ BITREP_ALWAYS_INLINE bool run_rare(Stream& stream, const instruction& in, unsign
     return ok;
 }
 
-/// A class with a serialization hook: its compiled codec.
-template <class Stream>
-BITREP_ALWAYS_INLINE bool run_codec(Stream& stream, const instruction& in, unsigned char* p)
-{
-    bool ok = false;
-    stream.resume(call_codec<Stream>(stream.state(), stream.failure(), *in.entry->codec, p, ok));
-    return ok;
-}
+/// The cursor's three changing values, as handlers pass them.
+struct registers {
+    std::uint64_t a;
+    std::uint64_t b;
+    std::uint64_t c;
+};
 
-/// Runs the program: one switch over every instruction, leaves and loops
-/// alike, so that each costs one dispatch (the helpers' own switches run
-/// only in the cases they serve, where the compilers fold them away). The
-/// leaf cases stay in it: a helper with a switch of its own would add a
-/// second dispatch per leaf.
+/// One run of a program on a Stream: what stays the same from one
+/// instruction to the next, the loop stack, and where the run stood when
+/// it ended (`cursor`, which also gives the parts of the cursor that never
+/// change). Lives on run()'s stack.
 template <class Stream>
-// NOLINTNEXTLINE(readability-function-size): one dispatch per instruction (above)
-BITREP_ALWAYS_INLINE bool run_program(Stream& stream, const instruction* code, unsigned char* object)
-{
-    loop_frame frames[max_depth];
-    cursor at{code, code, object, frames};
-    for (;;) {
-        const instruction& in = *at.ip;
-        unsigned char* p = at.base + in.offset;
-        bool ok = true;
-        bool named = false; // the failure's path is recorded already
-        switch (in.op) {
-        case op::done: return true;
-        case op::run:
-            if (!run_fields(stream, at, in)) [[unlikely]]
-                return false;
-            continue;
-        case op::vector:
-        case op::array:
-        case op::optional:
-        case op::map:
-            if (enter_loop(stream, at, in, p, named)) [[likely]]
-                continue;
-            ok = false;
-            break;
-        case op::end_map:
-            ok = next_entry(stream, in, frames[at.depth - 1]);
-            if (!ok) [[unlikely]]
-                break;
-            [[fallthrough]];
-        case op::end_loop: next_element(at); continue;
-        case op::variant: ok = choose_alternative(stream, at, in, p); break;
-        case op::alternative:
-        case op::end_variant:
-        case op::proxy:
-        case op::end_proxy: enter_or_leave<Stream>(at, in, p); continue;
-        case op::boolean: ok = run_leaf_as<op::boolean>(stream, in, p); break;
-        case op::integer8: ok = run_leaf_as<op::integer8>(stream, in, p); break;
-        case op::integer16: ok = run_leaf_as<op::integer16>(stream, in, p); break;
-        case op::integer32: ok = run_leaf_as<op::integer32>(stream, in, p); break;
-        case op::integer64: ok = run_leaf_as<op::integer64>(stream, in, p); break;
-        case op::ranged_u8: ok = run_leaf_as<op::ranged_u8>(stream, in, p); break;
-        case op::ranged_i8: ok = run_leaf_as<op::ranged_i8>(stream, in, p); break;
-        case op::ranged_u16: ok = run_leaf_as<op::ranged_u16>(stream, in, p); break;
-        case op::ranged_i16: ok = run_leaf_as<op::ranged_i16>(stream, in, p); break;
-        case op::ranged_u32: ok = run_leaf_as<op::ranged_u32>(stream, in, p); break;
-        case op::ranged_i32: ok = run_leaf_as<op::ranged_i32>(stream, in, p); break;
-        case op::ranged_64: ok = run_leaf_as<op::ranged_64>(stream, in, p); break;
-        case op::enumeration: ok = run_leaf_as<op::enumeration>(stream, in, p); break;
-        case op::float32: ok = run_leaf_as<op::float32>(stream, in, p); break;
-        case op::float64: ok = run_leaf_as<op::float64>(stream, in, p); break;
-        case op::quantized: ok = run_leaf_as<op::quantized>(stream, in, p); break;
-        case op::quat: ok = run_leaf_as<op::quat>(stream, in, p); break;
-        case op::string: ok = run_string(stream, in, p); break;
-        case op::bit_vector: ok = run_rare<&run_bit_vector<Stream>>(stream, in, p); break;
-        case op::flags: ok = run_rare<&run_flags<Stream>>(stream, in, p); break;
-        case op::bitset: ok = run_rare<&run_bitset<Stream>>(stream, in, p); break;
-        case op::codec: ok = run_codec(stream, in, p); break;
-        }
-        if (!ok) [[unlikely]] {
-            if (!named)
-                record_path(stream.failure(), in.path, frames, at.depth);
-            return false;
-        }
-        ++at.ip;
+struct run_context {
+    /// The loop stack is left unset: a loop sets its frame as it enters.
+    run_context(const instruction* program, failure_record& record, const typename Stream::state_type& at) noexcept
+        : code(program), failure(&record), cursor(at)
+    {
     }
-}
+
+    const instruction* code;
+    failure_record* failure;
+    typename Stream::state_type cursor;
+    int depth = 0;
+    loop_frame frames[max_depth];
+    // Where a handler goes on, when handlers return to a loop
+    // (BITREP_TAIL_CALLS 0).
+    const instruction* next = nullptr;
+    unsigned char* next_base = nullptr;
+    registers next_registers{};
+};
+
+#if BITREP_TAIL_CALLS
+#define BITREP_CONTINUE(context, to, to_base, stream)                                                               \
+    do {                                                                                                            \
+        const registers r_ = pack((stream).state());                                                                \
+        const instruction* const n_ = (to);                                                                         \
+        BITREP_MUSTTAIL return n_->fn[way](n_, (to_base), (context), r_.a, r_.b, r_.c);                            \
+    } while (false)
+#else
+#define BITREP_CONTINUE(context, to, to_base, stream)                                                               \
+    do {                                                                                                            \
+        (context)->next = (to);                                                                                     \
+        (context)->next_base = (to_base);                                                                           \
+        (context)->next_registers = pack((stream).state());                                                         \
+        return true;                                                                                                \
+    } while (false)
+#endif
+
+constexpr bool is_fixed_leaf(op o) noexcept { return o <= op::quat; }
+
+/// The handlers of the programs run on Stream: one per op, each running
+/// its instruction on a stream made from the registers, then going on to
+/// the next instruction's handler (BITREP_CONTINUE). A bit writer's or
+/// reader's handlers run on a leaf stream (leaf_stream.hpp), which carries
+/// the cursor and the failure record's address and nothing else.
+template <class Stream>
+struct machine {
+    using handler_stream = std::conditional_t<Stream::is_measuring, Stream, leaf_stream_for<Stream>>;
+    /// The fast handlers' stream: refuses as handler_stream does, recording
+    /// nothing (the slow handler runs the instruction again to record).
+    using quiet_stream = std::conditional_t<Stream::is_measuring, Stream, leaf_stream_for<Stream, true, true>>;
+    using context = run_context<Stream>;
+    static constexpr int way = static_cast<int>(Stream::is_measuring ? direction::measure
+                                                : Stream::is_reading ? direction::read
+                                                                     : direction::write);
+
+    BITREP_ALWAYS_INLINE static registers pack(const typename Stream::state_type& state) noexcept
+    {
+        if constexpr (Stream::is_measuring)
+            return {state.bits, state.exact_bits, 0};
+        else
+            return {state.byte_index(), state.scratch(), static_cast<std::uint64_t>(state.scratch_bits())};
+    }
+
+    template <class S = handler_stream>
+    BITREP_ALWAYS_INLINE static S resume(const context* c, std::uint64_t a, std::uint64_t b, std::uint64_t d) noexcept
+    {
+        if constexpr (Stream::is_measuring) {
+            return S({a, b}, *c->failure);
+        } else if constexpr (Stream::is_reading) {
+            return S(bit_reader(c->cursor.data(), c->cursor.size_bytes(), a, b, static_cast<int>(d)), *c->failure);
+        } else {
+            return S(bit_writer(c->cursor.data(), c->cursor.capacity_bits(), a, b, static_cast<int>(d)), *c->failure);
+        }
+    }
+
+    /// A failure: names the field unless the rule has, and keeps where the
+    /// stream stood.
+    [[gnu::cold, gnu::noinline]] static bool fail(context* c, const instruction* ip, registers at, bool named)
+    {
+        if (!named)
+            record_path(*c->failure, ip->path, c->frames, c->depth);
+        c->cursor = resume(c, at.a, at.b, at.c).state();
+        return false;
+    }
+
+    template <op Op>
+    static bool step(const instruction* ip, unsigned char* base, void* run, std::uint64_t a, std::uint64_t b,
+                     std::uint64_t d)
+    {
+        auto* const c = static_cast<context*>(run);
+        handler_stream stream = resume(c, a, b, d);
+        unsigned char* const p = base + ip->offset;
+        if constexpr (Op == op::done) {
+            c->cursor = stream.state();
+            c->next = nullptr;
+            return true;
+        } else if constexpr ((is_fixed_leaf(Op) || Op == op::string) && !Stream::is_measuring) {
+            quiet_stream quick = resume<quiet_stream>(c, a, b, d);
+            if (!run_leaf<Op>(quick, *ip, p)) [[unlikely]]
+                BITREP_MUSTTAIL return slow_step<Op>(ip, base, run, a, b, d);
+            BITREP_CONTINUE(c, ip + 1, base, quick);
+        } else if constexpr (is_fixed_leaf(Op) || Op == op::string || Op == op::flags || Op == op::bitset ||
+                             Op == op::bit_vector || Op == op::codec) {
+            if (!run_leaf<Op>(stream, *ip, p)) [[unlikely]]
+                return fail(c, ip, pack(stream.state()), false);
+            BITREP_CONTINUE(c, ip + 1, base, stream);
+        } else {
+            cursor at{c->code, ip, base, c->frames, c->depth};
+            bool named = false;
+            if (!move<Op>(stream, at, p, named)) [[unlikely]]
+                return fail(c, ip, pack(stream.state()), named);
+            c->depth = at.depth;
+            BITREP_CONTINUE(c, at.ip, at.base, stream);
+        }
+    }
+
+    /// A fast handler's instruction again, on a stream that records why it
+    /// is refused; or one the fast handler declined (a string it does not
+    /// move a word at a time), which it may then accept.
+    template <op Op>
+    [[gnu::cold, gnu::noinline]] static bool slow_step(const instruction* ip, unsigned char* base, void* run,
+                                                       std::uint64_t a, std::uint64_t b, std::uint64_t d)
+    {
+        auto* const c = static_cast<context*>(run);
+        handler_stream stream = resume(c, a, b, d);
+        if (!run_leaf<Op>(stream, *ip, base + ip->offset))
+            return fail(c, ip, pack(stream.state()), false);
+        BITREP_CONTINUE(c, ip + 1, base, stream);
+    }
+
+    /// An instruction that goes on to the next one: a leaf, a string, a
+    /// rarer kind's rule, a hook's codec.
+    template <op Op, class S>
+    BITREP_ALWAYS_INLINE static bool run_leaf(S& stream, const instruction& in, unsigned char* p)
+    {
+        if constexpr (is_fixed_leaf(Op)) {
+            return run_leaf_as<Op>(stream, in, p);
+        } else if constexpr (Op == op::string) {
+            return run_string(stream, in, p);
+        } else if constexpr (Op == op::bit_vector) {
+            return run_rare<&run_bit_vector<S>>(stream, in, p);
+        } else if constexpr (Op == op::flags) {
+            return run_rare<&run_flags<S>>(stream, in, p);
+        } else if constexpr (Op == op::bitset) {
+            return run_rare<&run_bitset<S>>(stream, in, p);
+        } else {
+            static_assert(Op == op::codec);
+            bool ok = false; // the hook's codec runs on the scope's own stream
+            stream.resume(call_codec<Stream>(stream.state(), stream.failure(), *in.entry->codec, p, ok));
+            return ok;
+        }
+    }
+
+    /// An instruction that moves the cursor: a run, a container's loop, a
+    /// variant's or a proxy's way in and out.
+    template <op Op>
+    BITREP_ALWAYS_INLINE static bool move(handler_stream& stream, cursor& at, unsigned char* p, bool& named)
+    {
+        const instruction& in = *at.ip;
+        if constexpr (Op == op::run) {
+            named = true; // a failing leaf of the run has named itself
+            return run_fields(stream, at, in);
+        } else if constexpr (Op == op::vector || Op == op::array || Op == op::optional || Op == op::map) {
+            return enter_loop(stream, at, in, p, named);
+        } else if constexpr (Op == op::end_loop || Op == op::end_map) {
+            if constexpr (Op == op::end_map) {
+                if (!next_entry(stream, in, at.frames[at.depth - 1])) [[unlikely]]
+                    return false;
+            }
+            next_element(at);
+            return true;
+        } else if constexpr (Op == op::variant) {
+            if (!choose_alternative(stream, at, in, p)) [[unlikely]]
+                return false;
+            ++at.ip;
+            return true;
+        } else {
+            static_assert(Op == op::alternative || Op == op::end_variant || Op == op::proxy || Op == op::end_proxy);
+            enter_or_leave<handler_stream>(at, in, p);
+            return true;
+        }
+    }
+
+    /// Every op's handler, by the op's number.
+    template <std::size_t... I>
+    static constexpr std::array<handler, sizeof...(I)> table(std::index_sequence<I...>) noexcept
+    {
+        return {&step<static_cast<op>(I)>...};
+    }
+    static constexpr auto handlers = table(std::make_index_sequence<static_cast<std::size_t>(op::done) + 1>{});
+};
 
 template <class Stream>
 bool run(Stream& caller, program prog, unsigned char* object)
 {
-    Stream stream(caller.state(), caller.failure()); // a copy the compiler can keep in registers
-    const bool ok = run_program(stream, prog.code, object);
-    caller.resume(stream.state());
+    using m = machine<Stream>;
+    typename m::context c(prog.code, caller.failure(), caller.state());
+    registers r = m::pack(caller.state());
+#if BITREP_TAIL_CALLS
+    const bool ok = prog.code->fn[m::way](prog.code, object, &c, r.a, r.b, r.c);
+#else
+    const instruction* ip = prog.code;
+    unsigned char* base = object;
+    bool ok = true;
+    while (ok && ip != nullptr) {
+        ok = ip->fn[m::way](ip, base, &c, r.a, r.b, r.c);
+        ip = c.next;
+        base = c.next_base;
+        r = c.next_registers;
+    }
+#endif
+    caller.resume(c.cursor);
     return ok;
+}
+
+template <scope Scope>
+handler scope_handler(direction way, op o) noexcept
+{
+    const auto i = static_cast<std::size_t>(o);
+    switch (way) {
+    case direction::write: return machine<basic_write_stream<Scope>>::handlers[i];
+    case direction::read: return machine<basic_read_stream<Scope>>::handlers[i];
+    default: return machine<basic_measure_stream<Scope>>::handlers[i];
+    }
 }
 
 } // namespace
@@ -537,6 +685,15 @@ template <scope Scope>
 bool measure(basic_measure_stream<Scope>& stream, const root& value_type, const void* object)
 {
     return run(stream, program_for(value_type, Scope), static_cast<unsigned char*>(const_cast<void*>(object)));
+}
+
+handler handler_for(scope field_scope, direction way, op o) noexcept
+{
+    switch (field_scope) {
+    case scope::all: return scope_handler<scope::all>(way, o);
+    case scope::save: return scope_handler<scope::save>(way, o);
+    default: return scope_handler<scope::replication>(way, o);
+    }
 }
 
 template bool write<scope::all>(basic_write_stream<scope::all>&, const root&, const void*);

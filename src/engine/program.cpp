@@ -108,7 +108,7 @@ void join_runs(instruction* code, std::uint32_t size) noexcept
             total += static_cast<std::uint32_t>(bits);
         }
         const bool body = first > 0 && loop_ending_at(code, first - 1, next);
-        if (next - first >= 2 || (next > first && body)) {
+        if (next > first && body) {
             code[first].op = op::run;
             code[first].run_bits = total;
             code[first].end = next;
@@ -186,6 +186,9 @@ public:
         join_runs(code_, size_);
         static constexpr field_entry none{};
         emit(instruction{.op = op::done, .entry = &none});
+        for (std::uint32_t i = 0; i < size_; ++i)
+            for (direction way : {direction::write, direction::read, direction::measure})
+                code_[i].fn[static_cast<int>(way)] = handler_for(scope_, way, code_[i].op);
     }
 
 private:

@@ -62,7 +62,23 @@ enum class op : std::uint8_t {
     done,     // the end of the program
 };
 
+struct instruction;
+
+/// An instruction's rule on one kind of stream (interpreter.cpp): it runs
+/// the instruction, then the next one's handler, with the stream's cursor
+/// in the last three arguments (registers), so that the cursor never goes
+/// to memory between two instructions. `run` is the interpreter's
+/// context for that stream.
+using handler = bool (*)(const instruction* ip, unsigned char* base, void* run, std::uint64_t a, std::uint64_t b,
+                         std::uint64_t c);
+
+/// The three kinds of stream a program runs on (an index into
+/// instruction::fn).
+enum class direction : std::uint8_t { write, read, measure };
+
 struct instruction {
+    /// Its handler on each direction's stream of the program's scope.
+    handler fn[3] = {};
     engine::op op;
     /// A fixed-width leaf's own op (its `op` is `run` where a run starts).
     engine::op leaf = op::done;
@@ -86,6 +102,9 @@ struct program {
     const instruction* code;
 };
 
+
+/// The handler of `o` on the streams of `field_scope` going `way`.
+handler handler_for(scope field_scope, direction way, op o) noexcept;
 
 /// The program for a value of `value_type` in streams of `field_scope`,
 /// compiled on the first call into the root's room and kept there.

@@ -26,3 +26,27 @@
 #else
 #define BITREP_PREFETCH(address) static_cast<void>(address)
 #endif
+
+// Tail calls: the engine's handlers (src/engine/interpreter.cpp) each end
+// by calling the next instruction's handler with the same arguments, which
+// must be a jump, not a call, or the stack grows with every instruction
+// run. clang's musttail makes it one at every optimisation level. GCC has
+// no such attribute but makes the same call a jump when it optimises
+// sibling calls (-O2 and above; the library's build turns it on for the
+// interpreter at any -O level, and a test runs a million-element vector on
+// a small stack to hold it to that). Without either, BITREP_TAIL_CALLS is
+// 0 and the handlers return to a loop instead.
+#if defined(__clang__) && defined(__has_cpp_attribute)
+#if __has_cpp_attribute(clang::musttail)
+#define BITREP_TAIL_CALLS 1
+#define BITREP_MUSTTAIL [[clang::musttail]]
+#endif
+#endif
+#if !defined(BITREP_TAIL_CALLS) && defined(__GNUC__) && defined(__OPTIMIZE__)
+#define BITREP_TAIL_CALLS 1
+#define BITREP_MUSTTAIL
+#endif
+#if !defined(BITREP_TAIL_CALLS)
+#define BITREP_TAIL_CALLS 0
+#define BITREP_MUSTTAIL
+#endif

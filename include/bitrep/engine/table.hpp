@@ -314,7 +314,7 @@ struct type_table {
 /// `instructions` slots of instruction_bytes and `nodes` of path_node_bytes
 /// (the engine checks that its types fit), and its state (0: empty, 1:
 /// being compiled, 2: ready).
-inline constexpr std::size_t instruction_bytes = 56;
+inline constexpr std::size_t instruction_bytes = 80;
 inline constexpr std::size_t path_node_bytes = 32;
 struct program_room {
     unsigned char* code = nullptr;

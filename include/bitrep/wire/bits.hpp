@@ -61,6 +61,21 @@ inline std::uint32_t load_le32(const std::uint8_t* in) noexcept
 #pragma GCC diagnostic pop
 #endif
 
+/// The n <= 8 bytes at `bytes` as a little-endian word, loaded within those
+/// n bytes (two overlapping loads, or single bytes below four).
+BITREP_ALWAYS_INLINE std::uint64_t load_short(const std::uint8_t* bytes, std::size_t n) noexcept
+{
+    if (n >= 4) {
+        const std::uint64_t low = load_le32(bytes);
+        const std::uint64_t high = load_le32(bytes + n - 4);
+        return low | (high << (8 * (n - 4)));
+    }
+    if (n == 0)
+        return 0;
+    return std::uint64_t{bytes[0]} | (std::uint64_t{bytes[n / 2]} << (8 * (n / 2))) |
+           (std::uint64_t{bytes[n - 1]} << (8 * (n - 1)));
+}
+
 } // namespace detail
 
 /// Packs bit groups into a caller-owned buffer. Never writes outside it:
@@ -71,6 +86,18 @@ class bit_writer {
 public:
     explicit bit_writer(std::span<std::uint8_t> buffer) noexcept
         : data_(buffer.data()), capacity_bits_(buffer.size() * 8)
+    {
+    }
+
+    /// A writer standing where another one stood, made from the three
+    /// values that change as it writes (byte_index(), scratch(),
+    /// scratch_bits()): the engine carries those in registers from one field
+    /// to the next.
+    bit_writer(std::uint8_t* data, std::size_t capacity_bits, std::size_t byte_index, std::uint64_t scratch,
+               int scratch_bits) noexcept
+        : data_(data), capacity_bits_(capacity_bits),
+          bits_written_(byte_index * 8 + static_cast<std::size_t>(scratch_bits)), byte_index_(byte_index),
+          scratch_(scratch), scratch_bits_(scratch_bits)
     {
     }
 
@@ -141,6 +168,12 @@ public:
     std::size_t bits_written() const noexcept { return bits_written_; }
     std::size_t bytes_written() const noexcept { return (bits_written_ + 7) / 8; }
     std::size_t bits_available() const noexcept { return capacity_bits_ - bits_written_; }
+    std::uint8_t* data() const noexcept { return data_; }
+    std::size_t capacity_bits() const noexcept { return capacity_bits_; }
+    /// Where the next whole word goes, and the bits held before it.
+    std::size_t byte_index() const noexcept { return byte_index_; }
+    std::uint64_t scratch() const noexcept { return scratch_; }
+    int scratch_bits() const noexcept { return scratch_bits_; }
 
 private:
     std::uint8_t* data_;
@@ -158,6 +191,17 @@ class bit_reader {
 public:
     explicit bit_reader(std::span<const std::uint8_t> data) noexcept
         : data_(data.data()), size_bytes_(data.size()), total_bits_(data.size() * 8)
+    {
+    }
+
+    /// A reader standing where another one stood, made from the three values
+    /// that change as it reads (byte_index(), scratch(), scratch_bits()), as
+    /// bit_writer's.
+    bit_reader(const std::uint8_t* data, std::size_t size_bytes, std::size_t byte_index, std::uint64_t scratch,
+               int scratch_bits) noexcept
+        : data_(data), size_bytes_(size_bytes), total_bits_(size_bytes * 8),
+          bits_read_(byte_index * 8 - static_cast<std::size_t>(scratch_bits)), byte_index_(byte_index),
+          scratch_(scratch), scratch_bits_(scratch_bits)
     {
     }
 
@@ -180,25 +224,48 @@ public:
         assert(bits >= 1 && bits <= 32);
         assert(has_bits(static_cast<std::size_t>(bits)));
         if (scratch_bits_ < bits) {
-            std::uint64_t word;
-            if (size_bytes_ - byte_index_ >= 4) {
-                word = detail::load_le32(data_ + byte_index_);
+            if (size_bytes_ - byte_index_ >= 4) [[likely]] {
+                scratch_ |= static_cast<std::uint64_t>(detail::load_le32(data_ + byte_index_)) << scratch_bits_;
                 byte_index_ += 4;
+                scratch_bits_ += 32;
             } else {
-                word = 0;
-                for (int shift = 0; byte_index_ < size_bytes_; shift += 8)
-                    word |= static_cast<std::uint64_t>(data_[byte_index_++]) << shift;
+                // The last bytes, which the check above says hold these bits:
+                // scratch_bits_ counts only bytes loaded, so that bits_read_
+                // is always byte_index_ * 8 - scratch_bits_.
+                for (; byte_index_ < size_bytes_; scratch_bits_ += 8)
+                    scratch_ |= static_cast<std::uint64_t>(data_[byte_index_++]) << scratch_bits_;
             }
-            // Bits past the end load as zero, and the check above guarantees
-            // they are never handed out.
-            scratch_ |= word << scratch_bits_;
-            scratch_bits_ += 32;
         }
         const auto value = static_cast<std::uint32_t>(scratch_ & ((std::uint64_t{1} << bits) - 1));
         scratch_ >>= bits;
         scratch_bits_ -= bits;
         bits_read_ += static_cast<std::size_t>(bits);
         return value;
+    }
+
+    /// At a byte-aligned position, n <= 8 whole bytes that has_bits has
+    /// vouched for, as a little-endian word: those the scratch word holds,
+    /// then the rest straight from the buffer.
+    BITREP_ALWAYS_INLINE std::uint64_t read_short_bytes_unchecked(std::size_t n) noexcept
+    {
+        assert(bits_read_ % 8 == 0 && n <= 8 && has_bits(8 * n));
+        const auto held = static_cast<std::size_t>(scratch_bits_) / 8; // at most 7
+        std::uint64_t word = 0;
+        if (n <= held) {
+            if (n != 0) {
+                word = scratch_ & (~std::uint64_t{0} >> (64 - 8 * n));
+                scratch_ >>= 8 * n;
+                scratch_bits_ -= static_cast<int>(8 * n);
+            }
+        } else {
+            const std::size_t rest = n - held;
+            word = scratch_ | (detail::load_short(data_ + byte_index_, rest) << (8 * held));
+            byte_index_ += rest;
+            scratch_ = 0;
+            scratch_bits_ = 0;
+        }
+        bits_read_ += 8 * n;
+        return word;
     }
 
     /// Reads whole bytes at a byte-aligned position; the mirror of
@@ -231,6 +298,12 @@ public:
     std::size_t bits_read() const noexcept { return bits_read_; }
     std::size_t bits_remaining() const noexcept { return total_bits_ - bits_read_; }
     std::size_t total_bits() const noexcept { return total_bits_; }
+    const std::uint8_t* data() const noexcept { return data_; }
+    std::size_t size_bytes() const noexcept { return size_bytes_; }
+    /// The next byte to load, and the loaded bits not yet read.
+    std::size_t byte_index() const noexcept { return byte_index_; }
+    std::uint64_t scratch() const noexcept { return scratch_; }
+    int scratch_bits() const noexcept { return scratch_bits_; }
 
 private:
     const std::uint8_t* data_;

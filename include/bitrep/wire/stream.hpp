@@ -266,16 +266,29 @@ public:
 
     // Failure reporting (see failure_record.hpp). Hooks call fail() to
     // refuse a value and serialize_field() to name a member.
+    // A quiet stream (one whose Derived says `static constexpr bool quiet
+    // = true`) records nothing: the engine's fast handlers run on one and,
+    // on a refusal, run the instruction again on a stream that records, so
+    // that no call to the record sits on their own path.
     bool failed() const noexcept { return failure_->failed(); }
     BITREP_ALWAYS_INLINE bool fail(error code, std::size_t bit, std::string_view detail) noexcept
     {
-        failure_->record(code, bit, detail);
+        if constexpr (!is_quiet())
+            failure_->record(code, bit, detail);
         return false;
     }
     BITREP_ALWAYS_INLINE bool fail_from(std::size_t start) noexcept
     {
-        failure_->move_to(start);
+        if constexpr (!is_quiet())
+            failure_->move_to(start);
         return false;
+    }
+    static constexpr bool is_quiet() noexcept
+    {
+        if constexpr (requires { Derived::quiet; })
+            return Derived::quiet;
+        else
+            return false;
     }
     BITREP_ALWAYS_INLINE void enter_member(std::string_view name) noexcept { failure_->enter_member(name); }
     BITREP_ALWAYS_INLINE void enter_position(std::size_t position) noexcept { failure_->enter_position(position); }
@@ -401,8 +414,57 @@ public:
     const Cursor& state() const noexcept { return cursor_; }
     void resume(const Cursor& state) noexcept { cursor_ = state; }
 
+    /// Zero bits up to a byte boundary; a reader refuses any that is not.
+    BITREP_ALWAYS_INLINE bool serialize_align()
+    {
+        const int padding = static_cast<int>((8 - bit_position() % 8) % 8);
+        if (padding == 0)
+            return true;
+        const std::size_t start = bit_position();
+        std::uint32_t bits = 0;
+        if (!derived().serialize_bits(bits, padding))
+            return false;
+        if constexpr (is_reading) {
+            if (bits != 0) [[unlikely]]
+                return this->fail(error::bad_padding, start, "non-zero alignment padding");
+        }
+        return true;
+    }
+
+    /// Whole bytes at the next byte boundary.
+    BITREP_ALWAYS_INLINE bool serialize_bytes(std::uint8_t* data, std::size_t count)
+    {
+        const std::size_t start = bit_position();
+        if (!serialize_align())
+            return false;
+        if constexpr (is_writing) {
+            if (!cursor_.write_bytes(data, count)) [[unlikely]]
+                return this->fail(error::buffer_too_small, start, "output buffer is full");
+        } else {
+            if (!cursor_.read_bytes(data, count)) [[unlikely]]
+                return this->fail(error::truncated, start, "bytes past the end of the input");
+        }
+        return true;
+    }
+
+    std::size_t bit_position() const noexcept
+    {
+        if constexpr (is_writing)
+            return cursor_.bits_written();
+        else
+            return cursor_.bits_read();
+    }
+    std::size_t bits_remaining() const noexcept
+        requires is_reading
+    {
+        return cursor_.bits_remaining();
+    }
+
 protected:
     Cursor cursor_;
+
+private:
+    Derived& derived() noexcept { return static_cast<Derived&>(*this); }
 };
 
 template <scope Scope = scope::all>
@@ -428,31 +490,12 @@ public:
         return true;
     }
 
-    BITREP_ALWAYS_INLINE bool serialize_align()
-    {
-        const int padding = static_cast<int>((8 - cursor_.bits_written() % 8) % 8);
-        std::uint32_t zero = 0;
-        return padding == 0 || serialize_bits(zero, padding);
-    }
-
-    BITREP_ALWAYS_INLINE bool serialize_bytes(std::uint8_t* data, std::size_t count)
-    {
-        const std::size_t start = cursor_.bits_written();
-        if (!serialize_align())
-            return false;
-        if (!cursor_.write_bytes(data, count)) [[unlikely]]
-            return this->fail(error::buffer_too_small, start, "output buffer is full");
-        return true;
-    }
-
     /// Stores the final partial bytes; returns the meaningful byte count.
     std::size_t flush() noexcept
     {
         cursor_.flush();
         return cursor_.bytes_written();
     }
-
-    std::size_t bit_position() const noexcept { return cursor_.bits_written(); }
 
 private:
     using cursor_stream::cursor_;
@@ -479,33 +522,6 @@ public:
             return this->fail(error::truncated, cursor_.bits_read(), "input ends before the value");
         return true;
     }
-
-    BITREP_ALWAYS_INLINE bool serialize_align()
-    {
-        const int padding = static_cast<int>((8 - cursor_.bits_read() % 8) % 8);
-        if (padding == 0)
-            return true;
-        const std::size_t start = cursor_.bits_read();
-        std::uint32_t bits = 0;
-        if (!serialize_bits(bits, padding))
-            return false;
-        if (bits != 0) [[unlikely]]
-            return this->fail(error::bad_padding, start, "non-zero alignment padding");
-        return true;
-    }
-
-    BITREP_ALWAYS_INLINE bool serialize_bytes(std::uint8_t* data, std::size_t count)
-    {
-        const std::size_t start = cursor_.bits_read();
-        if (!serialize_align())
-            return false;
-        if (!cursor_.read_bytes(data, count)) [[unlikely]]
-            return this->fail(error::truncated, start, "bytes past the end of the input");
-        return true;
-    }
-
-    std::size_t bit_position() const noexcept { return cursor_.bits_read(); }
-    std::size_t bits_remaining() const noexcept { return cursor_.bits_remaining(); }
 
 private:
     using cursor_stream::cursor_;
