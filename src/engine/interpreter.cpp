@@ -228,41 +228,44 @@ template <class Stream>
     run_leaves_on<false>(outer, first, last, data, count, stride, failed);
 }
 
-/// Elements that are one leaf each (a vector of bytes, of ranged integers):
-/// one dispatch for all of them. A function of its own, since its loops,
-/// one per kind, would crowd run_leaves' registers. Checked as run_leaves.
+/// Runs whose leaves are all of one op (a vector of bytes, of ranged
+/// integers, of positions of three quantized floats): one dispatch for all
+/// of them. A function of its own, since its loops, one per op, would crowd
+/// run_leaves' registers. Checked as run_leaves.
 template <bool Checked, class Stream>
-BITREP_ALWAYS_INLINE void run_leaf_elements_on(Stream& outer, const instruction& leaf, unsigned char* data,
-                                               std::size_t count, std::uint32_t stride, leaf_failure& failed)
+BITREP_ALWAYS_INLINE void run_uniform_leaves_on(Stream& outer, const instruction* first, const instruction* last,
+                                                unsigned char* data, std::size_t count, std::uint32_t stride,
+                                                leaf_failure& failed)
 {
     leaf_stream_for<Stream, Checked> stream(outer.state(), outer.failure());
-    const std::size_t done = with_leaf_op(leaf.leaf, [&](auto op) BITREP_LAMBDA_ALWAYS_INLINE {
-        std::size_t i = 0;
-        for (unsigned char* p = data + leaf.offset; i < count; ++i, p += stride)
-            if (!run_leaf_as<decltype(op)::value>(stream, leaf, p)) [[unlikely]]
-                break;
-        return i;
+    with_leaf_op(first->leaf, [&](auto op) BITREP_LAMBDA_ALWAYS_INLINE {
+        for (std::size_t i = 0; i < count; ++i, data += stride)
+            for (const instruction* ip = first; ip != last; ++ip)
+                if (!run_leaf_as<decltype(op)::value>(stream, *ip, data + ip->offset)) [[unlikely]] {
+                    failed = {ip, i};
+                    return;
+                }
     });
-    if (done < count) [[unlikely]]
-        failed = {&leaf, done};
     outer.resume(stream.state());
 }
 
 template <class Stream>
-[[gnu::noinline, gnu::cold]] void run_leaf_elements_checked(Stream& outer, const instruction& leaf,
-                                                            unsigned char* data, std::size_t count,
-                                                            std::uint32_t stride, leaf_failure& failed)
+[[gnu::noinline, gnu::cold]] void run_uniform_leaves_checked(Stream& outer, const instruction* first,
+                                                             const instruction* last, unsigned char* data,
+                                                             std::size_t count, std::uint32_t stride,
+                                                             leaf_failure& failed)
 {
-    run_leaf_elements_on<true>(outer, leaf, data, count, stride, failed);
+    run_uniform_leaves_on<true>(outer, first, last, data, count, stride, failed);
 }
 
 template <class Stream>
-[[gnu::noinline]] void run_leaf_elements(Stream& outer, const instruction& leaf, unsigned char* data,
-                                         std::size_t count, std::uint32_t stride, leaf_failure& failed)
+[[gnu::noinline]] void run_uniform_leaves(Stream& outer, const instruction* first, const instruction* last,
+                                          unsigned char* data, std::size_t count, std::uint32_t stride,
+                                          leaf_failure& failed)
 {
-    if (!has_room_for(outer.state(), count, leaf.run_bits)) [[unlikely]]
-        return run_leaf_elements_checked(outer, leaf, data, count, stride, failed);
-    run_leaf_elements_on<false>(outer, leaf, data, count, stride, failed);
+    if (!has_room_for(outer.state(), count, first->run_bits)) [[unlikely]]
+        return run_uniform_leaves_checked(outer, first, last, data, count, stride, failed);
+    run_uniform_leaves_on<false>(outer, first, last, data, count, stride, failed);
 }
 
 /// Where the interpreter stands: the instruction, the object or element
@@ -292,8 +295,8 @@ BITREP_ALWAYS_INLINE bool run_fixed(Stream& stream, const cursor& at, const inst
         return true;
     } else {
         leaf_failure failed;
-        if (last - first == 1)
-            run_leaf_elements(stream, *first, data, count, stride, failed);
+        if (first->uniform)
+            run_uniform_leaves(stream, first, last, data, count, stride, failed);
         else
             run_leaves(stream, first, last, data, count, stride, failed);
         if (failed.leaf == nullptr) [[likely]]
@@ -417,7 +420,11 @@ BITREP_ALWAYS_INLINE void enter_or_leave(cursor& at, const instruction& in, unsi
 template <class Stream>
 BITREP_ALWAYS_INLINE bool run_string(Stream& stream, const instruction& in, unsigned char* p)
 {
-    return stream.serialize_string(*reinterpret_cast<std::string*>(p), static_cast<std::size_t>(in.min) + 1);
+    auto& text = *reinterpret_cast<std::string*>(p);
+    if constexpr (requires { stream.serialize_string(text, std::size_t{1}, 0); })
+        return stream.serialize_string(text, static_cast<std::size_t>(in.min) + 1, in.bits);
+    else
+        return stream.serialize_string(text, static_cast<std::size_t>(in.min) + 1);
 }
 
 /// A rarer kind's rule (kinds.hpp), out of line: its loops would crowd the

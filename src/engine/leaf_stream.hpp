@@ -54,9 +54,8 @@ BITREP_ALWAYS_INLINE bool plain_ascii(std::uint64_t word, std::size_t n) noexcep
 /// nothing, for any other string or where the room is short: the caller
 /// then runs serialize_string, which refuses what is to be refused.
 template <class Cursor>
-BITREP_ALWAYS_INLINE bool short_string(Cursor& cursor, std::string& text, std::uint64_t max_length)
+BITREP_ALWAYS_INLINE bool short_string(Cursor& cursor, std::string& text, std::uint64_t max_length, int length_bits)
 {
-    const int length_bits = bits_required_for_span(max_length);
     if (length_bits > 24)
         return false;
     if constexpr (std::is_same_v<Cursor, bit_writer>) {
@@ -129,7 +128,16 @@ public:
     BITREP_ALWAYS_INLINE bool serialize_string(std::string& text, std::size_t buffer_size)
     {
         if constexpr (Quiet)
-            return short_string(cursor_, text, buffer_size - 1);
+            return short_string(cursor_, text, buffer_size - 1, bits_required_for_span(buffer_size - 1));
+        else
+            return stream_primitives<leaf_stream>::serialize_string(text, buffer_size);
+    }
+    /// serialize_string with the length field's width known (the engine's
+    /// instruction holds it).
+    BITREP_ALWAYS_INLINE bool serialize_string(std::string& text, std::size_t buffer_size, int length_bits)
+    {
+        if constexpr (Quiet)
+            return short_string(cursor_, text, buffer_size - 1, length_bits);
         else
             return stream_primitives<leaf_stream>::serialize_string(text, buffer_size);
     }

@@ -98,21 +98,37 @@ bool loop_ending_at(const instruction* code, std::uint32_t at, std::uint32_t end
 /// all its elements in that one call. No jump lands inside a run, since
 /// every jump target follows a container, variant or proxy instruction,
 /// never a leaf.
+/// Makes code[first, next) one run instruction: the first leaf's.
+void make_run(instruction* code, std::uint32_t first, std::uint32_t next, bool uniform) noexcept
+{
+    std::uint32_t total = 0;
+    for (std::uint32_t i = first; i < next; ++i)
+        total += static_cast<std::uint32_t>(fixed_bits(code[i]));
+    code[first].op = op::run;
+    code[first].uniform = uniform;
+    code[first].run_bits = total;
+    code[first].end = next;
+}
+
+/// Joins a container's element into a run when it is all fixed-width
+/// leaves: such a container (marked leaf_body) runs all its elements in one
+/// call out of line, with one room check. Every other leaf is an
+/// instruction of its own, each its own handler (runs of fields measured
+/// slower than their handlers' tail calls). No jump lands inside a run,
+/// since every jump target follows a container, variant or proxy
+/// instruction, never a leaf.
 void join_runs(instruction* code, std::uint32_t size) noexcept
 {
     for (std::uint32_t first = 0; first < size;) {
         std::uint32_t next = first;
-        std::uint32_t total = 0;
-        for (int bits = 0; next < size && (bits = fixed_bits(code[next])) >= 0; ++next) {
+        bool uniform = true;
+        for (; next < size && fixed_bits(code[next]) >= 0; ++next) {
             code[next].leaf = code[next].op;
-            total += static_cast<std::uint32_t>(bits);
+            uniform = uniform && code[next].op == code[first].op;
         }
-        const bool body = first > 0 && loop_ending_at(code, first - 1, next);
-        if (next > first && body) {
-            code[first].op = op::run;
-            code[first].run_bits = total;
-            code[first].end = next;
-            code[first - (body ? 1 : 0)].leaf_body = body;
+        if (next > first && first > 0 && loop_ending_at(code, first - 1, next)) {
+            code[first - 1].leaf_body = true;
+            make_run(code, first, next, uniform);
         }
         first = next > first ? next : first + 1;
     }
@@ -169,7 +185,9 @@ public:
             add_proxy(e, offset, path);
             return;
         }
-        const std::uint32_t at = emit(instruction{.op = op_of(e), .bits = static_cast<std::uint8_t>(bits_required_for_span(e.span)), .offset = offset, .min = e.min, .span = e.span, .entry = &e, .path = path});
+        // bits: a ranged value's width, a string's length field's.
+        const std::uint64_t widest = e.kind == kind::string ? e.min : e.span;
+        const std::uint32_t at = emit(instruction{.op = op_of(e), .bits = static_cast<std::uint8_t>(bits_required_for_span(widest)), .offset = offset, .min = e.min, .span = e.span, .entry = &e, .path = path});
         if (e.kind == kind::vector || e.kind == kind::array || e.kind == kind::optional || e.kind == kind::map) {
             const path_node* element = node(path_node{nullptr, path, e.kind != kind::optional});
             add(*e.element, 0, element);

@@ -84,6 +84,7 @@ struct instruction {
     engine::op leaf = op::done;
     std::uint8_t bits = 0;         // ranged: bits_required_for_span(span)
     bool leaf_body = false;        // vector, array, optional: the element is one run
+    bool uniform = false;          // run: its leaves are all of one op
     std::uint32_t offset = 0;      // from the current base (the object, or the element)
     std::uint32_t end = 0;         // container: the index of its end_loop; run: the index past its last leaf
     std::uint32_t run_bits = 0;    // run: the bits of its leaves together

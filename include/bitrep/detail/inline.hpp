@@ -38,15 +38,18 @@
 // 0 and the handlers return to a loop instead.
 #if defined(__clang__) && defined(__has_cpp_attribute)
 #if __has_cpp_attribute(clang::musttail)
-#define BITREP_TAIL_CALLS 1
-#define BITREP_MUSTTAIL [[clang::musttail]]
+#define BITREP_CLANG_MUSTTAIL [[clang::musttail]]
 #endif
-#endif
-#if !defined(BITREP_TAIL_CALLS) && defined(__GNUC__) && defined(__OPTIMIZE__)
-#define BITREP_TAIL_CALLS 1
-#define BITREP_MUSTTAIL
 #endif
 #if !defined(BITREP_TAIL_CALLS)
+#if defined(BITREP_CLANG_MUSTTAIL) || (defined(__GNUC__) && defined(__OPTIMIZE__))
+#define BITREP_TAIL_CALLS 1
+#else
 #define BITREP_TAIL_CALLS 0
+#endif
+#endif
+#if defined(BITREP_CLANG_MUSTTAIL)
+#define BITREP_MUSTTAIL BITREP_CLANG_MUSTTAIL
+#else
 #define BITREP_MUSTTAIL
 #endif

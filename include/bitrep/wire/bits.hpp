@@ -232,8 +232,17 @@ public:
                 // The last bytes, which the check above says hold these bits:
                 // scratch_bits_ counts only bytes loaded, so that bits_read_
                 // is always byte_index_ * 8 - scratch_bits_.
-                for (; byte_index_ < size_bytes_; scratch_bits_ += 8)
-                    scratch_ |= static_cast<std::uint64_t>(data_[byte_index_++]) << scratch_bits_;
+                const std::size_t left = size_bytes_ - byte_index_; // 0 to 3
+                std::uint64_t word = 0;
+                if (left > 0)
+                    word = data_[byte_index_];
+                if (left > 1)
+                    word |= std::uint64_t{data_[byte_index_ + 1]} << 8;
+                if (left > 2)
+                    word |= std::uint64_t{data_[byte_index_ + 2]} << 16;
+                scratch_ |= word << scratch_bits_;
+                scratch_bits_ += static_cast<int>(8 * left);
+                byte_index_ += left;
             }
         }
         const auto value = static_cast<std::uint32_t>(scratch_ & ((std::uint64_t{1} << bits) - 1));
