@@ -178,23 +178,18 @@ inline bool h_quantized(PROTO_ARGS)
     PROTO_NEXT(ip + 1, base);
 }
 
-inline bool h_int16(PROTO_ARGS)
+/// An unsigned pattern at full width (an int16's two bytes, a byte).
+template <class Pattern>
+inline bool h_pattern(PROTO_ARGS)
 {
-    std::uint16_t v;
-    std::memcpy(&v, base + ip->offset, 2);
-    if (!put(c, out, scratch, sbits, v, 16)) [[unlikely]]
+    Pattern v;
+    std::memcpy(&v, base + ip->offset, sizeof v);
+    if (!put(c, out, scratch, sbits, v, 8 * sizeof v)) [[unlikely]]
         return fail(c, out, sbits, bitrep::error::buffer_too_small);
     PROTO_NEXT(ip + 1, base);
 }
-
-inline bool h_uint8(PROTO_ARGS)
-{
-    std::uint8_t v;
-    std::memcpy(&v, base + ip->offset, 1);
-    if (!put(c, out, scratch, sbits, v, 8)) [[unlikely]]
-        return fail(c, out, sbits, bitrep::error::buffer_too_small);
-    PROTO_NEXT(ip + 1, base);
-}
+inline constexpr handler h_int16 = &h_pattern<std::uint16_t>;
+inline constexpr handler h_uint8 = &h_pattern<std::uint8_t>;
 
 inline bool h_enum32(PROTO_ARGS)
 {
