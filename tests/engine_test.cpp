@@ -641,7 +641,7 @@ constexpr bool native(const bitrep::engine::field_entry& e)
                 return false;
         return true;
     case kind::variant: // its alternatives
-        for (std::uint64_t i = 0; i < e.span; ++i)
+        for (std::uint64_t i = 0; i < e.fixed.count; ++i)
             if (!native(e.element[i]))
                 return false;
         return true;

@@ -158,6 +158,7 @@ LAYERS = [
     ("wire", ["wire/"]),
     ("annotations", ["annotations/", "annotations.hpp", "format.hpp", "quat_code.hpp", "predict.hpp"]),
     ("reflect", ["reflect.hpp", "renames.hpp"]),
+    ("kinds", ["kinds/"]),
     ("codecs", ["codec.hpp", "codecs/"]),
     ("serialize", ["serialize.hpp"]),
     ("schema", ["save/schema_node.hpp", "save/schema_builder.hpp", "save/schema_encoding.hpp",

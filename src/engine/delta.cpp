@@ -165,8 +165,8 @@ BITREP_ALWAYS_INLINE bytes* wire_part(const field_entry& e, const void* value, i
 BITREP_ALWAYS_INLINE bool quantum_of(const field_entry& e, const void* p, std::uint64_t& index) noexcept
 {
     const float v = *static_cast<const float*>(p);
-    index = e.quantizer.stable_quantize(v);
-    return e.clamp ? v == v : (e.low <= v && v <= e.top);
+    index = e.quantized.quantizer.stable_quantize(v);
+    return bitrep::detail::quantized_encodable(v, e.quantized);
 }
 
 // ---- sameness on the wire ----------------------------------------------
@@ -206,7 +206,7 @@ bool same_quat(const field_entry& e, const quat_floats& a, const quat_floats& b)
     namespace d = bitrep::detail;
     if (!unit_length(a) || !unit_length(b))
         return false;
-    const bitrep::quantizer& q = e.quantizer;
+    const bitrep::quantizer& q = e.quat.component;
     const auto sa = d::smallest_three_parts::of(a.x, a.y, a.z, a.w);
     const auto sb = d::smallest_three_parts::of(b.x, b.y, b.z, b.w);
     bool equal = sa.largest == sb.largest;
@@ -214,7 +214,7 @@ bool same_quat(const field_entry& e, const quat_floats& a, const quat_floats& b)
         equal = q.stable_quantize(sa.small[k]) == q.stable_quantize(sb.small[k]);
     if (equal)
         return true;
-    if (q.exact && sa.gap >= e.low && sb.gap >= e.low)
+    if (q.exact && sa.gap >= e.quat.tie_margin && sb.gap >= e.quat.tie_margin)
         return false;
     d::smallest_three_code ca = d::quanta_of(sa, q);
     d::smallest_three_code cb = d::quanta_of(sb, q);
@@ -350,15 +350,15 @@ BITREP_ALWAYS_INLINE bool same_number(const field_entry& e, const bytes* a, cons
 bool same_bits(const field_entry& e, const void* a, const void* b)
 {
     if (e.kind == kind::bitset) {
-        for (std::size_t at = 0; at < e.min; at += 32) {
-            const int count = static_cast<int>(std::min<std::uint64_t>(32, e.min - at));
+        for (std::size_t at = 0; at < e.fixed.count; at += 32) {
+            const int count = static_cast<int>(std::min<std::uint64_t>(32, e.fixed.count - at));
             if (e.bitset->word(a, at, count) != e.bitset->word(b, at, count))
                 return false;
         }
         return true;
     }
     const std::size_t n = e.bits->size(a);
-    if (n != e.bits->size(b) || n > e.min)
+    if (n != e.bits->size(b) || n > e.bounded.max)
         return false;
     for (std::size_t i = 0; i < n; ++i)
         if (e.bits->test(a, i) != e.bits->test(b, i))
@@ -408,7 +408,7 @@ bool same_value(const field_entry& e, const void* a, const void* b)
                same_elements<Scope>(*e.element, e.stride, static_cast<const bytes*>(e.container->data(ptr(a))),
                                     static_cast<const bytes*>(e.container->data(ptr(b))), n);
     }
-    case kind::array: return same_elements<Scope>(*e.element, e.stride, pa, pb, static_cast<std::size_t>(e.min));
+    case kind::array: return same_elements<Scope>(*e.element, e.stride, pa, pb, static_cast<std::size_t>(e.fixed.count));
     case kind::optional: {
         const bool has = e.maybe->has_value(a);
         if (has != e.maybe->has_value(b))
@@ -417,7 +417,7 @@ bool same_value(const field_entry& e, const void* a, const void* b)
     }
     case kind::variant: {
         const std::size_t index = e.variant->index(a);
-        if (index != e.variant->index(b) || index >= e.span)
+        if (index != e.variant->index(b) || index >= e.fixed.count)
             return false;
         return same_value<Scope>(e.element[index], e.variant->held[index](ptr(a)), e.variant->held[index](ptr(b)));
     }
@@ -491,7 +491,7 @@ void assign(const field_entry& e, void* to, const void* from)
         return;
     }
     case kind::array:
-        assign_run(*e.element, e.stride, ptr(to), ptr(from), 0, static_cast<std::size_t>(e.min));
+        assign_run(*e.element, e.stride, ptr(to), ptr(from), 0, static_cast<std::size_t>(e.fixed.count));
         return;
     case kind::optional:
         if (!e.maybe->has_value(from)) {
@@ -504,7 +504,7 @@ void assign(const field_entry& e, void* to, const void* from)
         return;
     case kind::variant: {
         const std::size_t index = e.variant->index(from);
-        if (index >= e.span) [[unlikely]]
+        if (index >= e.fixed.count) [[unlikely]]
             return; // valueless: nothing to take (a baseline a receiver holds never is)
         assign(e.element[index], e.variant->hold[index](to), e.variant->held[index](ptr(from)));
         return;
@@ -604,7 +604,7 @@ struct walk {
             return hint != nullptr ? hint->count == 0 : same_value<field_scope>(e, a, b);
         }
         case kind::array: {
-            const auto* hint = e.min != 0 ? find_hint(*e.element, a, b) : nullptr;
+            const auto* hint = e.fixed.count != 0 ? find_hint(*e.element, a, b) : nullptr;
             return hint != nullptr ? hint->count == 0 : same_value<field_scope>(e, a, b);
         }
         default: return same_value<field_scope>(e, a, b);
@@ -630,8 +630,8 @@ struct walk {
         Int value{};
         if constexpr (!reading)
             std::memcpy(&value, p, sizeof value);
-        if (!bitrep::detail::serialize_ranged_value(stream, value, e.min, e.min + e.span,
-                                                    bits_required_for_span(e.span)))
+        if (!bitrep::detail::serialize_ranged_value(stream, value, e.ranged.min, e.ranged.min + e.ranged.span,
+                                                    bits_required_for_span(e.ranged.span)))
             return false;
         if constexpr (reading)
             std::memcpy(p, &value, sizeof value);
@@ -670,7 +670,7 @@ struct walk {
     bool vector_whole(const field_entry& e, bytes* p)
     {
         std::uint64_t size = e.container->size(p);
-        if (!bitrep::detail::serialize_count(stream, size, e.min))
+        if (!bitrep::detail::serialize_count(stream, size, e.bounded.max))
             return false;
         if constexpr (reading) {
             if (!bitrep::detail::count_fits_input(stream, size, e.element->min_bits))
@@ -758,13 +758,13 @@ struct walk {
         case kind::float64: return stream.serialize_double(*reinterpret_cast<double*>(p));
         case kind::quantized: return run_quantized(stream, e, p);
         case kind::quat:
-            return bitrep::detail::serialize_smallest_three(stream, *reinterpret_cast<quat_floats*>(p), e.quantizer,
-                                                            e.low);
+            return bitrep::detail::serialize_smallest_three(stream, *reinterpret_cast<quat_floats*>(p),
+                                                            e.quat.component, e.quat.tie_margin);
         case kind::string:
-            return stream.serialize_string(*reinterpret_cast<std::string*>(p), static_cast<std::size_t>(e.min) + 1);
+            return stream.serialize_string(*reinterpret_cast<std::string*>(p), static_cast<std::size_t>(e.bounded.max) + 1);
         case kind::bit_vector: return run_bit_vector(stream, e, p);
         case kind::vector: return vector_whole(e, p);
-        case kind::array: return elements_whole(*e.element, e.stride, p, 0, static_cast<std::size_t>(e.min));
+        case kind::array: return elements_whole(*e.element, e.stride, p, 0, static_cast<std::size_t>(e.fixed.count));
         case kind::optional: return optional_whole(e, p);
         case kind::variant: {
             std::size_t index = 0;
@@ -785,7 +785,7 @@ struct walk {
     {
         const map_access& map = *e.map;
         std::uint64_t size = map.size(p);
-        if (!bitrep::detail::serialize_keyed_count(stream, size, e.min, e.element->min_bits, map.has_values))
+        if (!bitrep::detail::serialize_keyed_count(stream, size, e.bounded.max, e.element->min_bits, map.has_values))
             return false;
         if constexpr (reading) {
             map.clear(p);
@@ -869,22 +869,22 @@ struct walk {
     static std::uint64_t lowest(const field_entry& e) noexcept
     {
         if (e.kind == kind::ranged)
-            return e.min;
+            return e.ranged.min;
         return e.is_signed ? ~std::uint64_t{0} << (e.width * 8u - 1) : 0;
     }
     static std::uint64_t index_span(const field_entry& e) noexcept
     {
         if (e.kind == kind::quantized)
-            return e.quantizer.max_integer;
+            return e.quantized.quantizer.max_integer;
         if (e.kind == kind::ranged)
-            return e.span;
+            return e.ranged.span;
         const unsigned bits = e.width * 8u;
         return bits == 64 ? std::numeric_limits<std::uint64_t>::max() : (std::uint64_t{1} << bits) - 1;
     }
     static void set_index(const field_entry& e, bytes* p, std::uint64_t index) noexcept
     {
         if (e.kind == kind::quantized)
-            *reinterpret_cast<float*>(p) = e.quantizer.dequantize(static_cast<std::uint32_t>(index));
+            *reinterpret_cast<float*>(p) = e.quantized.quantizer.dequantize(static_cast<std::uint32_t>(index));
         else
             store_integer(p, e.width, lowest(e) + index);
     }
@@ -994,8 +994,8 @@ struct walk {
         case kind::variant:
             return unpredicted([&] { return variant_changed(e, older, base, value); });
         case kind::array:
-            return elements(*e.element, e.stride, static_cast<std::size_t>(e.min), older, base, value,
-                            static_cast<std::size_t>(e.min), 1, static_cast<std::size_t>(e.min));
+            return elements(*e.element, e.stride, static_cast<std::size_t>(e.fixed.count), older, base, value,
+                            static_cast<std::size_t>(e.fixed.count), 1, static_cast<std::size_t>(e.fixed.count));
         case kind::vector: return vector_changed(e, older, base, value);
         case kind::proxy: return proxy_changed(e, older, base, value);
         case kind::map: return map_changed(e, older, base, value);
@@ -1082,7 +1082,7 @@ struct walk {
         const std::size_t start = stream.position();
         const std::size_t from = e.variant->index(base);
         if constexpr (!reading) {
-            if (e.variant->index(value) >= e.span || from >= e.span) [[unlikely]]
+            if (e.variant->index(value) >= e.fixed.count || from >= e.fixed.count) [[unlikely]]
                 return stream.fail(error::value_out_of_range, start, "variant valueless by exception");
         }
         bool switched = e.variant->index(value) != from;
@@ -1099,14 +1099,14 @@ struct walk {
             stream.failure().enter_alternative(e.variant->names[from]);
             return false;
         }
-        if (e.span < 2)
+        if (e.fixed.count < 2)
             return stream.fail(error::bad_enum, start, "variant switched, but it has one alternative");
         std::uint64_t other = 0;
         if constexpr (!reading) {
             const std::size_t index = e.variant->index(value);
             other = index < from ? index : index - 1;
         }
-        if (!bitrep::detail::serialize_alternative_index(stream, other, e.span - 1, stream.position()))
+        if (!bitrep::detail::serialize_alternative_index(stream, other, e.fixed.count - 1, stream.position()))
             return false;
         const std::size_t to = other < from ? static_cast<std::size_t>(other) : static_cast<std::size_t>(other) + 1;
         [[maybe_unused]] const auto slot = stream.enter_slot(alternative_slot(e, to));
@@ -1115,7 +1115,7 @@ struct walk {
 
     bool vector_changed(const field_entry& e, const bytes* older, const bytes* base, bytes* value)
     {
-        const std::uint64_t max = e.min;
+        const std::uint64_t max = e.bounded.max;
         std::uint64_t size = e.container->size(value);
         const std::size_t start = stream.position();
         if constexpr (!reading) {
@@ -1218,7 +1218,7 @@ struct walk {
     bool map_write(const field_entry& e, const bytes* older, const bytes* base, bytes* value)
     {
         const map_access& map = *e.map;
-        const std::uint64_t most = e.min;
+        const std::uint64_t most = e.bounded.max;
         const std::size_t nb = map.size(base);
         const std::size_t nv = map.size(value);
         if (nv > most) [[unlikely]]
@@ -1316,7 +1316,7 @@ struct walk {
             }
         }
         std::uint64_t inserted = 0;
-        if (!stream.serialize_ranged_offset(inserted, e.min - (nb - removed)))
+        if (!stream.serialize_ranged_offset(inserted, e.bounded.max - (nb - removed)))
             return false;
         if (!bitrep::detail::count_fits_input(stream, inserted, e.element->min_bits))
             return false;
@@ -1569,8 +1569,8 @@ struct walk {
     /// was sent).
     static bitrep::detail::smallest_three_code code_of(const field_entry& e, const quat_floats& v) noexcept
     {
-        const auto s = bitrep::detail::stable_smallest_three(v.x, v.y, v.z, v.w, e.quantizer, e.low);
-        return bitrep::detail::quanta_of(s, e.quantizer);
+        const auto s = bitrep::detail::stable_smallest_three(v.x, v.y, v.z, v.w, e.quat.component, e.quat.tie_margin);
+        return bitrep::detail::quanta_of(s, e.quat.component);
     }
 
     /// A code's rotation as it would be sent with `axis` largest.
@@ -1580,7 +1580,7 @@ struct walk {
     {
         if (code.largest == axis)
             return code;
-        const auto& q = e.quantizer;
+        const auto& q = e.quat.component;
         float c[4] = {};
         float sum = 0.0f;
         for (std::uint32_t k = 0; k < 3; ++k) {
@@ -1657,7 +1657,7 @@ struct walk {
 
     bool quat_changed(const field_entry& e, const bytes* older, const bytes* base, bytes* value)
     {
-        const auto& q = e.quantizer;
+        const auto& q = e.quat.component;
         const std::size_t start = stream.position();
         auto& v = *reinterpret_cast<quat_floats*>(value);
         bitrep::detail::smallest_three_code code;

@@ -47,8 +47,9 @@ void describe_enumeration(const field_entry& value, schema_builder& builder)
     const schema_info& info = *value.schema;
     builder.begin_enumeration(info.type_name, value.is_signed);
     describe_renames(info, builder);
-    for (std::uint64_t i = 0; i < value.span; ++i)
-        builder.enumerator(info.names[i], value.values == nullptr ? i : value.values[i]);
+    const enumeration_params& enumerators = value.enumeration;
+    for (std::uint64_t i = 0; i < enumerators.count; ++i)
+        builder.enumerator(info.names[i], enumerators.values == nullptr ? i : enumerators.values[i]);
     builder.end();
 }
 
@@ -58,7 +59,7 @@ void describe_flags(const field_entry& value, schema_builder& builder)
     const schema_info& info = *value.schema;
     builder.begin_struct(info.type_name);
     describe_renames(info, builder);
-    for (std::uint64_t i = 0; i < value.span; ++i) {
+    for (std::uint64_t i = 0; i < value.flags.count; ++i) {
         builder.field(info.names[i], i);
         builder.boolean();
     }
@@ -79,7 +80,7 @@ void describe_elements(bool counted, std::uint64_t count, const field_entry& ele
 void describe_variant(const field_entry& value, schema_builder& builder)
 {
     builder.begin_variant();
-    for (std::uint64_t i = 0; i < value.span; ++i) {
+    for (std::uint64_t i = 0; i < value.fixed.count; ++i) {
         builder.alternative(value.schema->names[i], i);
         describe_value(value.element[i], builder);
     }
@@ -108,11 +109,11 @@ void describe_number(const field_entry& value, schema_builder& builder)
     switch (value.kind) {
     case kind::boolean: builder.boolean(); break;
     case kind::integer: builder.integer(value.is_signed, value.width); break;
-    case kind::ranged: builder.ranged(value.is_signed, value.min, value.min + value.span); break;
+    case kind::ranged: builder.ranged(value.is_signed, value.ranged.min, value.ranged.min + value.ranged.span); break;
     case kind::float32: builder.float32(); break;
     case kind::float64: builder.float64(); break;
     case kind::quantized: builder.quantized(value.schema->min, value.schema->max, value.schema->resolution); break;
-    case kind::quat: builder.quat(value.quantizer.bits); break;
+    case kind::quat: builder.quat(value.quat.component.bits); break;
     default: break;
     }
 }
@@ -127,12 +128,12 @@ void describe_value(const field_entry& value, schema_builder& builder)
     switch (value.kind) {
     case kind::enumeration: describe_enumeration(value, builder); break;
     case kind::flags: describe_flags(value, builder); break;
-    case kind::bitset: describe_elements(false, value.min, entry_v<bool>, builder); break;
-    case kind::string: builder.string(value.min); break;
+    case kind::bitset: describe_elements(false, value.fixed.count, entry_v<bool>, builder); break;
+    case kind::string: builder.string(value.bounded.max); break;
     case kind::vector:
     case kind::bit_vector:
-    case kind::map: describe_elements(true, value.min, *value.element, builder); break;
-    case kind::array: describe_elements(false, value.min, *value.element, builder); break;
+    case kind::map: describe_elements(true, value.bounded.max, *value.element, builder); break;
+    case kind::array: describe_elements(false, value.fixed.count, *value.element, builder); break;
     case kind::optional:
         builder.begin_optional();
         describe_value(*value.element, builder);

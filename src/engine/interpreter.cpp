@@ -63,7 +63,7 @@ BITREP_ALWAYS_INLINE bool enter_container(Stream& stream, const instruction& in,
     frame.index = 0;
     if (in.op == op::vector) {
         std::uint64_t size = e.container->size(p);
-        if (!bitrep::detail::serialize_count(stream, size, e.min))
+        if (!bitrep::detail::serialize_count(stream, size, e.bounded.max))
             return false;
         if constexpr (Stream::is_reading) {
             if (!bitrep::detail::count_fits_input(stream, size, e.element->min_bits))
@@ -74,7 +74,7 @@ BITREP_ALWAYS_INLINE bool enter_container(Stream& stream, const instruction& in,
         frame.data = static_cast<unsigned char*>(e.container->data(p));
         frame.stride = e.stride;
     } else if (in.op == op::array) {
-        frame.count = static_cast<std::size_t>(e.min);
+        frame.count = static_cast<std::size_t>(e.fixed.count);
         frame.data = p;
         frame.stride = e.stride;
     } else if (in.op == op::map) {
@@ -144,7 +144,8 @@ BITREP_ALWAYS_INLINE bool run_leaf_as(Stream& stream, const instruction& in, uns
         return run_quantized(stream, e, p);
     } else {
         static_assert(Op == op::quat);
-        return bitrep::detail::serialize_smallest_three(stream, *reinterpret_cast<quat_floats*>(p), e.quantizer, e.low);
+        return bitrep::detail::serialize_smallest_three(stream, *reinterpret_cast<quat_floats*>(p), e.quat.component,
+                                                        e.quat.tie_margin);
     }
 }
 
@@ -391,7 +392,7 @@ BITREP_ALWAYS_INLINE void enter_or_leave(cursor& at, const instruction& in, unsi
     switch (in.op) {
     case op::alternative:
         at.frames[at.depth++].outer = at.base;
-        at.base = alternative_object<Stream>(e, p, in.min);
+        at.base = alternative_object<Stream>(e, p, in.constants.alternative);
         at.ip = at.code + in.end;
         return;
     case op::end_variant:
@@ -422,9 +423,9 @@ BITREP_ALWAYS_INLINE bool run_string(Stream& stream, const instruction& in, unsi
 {
     auto& text = *reinterpret_cast<std::string*>(p);
     if constexpr (requires { stream.serialize_string(text, std::size_t{1}, 0); })
-        return stream.serialize_string(text, static_cast<std::size_t>(in.min) + 1, in.bits);
+        return stream.serialize_string(text, static_cast<std::size_t>(in.constants.max_length) + 1, in.bits);
     else
-        return stream.serialize_string(text, static_cast<std::size_t>(in.min) + 1);
+        return stream.serialize_string(text, static_cast<std::size_t>(in.constants.max_length) + 1);
 }
 
 /// A rarer kind's rule (kinds.hpp), out of line: its loops would crowd the

@@ -117,24 +117,25 @@ BITREP_ALWAYS_INLINE bool run_enumeration(Stream& stream, const field_entry& e, 
     std::uint64_t index = 0;
     const std::size_t start = stream.position();
     if constexpr (!Stream::is_reading) {
+        const enumeration_params& en = e.enumeration;
         const std::uint64_t value = load_integer(p, e.width, e.is_signed);
-        if (e.values == nullptr) {
-            index = value < e.span ? value : e.span;
+        if (en.values == nullptr) {
+            index = value < en.count ? value : en.count;
         } else {
-            index = e.span;
-            for (std::uint64_t i = 0; i < e.span; ++i)
-                if (e.values[i] == value) {
+            index = en.count;
+            for (std::uint64_t i = 0; i < en.count; ++i)
+                if (en.values[i] == value) {
                     index = i;
                     break;
                 }
         }
-        if (Stream::is_writing && index == e.span) [[unlikely]]
+        if (Stream::is_writing && index == en.count) [[unlikely]]
             return stream.fail(error::bad_enum, start, "enum value is not an enumerator");
     }
-    if (!bitrep::detail::serialize_enum_index(stream, index, e.span, start))
+    if (!bitrep::detail::serialize_enum_index(stream, index, e.enumeration.count, start))
         return false;
     if constexpr (Stream::is_reading)
-        store_integer(p, e.width, e.values == nullptr ? index : e.values[index]);
+        store_integer(p, e.width, e.enumeration.values == nullptr ? index : e.enumeration.values[index]);
     return true;
 }
 
@@ -145,7 +146,8 @@ BITREP_ALWAYS_INLINE bool run_flags(Stream& stream, const field_entry& e, unsign
     std::uint64_t bits = 0;
     if constexpr (!Stream::is_reading)
         bits = load_integer(p, e.width, false);
-    if (!bitrep::detail::serialize_flag_bits(stream, bits, e.values, static_cast<std::size_t>(e.span), e.min))
+    if (!bitrep::detail::serialize_flag_bits(stream, bits, e.flags.masks, static_cast<std::size_t>(e.flags.count),
+                                             e.flags.all))
         return false;
     if constexpr (Stream::is_reading)
         store_integer(p, e.width, bits);
@@ -158,7 +160,7 @@ BITREP_ALWAYS_INLINE bool run_bitset(Stream& stream, const field_entry& e, unsig
 {
     const bitset_access& set = *e.bitset;
     return bitrep::detail::serialize_bit_words(
-        stream, static_cast<std::size_t>(e.min), [&](std::size_t at, int count) { return set.word(p, at, count); },
+        stream, static_cast<std::size_t>(e.fixed.count), [&](std::size_t at, int count) { return set.word(p, at, count); },
         [&](std::size_t at, int count, std::uint64_t word) { set.set_word(p, at, count, word); });
 }
 
@@ -188,7 +190,7 @@ BITREP_ALWAYS_INLINE bool run_ranged(Stream& stream, const instruction& in, unsi
     Int value{};
     if constexpr (!Stream::is_reading)
         std::memcpy(&value, p, sizeof value);
-    if (!bitrep::detail::serialize_ranged_value(stream, value, in.min, in.min + in.span, in.bits))
+    if (!bitrep::detail::serialize_ranged_value(stream, value, in.constants.ranged.min, in.constants.ranged.min + in.constants.ranged.span, in.bits))
         return false;
     if constexpr (Stream::is_reading)
         std::memcpy(p, &value, sizeof value);
@@ -200,13 +202,7 @@ BITREP_ALWAYS_INLINE bool run_ranged(Stream& stream, const instruction& in, unsi
 template <class Stream>
 BITREP_ALWAYS_INLINE bool run_quantized(Stream& stream, const field_entry& e, unsigned char* p)
 {
-    float& value = *reinterpret_cast<float*>(p);
-    if constexpr (Stream::is_writing) {
-        const bool encodable = e.clamp ? value == value : (e.low <= value && value <= e.top);
-        if (!encodable) [[unlikely]]
-            return bitrep::detail::refuse_quantized(stream, value);
-    }
-    return stream.serialize_quantized(value, e.quantizer);
+    return bitrep::detail::serialize_quantized_value(stream, *reinterpret_cast<float*>(p), e.quantized);
 }
 
 /// bounded_vector<bool>: the vector's count, then each element as a bit.
@@ -215,7 +211,7 @@ BITREP_ALWAYS_INLINE bool run_bit_vector(Stream& stream, const field_entry& e, u
 {
     const bit_vector_access& bits = *e.bits;
     std::uint64_t size = bits.size(p);
-    if (!bitrep::detail::serialize_vector_count(stream, size, e.min, e.element->min_bits))
+    if (!bitrep::detail::serialize_vector_count(stream, size, e.bounded.max, e.element->min_bits))
         return false;
     if constexpr (Stream::is_reading)
         bits.resize(p, static_cast<std::size_t>(size));
@@ -232,7 +228,7 @@ BITREP_ALWAYS_INLINE bool run_variant_index(Stream& stream, const field_entry& e
     std::uint64_t held = 0;
     if constexpr (!Stream::is_reading)
         held = e.variant->index(p);
-    if (!bitrep::detail::serialize_held_index(stream, held, e.span))
+    if (!bitrep::detail::serialize_held_index(stream, held, e.fixed.count))
         return false;
     index = static_cast<std::size_t>(held);
     return true;
@@ -269,7 +265,7 @@ BITREP_ALWAYS_INLINE bool enter_map(Stream& stream, const field_entry& e, unsign
 {
     const map_access& map = *e.map;
     std::uint64_t size = map.size(p);
-    if (!bitrep::detail::serialize_keyed_count(stream, size, e.min, e.element->min_bits, map.has_values))
+    if (!bitrep::detail::serialize_keyed_count(stream, size, e.bounded.max, e.element->min_bits, map.has_values))
         return false;
     frame.count = static_cast<std::size_t>(size);
     frame.stride = 0;

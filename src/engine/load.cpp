@@ -83,7 +83,7 @@ struct integer_range {
         return {0, bits >= 64 ? std::numeric_limits<std::uint64_t>::max() : (std::uint64_t{1} << bits) - 1, false};
     }
     /// A ranged<Int, Min, Max> entry's.
-    static integer_range of_ranged(const field_entry& e) noexcept { return {e.min, e.min + e.span, e.is_signed}; }
+    static integer_range of_ranged(const field_entry& e) noexcept { return {e.ranged.min, e.ranged.min + e.ranged.span, e.is_signed}; }
 
     bool holds(const integer_value& value) const noexcept
     {
@@ -275,7 +275,7 @@ struct loader {
         if (mine < 0) [[unlikely]]
             return name_not_in_program(stream, start, node(f + 1 + static_cast<std::uint32_t>(index)).name, "enum");
         const auto i = static_cast<std::size_t>(mine);
-        kinds::store_integer(p, e.width, e.values == nullptr ? i : e.values[i]);
+        kinds::store_integer(p, e.width, e.enumeration.values == nullptr ? i : e.enumeration.values[i]);
         return true;
     }
 
@@ -304,7 +304,7 @@ struct loader {
                 word |= std::uint64_t{1} << flag;
         }
         kinds::store_integer(p, e.width,
-                             bitrep::detail::flags_of_word(word, e.values, static_cast<std::size_t>(e.span)));
+                             bitrep::detail::flags_of_word(word, e.flags.masks, static_cast<std::size_t>(e.flags.count)));
         return true;
     }
 
@@ -314,7 +314,7 @@ struct loader {
         std::string& out = *reinterpret_cast<std::string*>(p);
         if (!stream.serialize_string(out, static_cast<std::size_t>(node(f).max) + 1))
             return false;
-        if (out.size() > e.min) [[unlikely]]
+        if (out.size() > e.bounded.max) [[unlikely]]
             return does_not_fit(stream, start, "the file's string is longer than the program's bound");
         return true;
     }
@@ -334,7 +334,7 @@ struct loader {
     bool vector(std::uint32_t f, const field_entry& e, bytes* p)
     {
         std::uint64_t count = 0;
-        if (!bounded_count(f, e.min, "the file's vector is longer than the program's bound", count))
+        if (!bounded_count(f, e.bounded.max, "the file's vector is longer than the program's bound", count))
             return false;
         const auto n = static_cast<std::size_t>(count);
         e.container->resize(p, n);
@@ -348,7 +348,7 @@ struct loader {
     bool bit_vector(std::uint32_t f, const field_entry& e, bytes* p)
     {
         std::uint64_t count = 0;
-        if (!bounded_count(f, e.min, "the file's vector is longer than the program's bound", count))
+        if (!bounded_count(f, e.bounded.max, "the file's vector is longer than the program's bound", count))
             return false;
         const auto n = static_cast<std::size_t>(count);
         e.bits->resize(p, n);
@@ -387,7 +387,7 @@ struct loader {
     {
         const field_entry& element = *e.element;
         return fixed_list(
-            f, static_cast<std::size_t>(e.min), "the file's array is longer than the program's",
+            f, static_cast<std::size_t>(e.fixed.count), "the file's array is longer than the program's",
             [&](std::size_t i) { return value(f + 1, element, p + i * e.stride); },
             [&](std::size_t i) { assign_value(element, p + i * e.stride, element.defaults); });
     }
@@ -397,7 +397,7 @@ struct loader {
     bool bitset(std::uint32_t f, const field_entry& e, bytes* p)
     {
         return fixed_list(
-            f, static_cast<std::size_t>(e.min), "the file's bitset is longer than the program's",
+            f, static_cast<std::size_t>(e.fixed.count), "the file's bitset is longer than the program's",
             [&](std::size_t i) {
                 bool bit = false;
                 if (!value(f + 1, entry_v<bool>, reinterpret_cast<bytes*>(&bit)))
@@ -414,7 +414,7 @@ struct loader {
     bool map(std::uint32_t f, const field_entry& e, bytes* p)
     {
         std::uint64_t count = 0;
-        if (!bounded_count(f, e.min, "the file holds more entries than the program's bound", count))
+        if (!bounded_count(f, e.bounded.max, "the file holds more entries than the program's bound", count))
             return false;
         e.map->clear(p);
         for (std::uint64_t i = 0; i < count; ++i) {

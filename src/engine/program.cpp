@@ -76,9 +76,9 @@ int fixed_bits(const instruction& in) noexcept
     case op::ranged_u32:
     case op::ranged_i32:
     case op::ranged_64: return in.bits;
-    case op::enumeration: return bitrep::detail::enum_index_bits(e.span);
-    case op::quantized: return e.quantizer.bits;
-    case op::quat: return 2 + 3 * e.quantizer.bits;
+    case op::enumeration: return bitrep::detail::enum_index_bits(e.enumeration.count);
+    case op::quantized: return e.quantized.quantizer.bits;
+    case op::quat: return 2 + 3 * e.quat.component.bits;
     default: return -1;
     }
 }
@@ -185,9 +185,7 @@ public:
             add_proxy(e, offset, path);
             return;
         }
-        // bits: a ranged value's width, a string's length field's.
-        const std::uint64_t widest = e.kind == kind::string ? e.min : e.span;
-        const std::uint32_t at = emit(instruction{.op = op_of(e), .bits = static_cast<std::uint8_t>(bits_required_for_span(widest)), .offset = offset, .min = e.min, .span = e.span, .entry = &e, .path = path});
+        const std::uint32_t at = emit(leaf_or_loop(e, offset, path));
         if (e.kind == kind::vector || e.kind == kind::array || e.kind == kind::optional || e.kind == kind::map) {
             const path_node* element = node(path_node{nullptr, path, e.kind != kind::optional});
             add(*e.element, 0, element);
@@ -210,23 +208,39 @@ public:
     }
 
 private:
+    /// A leaf's or a container's instruction, with the constants its
+    /// handler takes from the instruction itself.
+    static instruction leaf_or_loop(const field_entry& e, std::uint32_t offset, const path_node* path) noexcept
+    {
+        instruction in{.op = op_of(e), .offset = offset, .entry = &e, .path = path};
+        if (e.kind == kind::ranged) {
+            in.constants.ranged = e.ranged;
+            in.bits = static_cast<std::uint8_t>(bits_required_for_span(e.ranged.span));
+        } else if (e.kind == kind::string) {
+            in.constants.max_length = e.bounded.max;
+            in.bits = static_cast<std::uint8_t>(bits_required_for_span(e.bounded.max)); // the length field's
+        }
+        return in;
+    }
+
     /// The index instruction, one `alternative` instruction per alternative
     /// (the index picks one by its distance), then each alternative's body
     /// on the alternative's object, each ending where the last one does.
     void add_variant(const field_entry& e, std::uint32_t offset, const path_node* path) noexcept
     {
-        const std::uint32_t at = emit(instruction{.op = op::variant, .offset = offset, .span = e.span, .entry = &e, .path = path});
-        for (std::uint64_t k = 0; k < e.span; ++k)
-            emit(instruction{.op = op::alternative, .offset = offset, .min = k, .entry = &e, .path = path});
-        for (std::uint64_t k = 0; k < e.span; ++k) {
+        const std::uint64_t alternatives = e.fixed.count;
+        const std::uint32_t at = emit(instruction{.op = op::variant, .offset = offset, .entry = &e, .path = path});
+        for (std::uint64_t k = 0; k < alternatives; ++k)
+            emit(instruction{.op = op::alternative, .offset = offset, .constants = {.alternative = k}, .entry = &e, .path = path});
+        for (std::uint64_t k = 0; k < alternatives; ++k) {
             code_[at + 1 + k].end = size_;
             const path_node* held = node(path_node{nullptr, path, false, &e.variant->names[k]});
             add(e.element[k], 0, held);
             emit(instruction{.op = op::end_variant, .entry = &e, .path = held});
         }
         code_[at].end = size_;
-        for (std::uint64_t k = 0; k < e.span; ++k) {
-            const std::uint32_t next = k + 1 < e.span ? code_[at + 2 + k].end : size_;
+        for (std::uint64_t k = 0; k < alternatives; ++k) {
+            const std::uint32_t next = k + 1 < alternatives ? code_[at + 2 + k].end : size_;
             code_[next - 1].end = size_; // body k's end_variant
         }
     }

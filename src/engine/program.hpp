@@ -82,14 +82,19 @@ struct instruction {
     engine::op op;
     /// A fixed-width leaf's own op (its `op` is `run` where a run starts).
     engine::op leaf = op::done;
-    std::uint8_t bits = 0;         // ranged: bits_required_for_span(span)
+    std::uint8_t bits = 0;         // ranged: bits_required_for_span(span); string: its length field's
     bool leaf_body = false;        // vector, array, optional: the element is one run
     bool uniform = false;          // run: its leaves are all of one op
     std::uint32_t offset = 0;      // from the current base (the object, or the element)
     std::uint32_t end = 0;         // container: the index of its end_loop; run: the index past its last leaf
     std::uint32_t run_bits = 0;    // run: the bits of its leaves together
-    std::uint64_t min = 0;         // ranged: copied here, next to the offset
-    std::uint64_t span = 0;
+    /// The constants a handler takes from the instruction rather than
+    /// through its entry.
+    union kind_constants {
+        ranged_params ranged;      // ranged: copied here, next to the offset
+        std::uint64_t max_length;  // string
+        std::uint64_t alternative; // alternative: which one it enters
+    } constants{.ranged = {}};
     const field_entry* entry = nullptr; // the kind's constants
     const path_node* path = nullptr;
 };

@@ -7,15 +7,10 @@
 #include <bitrep/annotations/bounded_string.hpp>
 #include <bitrep/codec.hpp>
 #include <bitrep/detail/inline.hpp>
+#include <bitrep/kinds/counts.hpp>
 #include <bitrep/wire/bits.hpp>
 
 namespace bitrep {
-
-namespace detail {
-/// The bits of a string's length: the standard's string sends it in
-/// bits_required(0, buffer_size - 1) with buffer_size = max_length + 1.
-constexpr int string_length_bits(std::uint64_t max_length) noexcept { return bits_required_for_span(max_length); }
-} // namespace detail
 
 template <std::size_t MaxLength>
 struct codec<bounded_string<MaxLength>> {

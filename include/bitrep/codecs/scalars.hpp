@@ -5,6 +5,7 @@
 #include <bitrep/codec.hpp>
 #include <bitrep/codecs/unsupported.hpp>
 #include <bitrep/detail/inline.hpp>
+#include <bitrep/kinds/enumeration.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/renames.hpp>
 #include <bitrep/wire/stream.hpp>
@@ -39,24 +40,6 @@ BITREP_ALWAYS_INLINE bool serialize_integer_pattern(Stream& stream, std::uint64_
     return true;
 }
 
-/// The bits of an enum's declaration index among `count` enumerators.
-constexpr int enum_index_bits(std::uint64_t count) noexcept { return bits_required_for_span(count - 1); }
-
-/// An enumerator's declaration index among `count` (or a variant's
-/// alternative's, with its own refusal); an index past them is refused
-/// (bad_enum) when reading.
-template <class Stream>
-BITREP_ALWAYS_INLINE bool serialize_enum_index(Stream& stream, std::uint64_t& index, std::uint64_t count,
-                                               std::size_t start,
-                                               std::string_view refusal = "enum index is not an enumerator")
-{
-    const int bits = enum_index_bits(count);
-    if (bits > 0 && !stream.serialize_bits(index, bits))
-        return false;
-    if (Stream::is_reading && index >= count) [[unlikely]]
-        return stream.fail(error::bad_enum, start, refusal);
-    return true;
-}
 } // namespace detail
 
 /// The two's complement pattern in sizeof(T) * 8 bits.

@@ -82,7 +82,7 @@ constexpr bool has_prediction(const field_entry& e) noexcept
     case kind::map:
     case kind::proxy: return has_prediction(*e.element);
     case kind::variant:
-        for (std::uint64_t i = 0; i < e.span; ++i)
+        for (std::uint64_t i = 0; i < e.fixed.count; ++i)
             if (has_prediction(e.element[i]))
                 return true;
         return false;
@@ -122,26 +122,26 @@ constexpr std::size_t max_changed_bits(const field_entry& e) noexcept
     case kind::variant: {
         std::size_t same_alternative = 0;
         std::size_t largest = 0;
-        for (std::uint64_t i = 0; i < e.span; ++i) {
+        for (std::uint64_t i = 0; i < e.fixed.count; ++i) {
             same_alternative = std::max(same_alternative, max_changed_bits(e.element[i]));
             largest = std::max(largest, e.element[i].max_bits);
         }
         const std::size_t switched =
-            e.span < 2 ? 0 : d::add_bits(static_cast<std::size_t>(bits_required_for_span(e.span - 2)), largest);
+            e.fixed.count < 2 ? 0 : d::add_bits(static_cast<std::size_t>(bits_required_for_span(e.fixed.count - 2)), largest);
         return d::add_bits(1, std::max(same_alternative, switched));
     }
     case kind::proxy: return max_changed_bits(*e.element);
     case kind::array: {
-        const auto n = static_cast<std::size_t>(e.min);
+        const auto n = static_cast<std::size_t>(e.fixed.count);
         return d::add_bits(1 + n, d::multiply_bits(n, max_changed_bits(*e.element)));
     }
     case kind::vector: {
-        const auto n = static_cast<std::size_t>(e.min);
+        const auto n = static_cast<std::size_t>(e.bounded.max);
         const std::size_t each = std::max(e.element->max_bits, max_changed_bits(*e.element));
         return d::add_bits(static_cast<std::size_t>(bits_required_for_span(n)) + 1 + n, d::multiply_bits(n, each));
     }
     case kind::map: {
-        const auto n = static_cast<std::size_t>(e.min);
+        const auto n = static_cast<std::size_t>(e.bounded.max);
         const auto count = static_cast<std::size_t>(bits_required_for_span(n));
         const std::size_t each_changed =
             e.map->has_values ? d::add_bits(count, max_changed_bits(e.element->nested->fields[1])) : count;

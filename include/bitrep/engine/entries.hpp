@@ -306,7 +306,7 @@ constexpr field_entry counted_entry(kind k, std::uint64_t max, const field_entry
 {
     field_entry e;
     e.kind = k;
-    e.min = max;
+    e.bounded = {max};
     e.element = &element;
     e.depth = static_cast<std::uint8_t>(element.depth + 1);
     e.instructions = 2 + element.instructions; // the loop's head and end
@@ -324,7 +324,7 @@ constexpr field_entry accepted_variant_entry()
     using table = Table;
     field_entry e;
     e.kind = kind::variant;
-    e.span = table::alternatives.size();
+    e.fixed = {table::alternatives.size()};
     e.element = table::alternatives.data();
     e.variant = &table::access;
     e.schema = &table::schema;
@@ -341,7 +341,7 @@ constexpr field_entry accepted_variant_entry()
         e.instructions += 2 + alternative.instructions;
         e.nodes += 1 + alternative.nodes;
     }
-    const auto index_bits = static_cast<std::size_t>(bitrep::detail::enum_index_bits(e.span));
+    const auto index_bits = static_cast<std::size_t>(bitrep::detail::enum_index_bits(e.fixed.count));
     e.min_bits = bitrep::detail::add_bits(index_bits, least);
     e.max_bits = bitrep::detail::add_bits(index_bits, most);
     return e;
@@ -420,36 +420,29 @@ constexpr field_entry number_entry()
     } else if constexpr (std::is_enum_v<T> && reflect::described_enum<T> && !reflect::flag_enum<T>) {
         using table = reflect::enumerators<T>;
         e = integer_entry<std::underlying_type_t<T>>(kind::enumeration);
-        e.span = table::count;
-        e.values = table::values_are_indices ? nullptr : enum_values<T>.data();
+        e.enumeration = {table::count, table::values_are_indices ? nullptr : enum_values<T>.data()};
         e.schema = &enum_info_v<T>;
         e.min_bits = e.max_bits = static_cast<std::size_t>(bitrep::detail::enum_index_bits(table::count));
     } else if constexpr (reflect::flag_enum<T>) {
         e = integer_entry<typename reflect::flags<T>::bits_type>(kind::flags);
-        e.min = reflect::flags<T>::table.all;
-        e.span = reflect::flags<T>::count;
-        e.values = flag_masks<T>.data();
+        e.flags = {reflect::flags<T>::table.all, reflect::flags<T>::count, flag_masks<T>.data()};
         e.schema = &flags_info_v<T>;
         e.min_bits = e.max_bits = reflect::flags<T>::count;
     } else if constexpr (is_ranged<T>::value) {
         using Int = typename T::value_type;
         e = integer_entry<Int>(kind::ranged);
-        e.min = static_cast<std::uint64_t>(T::min);
-        e.span = static_cast<std::uint64_t>(T::max) - static_cast<std::uint64_t>(T::min);
+        e.ranged = {static_cast<std::uint64_t>(T::min),
+                    static_cast<std::uint64_t>(T::max) - static_cast<std::uint64_t>(T::min)};
         e.min_bits = e.max_bits = T::bits;
     } else if constexpr (is_quantized<T>::value) {
         e.kind = kind::quantized;
-        e.quantizer = T::quantizer;
-        e.low = T::min;
-        e.top = T::top;
-        e.clamp = T::policy == range_policy::clamp;
+        e.quantized = codec<T>::params;
         e.schema = &quantized_info_v<T>;
         e.min_bits = e.max_bits = static_cast<std::size_t>(T::bits);
     } else if constexpr (is_quat<T>::value) {
         static_assert(std::is_standard_layout_v<T> && sizeof(T) == 4 * sizeof(float));
         e.kind = kind::quat;
-        e.quantizer = T::component_quantizer;
-        e.low = T::tie_margin;
+        e.quat = {T::component_quantizer, T::tie_margin};
         e.slots = 2; // the largest axis; the three components
         e.min_bits = e.max_bits = static_cast<std::size_t>(T::bits);
     } else {
@@ -466,7 +459,7 @@ constexpr field_entry sequence_entry()
     if constexpr (is_bounded_string<T>::value) {
         static_assert(std::is_standard_layout_v<T> && sizeof(T) == sizeof(std::string));
         e.kind = kind::string;
-        e.min = T::max_length;
+        e.bounded = {T::max_length};
         e.min_bits = static_cast<std::size_t>(bitrep::detail::string_length_bits(T::max_length));
         e.max_bits = e.min_bits + 7 + T::max_length * 8;
         e.slots = 2; // as a container of chars: its own and its characters' (which nothing uses)
@@ -485,13 +478,13 @@ constexpr field_entry sequence_entry()
         e.bits = &bit_access;
     } else if constexpr (is_bitset<T>::value) {
         e.kind = kind::bitset;
-        e.min = is_bitset<T>::size;
+        e.fixed = {is_bitset<T>::size};
         e.bitset = &bitset_access_v<is_bitset<T>::size>;
         e.min_bits = e.max_bits = is_bitset<T>::size;
     } else if constexpr (is_std_array<T>::value) {
         using element = typename T::value_type;
         e.kind = kind::array;
-        e.min = std::tuple_size_v<T>;
+        e.fixed = {std::tuple_size_v<T>};
         e.element = &entry_v<element>;
         e.stride = sizeof(element);
         e.depth = static_cast<std::uint8_t>(entry_v<element>.depth + 1);

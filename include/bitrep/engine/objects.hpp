@@ -34,7 +34,7 @@ constexpr bool carries_every_field(const field_entry& e) noexcept
     case kind::optional:
     case kind::proxy: return carries_every_field(*e.element);
     case kind::variant:
-        for (std::uint64_t i = 0; i < e.span; ++i)
+        for (std::uint64_t i = 0; i < e.fixed.count; ++i)
             if (!carries_every_field(e.element[i]))
                 return false;
         return true;

@@ -11,6 +11,12 @@
 #include <vector>
 
 #include <bitrep/annotations/field_flags.hpp>
+#include <bitrep/kinds/counts.hpp>
+#include <bitrep/kinds/enumeration.hpp>
+#include <bitrep/kinds/flags.hpp>
+#include <bitrep/kinds/quantized.hpp>
+#include <bitrep/kinds/quat.hpp>
+#include <bitrep/kinds/ranged.hpp>
 #include <bitrep/wire/delta_ticks.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/status.hpp>
@@ -209,23 +215,18 @@ struct field_entry {
     /// field_flag as an integer plus 1 (0: none): which streams carry the
     /// field.
     std::uint8_t flag = 0;
-    /// ranged: min's pattern; enumeration: unused; flags: every flag's bit;
-    /// string / vector / bit_vector / map: max length; array: element
-    /// count; bitset: bit count.
-    std::uint64_t min = 0;
-    /// ranged: max - min; enumeration: enumerator count; flags: flag count;
-    /// variant: alternative count.
-    std::uint64_t span = 0;
-    /// quantized: the quantizer, the largest value in range, clamping;
-    /// quat: the components' quantizer, and the tie margin in `low`.
-    bitrep::quantizer quantizer{};
-    float low = 0;
-    float top = 0;
-    bool clamp = false;
-    /// enumeration: the enumerators' values (sign-extended patterns), or
-    /// nullptr when they are 0, 1, 2, ... in declaration order; flags: each
-    /// flag's bit, in declaration order.
-    const std::uint64_t* values = nullptr;
+    /// The kind's own constants (include/bitrep/kinds/): the member its
+    /// kind names, none for the kinds that have none.
+    union {
+        std::uint8_t none = 0;             // boolean, integer, floats, optional, structure, proxy, codec
+        ranged_params ranged;              // ranged
+        enumeration_params enumeration;    // enumeration
+        flags_params flags;                // flags
+        quantized_params quantized;        // quantized
+        quat_params quat;                  // quat
+        bounded_params bounded;            // string, vector, bit_vector, map
+        fixed_count_params fixed;          // array, bitset, variant
+    };
     /// structure: the nested type's table.
     const type_table* nested = nullptr;
     /// vector, array, optional: the element, and the distance between two;

@@ -66,8 +66,10 @@ struct quantizer {
     float delta;
     std::uint32_t max_integer;
     int bits;
-    /// quanta_round_trip: stable_quantize() is quantize().
-    bool exact = true;
+    /// quanta_round_trip: stable_quantize() is quantize(). (No default
+    /// member initializer: a quantizer is trivially default-constructible,
+    /// so that a kind's params holding one can sit in a union.)
+    bool exact;
 
     /// The standard's derivation from (min, max, resolution), all in float32.
     static constexpr quantizer from_resolution(float min, float max, float resolution) noexcept
