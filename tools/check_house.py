@@ -8,15 +8,11 @@ script.
 
 Exit status 0 when every rule holds; 1 with one line per violation
 otherwise. It reads include/bitrep/ and src/ and uses nothing beyond the
-standard library. Today's tree breaks rules 1 and 5 in a few known places,
-which the default run excuses (so that ./run.sh test passes) and the two
-flags report too (so that nothing is forgotten).
+standard library. A function clang-tidy is told to let pass is excused
+(rule 5) and --functions reports it too, so that nothing is forgotten;
+none is excused today.
 
 1. Short files: no file in include/ or src/ is longer than MAX_LINES lines.
-   LONG_FILES lists the files over it today (src/engine/delta.cpp, 1,773
-   lines): the default run leaves them out, so that it passes while they are
-   split; --files reports them too. A file that grows over the limit and is
-   not listed fails the default run.
 
 2. Layers of include/bitrep/: every header belongs to one layer of LAYERS
    below, and includes only headers of its own layer or of lower ones. The
@@ -148,8 +144,6 @@ SRC = os.path.join(REPO, "src")
 MAX_LINES = 800
 MAX_FUNCTION_LINES = 60
 
-# Over MAX_LINES today: reported only with --files (rule 1).
-LONG_FILES = {"src/engine/delta.cpp"}
 
 # Lowest first. A path (relative to include/bitrep) takes the layer of its
 # longest matching entry: an exact file, or a folder ending in "/".
@@ -229,12 +223,12 @@ def read_src(path):
         return f.read()
 
 
-def check_length(files, src_files, problems, every):
+def check_length(files, src_files, problems):
     named = [(f"include/bitrep/{path}", read(path)) for path in files]
     named += [(f"src/{path}", read_src(path)) for path in src_files]
     for name, text in named:
         count = text.count("\n")
-        if count > MAX_LINES and (every or name not in LONG_FILES):
+        if count > MAX_LINES:
             problems.append(f"{name}: {count} lines (at most {MAX_LINES})")
 
 
@@ -595,13 +589,11 @@ def main():
     parser = argparse.ArgumentParser(description="bitrep's house rules (see the top of this script).")
     parser.add_argument("--functions", action="store_true",
                         help=f"also report the functions over {MAX_FUNCTION_LINES} lines that NOLINT excuses (rule 5)")
-    parser.add_argument("--files", action="store_true",
-                        help=f"also report the files over {MAX_LINES} lines that LONG_FILES excuses (rule 1)")
     options = parser.parse_args()
     files = files_under(ROOT)
     src_files = files_under(SRC)
     problems = []
-    check_length(files, src_files, problems, every=options.files)
+    check_length(files, src_files, problems)
     layer = check_layers(files, problems)
     check_src_layers(src_files, layer, problems)
     check_detail_in_signatures(files, problems)
@@ -614,8 +606,6 @@ def main():
         print(f"check_house: {len(problems)} problem(s)")
         return 1
     checked = f"no file over {MAX_LINES} lines"
-    if not options.files:
-        checked += f" ({', '.join(sorted(LONG_FILES))} aside: --files)"
     checked += f", no function over {MAX_FUNCTION_LINES} lines"
     if not options.functions:
         checked += " (those NOLINT excuses aside: --functions)"

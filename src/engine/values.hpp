@@ -1,5 +1,5 @@
 // Whole values on the engine's entries, for the library's other walks (the
-// schema-driven load): compiled in delta.cpp, next to the delta's rules.
+// schema-driven load): assign_value in compare.cpp, read_whole in delta.cpp.
 #pragma once
 
 #include <bitrep/engine/table.hpp>
