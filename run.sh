@@ -102,12 +102,14 @@ case "${1:-}" in
     # constant expressions that clang's accepts: unoptimised, with
     # assertions, a file costs about what it costs at -O3 (sanitized at -O1
     # or -O2, two to six times as much), and what only checks compiling
-    # (BITREP_COMPILE_CHECKS) is left to the other two builds.
+    # (BITREP_COMPILE_CHECKS) is left to the other two builds. That last
+    # build also writes every value its tests write through the engine with
+    # the inlined codecs too, and stops at any difference (BITREP_CROSS_CHECK).
     configure_and_build build/release g++ Release
     configure_and_build build/clang-debug clang++ Debug -DBITREP_SANITIZE=ON -DBITREP_FUZZ=ON \
       -DBITREP_BUILD_BENCHMARKS=OFF
     configure_and_build build/gcc-debug g++ Debug -DBITREP_SANITIZE=ON -DBITREP_BUILD_BENCHMARKS=OFF \
-      -DBITREP_COMPILE_CHECKS=OFF
+      -DBITREP_COMPILE_CHECKS=OFF -DBITREP_CROSS_CHECK=ON
     (cd build/release && ctest --output-on-failure -j "$jobs")
     (cd build/clang-debug && ctest --output-on-failure -j "$jobs")
     (cd build/gcc-debug && ctest --output-on-failure -j "$jobs")

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <bitrep/detail/cross_check.hpp>
 #include <bitrep/detail/exceptions.hpp>
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/detail/working_object.hpp>
@@ -50,6 +51,9 @@ BITREP_ALWAYS_INLINE bool write_value(Stream& stream, const T& value)
 {
     if constexpr (engine_runs<Path, Stream>) {
         static_assert(engine::entry_v<T>.depth <= engine::max_depth, "bitrep: containers nested too deep");
+#if BITREP_CROSS_CHECK
+        cross_check<Stream::field_scope>(value);
+#endif
         if constexpr (Stream::is_measuring)
             return engine::measure(stream, engine::root_v<T>, &value);
         else
@@ -77,6 +81,9 @@ template <codec_path Path, class T>
     requires(Path == codec_path::engine)
 [[gnu::always_inline]] inline std::size_t bit_size_by(const T& value)
 {
+#if BITREP_CROSS_CHECK
+    cross_check<scope::all>(value);
+#endif
     return engine::bit_size(engine::value_type_v<T>, &value);
 }
 
@@ -97,6 +104,9 @@ template <codec_path Path, class T>
 [[gnu::always_inline]] inline status to_bytes_by(const T& value, std::span<std::uint8_t> buffer,
                                                  std::size_t& bytes_written)
 {
+#if BITREP_CROSS_CHECK
+    cross_check<scope::all>(value);
+#endif
     return engine::to_bytes(engine::value_type_v<T>, &value, buffer, bytes_written);
 }
 
@@ -172,6 +182,9 @@ template <class T>
 status to_bytes(const T& value, std::vector<std::uint8_t>& out)
 {
     if constexpr (detail::path_of<T> == detail::codec_path::engine) {
+#if BITREP_CROSS_CHECK
+        detail::cross_check<scope::all>(value);
+#endif
         return engine::to_bytes(engine::value_type_v<T>, &value, out);
     } else {
         out.clear();
