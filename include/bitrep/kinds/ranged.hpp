@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include <bitrep/detail/inline.hpp>
 #include <bitrep/wire/bits.hpp>
@@ -28,10 +29,14 @@ template <class Stream, class Int>
 BITREP_ALWAYS_INLINE bool serialize_ranged_value(Stream& stream, Int& value, std::uint64_t min, std::uint64_t max,
                                                  int bits)
 {
-    std::uint64_t offset = 0;
+    // An Int of at most 32 bits: its offset and span fit 32 bits (a value
+    // below min wraps, modulo 2^32, above any span its type allows), so the
+    // stream writes one group of at most 32 bits.
+    using Offset = std::conditional_t<(sizeof(Int) <= 4), std::uint32_t, std::uint64_t>;
+    Offset offset = 0;
     if constexpr (!Stream::is_reading)
-        offset = static_cast<std::uint64_t>(value) - min;
-    if (!stream.serialize_ranged_offset(offset, max - min, bits))
+        offset = static_cast<Offset>(static_cast<std::uint64_t>(value) - min);
+    if (!stream.serialize_ranged_offset(offset, static_cast<Offset>(max - min), bits))
         return false;
     if constexpr (Stream::is_reading)
         value = static_cast<Int>(min + offset);

@@ -98,9 +98,13 @@ public:
         return serialize_ranged_offset(offset, span, bits_required_for_span(span));
     }
     /// The same with bits_required_for_span(span) worked out ahead (the
-    /// engine keeps it in each instruction).
-    BITREP_ALWAYS_INLINE bool serialize_ranged_offset(std::uint64_t& offset, std::uint64_t span, int bits)
+    /// engine keeps it in each instruction). Offset is std::uint64_t, or
+    /// std::uint32_t where the span fits 32 bits (bits is then at most 32,
+    /// and the stream writes one group).
+    template <class Offset>
+    BITREP_ALWAYS_INLINE bool serialize_ranged_offset(Offset& offset, Offset span, int bits)
     {
+        static_assert(std::is_same_v<Offset, std::uint64_t> || std::is_same_v<Offset, std::uint32_t>);
         if constexpr (Derived::is_writing) {
             if (offset > span) [[unlikely]]
                 return fail(error::value_out_of_range, position(), "value outside its declared range");
@@ -111,7 +115,12 @@ public:
         if (bits == 0)
             return true;
         const std::size_t start = position();
-        if (!serialize_bits(offset, bits))
+        bool ok = false;
+        if constexpr (std::is_same_v<Offset, std::uint32_t>)
+            ok = self().serialize_bits(offset, bits);
+        else
+            ok = serialize_bits(offset, bits);
+        if (!ok)
             return false;
         if constexpr (Derived::is_reading) {
             if (offset > span) [[unlikely]]
