@@ -15,20 +15,20 @@ template <class Stream>
 bool delta(Stream& stream, const field_entry& entry, const void* older, const void* base, void* value,
            element_hints hints)
 {
-    walk<Stream> w{stream, hints};
+    deltas::walk<Stream> w{stream, hints};
     return w.delta(entry, ptr(older), ptr(base), static_cast<bytes*>(value));
 }
 
 template <class Stream>
 bool changed(Stream& stream, const field_entry& entry, const void* older, const void* base, void* value)
 {
-    walk<Stream> w{stream};
+    deltas::walk<Stream> w{stream};
     return w.changed_part(entry, ptr(older), ptr(base), static_cast<bytes*>(value));
 }
 
 bool read_whole(basic_read_stream<scope::save>& stream, const field_entry& entry, void* value)
 {
-    walk<basic_read_stream<scope::save>> w{stream};
+    deltas::walk<basic_read_stream<scope::save>> w{stream};
     return w.whole(entry, static_cast<bytes*>(value));
 }
 

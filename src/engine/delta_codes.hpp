@@ -11,7 +11,7 @@
 
 namespace bitrep::engine {
 
-namespace {
+namespace deltas {
 
 /// The coded delta of a smallest-three code (quat and quat_code share it):
 /// a decision whether the largest axis moved, and to which of the other
@@ -190,6 +190,6 @@ bool walk<Stream>::quat_changed(const field_entry& e, const bytes* older, const 
     return true;
 }
 
-} // namespace
+} // namespace deltas
 
 } // namespace bitrep::engine

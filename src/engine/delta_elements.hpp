@@ -7,7 +7,7 @@
 
 namespace bitrep::engine {
 
-namespace {
+namespace deltas {
 
 template <class Stream>
 bool walk<Stream>::vector_changed(const field_entry& e, const bytes* older, const bytes* base, bytes* value)
@@ -452,6 +452,6 @@ bool walk<Stream>::masked(changed_list& list, const field_entry& element, std::u
     return true;
 }
 
-} // namespace
+} // namespace deltas
 
 } // namespace bitrep::engine

@@ -19,7 +19,8 @@
 
 namespace bitrep::engine {
 
-namespace {
+/// The delta walk, which only delta.cpp compiles.
+namespace deltas {
 
 using namespace kinds;
 
@@ -713,6 +714,6 @@ struct walk {
     bool quat_changed(const field_entry& e, const bytes* older, const bytes* base, bytes* value);
 };
 
-} // namespace
+} // namespace deltas
 
 } // namespace bitrep::engine
