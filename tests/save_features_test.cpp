@@ -602,23 +602,30 @@ TEST_F(SaveFiles, AWriterKilledMidWriteLeavesTheOldSaveOrTheNewWhole)
                 std::this_thread::yield();
             ++replaced;
         }
-        // Then kill it the moment a temporary file exists: mid-write (or
-        // between the write and the rename).
+        // Then kill it while a temporary file exists: mid-write (or between
+        // the write and the rename). It is stopped first and the temporary
+        // looked for again, so that a save that ends between the look and
+        // the kill (on a busy host) makes the round wait for the next one
+        // instead of killing a writer that is between two saves.
         bool seen = false;
+        int wstatus = 0;
         while (!seen && std::chrono::steady_clock::now() < deadline) {
+            if (temporaries().empty()) {
+                std::this_thread::yield();
+                continue;
+            }
+            if (round % 2 == 1)
+                std::this_thread::sleep_for(std::chrono::milliseconds(round)); // later in the write
+            ::kill(child, SIGSTOP);
+            ::waitpid(child, &wstatus, WUNTRACED);
             seen = !temporaries().empty();
             if (!seen)
-                std::this_thread::yield();
+                ::kill(child, SIGCONT);
         }
-        if (round % 2 == 1)
-            std::this_thread::sleep_for(std::chrono::milliseconds(round)); // later in the write
         ::kill(child, SIGKILL);
-        int wstatus = 0;
         ::waitpid(child, &wstatus, 0);
         killed_mid_write += seen;
-        if (round % 2 == 0) {
-            EXPECT_FALSE(temporaries().empty()) << "round " << round << ": killed with its file half written";
-        }
+        EXPECT_FALSE(temporaries().empty()) << "round " << round << ": killed with its file half written";
         // The file is a whole save, the old or a new one.
         World loaded;
         const bitrep::status st = bitrep::load(file, loaded);
