@@ -133,11 +133,14 @@ protected:
     }
     void TearDown() override { fs::remove_all(dir_); }
     fs::path path(const std::string& name) const { return dir_ / name; }
-    std::vector<std::string> temporaries() const
+    // The temporaries in the folder; of one writer process only when given
+    // its pid (a temporary's name carries its writer's pid).
+    std::vector<std::string> temporaries(pid_t writer = 0) const
     {
+        const std::string mark = writer == 0 ? ".tmp-" : ".tmp-" + std::to_string(writer) + "-";
         std::vector<std::string> found;
         for (const auto& entry : fs::directory_iterator(dir_))
-            if (entry.path().filename().native().find(".tmp-") != std::string::npos)
+            if (entry.path().filename().native().find(mark) != std::string::npos)
                 found.push_back(entry.path().filename().native());
         return found;
     }
@@ -594,38 +597,42 @@ TEST_F(SaveFiles, AWriterKilledMidWriteLeavesTheOldSaveOrTheNewWhole)
                 static_cast<void>(saver.save(file, make_world(150000, mark % 1000), slot("kill")).wait());
         }
         // In the later rounds, first let it replace the file (a new inode
-        // at the path) at least once.
-        const auto deadline = std::chrono::steady_clock::now() + 20s;
+        // at the path) at least once. Each wait has its own generous
+        // deadline: a sanitized build on a loaded two-core host takes
+        // seconds per save of this size.
         if (round >= 3) {
+            const auto deadline = std::chrono::steady_clock::now() + 90s;
             const auto before = inode(file);
             while (inode(file) == before && std::chrono::steady_clock::now() < deadline)
-                std::this_thread::yield();
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
             ++replaced;
         }
-        // Then kill it while a temporary file exists: mid-write (or between
-        // the write and the rename). It is stopped first and the temporary
-        // looked for again, so that a save that ends between the look and
-        // the kill (on a busy host) makes the round wait for the next one
-        // instead of killing a writer that is between two saves.
+        // Then kill it while its own temporary file exists (an earlier
+        // writer's leftovers do not count): mid-write, or between the write
+        // and the rename. It is stopped first and the temporary looked for
+        // again, so that a save that ends between the look and the kill
+        // makes the round wait for the next one instead of killing a writer
+        // that is between two saves.
+        const auto deadline = std::chrono::steady_clock::now() + 90s;
         bool seen = false;
         int wstatus = 0;
         while (!seen && std::chrono::steady_clock::now() < deadline) {
-            if (temporaries().empty()) {
-                std::this_thread::yield();
+            if (temporaries(child).empty()) {
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
                 continue;
             }
             if (round % 2 == 1)
                 std::this_thread::sleep_for(std::chrono::milliseconds(round)); // later in the write
             ::kill(child, SIGSTOP);
             ::waitpid(child, &wstatus, WUNTRACED);
-            seen = !temporaries().empty();
+            seen = !temporaries(child).empty();
             if (!seen)
                 ::kill(child, SIGCONT);
         }
         ::kill(child, SIGKILL);
         ::waitpid(child, &wstatus, 0);
         killed_mid_write += seen;
-        EXPECT_FALSE(temporaries().empty()) << "round " << round << ": killed with its file half written";
+        EXPECT_FALSE(temporaries(child).empty()) << "round " << round << ": killed with its file half written";
         // The file is a whole save, the old or a new one.
         World loaded;
         const bitrep::status st = bitrep::load(file, loaded);
