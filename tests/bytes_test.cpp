@@ -1143,9 +1143,10 @@ TEST(Decoder, KeepsTheTargetsTransientFieldsNotThoseOfAnEarlierTarget)
 
 // ---------------------------------------------------------------- from_bytes' working object
 //
-// A T with containers is decoded into a working object the thread keeps for
-// T and exchanged with the target on success: these pin down that what it
-// keeps never shows through.
+// A T with containers is decoded into a working object (one made for the
+// call by from_bytes, the decoder's own by decoder<T>) and exchanged with the
+// target on success: these pin down that the working object never shows
+// through.
 
 TEST(FromBytes, ARefusedMessageLeavesTheTargetExactlyAsItWas)
 {
@@ -1167,29 +1168,36 @@ TEST(FromBytes, ARefusedMessageLeavesTheTargetExactlyAsItWas)
     EXPECT_EQ(target, before);
 }
 
-TEST(FromBytes, PartialWritesOfARefusedMessageNeverLeakIntoTheNextOnTheSameThread)
+TEST(FromBytes, PartialWritesOfARefusedMessageNeverLeakIntoTheNext)
 {
-    // Every field of a Loadout is carried, so the thread's working object is
+    // Every field of a Loadout is carried, so a decoder's working object is
     // decoded into as the last message left it; each refusal below leaves
-    // it half written with the big value's title, rank and bags.
+    // it half written with the big value's title, rank and bags. The same
+    // sequence through from_bytes, whose working object is made per call.
     const Loadout big{"a long title", 7, {{1, 2, 3, 4}, {5, 6, 7, 8}, {9}, {1, 1}}};
     const Loadout small{"x", std::nullopt, {{3}}};
     const Loadout empty{};
     const bytes wire = bitrep::to_bytes(big);
-    for (std::size_t length = 1; length < wire.size(); ++length) {
-        Loadout first{};
-        ASSERT_TRUE(bitrep::from_bytes(wire, first));
-        const bytes cut(wire.begin(), wire.begin() + static_cast<std::ptrdiff_t>(length));
-        Loadout refused = first;
-        EXPECT_FALSE(bitrep::from_bytes(cut, refused));
-        EXPECT_EQ(refused, big);
+    bitrep::decoder<Loadout> decoder;
+    for (const bool with_decoder : {true, false}) {
+        auto decode = [&](const bytes& b, Loadout& out) {
+            return with_decoder ? decoder.decode(b, out) : bitrep::from_bytes(b, out);
+        };
+        for (std::size_t length = 1; length < wire.size(); ++length) {
+            Loadout first{};
+            ASSERT_TRUE(decode(wire, first));
+            const bytes cut(wire.begin(), wire.begin() + static_cast<std::ptrdiff_t>(length));
+            Loadout refused = first;
+            EXPECT_FALSE(decode(cut, refused));
+            EXPECT_EQ(refused, big);
 
-        Loadout next{"old", 1, {{1}, {2}, {3}}}; // a new target, not the one the thread last saw
-        ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(small), next)) << length << " bytes";
-        EXPECT_EQ(next, small) << length << " bytes";
-        EXPECT_FALSE(bitrep::from_bytes(cut, next));
-        ASSERT_TRUE(bitrep::from_bytes(bitrep::to_bytes(empty), next)) << length << " bytes";
-        EXPECT_EQ(next, empty) << length << " bytes";
+            Loadout next{"old", 1, {{1}, {2}, {3}}}; // a new target, not the one the decoder last saw
+            ASSERT_TRUE(decode(bitrep::to_bytes(small), next)) << length << " bytes";
+            EXPECT_EQ(next, small) << length << " bytes";
+            EXPECT_FALSE(decode(cut, next));
+            ASSERT_TRUE(decode(bitrep::to_bytes(empty), next)) << length << " bytes";
+            EXPECT_EQ(next, empty) << length << " bytes";
+        }
     }
 }
 
@@ -1270,7 +1278,7 @@ TEST(FromBytes, ANestedCallForTheSameTypeDecodesIntoAnObjectOfItsOwn)
             expected.push_back(inside);
         EXPECT_EQ(target.sizes_inside, expected) << "size " << size;
     }
-    // And the thread's working object still serves a call that is not nested.
+    // And a call that is not nested after them.
     Doll sent{};
     sent.size = 2;
     Doll target{};
@@ -1300,8 +1308,8 @@ struct Overlapped {
 TEST(FromBytes, TheDecodedValueIsHandedOverWholeAlsoWhereMembersShareBytes)
 {
     // from_bytes hands a decoded value to the target by exchanging it part by
-    // part with the thread's working object; a member in another's tail
-    // padding is exchanged once, not twice.
+    // part with its working object; a member in another's tail padding is
+    // exchanged once, not twice.
     static_assert(bitrep::engine::detail::object_ops_v<Overlapped>.exchange == nullptr); // by parts, not std::swap
     Overlapped probe{};
     ASSERT_LT(reinterpret_cast<const unsigned char*>(&probe.inside) - reinterpret_cast<const unsigned char*>(&probe),

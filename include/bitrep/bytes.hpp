@@ -254,18 +254,19 @@ constexpr bool reads_every_field_by()
         return every_field_carried<T, scope::all>::value;
 }
 
-/// Decodes into `working`, an object kept between messages, and exchanges it
-/// with `out` on success. A read that writes every field needs nothing of
+/// Decodes into `working` (a decoder's, kept between messages, or one made
+/// for the call) and exchanges it with `out` on success. A read that writes every field needs nothing of
 /// `out` in it: whatever an earlier message, refused or not, left there is
 /// overwritten (containers resized, optionals reset or filled), and its
 /// containers' capacity is reused. Otherwise it first copies `out` into it,
 /// by assignment, which reuses that capacity too.
 template <codec_path Path, class T>
-BITREP_ALWAYS_INLINE status decode_and_exchange(std::span<const std::uint8_t> bytes, T& working, T& out)
+BITREP_ALWAYS_INLINE status decode_and_exchange(std::span<const std::uint8_t> bytes, T& working, T& out,
+                                                [[maybe_unused]] engine::exchange_steps& steps)
 {
-    if constexpr (Path == codec_path::engine && engine::detail::kept_working<T>) {
+    if constexpr (Path == codec_path::engine && engine::detail::made_working<T>) {
         return engine::decode_and_exchange(engine::value_type_v<T>, engine::detail::object_ops_v<T>, bytes, &working,
-                                           &out);
+                                           &out, steps);
     } else {
         if constexpr (!reads_every_field_by<Path, T>())
             working = out; // the fields the encoding does not carry come from out
@@ -289,7 +290,7 @@ template <codec_path Path, class T>
     requires(Path == codec_path::engine)
 [[gnu::always_inline]] inline status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
 {
-    if constexpr (engine::detail::kept_working<T>) {
+    if constexpr (engine::detail::made_working<T>) {
         return engine::from_bytes(engine::value_type_v<T>, engine::detail::object_ops_v<T>, bytes, &out);
     } else {
         T decoded(out);
@@ -311,18 +312,10 @@ status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
             out = std::move(decoded);
         return result;
     } else {
-        // Taken out of the thread's slot while in use, so that a nested call
-        // for the same T finds the slot empty rather than a half-written
-        // object it would share; put back afterwards, also after a refusal.
-        // (A pointer: a T held by value would add sizeof(T) to the static
-        // thread-local storage of every thread of the program.)
-        thread_local std::unique_ptr<T> kept;
-        std::unique_ptr<T> working = std::move(kept);
-        if (!working)
-            working = std::make_unique<T>();
-        status result = decode_and_exchange<Path>(bytes, *working, out);
-        kept = std::move(working);
-        return result;
+        // On the heap: a T with containers may be large for a stack.
+        const auto working = std::make_unique<T>();
+        engine::exchange_steps unused;
+        return decode_and_exchange<Path>(bytes, *working, out, unused);
     }
 }
 } // namespace detail
@@ -334,21 +327,14 @@ status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
 /// bits of the last byte are ignored, as the standard requires.
 ///
 /// A T that is not trivially copyable (one with containers) is decoded into a
-/// working object the calling thread keeps for T and then exchanged with
-/// `out`, so a steady stream of messages reuses its capacity and allocates
-/// nothing, as bitrep::decoder does with an object of its own. The thread
-/// therefore keeps one T from its first call (which allocates it) until it
-/// exits: the value its target held before the last success, or what a
-/// refused message left half written, with their capacity. A from_bytes<T>
-/// nested inside another (a hook decoding a T of its own) decodes into a new
-/// T instead. Not to be called from the destructor of a thread_local object
-/// at thread exit, after the thread's working object may be gone.
-/// A trivially copyable T (or one with no default constructor) is decoded
-/// into a copy of `out` on the stack: nothing to reuse, nothing allocated.
-/// (Copying `out` for each call allocated its strings and vectors anew,
-/// 146 allocations per Monster batch; the working object keeps their
-/// capacity, so a steady decode allocates nothing; docs/benchmarks.md,
-/// "What the guarantees cost".)
+/// working T made for the call, on the heap, and then exchanged with `out`
+/// part by part: `out`'s old strings and vectors go with the working object,
+/// and the decoded ones are allocated anew on every call (146 allocations per
+/// Monster batch). A receive loop that should allocate nothing once warm
+/// uses bitrep::decoder<T>, which keeps its working object and its capacity.
+/// Nothing is kept between calls, per thread or per type. A trivially
+/// copyable T (or one with no default constructor) is decoded into a copy of
+/// `out` on the stack: nothing allocated.
 template <class T>
 status from_bytes(std::span<const std::uint8_t> bytes, T& out)
 {
@@ -357,7 +343,7 @@ status from_bytes(std::span<const std::uint8_t> bytes, T& out)
 
 
 /// from_bytes for a receive loop: the same all-or-nothing guarantee, with a
-/// working object of the decoder's own instead of the thread's: decoded into
+/// working object of the decoder's own kept between messages: decoded into
 /// (after a copy of `out` only when T has fields the encoding does not carry)
 /// and then exchanged with `out`, so its containers' capacity is reused and a
 /// steady stream of messages allocates nothing.
@@ -366,11 +352,12 @@ class decoder {
 public:
     status decode(std::span<const std::uint8_t> bytes, T& out)
     {
-        return detail::decode_and_exchange<detail::path_of<T>>(bytes, scratch_, out);
+        return detail::decode_and_exchange<detail::path_of<T>>(bytes, working_, out, steps_);
     }
 
 private:
-    T scratch_{};
+    T working_{};
+    engine::exchange_steps steps_;
 };
 
 } // namespace bitrep

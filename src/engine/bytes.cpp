@@ -7,9 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <bitrep/engine/table.hpp>
@@ -77,17 +77,6 @@ status decode_in_place(const value_type& type, std::span<const std::uint8_t> byt
 
 namespace {
 
-/// One step of handing a decoded value over part by part: `size` bytes at
-/// `offset` exchanged as they are (entry nullptr), or the string or vector
-/// there exchanged by its kind.
-struct exchange_step {
-    std::uint32_t offset = 0;
-    std::uint32_t size = 0;
-    const field_entry* entry = nullptr;
-};
-
-/// A type's steps, flattened through nested structs, runs of bytes merged:
-/// made once per thread and type, then run on every success.
 using exchange_plan = std::vector<exchange_step>;
 
 std::uint32_t offset_of(const type_table& table, std::uint32_t i) noexcept
@@ -174,90 +163,22 @@ void run_plan(const exchange_plan& plan, unsigned char* a, unsigned char* b) noe
     }
 }
 
-/// What the thread keeps per type: its working object for from_bytes, and
-/// the steps that hand a decoded value over.
-struct kept_type {
-    void* object = nullptr;
-    exchange_plan plan;
-    bool planned = false;
-};
-
-/// The thread's kept types, keyed by their operations, from a type's first
-/// from_bytes or decoder<T> until the thread exits.
-class kept_types {
-public:
-    kept_types() = default;
-    kept_types(const kept_types&) = delete;
-    kept_types& operator=(const kept_types&) = delete;
-    ~kept_types()
-    {
-        for (auto& [ops, type] : types_)
-            if (type.object != nullptr)
-                ops->destroy(type.object);
-    }
-
-    /// The type's entry (made on the type's first call, which may allocate;
-    /// a node's address outlives rehashing, so the last one is kept).
-    kept_type& of(const object_ops* ops)
-    {
-        if (last_ == nullptr || last_->first != ops)
-            last_ = &*types_.try_emplace(ops).first;
-        return last_->second;
-    }
-
-private:
-    std::unordered_map<const object_ops*, kept_type> types_;
-    std::pair<const object_ops* const, kept_type>* last_ = nullptr;
-};
-
-thread_local kept_types kept;
-
-/// Gives `out` the decoded value in `working` (`steps`: the type's).
-void hand_over(const value_type& type, const object_ops& ops, kept_type& steps, void* working, void* out)
+/// Gives `out` the decoded value in `working` (`steps`: the type's, made
+/// on first use).
+void hand_over(const value_type& type, const object_ops& ops, exchange_steps& steps, void* working, void* out)
 {
     if (ops.exchange != nullptr) {
         ops.exchange(out, working);
         return;
     }
     if (!steps.planned) [[unlikely]] {
-        plan_part(*type.root.entry, 0, type.root.entry->object_size, steps.plan);
+        plan_part(*type.root.entry, 0, type.root.entry->object_size, steps.steps);
         steps.planned = true;
     }
-    run_plan(steps.plan, static_cast<unsigned char*>(out), static_cast<unsigned char*>(working));
+    run_plan(steps.steps, static_cast<unsigned char*>(out), static_cast<unsigned char*>(working));
 }
 
-/// Takes the type's working object out of the thread's keeping while in
-/// use, so that a nested from_bytes for the same type finds none (and
-/// decodes into a new object) rather than a half-written one it would share;
-/// puts it back afterwards, also after a refusal or an exception. A nested
-/// call that put its own back first loses it.
-class borrowed_object {
-public:
-    explicit borrowed_object(const object_ops& ops) : ops_(ops), kept_(kept.of(&ops))
-    {
-        object_ = kept_.object;
-        kept_.object = nullptr;
-        if (object_ == nullptr)
-            object_ = ops_.make();
-    }
-    borrowed_object(const borrowed_object&) = delete;
-    borrowed_object& operator=(const borrowed_object&) = delete;
-    ~borrowed_object()
-    {
-        if (kept_.object != nullptr)
-            ops_.destroy(kept_.object);
-        kept_.object = object_;
-    }
-    void* get() const noexcept { return object_; }
-    kept_type& type() const noexcept { return kept_; }
-
-private:
-    const object_ops& ops_;
-    kept_type& kept_;
-    void* object_ = nullptr;
-};
-
-status decode_and_hand_over(const value_type& type, const object_ops& ops, kept_type& steps,
+status decode_and_hand_over(const value_type& type, const object_ops& ops, exchange_steps& steps,
                             std::span<const std::uint8_t> bytes, void* working, void* out)
 {
     // A read that writes every field needs nothing of `out` in `working`:
@@ -276,15 +197,16 @@ status decode_and_hand_over(const value_type& type, const object_ops& ops, kept_
 } // namespace
 
 status decode_and_exchange(const value_type& type, const object_ops& ops, std::span<const std::uint8_t> bytes,
-                           void* working, void* out)
+                           void* working, void* out, exchange_steps& steps)
 {
-    return decode_and_hand_over(type, ops, kept.of(&ops), bytes, working, out);
+    return decode_and_hand_over(type, ops, steps, bytes, working, out);
 }
 
 status from_bytes(const value_type& type, const object_ops& ops, std::span<const std::uint8_t> bytes, void* out)
 {
-    borrowed_object working(ops);
-    return decode_and_hand_over(type, ops, working.type(), bytes, working.get(), out);
+    const std::unique_ptr<void, void (*)(void*)> working(ops.make(), ops.destroy);
+    exchange_steps steps;
+    return decode_and_hand_over(type, ops, steps, bytes, working.get(), out);
 }
 
 } // namespace bitrep::engine

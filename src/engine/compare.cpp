@@ -25,10 +25,11 @@ using namespace kinds;
 namespace {
 
 template <scope Scope>
-bool same_elements(const field_entry& element, std::uint32_t stride, const bytes* a, const bytes* b, std::size_t n)
+bool same_elements(const field_entry& element, std::uint32_t stride, const bytes* a, const bytes* b, std::size_t n,
+                   scratch& work)
 {
     for (std::size_t i = 0; i < n; ++i, a += stride, b += stride)
-        if (!identical(element, a, b) && !same_value<Scope>(element, a, b))
+        if (!identical(element, a, b) && !same_value<Scope>(element, a, b, work))
             return false;
     return true;
 }
@@ -109,13 +110,14 @@ bool same_encoding(const field_entry& e, const void* a, const void* b)
 
 /// The same keys, and for a map the same values on the wire.
 template <scope Scope>
-bool same_map(const field_entry& e, const void* a, const void* b)
+bool same_map(const field_entry& e, const void* a, const void* b, scratch& work)
 {
     const map_access& map = *e.map;
     const std::size_t n = map.size(a);
     if (n != map.size(b))
         return false;
-    const void* const* entries = n != 0 ? map.sorted_in(a, 2) : nullptr;
+    const scratch_scope held(work);
+    const void* const* entries = n != 0 ? map.sorted(a, work) : nullptr;
     const field_entry* mapped = mapped_entry(e);
     for (std::size_t i = 0; i < n; ++i) {
         const void* other = map.find(b, entries[i]);
@@ -125,7 +127,7 @@ bool same_map(const field_entry& e, const void* a, const void* b)
             const std::uint32_t at = mapped_offset(e);
             const bytes* x = ptr(entries[i]) + at;
             const bytes* y = ptr(other) + at;
-            if (!identical(*mapped, x, y) && !same_value<Scope>(*mapped, x, y))
+            if (!identical(*mapped, x, y) && !same_value<Scope>(*mapped, x, y, work))
                 return false;
         }
     }
@@ -182,24 +184,32 @@ bool same_bits(const field_entry& e, const void* a, const void* b)
 
 /// A struct's fields, the numbers among them compared inline.
 template <scope Scope>
-bool same_fields(const type_table& t, const bytes* a, const bytes* b)
+bool same_fields(const type_table& t, const bytes* a, const bytes* b, scratch& work)
 {
     const std::atomic<std::uint32_t>* offsets = field_offsets(t);
     for (std::uint32_t i = 0; i < t.count; ++i) {
         const std::uint32_t at = offsets[i].load(std::memory_order_relaxed);
         const field_entry& f = t.fields[i];
         const bool equal = f.flag == 0 && is_number(f.kind) ? same_number(f, a + at, b + at)
-                                                             : same_value<Scope>(f, a + at, b + at);
+                                                             : same_value<Scope>(f, a + at, b + at, work);
         if (!equal)
             return false;
     }
     return true;
 }
 
+/// A proxy's wire objects compared, in place or made from the values.
+template <scope Scope>
+bool same_proxy(const field_entry& e, const void* a, const void* b, scratch& work)
+{
+    const scratch_scope held(work);
+    return same_value<Scope>(*e.element, wire_part(e, a, work), wire_part(e, b, work), work);
+}
+
 } // namespace
 
 template <scope Scope>
-bool same_value(const field_entry& e, const void* a, const void* b)
+bool same_value(const field_entry& e, const void* a, const void* b, scratch& work)
 {
     if (!carried(e, Scope))
         return true;
@@ -222,25 +232,27 @@ bool same_value(const field_entry& e, const void* a, const void* b)
         const std::size_t n = e.container->size(a);
         return n == e.container->size(b) &&
                same_elements<Scope>(*e.element, e.stride, static_cast<const bytes*>(e.container->data(ptr(a))),
-                                    static_cast<const bytes*>(e.container->data(ptr(b))), n);
+                                    static_cast<const bytes*>(e.container->data(ptr(b))), n, work);
     }
-    case kind::array: return same_elements<Scope>(*e.element, e.stride, pa, pb, static_cast<std::size_t>(e.fixed.count));
+    case kind::array:
+        return same_elements<Scope>(*e.element, e.stride, pa, pb, static_cast<std::size_t>(e.fixed.count), work);
     case kind::optional: {
         const bool has = e.maybe->has_value(a);
         if (has != e.maybe->has_value(b))
             return false;
-        return !has || same_value<Scope>(*e.element, e.maybe->value(ptr(a)), e.maybe->value(ptr(b)));
+        return !has || same_value<Scope>(*e.element, e.maybe->value(ptr(a)), e.maybe->value(ptr(b)), work);
     }
     case kind::variant: {
         const std::size_t index = e.variant->index(a);
         if (index != e.variant->index(b) || index >= e.fixed.count)
             return false;
-        return same_value<Scope>(e.element[index], e.variant->held[index](ptr(a)), e.variant->held[index](ptr(b)));
+        return same_value<Scope>(e.element[index], e.variant->held[index](ptr(a)), e.variant->held[index](ptr(b)),
+                                 work);
     }
-    case kind::proxy: return same_value<Scope>(*e.element, wire_part(e, a, 0), wire_part(e, b, 1));
-    case kind::structure: return same_fields<Scope>(*e.nested, pa, pb);
+    case kind::proxy: return same_proxy<Scope>(e, a, b, work);
+    case kind::structure: return same_fields<Scope>(*e.nested, pa, pb, work);
     case kind::codec: return same_encoding<Scope>(e, a, b);
-    case kind::map: return same_map<Scope>(e, a, b);
+    case kind::map: return same_map<Scope>(e, a, b, work);
     }
     return false;
 }
@@ -250,7 +262,7 @@ bool same_value(const field_entry& e, const void* a, const void* b)
 /// Elements [from, to) of a container taken from the baseline's: one copy
 /// for elements that are bytes.
 void assign_run(const field_entry& element, std::uint32_t stride, bytes* value, const bytes* base, std::size_t from,
-                std::size_t to)
+                std::size_t to, scratch& work)
 {
     if (from >= to)
         return;
@@ -259,22 +271,23 @@ void assign_run(const field_entry& element, std::uint32_t stride, bytes* value, 
         return;
     }
     for (std::size_t j = from; j < to; ++j)
-        assign(element, value + j * stride, base + j * stride);
+        assign(element, value + j * stride, base + j * stride, work);
 }
 
 namespace {
 
 /// A proxy's value taken from another's: its wire object, in place or made
 /// from it and made into the value.
-void assign_proxy(const field_entry& e, void* to, const void* from)
+void assign_proxy(const field_entry& e, void* to, const void* from, scratch& work)
 {
     const std::ptrdiff_t at = e.proxy->in_place != nullptr ? e.proxy->in_place() : -1;
     if (at >= 0) {
-        assign(*e.element, ptr(to) + at, ptr(from) + at);
+        assign(*e.element, ptr(to) + at, ptr(from) + at, work);
         return;
     }
-    void* wire = e.proxy->wire_to_read(to);
-    assign(*e.element, wire, e.proxy->wire_copy(from, 0));
+    const scratch_scope held(work);
+    void* wire = e.proxy->wire_to_read(to, work);
+    assign(*e.element, wire, e.proxy->wire_to_write(from, work), work);
     e.proxy->from_wire(to, wire);
 }
 
@@ -282,7 +295,7 @@ void assign_proxy(const field_entry& e, void* to, const void* from)
 
 /// to = from, part by part (a delta's reader takes the baseline's value where
 /// nothing changed).
-void assign(const field_entry& e, void* to, const void* from)
+void assign(const field_entry& e, void* to, const void* from, scratch& work)
 {
     if (e.copy != nullptr) {
         e.copy(to, from);
@@ -298,7 +311,7 @@ void assign(const field_entry& e, void* to, const void* from)
         const std::size_t n = e.container->size(from);
         e.container->resize(to, n);
         assign_run(*e.element, e.stride, static_cast<bytes*>(e.container->data(to)),
-                   static_cast<const bytes*>(e.container->data(ptr(from))), 0, n);
+                   static_cast<const bytes*>(e.container->data(ptr(from))), 0, n, work);
         return;
     }
     case kind::bit_vector: {
@@ -309,7 +322,7 @@ void assign(const field_entry& e, void* to, const void* from)
         return;
     }
     case kind::array:
-        assign_run(*e.element, e.stride, ptr(to), ptr(from), 0, static_cast<std::size_t>(e.fixed.count));
+        assign_run(*e.element, e.stride, ptr(to), ptr(from), 0, static_cast<std::size_t>(e.fixed.count), work);
         return;
     case kind::optional:
         if (!e.maybe->has_value(from)) {
@@ -318,20 +331,20 @@ void assign(const field_entry& e, void* to, const void* from)
         }
         if (!e.maybe->has_value(to))
             e.maybe->emplace(to);
-        assign(*e.element, e.maybe->value(to), e.maybe->value(ptr(from)));
+        assign(*e.element, e.maybe->value(to), e.maybe->value(ptr(from)), work);
         return;
     case kind::variant: {
         const std::size_t index = e.variant->index(from);
         if (index >= e.fixed.count) [[unlikely]]
             return; // valueless: nothing to take (a baseline a receiver holds never is)
-        assign(e.element[index], e.variant->hold[index](to), e.variant->held[index](ptr(from)));
+        assign(e.element[index], e.variant->hold[index](to), e.variant->held[index](ptr(from)), work);
         return;
     }
-    case kind::proxy: assign_proxy(e, to, from); return;
+    case kind::proxy: assign_proxy(e, to, from, work); return;
     case kind::structure:
         for (std::uint32_t i = 0; i < e.nested->count; ++i) {
             const std::uint32_t at = field_offset(*e.nested, i);
-            assign(e.nested->fields[i], ptr(to) + at, ptr(from) + at);
+            assign(e.nested->fields[i], ptr(to) + at, ptr(from) + at, work);
         }
         return;
     default: std::memcpy(to, from, e.object_size); return;
@@ -341,17 +354,19 @@ void assign(const field_entry& e, void* to, const void* from)
 template <scope Scope>
 bool same(const field_entry& entry, const void* a, const void* b)
 {
-    return same_value<Scope>(entry, a, b);
+    scratch work;
+    return same_value<Scope>(entry, a, b, work);
 }
 
 void assign_value(const field_entry& entry, void* to, const void* from)
 {
-    assign(entry, to, from);
+    scratch work;
+    assign(entry, to, from, work);
 }
 
-template bool same_value<scope::all>(const field_entry&, const void*, const void*);
-template bool same_value<scope::save>(const field_entry&, const void*, const void*);
-template bool same_value<scope::replication>(const field_entry&, const void*, const void*);
+template bool same_value<scope::all>(const field_entry&, const void*, const void*, scratch&);
+template bool same_value<scope::save>(const field_entry&, const void*, const void*, scratch&);
+template bool same_value<scope::replication>(const field_entry&, const void*, const void*, scratch&);
 template bool same<scope::all>(const field_entry&, const void*, const void*);
 template bool same<scope::save>(const field_entry&, const void*, const void*);
 template bool same<scope::replication>(const field_entry&, const void*, const void*);

@@ -15,20 +15,23 @@ template <class Stream>
 bool delta(Stream& stream, const field_entry& entry, const void* older, const void* base, void* value,
            element_hints hints)
 {
-    deltas::walk<Stream> w{stream, hints};
+    scratch work;
+    deltas::walk<Stream> w{stream, work, hints};
     return w.delta(entry, ptr(older), ptr(base), static_cast<bytes*>(value));
 }
 
 template <class Stream>
 bool changed(Stream& stream, const field_entry& entry, const void* older, const void* base, void* value)
 {
-    deltas::walk<Stream> w{stream};
+    scratch work;
+    deltas::walk<Stream> w{stream, work};
     return w.changed_part(entry, ptr(older), ptr(base), static_cast<bytes*>(value));
 }
 
 bool read_whole(basic_read_stream<scope::save>& stream, const field_entry& entry, void* value)
 {
-    deltas::walk<basic_read_stream<scope::save>> w{stream};
+    scratch work;
+    deltas::walk<basic_read_stream<scope::save>> w{stream, work};
     return w.whole(entry, static_cast<bytes*>(value));
 }
 

@@ -44,8 +44,9 @@ bool walk<Stream>::proxy_changed(const field_entry& e, const bytes* older, const
     const std::ptrdiff_t at = e.proxy->in_place != nullptr ? e.proxy->in_place() : -1;
     if (at >= 0)
         return changed_part(*e.element, older + at, base + at, value + at);
-    bytes* wire = reading ? static_cast<bytes*>(e.proxy->wire_to_read(value)) : wire_part(e, value, 2);
-    if (!changed_part(*e.element, wire_part(e, older, 0), wire_part(e, base, 1), wire))
+    const scratch_scope held(work);
+    bytes* wire = reading ? static_cast<bytes*>(e.proxy->wire_to_read(value, work)) : wire_part(e, value, work);
+    if (!changed_part(*e.element, wire_part(e, older, work), wire_part(e, base, work), wire))
         return false;
     if constexpr (reading)
         e.proxy->from_wire(value, wire);
@@ -104,7 +105,7 @@ bool walk<Stream>::value_changed(const field_entry& e, const void* b, const void
         return false;
     const std::uint32_t at = mapped_offset(e);
     return !identical(*mapped, ptr(b) + at, ptr(v) + at) &&
-           !same_value<field_scope>(*mapped, ptr(b) + at, ptr(v) + at);
+           !same_value<field_scope>(*mapped, ptr(b) + at, ptr(v) + at, work);
 }
 
 template <class Stream>
@@ -117,8 +118,9 @@ bool walk<Stream>::map_write(const field_entry& e, const bytes* older, const byt
     if (nv > most) [[unlikely]]
         return stream.fail(error::value_out_of_range, stream.position(),
                            map.has_values ? "map larger than its bound" : "set larger than its bound");
-    const void* const* b = nb != 0 ? map.sorted_in(base, 0) : nullptr;
-    const void* const* v = nv != 0 ? map.sorted_in(value, 1) : nullptr;
+    const scratch_scope held(work);
+    const void* const* b = nb != 0 ? map.sorted(base, work) : nullptr;
+    const void* const* v = nv != 0 ? map.sorted(value, work) : nullptr;
     std::uint64_t removed = 0;
     std::uint64_t changed = 0;
     std::uint64_t inserted = 0;
@@ -175,7 +177,8 @@ bool walk<Stream>::map_read(const field_entry& e, const bytes* older, const byte
 {
     const map_access& map = *e.map;
     const std::size_t nb = map.size(base);
-    const void* const* b = nb != 0 ? map.sorted_in(base, 0) : nullptr;
+    const scratch_scope held(work);
+    const void* const* b = nb != 0 ? map.sorted(base, work) : nullptr;
     e.copy(value, base);
     std::uint64_t removed = 0;
     if (!stream.serialize_ranged_offset(removed, nb))
@@ -250,16 +253,16 @@ bool walk<Stream>::coded_elements(const field_entry& element, std::uint32_t stri
         const bytes* before = i < older_common ? older + i * stride : b;
         bool changed = false;
         if constexpr (!reading)
-            changed = !identical(element, b, v) && !same_value<field_scope>(element, b, v);
+            changed = !identical(element, b, v) && !same_value<field_scope>(element, b, v, work);
         const bool changed_before =
-            i >= older_common || (!identical(element, before, b) && !same_value<field_scope>(element, before, b));
+            i >= older_common || (!identical(element, before, b) && !same_value<field_scope>(element, before, b, work));
         if (!stream.serialize_element_changed(changed, changed_before, previous))
             return false;
         previous = changed;
         if (!changed)
             continue;
         if constexpr (reading) {
-            assign_run(element, stride, value, base, unchanged_from, i);
+            assign_run(element, stride, value, base, unchanged_from, i, work);
             unchanged_from = i + 1;
         }
         [[maybe_unused]] const auto slot = stream.enter_slot(1);
@@ -268,7 +271,7 @@ bool walk<Stream>::coded_elements(const field_entry& element, std::uint32_t stri
             return fail_index(i);
     }
     if constexpr (reading)
-        assign_run(element, stride, value, base, unchanged_from, common);
+        assign_run(element, stride, value, base, unchanged_from, common, work);
     return true;
 }
 
@@ -304,9 +307,9 @@ bool walk<Stream>::hinted_coded_elements(const element_hint& hint, const field_e
 }
 
 template <class Stream>
-bool walk<Stream>::differs(const field_entry& element, const bytes* b, const bytes* v)
+bool walk<Stream>::differs(const field_entry& element, const bytes* b, const bytes* v) const
 {
-    return !identical(element, b, v) && !same_value<field_scope>(element, b, v);
+    return !identical(element, b, v) && !same_value<field_scope>(element, b, v, work);
 }
 
 template <class Stream>
@@ -415,14 +418,14 @@ bool walk<Stream>::listed(changed_list& list, const field_entry& element, std::u
         if constexpr (reading) {
             if (i >= common) [[unlikely]]
                 return stream.fail(error::out_of_range, at, "changed element's index past the end");
-            assign_run(element, stride, value, base, static_cast<std::size_t>(previous) + 1, i);
+            assign_run(element, stride, value, base, static_cast<std::size_t>(previous) + 1, i, work);
         }
         if (!write_changed(list, element, base + i * stride, value + i * stride, i))
             return false;
         previous = index;
     }
     if constexpr (reading)
-        assign_run(element, stride, value, base, static_cast<std::size_t>(previous) + 1, common);
+        assign_run(element, stride, value, base, static_cast<std::size_t>(previous) + 1, common, work);
     return true;
 }
 
@@ -439,7 +442,7 @@ bool walk<Stream>::masked(changed_list& list, const field_entry& element, std::u
         if (!is_changed)
             continue;
         if constexpr (reading) {
-            assign_run(element, stride, value, base, unchanged_from, i);
+            assign_run(element, stride, value, base, unchanged_from, i, work);
             unchanged_from = i + 1;
         }
         if (!write_changed(list, element, base + i * stride, value + i * stride, i))
@@ -448,7 +451,7 @@ bool walk<Stream>::masked(changed_list& list, const field_entry& element, std::u
             next = list.cursor < list.count ? next_changed(list, element, stride, base, value, i + 1) : common;
     }
     if constexpr (reading)
-        assign_run(element, stride, value, base, unchanged_from, common);
+        assign_run(element, stride, value, base, unchanged_from, common, work);
     return true;
 }
 

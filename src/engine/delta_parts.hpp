@@ -97,15 +97,14 @@ BITREP_ALWAYS_INLINE bool identical(const field_entry& e, const void* a, const v
            equal_bytes(static_cast<const bytes*>(a), static_cast<const bytes*>(b), e.object_size);
 }
 
-/// A proxy's wire object: in place in the value, or made from it (`which`
-/// of the thread's three: 0 the older state's, 1 the baseline's, 2 the
-/// value's).
-BITREP_ALWAYS_INLINE bytes* wire_part(const field_entry& e, const void* value, int which)
+/// A proxy's wire object: in place in the value, or made from it in the
+/// scratch (the caller releases it).
+BITREP_ALWAYS_INLINE bytes* wire_part(const field_entry& e, const void* value, scratch& work)
 {
     const std::ptrdiff_t at = e.proxy->in_place != nullptr ? e.proxy->in_place() : -1;
     if (at >= 0)
         return ptr(value) + at;
-    return static_cast<bytes*>(e.proxy->wire_copy(value, which));
+    return static_cast<bytes*>(e.proxy->wire_to_write(value, work));
 }
 
 BITREP_ALWAYS_INLINE bool quantum_of(const field_entry& e, const void* p, std::uint64_t& index) noexcept
@@ -155,13 +154,13 @@ BITREP_ALWAYS_INLINE std::uint32_t mapped_offset(const field_entry& e) noexcept
 
 /// Whether a and b are the same on the wire of Scope (compare.cpp).
 template <scope Scope>
-bool same_value(const field_entry& e, const void* a, const void* b);
+bool same_value(const field_entry& e, const void* a, const void* b, scratch& work);
 
 /// to = from, part by part (compare.cpp).
-void assign(const field_entry& e, void* to, const void* from);
+void assign(const field_entry& e, void* to, const void* from, scratch& work);
 
 /// Elements [from, to) of a container taken from the baseline's (compare.cpp).
 void assign_run(const field_entry& element, std::uint32_t stride, bytes* value, const bytes* base, std::size_t from,
-                std::size_t to);
+                std::size_t to, scratch& work);
 
 } // namespace bitrep::engine

@@ -34,6 +34,8 @@ struct walk {
     static constexpr scope field_scope = Stream::field_scope;
 
     Stream& stream;
+    /// The walk's working memory (proxies' wire objects, maps' entries).
+    scratch& work;
     /// What the writer was told of its containers' changed elements.
     element_hints hints{};
     /// While a class with a prediction of its own (predict.hpp) is walked:
@@ -82,7 +84,7 @@ struct walk {
     bool same(const field_entry& e, const bytes* a, const bytes* b)
     {
         if (hints.empty()) [[likely]]
-            return same_value<field_scope>(e, a, b);
+            return same_value<field_scope>(e, a, b, work);
         return hinted_same(e, a, b);
     }
     bool hinted_same(const field_entry& e, const bytes* a, const bytes* b)
@@ -97,21 +99,23 @@ struct walk {
                     return false;
             }
             return true;
-        case kind::proxy:
-            return hinted_same(*e.element, static_cast<const bytes*>(wire_part(e, a, 0)),
-                               static_cast<const bytes*>(wire_part(e, b, 1)));
+        case kind::proxy: {
+            const scratch_scope held(work);
+            return hinted_same(*e.element, static_cast<const bytes*>(wire_part(e, a, work)),
+                               static_cast<const bytes*>(wire_part(e, b, work)));
+        }
         case kind::vector: {
             const std::size_t n = e.container->size(a);
             const auto* hint = n != 0 && n == e.container->size(b)
                                    ? find_hint(*e.element, e.container->data(ptr(a)), e.container->data(ptr(b)))
                                    : nullptr;
-            return hint != nullptr ? hint->count == 0 : same_value<field_scope>(e, a, b);
+            return hint != nullptr ? hint->count == 0 : same_value<field_scope>(e, a, b, work);
         }
         case kind::array: {
             const auto* hint = e.fixed.count != 0 ? find_hint(*e.element, a, b) : nullptr;
-            return hint != nullptr ? hint->count == 0 : same_value<field_scope>(e, a, b);
+            return hint != nullptr ? hint->count == 0 : same_value<field_scope>(e, a, b, work);
         }
-        default: return same_value<field_scope>(e, a, b);
+        default: return same_value<field_scope>(e, a, b, work);
         }
     }
 
@@ -235,11 +239,13 @@ struct walk {
         const std::ptrdiff_t at = e.proxy->in_place != nullptr ? e.proxy->in_place() : -1;
         if (at >= 0)
             return whole(*e.element, p + at);
-        bytes* wire = proxy_wire<Stream>(e, p);
-        if (!whole(*e.element, wire))
-            return false;
-        leave_proxy<Stream>(e, p, wire);
-        return true;
+        const scratch::mark mark = work.top();
+        bytes* wire = proxy_wire<Stream>(e, p, work);
+        const bool ok = whole(*e.element, wire);
+        if (ok)
+            leave_proxy<Stream>(e, p, wire, work, mark);
+        work.release(mark);
+        return ok;
     }
 
     bool whole(const field_entry& e, bytes* p)
@@ -295,7 +301,8 @@ struct walk {
             map.clear(p);
             return read_entries(e, p, static_cast<std::size_t>(size));
         } else {
-            const void* const* entries = size != 0 ? map.sorted_in(p, 2) : nullptr;
+            const scratch_scope held(work);
+            const void* const* entries = size != 0 ? map.sorted(p, work) : nullptr;
             for (std::size_t i = 0; i < size; ++i)
                 if (!whole(*e.element, ptr(entries[i]))) [[unlikely]]
                     return fail_index(i);
@@ -309,9 +316,11 @@ struct walk {
         const map_access& map = *e.map;
         for (std::size_t i = 0; i < count; ++i) {
             const std::size_t start = stream.position();
-            if (!whole(*e.element, static_cast<bytes*>(map.fresh()))) [[unlikely]]
+            const scratch_scope held(work);
+            void* entry = map.fresh(work);
+            if (!whole(*e.element, static_cast<bytes*>(entry))) [[unlikely]]
                 return fail_index(i);
-            if (!map.insert(p)) [[unlikely]] {
+            if (!map.insert(p, entry)) [[unlikely]] {
                 bitrep::detail::refuse_duplicate_key(stream, start, map.has_values);
                 return fail_index(i);
             }
@@ -341,7 +350,7 @@ struct walk {
     {
         if (!carried(e, field_scope)) {
             if constexpr (reading)
-                assign(e, value, base);
+                assign(e, value, base, work);
             return true;
         }
         bool changed = false;
@@ -349,12 +358,12 @@ struct walk {
             changed = !same(e, base, value);
         bool changed_before = false;
         if constexpr (coded)
-            changed_before = older != base && !identical(e, older, base) && !same_value<field_scope>(e, older, base);
+            changed_before = older != base && !identical(e, older, base) && !same_value<field_scope>(e, older, base, work);
         if (!stream.serialize_changed(changed, changed_before))
             return false;
         if (!changed) {
             if constexpr (reading)
-                assign(e, value, base);
+                assign(e, value, base, work);
             return true;
         }
         return changed_part(e, older, base, value);
@@ -674,13 +683,13 @@ struct walk {
         std::array<std::uint16_t, kept_most> kept;
     };
 
-    static bool differs(const field_entry& element, const bytes* b, const bytes* v);
+    bool differs(const field_entry& element, const bytes* b, const bytes* v) const;
 
     void find_changed(changed_list& list, const field_entry& element, std::uint32_t stride, const bytes* base,
                       const bytes* value, std::size_t common) const;
 
-    static std::size_t next_changed(changed_list& list, const field_entry& element, std::uint32_t stride,
-                                    const bytes* base, const bytes* value, std::size_t from);
+    std::size_t next_changed(changed_list& list, const field_entry& element, std::uint32_t stride,
+                             const bytes* base, const bytes* value, std::size_t from);
 
     /// Element i's delta: the hint's bits when it has them, else encoded.
     bool write_changed(changed_list& list, const field_entry& element, const bytes* b, bytes* v, std::size_t i);

@@ -31,6 +31,7 @@ struct loop_frame {
     std::size_t count;
     std::uint32_t stride;
     std::uint32_t body;
+    scratch::mark mark; // a map's or a proxy's: what the scratch held before it
     union {
         const void* const* entries; // a map being written: its entries in key order
         std::size_t start;          // a map being read: the entry's first bit
@@ -57,7 +58,8 @@ struct loop_frame {
 
 /// A container's count (vector) or presence (optional), then its loop.
 template <class Stream>
-BITREP_ALWAYS_INLINE bool enter_container(Stream& stream, const instruction& in, unsigned char* p, loop_frame& frame)
+BITREP_ALWAYS_INLINE bool enter_container(Stream& stream, const instruction& in, unsigned char* p, loop_frame& frame,
+                                          scratch& work)
 {
     const field_entry& e = *in.entry;
     frame.index = 0;
@@ -80,7 +82,7 @@ BITREP_ALWAYS_INLINE bool enter_container(Stream& stream, const instruction& in,
     } else if (in.op == op::map) {
         bool ok = false;
         stream.resume(out_of_line<Stream, &enter_map<Stream, loop_frame>>(stream.state(), stream.failure(), ok, e, p,
-                                                                           frame));
+                                                                           frame, work));
         return ok;
     } else {
         bool present = e.maybe->has_value(p);
@@ -277,6 +279,7 @@ struct cursor {
     unsigned char* base;
     loop_frame* frames;
     int depth = 0;
+    scratch* work;
 };
 
 /// Runs [first, last) on `count` objects (measuring, only counts their
@@ -326,7 +329,7 @@ template <class Stream>
 BITREP_ALWAYS_INLINE bool enter_loop(Stream& stream, cursor& at, const instruction& in, unsigned char* p, bool& named)
 {
     loop_frame& frame = at.frames[at.depth];
-    if (!enter_container(stream, in, p, frame)) [[unlikely]]
+    if (!enter_container(stream, in, p, frame, *at.work)) [[unlikely]]
         return false;
     if (in.leaf_body && frame.count != 0) {
         named = true;
@@ -363,11 +366,11 @@ BITREP_ALWAYS_INLINE void next_element(cursor& at)
 
 /// After a map entry's body (a read adds the entry to the map).
 template <class Stream>
-BITREP_ALWAYS_INLINE bool next_entry(Stream& stream, const instruction& in, loop_frame& frame)
+BITREP_ALWAYS_INLINE bool next_entry(Stream& stream, const instruction& in, loop_frame& frame, scratch& work)
 {
     bool ok = false;
-    stream.resume(out_of_line<Stream, &next_map_entry<Stream, loop_frame>>(stream.state(), stream.failure(), ok,
-                                                                            *in.entry, frame.outer + in.offset, frame));
+    stream.resume(out_of_line<Stream, &next_map_entry<Stream, loop_frame>>(
+        stream.state(), stream.failure(), ok, *in.entry, frame.outer + in.offset, frame, work));
     return ok;
 }
 
@@ -402,7 +405,8 @@ BITREP_ALWAYS_INLINE void enter_or_leave(cursor& at, const instruction& in, unsi
     case op::proxy: {
         loop_frame& frame = at.frames[at.depth++];
         frame.outer = at.base;
-        frame.data = proxy_wire<Stream>(e, p);
+        frame.mark = at.work->top();
+        frame.data = proxy_wire<Stream>(e, p, *at.work);
         at.base = frame.data;
         ++at.ip;
         return;
@@ -410,7 +414,7 @@ BITREP_ALWAYS_INLINE void enter_or_leave(cursor& at, const instruction& in, unsi
     default: { // end_proxy
         const loop_frame& frame = at.frames[--at.depth];
         at.base = frame.outer;
-        leave_proxy<Stream>(e, at.base + in.offset, frame.data);
+        leave_proxy<Stream>(e, at.base + in.offset, frame.data, *at.work, frame.mark);
         ++at.ip;
         return;
     }
@@ -452,13 +456,15 @@ struct registers {
 template <class Stream>
 struct run_context {
     /// The loop stack is left unset: a loop sets its frame as it enters.
-    run_context(const instruction* program, failure_record& record, const typename Stream::state_type& at) noexcept
-        : code(program), failure(&record), cursor(at)
+    run_context(const instruction* program, failure_record& record, const typename Stream::state_type& at,
+                scratch& memory) noexcept
+        : code(program), failure(&record), work(&memory), cursor(at)
     {
     }
 
     const instruction* code;
     failure_record* failure;
+    scratch* work;
     typename Stream::state_type cursor;
     int depth = 0;
     loop_frame frames[max_depth];
@@ -556,7 +562,7 @@ struct machine {
                 return fail(c, ip, pack(stream.state()), false);
             BITREP_CONTINUE(c, ip + 1, base, stream);
         } else {
-            cursor at{c->code, ip, base, c->frames, c->depth};
+            cursor at{c->code, ip, base, c->frames, c->depth, c->work};
             bool named = false;
             if (!move<Op>(stream, at, p, named)) [[unlikely]]
                 return fail(c, ip, pack(stream.state()), named);
@@ -615,7 +621,7 @@ struct machine {
             return enter_loop(stream, at, in, p, named);
         } else if constexpr (Op == op::end_loop || Op == op::end_map) {
             if constexpr (Op == op::end_map) {
-                if (!next_entry(stream, in, at.frames[at.depth - 1])) [[unlikely]]
+                if (!next_entry(stream, in, at.frames[at.depth - 1], *at.work)) [[unlikely]]
                     return false;
             }
             next_element(at);
@@ -641,11 +647,14 @@ struct machine {
     static constexpr auto handlers = table(std::make_index_sequence<static_cast<std::size_t>(op::done) + 1>{});
 };
 
+/// Runs prog on object. What the run makes in its scratch (proxies' wire
+/// objects, maps' entries) goes with it, whether it ends or fails.
 template <class Stream>
 bool run(Stream& caller, program prog, unsigned char* object)
 {
     using m = machine<Stream>;
-    typename m::context c(prog.code, caller.failure(), caller.state());
+    scratch work;
+    typename m::context c(prog.code, caller.failure(), caller.state(), work);
     registers r = m::pack(caller.state());
 #if BITREP_TAIL_CALLS
     const bool ok = prog.code->fn[m::way](prog.code, object, &c, r.a, r.b, r.c);

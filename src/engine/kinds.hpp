@@ -245,23 +245,26 @@ BITREP_ALWAYS_INLINE unsigned char* alternative_object(const field_entry& e, uns
 }
 
 /// Points the loop at map entry `index` (its stride is 0): when writing,
-/// the stored one that comes index-th in key order; when reading, the
-/// thread's entry made anew, whose first bit is kept.
+/// the stored one that comes index-th in key order; when reading, an entry
+/// made anew in the scratch, whose first bit is kept.
 template <class Stream, class Frame>
-BITREP_ALWAYS_INLINE void to_map_entry(Stream& stream, const field_entry& e, Frame& frame, std::size_t index)
+BITREP_ALWAYS_INLINE void to_map_entry(Stream& stream, const field_entry& e, Frame& frame, std::size_t index,
+                                       scratch& work)
 {
     if constexpr (Stream::is_reading) {
         frame.start = stream.position();
-        frame.data = static_cast<unsigned char*>(e.map->fresh());
+        frame.data = static_cast<unsigned char*>(e.map->fresh(work));
     } else {
         frame.data = static_cast<unsigned char*>(const_cast<void*>(frame.entries[index]));
     }
 }
 
 /// bounded_map / bounded_set: the count, then a loop over the entries; a
-/// read empties the map first.
+/// read empties the map first. What the loop makes in the scratch (the
+/// entries in key order, an entry read) is released after the last entry.
 template <class Stream, class Frame>
-BITREP_ALWAYS_INLINE bool enter_map(Stream& stream, const field_entry& e, unsigned char* p, Frame& frame)
+BITREP_ALWAYS_INLINE bool enter_map(Stream& stream, const field_entry& e, unsigned char* p, Frame& frame,
+                                    scratch& work)
 {
     const map_access& map = *e.map;
     std::uint64_t size = map.size(p);
@@ -269,46 +272,55 @@ BITREP_ALWAYS_INLINE bool enter_map(Stream& stream, const field_entry& e, unsign
         return false;
     frame.count = static_cast<std::size_t>(size);
     frame.stride = 0;
+    frame.mark = work.top();
     if constexpr (Stream::is_reading)
         map.clear(p);
     else if (size != 0)
-        frame.entries = map.sorted(p);
+        frame.entries = map.sorted(p, work);
     if (size != 0)
-        to_map_entry(stream, e, frame, 0);
+        to_map_entry(stream, e, frame, 0, work);
     return true;
 }
 
 /// After entry frame.index's body: a read entry joins the map, unless its
 /// key is there already; then on to the next entry, if any.
 template <class Stream, class Frame>
-BITREP_ALWAYS_INLINE bool next_map_entry(Stream& stream, const field_entry& e, unsigned char* p, Frame& frame)
+BITREP_ALWAYS_INLINE bool next_map_entry(Stream& stream, const field_entry& e, unsigned char* p, Frame& frame,
+                                         scratch& work)
 {
     if constexpr (Stream::is_reading) {
-        if (!e.map->insert(p)) [[unlikely]]
+        const bool added = e.map->insert(p, frame.data);
+        work.release(frame.mark);
+        if (!added) [[unlikely]]
             return bitrep::detail::refuse_duplicate_key(stream, frame.start, e.map->has_values);
     }
     if (frame.index + 1 < frame.count)
-        to_map_entry(stream, e, frame, frame.index + 1);
+        to_map_entry(stream, e, frame, frame.index + 1, work);
+    else
+        work.release(frame.mark);
     return true;
 }
 
-/// A proxy's wire object: made from the value to write it, made anew to
-/// read into.
+/// A proxy's wire object, in the scratch: made from the value to write it,
+/// made anew to read into.
 template <class Stream>
-BITREP_ALWAYS_INLINE unsigned char* proxy_wire(const field_entry& e, unsigned char* p)
+BITREP_ALWAYS_INLINE unsigned char* proxy_wire(const field_entry& e, unsigned char* p, scratch& work)
 {
     if constexpr (Stream::is_reading)
-        return static_cast<unsigned char*>(e.proxy->wire_to_read(p));
+        return static_cast<unsigned char*>(e.proxy->wire_to_read(p, work));
     else
-        return static_cast<unsigned char*>(e.proxy->wire_to_write(p));
+        return static_cast<unsigned char*>(e.proxy->wire_to_write(p, work));
 }
 
-/// After the wire object's body: a read makes the value from it.
+/// After the wire object's body: a read makes the value from it; then the
+/// scratch lets it go.
 template <class Stream>
-BITREP_ALWAYS_INLINE void leave_proxy(const field_entry& e, unsigned char* p, const unsigned char* wire)
+BITREP_ALWAYS_INLINE void leave_proxy(const field_entry& e, unsigned char* p, const unsigned char* wire,
+                                      scratch& work, scratch::mark mark)
 {
     if constexpr (Stream::is_reading)
         e.proxy->from_wire(p, wire);
+    work.release(mark);
 }
 
 /// The layout of every quat<Bits> (checked where its entry is built).

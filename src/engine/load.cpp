@@ -156,6 +156,8 @@ struct loader {
     load_plan& plan;
     /// The section's root, whose migrate the caller runs (decode_section).
     const field_entry& root;
+    /// The load's working memory (proxies' wire objects, maps' entries).
+    scratch& work;
 
     const schema_node& node(std::uint32_t f) const noexcept { return plan.file.nodes[f]; }
 
@@ -419,8 +421,10 @@ struct loader {
         e.map->clear(p);
         for (std::uint64_t i = 0; i < count; ++i) {
             const std::size_t start = stream.position();
-            if (!value(f + 1, *e.element, static_cast<bytes*>(e.map->fresh())) ||
-                (!e.map->insert(p) && !bitrep::detail::refuse_duplicate_key(stream, start, e.map->has_values)))
+            const scratch_scope held(work);
+            void* entry = e.map->fresh(work);
+            if (!value(f + 1, *e.element, static_cast<bytes*>(entry)) ||
+                (!e.map->insert(p, entry) && !bitrep::detail::refuse_duplicate_key(stream, start, e.map->has_values)))
                 [[unlikely]]
                 return fail_index(static_cast<std::size_t>(i));
         }
@@ -545,8 +549,9 @@ struct loader {
             !duration_scale(file_period, program_period, scale)) [[unlikely]]
             return does_not_fit(stream, start, "the file's duration period cannot be converted to the program's");
         const field_entry& count = *e.element;
-        auto* wire = static_cast<bytes*>(e.proxy->wire_to_read(p));
-        assign_value(count, wire, e.proxy->wire_copy(e.defaults, 0));
+        const scratch_scope held(work);
+        auto* wire = static_cast<bytes*>(e.proxy->wire_to_read(p, work));
+        assign_value(count, wire, e.proxy->wire_to_write(e.defaults, work));
         for (std::uint32_t c = f + 1; c < node(f).end; c = node(c).end) {
             bool ok;
             if (plan.target[c] != 0)
@@ -570,7 +575,8 @@ struct loader {
         const std::ptrdiff_t in_place = e.proxy->in_place != nullptr ? e.proxy->in_place() : -1;
         if (in_place >= 0)
             return value(f, *e.element, p + in_place);
-        auto* wire = static_cast<bytes*>(e.proxy->wire_to_read(p));
+        const scratch_scope held(work);
+        auto* wire = static_cast<bytes*>(e.proxy->wire_to_read(p, work));
         const bool ok = value(f, *e.element, wire);
         // The value's own part (an entity_array's slots) is brought in line
         // even after a failure: the value is garbage then, not broken.
@@ -670,7 +676,8 @@ namespace bitrep::detail {
 bool load_by_plan(save_read_stream& stream, load_plan& plan, std::uint32_t f, const engine::field_entry& value,
                   void* object)
 {
-    engine::loader walk{stream, plan, value};
+    engine::scratch work;
+    engine::loader walk{stream, plan, value, work};
     return walk.value(f, value, static_cast<unsigned char*>(object));
 }
 

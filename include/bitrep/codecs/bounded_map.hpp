@@ -12,6 +12,7 @@
 #include <bitrep/status.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -92,27 +93,38 @@ constexpr bool keys_ordered()
     }
 }
 
-/// The canonical order: pointers to the entries by ascending key, in a
-/// per-thread buffer per type, Role (two at once for a delta) and Pointer
-/// (the engine's are untyped), which keeps its capacity, so that sorting
-/// allocates nothing once grown.
-template <class T, int Role, class Pointer = const typename keyed_traits<T>::entry*>
-const std::vector<Pointer>& sorted_entries(const T& value)
+/// The canonical order: `sorted` (room for the container's size) given
+/// pointers to the entries by ascending key. Pointer is the entries' type
+/// or, for the engine, an untyped one.
+template <class T, class Pointer>
+void sort_entries(const T& value, Pointer* sorted)
 {
     using traits = keyed_traits<T>;
     using entry = typename traits::entry;
-    thread_local std::vector<Pointer> sorted;
-    sorted.clear();
+    Pointer* end = sorted;
     for (const auto& e : traits::entries(value))
-        sorted.push_back(std::addressof(e));
-    if constexpr (!keys_ordered<T>())
-        return sorted; // refused: no order to sort by
-    else if constexpr (!iterates_in_key_order<typename traits::container>)
-        std::sort(sorted.begin(), sorted.end(), [](Pointer a, Pointer b) {
+        *end++ = std::addressof(e);
+    if constexpr (keys_ordered<T>() && !iterates_in_key_order<typename traits::container>)
+        std::sort(sorted, end, [](Pointer a, Pointer b) {
             return traits::key_of(*static_cast<const entry*>(a)) < traits::key_of(*static_cast<const entry*>(b));
         });
-    return sorted;
 }
+
+/// Room for a map's pointers in key order: on the stack up to `inline_size`
+/// entries, allocated beyond.
+template <class Pointer, std::size_t inline_size = 64>
+class sort_buffer {
+public:
+    explicit sort_buffer(std::size_t n) : data_(n <= inline_size ? inline_.data() : (more_.resize(n), more_.data()))
+    {
+    }
+    Pointer* data() noexcept { return data_; }
+
+private:
+    std::array<Pointer, inline_size> inline_;
+    std::vector<Pointer> more_;
+    Pointer* data_;
+};
 
 /// A map's or set's count in [0, max]: a larger one is refused on write,
 /// and when reading, one the rest of the input cannot hold.
@@ -226,8 +238,10 @@ struct codec<T> {
             entries.clear();
             return detail::read_entries<traits>(stream, entries, size);
         } else if constexpr (Stream::is_writing && !detail::iterates_in_key_order<typename traits::container>) {
-            const auto& sorted = detail::sorted_entries<T, 0>(value);
-            for (std::size_t i = 0; i < sorted.size(); ++i) {
+            detail::sort_buffer<const typename traits::entry*> room(entries.size());
+            const typename traits::entry** sorted = room.data();
+            detail::sort_entries(value, sorted);
+            for (std::size_t i = 0; i < entries.size(); ++i) {
                 if (!detail::write_entry<traits>(stream, *sorted[i])) [[unlikely]] {
                     stream.enter_index(i);
                     return false;

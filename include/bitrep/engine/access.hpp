@@ -124,31 +124,17 @@ using decoded_entry = std::conditional_t<keyed<T>::has_values,
                                          std::pair<typename keyed<T>::key_type, typename keyed<T>::mapped_type>,
                                          typename keyed<T>::key_type>;
 template <class T>
-inline thread_local std::optional<decoded_entry<T>> decoded_entries;
-
-template <class T>
 std::size_t keyed_size(const void* m) noexcept
 {
     return keyed<T>::entries(*static_cast<const T*>(m)).size();
 }
 template <class T>
-const void* const* keyed_sorted(const void* m)
+const void* const* keyed_sorted(const void* m, scratch& work)
 {
-    return bitrep::detail::sorted_entries<T, 0, const void*>(*static_cast<const T*>(m)).data();
-}
-template <class T, int Which>
-const void* const* keyed_sorted_as(const void* m)
-{
-    return bitrep::detail::sorted_entries<T, Which, const void*>(*static_cast<const T*>(m)).data();
-}
-template <class T>
-const void* const* keyed_sorted_in(const void* m, int which)
-{
-    if (which == 1)
-        return keyed_sorted_as<T, 1>(m);
-    if (which == 2)
-        return keyed_sorted_as<T, 2>(m);
-    return keyed_sorted_as<T, 0>(m);
+    const T& value = *static_cast<const T*>(m);
+    const void** sorted = work.array<const void*>(keyed<T>::entries(value).size());
+    bitrep::detail::sort_entries(value, sorted);
+    return sorted;
 }
 template <class T>
 const auto& key_of_stored(const void* entry) noexcept
@@ -181,43 +167,37 @@ void keyed_clear(void* m) noexcept
     keyed<T>::entries(*static_cast<T*>(m)).clear();
 }
 template <class T>
-void* keyed_fresh()
+void* keyed_fresh(scratch& work)
 {
-    return &decoded_entries<T>.emplace();
+    return &work.make<decoded_entry<T>>();
 }
 template <class T>
-bool keyed_insert(void* m)
+bool keyed_insert(void* m, void* decoded)
 {
     auto& entries = keyed<T>::entries(*static_cast<T*>(m));
-    auto& entry = *decoded_entries<T>;
+    auto& entry = *static_cast<decoded_entry<T>*>(decoded);
     if constexpr (keyed<T>::has_values)
         return bitrep::detail::emplace_new(entries, std::move(entry.first), std::move(entry.second));
     else
         return bitrep::detail::emplace_new(entries, std::move(entry));
 }
 template <class T>
-inline constexpr map_access map_access_v{keyed<T>::has_values, &keyed_size<T>,    &keyed_sorted<T>,
-                                         &keyed_clear<T>,       &keyed_fresh<T>,   &keyed_insert<T>,
-                                         &keyed_sorted_in<T>,   &keyed_key_below<T>, &keyed_find<T>,
-                                         &keyed_erase<T>};
+inline constexpr map_access map_access_v{keyed<T>::has_values, &keyed_size<T>,   &keyed_sorted<T>,
+                                         &keyed_clear<T>,       &keyed_fresh<T>,  &keyed_insert<T>,
+                                         &keyed_key_below<T>,   &keyed_find<T>,   &keyed_erase<T>};
 
 template <class T>
 using proxy_traits = bitrep::detail::proxy_traits<T>;
 
-/// The thread's wire object of proxy type T (proxies do not nest in their
-/// own wire types: a type containing itself has no encoding).
 template <class T>
-inline thread_local std::optional<typename proxy_traits<T>::wire> proxy_wires;
-
-template <class T>
-void* proxy_to_write(const void* value)
+void* proxy_to_write(const void* value, scratch& work)
 {
-    return &proxy_wires<T>.emplace(proxy_traits<T>::to_wire(*static_cast<const T*>(value)));
+    return &work.make<typename proxy_traits<T>::wire>(proxy_traits<T>::to_wire(*static_cast<const T*>(value)));
 }
 template <class T>
-void* proxy_to_read(void*)
+void* proxy_to_read(void*, scratch& work)
 {
-    return &proxy_wires<T>.emplace();
+    return &work.make<typename proxy_traits<T>::wire>();
 }
 template <class T>
 void proxy_from_wire(void* value, const void* wire)
@@ -225,36 +205,22 @@ void proxy_from_wire(void* value, const void* wire)
     proxy_traits<T>::from_wire(*static_cast<T*>(value), *static_cast<const typename proxy_traits<T>::wire*>(wire));
 }
 
-/// Three more per thread, for a delta's older state, baseline and value.
-template <class T>
-inline thread_local std::optional<typename proxy_traits<T>::wire> proxy_delta_wires[3];
-template <class T>
-void* proxy_copy(const void* value, int which)
-{
-    return &proxy_delta_wires<T>[which].emplace(proxy_traits<T>::to_wire(*static_cast<const T*>(value)));
-}
-
 template <class T>
 inline constexpr proxy_access proxy_access_v{proxy_in_place<T>, &proxy_to_write<T>, &proxy_to_read<T>,
-                                             &proxy_from_wire<T>, &proxy_copy<T>};
+                                             &proxy_from_wire<T>};
 
 /// An entity_array is sent as its slots, read where they are; a read then
 /// recounts the live entities.
 using bitrep::detail::entity_array_access;
 template <class T>
-void* entity_slots_to_write(const void* array)
+void* entity_slots_to_write(const void* array, scratch&)
 {
     return &entity_array_access::slots(*const_cast<T*>(static_cast<const T*>(array)));
 }
 template <class T>
-void* entity_slots_to_read(void* array)
+void* entity_slots_to_read(void* array, scratch&)
 {
     return &entity_array_access::slots(*static_cast<T*>(array));
-}
-template <class T>
-void* entity_slots_copy(const void* array, int)
-{
-    return entity_slots_to_write<T>(array);
 }
 template <class T>
 void entity_recount(void* array, const void*)
@@ -263,30 +229,20 @@ void entity_recount(void* array, const void*)
 }
 template <class T>
 inline constexpr proxy_access entity_access_v{nullptr, &entity_slots_to_write<T>, &entity_slots_to_read<T>,
-                                              &entity_recount<T>, &entity_slots_copy<T>};
+                                              &entity_recount<T>};
 
 /// A field of type F annotated from outside its class as W: a proxy for W,
 /// made from the field to write it and to read into it (the part a stream
 /// does not carry keeps the field's), the field then assigned from it.
 template <class F, class W>
-inline thread_local std::optional<W> annotation_wires;
-
-template <class F, class W>
-void* annotation_to_write(const void* field)
+void* annotation_to_write(const void* field, scratch& work)
 {
-    return &annotation_wires<F, W>.emplace(*static_cast<const F*>(field));
+    return &work.make<W>(*static_cast<const F*>(field));
 }
 template <class F, class W>
-void* annotation_to_read(void* field)
+void* annotation_to_read(void* field, scratch& work)
 {
-    return &annotation_wires<F, W>.emplace(*static_cast<F*>(field));
-}
-template <class F, class W>
-inline thread_local std::optional<W> annotation_delta_wires[3];
-template <class F, class W>
-void* annotation_copy(const void* field, int which)
-{
-    return &annotation_delta_wires<F, W>[which].emplace(*static_cast<const F*>(field));
+    return &work.make<W>(*static_cast<F*>(field));
 }
 template <class F, class W>
 void annotation_from_wire(void* field, const void* wire)

@@ -181,7 +181,7 @@ std::ptrdiff_t annotation_in_place() noexcept
 template <class F, class W>
 inline constexpr proxy_access annotation_access_v{holds_as<W, F>::value ? &annotation_in_place<F, W> : nullptr,
                                                   &annotation_to_write<F, W>, &annotation_to_read<F, W>,
-                                                  &annotation_from_wire<F, W>, &annotation_copy<F, W>};
+                                                  &annotation_from_wire<F, W>};
 
 template <class F, class W>
 inline constexpr field_entry annotation_entry_v = [] {

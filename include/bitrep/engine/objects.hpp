@@ -81,12 +81,12 @@ void exchange_objects(void* out, void* working)
 template <class T>
 inline constexpr bool reads_every_field = carries_every_field(entry_v<T>) && std::is_default_constructible_v<T>;
 
-/// Whether from_bytes decodes T into a working object the library keeps
-/// (else into a copy of the destination on the stack, in the header): a
-/// flat T has no capacity to reuse, and one with no default constructor
-/// cannot be made.
+/// Whether the engine decodes T into a working object it makes and then
+/// exchanges with the destination (else into a copy of the destination on
+/// the stack, in the header): a flat T is copied as cheaply as exchanged,
+/// and one with no default constructor cannot be made.
 template <class T>
-inline constexpr bool kept_working = !std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T>;
+inline constexpr bool made_working = !std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T>;
 
 /// (if constexpr: a function whose address is not taken is not compiled.)
 template <class T>

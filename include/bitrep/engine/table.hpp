@@ -17,6 +17,7 @@
 #include <bitrep/kinds/quantized.hpp>
 #include <bitrep/kinds/quat.hpp>
 #include <bitrep/kinds/ranged.hpp>
+#include <bitrep/engine/scratch.hpp>
 #include <bitrep/wire/delta_ticks.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/status.hpp>
@@ -116,16 +117,14 @@ struct variant_access {
 struct map_access {
     bool has_values; // a map, not a set
     std::size_t (*size)(const void* map) noexcept;
-    /// The entries in ascending key order: the thread's buffer of pointers.
-    const void* const* (*sorted)(const void* map);
+    /// The entries in ascending key order: an array of pointers made in
+    /// the walk's scratch.
+    const void* const* (*sorted)(const void* map, scratch& work);
     void (*clear)(void* map) noexcept;
-    /// The thread's entry to decode into, made anew.
-    void* (*fresh)();
+    /// An entry to decode into, made anew in the walk's scratch.
+    void* (*fresh)(scratch& work);
     /// Moves that entry into the map: false when the map holds its key.
-    bool (*insert)(void* map);
-    /// sorted, into the thread's buffer `which` of three (a delta holds a
-    /// baseline's and a value's at once, and compares in the third).
-    const void* const* (*sorted_in)(const void* map, int which);
+    bool (*insert)(void* map, void* entry);
     /// Whether stored entry a's key is below stored entry b's.
     bool (*key_below)(const void* a, const void* b);
     /// The map's stored entry with `entry`'s key, or nullptr.
@@ -138,25 +137,23 @@ struct map_access {
 /// a field's annotation given outside its class): written from a wire
 /// object made from it, read into one it is then made from; or, where the
 /// value holds the wire type's object as it is, in place. An entity_array
-/// is sent as its slots, the wire object it holds.
+/// is sent as its slots, the wire object it holds. The wire objects are
+/// made in the walk's scratch, which the walk releases when it is done
+/// with them.
 struct proxy_access {
     /// Where the wire object lies in the value, from its start, when the
     /// value is it, as it is (nothing to convert); -1 when it is not.
     /// nullptr: never. Asked once per program.
     std::ptrdiff_t (*in_place)() noexcept;
-    /// The wire object a write (or measure) sends: the thread's, made from
-    /// the value (or the part of the value that is one).
-    void* (*wire_to_write)(const void* value);
-    /// The wire object a read decodes into: the thread's, made anew (or the
-    /// part of the value that is one).
-    void* (*wire_to_read)(void* value);
+    /// The wire object a write (or measure, or comparison) sends: made
+    /// from the value (or the part of the value that is one).
+    void* (*wire_to_write)(const void* value, scratch& work);
+    /// The wire object a read decodes into: made anew (or the part of the
+    /// value that is one).
+    void* (*wire_to_read)(void* value, scratch& work);
     /// After a read: the value made from the wire object (or brought in line
     /// with its part).
     void (*from_wire)(void* value, const void* wire);
-    /// The wire object made from the value, one of three the thread keeps
-    /// (`which`: 0, 1 or 2), so that a delta holds the older state's, the
-    /// baseline's and the value's at once (an entity_array's own slots).
-    void* (*wire_copy)(const void* value, int which) = nullptr;
 };
 
 /// The compiled codec of a class with a serialization hook, on the streams
@@ -366,9 +363,25 @@ struct object_ops {
     void (*destroy)(void* object) noexcept;     // deletes what make made
     void (*assign)(void* to, const void* from); // to = from; nullptr when a read writes every field
     /// out gets the decoded value (a swap); nullptr when the library
-    /// exchanges the parts the type's entries describe, by a plan it
-    /// makes once per thread and type.
+    /// exchanges the parts the type's entries describe (exchange_steps).
     void (*exchange)(void* out, void* working);
+};
+
+/// One step of handing a decoded value over part by part: `size` bytes at
+/// `offset` exchanged as they are (entry nullptr), or the string or vector
+/// there exchanged by its kind.
+struct exchange_step {
+    std::uint32_t offset = 0;
+    std::uint32_t size = 0;
+    const field_entry* entry = nullptr;
+};
+
+/// A type's steps, flattened through nested structs, runs of bytes merged:
+/// made on their first use by whoever keeps them (a decoder keeps its own,
+/// from_bytes makes them per call), then run on every success.
+struct exchange_steps {
+    std::vector<exchange_step> steps;
+    bool planned = false;
 };
 
 /// A whole value's type as to_bytes / from_bytes / bit_size / decoder take
@@ -392,8 +405,8 @@ status decode_in_place(const value_type& type, std::span<const std::uint8_t> byt
 /// Decodes into working (a copy of out first, unless a read writes every
 /// field) and gives out the result on success.
 status decode_and_exchange(const value_type& type, const object_ops& ops, std::span<const std::uint8_t> bytes,
-                           void* working, void* out);
-/// decode_and_exchange with the thread's working object for the type.
+                           void* working, void* out, exchange_steps& steps);
+/// decode_and_exchange with a working object made for the call.
 status from_bytes(const value_type& type, const object_ops& ops, std::span<const std::uint8_t> bytes, void* out);
 
 } // namespace bitrep::engine
