@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <new>
 #include <limits>
 #include <optional>
@@ -256,6 +257,77 @@ TEST(Errors, InputEndingInsideAValueIsTruncated)
     EXPECT_STATUS(st, bitrep::error::truncated, "Golden.#6", 56u);
     EXPECT_TRUE(contains(st.message(), "Golden.#6"));
     EXPECT_TRUE(contains(st.message(), "bit 56"));
+}
+
+namespace {
+/// Arrays of fixed-width leaves on either side of the length the engine
+/// compiles without a loop, and short ones inside a vector's elements.
+struct Arrays {
+    std::array<bitrep::ranged<int, 0, 9>, 1> one;
+    std::array<bitrep::ranged<int, 0, 9>, 16> sixteen;
+    std::array<bitrep::ranged<int, 0, 9>, 17> seventeen;
+    bitrep::bounded_vector<std::array<bitrep::ranged<int, 0, 9>, 3>, 4> triples;
+    friend bool operator==(const Arrays&, const Arrays&) = default;
+};
+} // namespace
+
+TEST(Errors, AnArrayElementIsNamedByItsIndexWhateverTheArraysLength)
+{
+    // Each element is 4 bits: one[0] at bit 0, sixteen[i] at 4 + 4i,
+    // seventeen[i] at 68 + 4i, the triples' count (3 bits) at 136, then
+    // triples[j][k] at 139 + 12j + 4k.
+    using digit = bitrep::ranged<int, 0, 9>;
+    struct element {
+        std::string path;
+        std::size_t bit;
+        std::function<digit&(Arrays&)> of;
+    };
+    std::vector<element> elements{{"Arrays.#0[0]", 0, [](Arrays& a) -> digit& { return a.one[0]; }}};
+    for (std::size_t i = 0; i < 16; ++i)
+        elements.push_back({"Arrays.#1[" + std::to_string(i) + "]", 4 + 4 * i,
+                            [i](Arrays& a) -> digit& { return a.sixteen[i]; }});
+    for (std::size_t i = 0; i < 17; ++i)
+        elements.push_back({"Arrays.#2[" + std::to_string(i) + "]", 68 + 4 * i,
+                            [i](Arrays& a) -> digit& { return a.seventeen[i]; }});
+    for (std::size_t j = 0; j < 4; ++j)
+        for (std::size_t k = 0; k < 3; ++k)
+            elements.push_back({"Arrays.#3[" + std::to_string(j) + "][" + std::to_string(k) + "]",
+                                139 + 12 * j + 4 * k, [j, k](Arrays& a) -> digit& { return a.triples[j][k]; }});
+    Arrays sent{};
+    sent.triples.resize(4);
+    for (std::size_t n = 0; n < elements.size(); ++n)
+        elements[n].of(sent) = static_cast<int>(n % 10);
+    const bytes wire = bitrep::to_bytes(sent);
+    ASSERT_EQ(wire.size(), (139u + 48u + 7u) / 8u);
+    Arrays back{};
+    ASSERT_TRUE(bitrep::from_bytes(wire, back));
+    for (const element& e : elements)
+        EXPECT_EQ(e.of(back), e.of(sent)) << e.path;
+    for (const element& e : elements) {
+        // Refused on write where it stands...
+        Arrays wrong = sent;
+        e.of(wrong) = 10;
+        bytes out;
+        EXPECT_STATUS(bitrep::to_bytes(wrong, out), bitrep::error::value_out_of_range, e.path, e.bit);
+        // ...and on read: a 10 in its bits (bit p is bit p % 8 of byte p / 8)...
+        bytes ten = wire;
+        for (std::size_t k = 0; k < 4; ++k) {
+            const auto mask = static_cast<std::uint8_t>(1u << ((e.bit + k) % 8));
+            std::uint8_t& byte = ten[(e.bit + k) / 8];
+            byte = static_cast<std::uint8_t>(((10u >> k) & 1u) != 0 ? byte | mask : byte & ~mask);
+        }
+        EXPECT_STATUS(read_keeping(ten, Arrays{}), bitrep::error::out_of_range, e.path, e.bit);
+        // ...and the input ending inside it, where a whole byte can (a
+        // vector whose elements the input cannot hold is refused at its
+        // count, before its elements).
+        if (e.bit % 8 == 0 || e.bit % 8 > 4) {
+            const bytes cut(wire.begin(), wire.begin() + static_cast<std::ptrdiff_t>((e.bit + 7) / 8));
+            if (e.bit < 136)
+                EXPECT_STATUS(read_keeping(cut, Arrays{}), bitrep::error::truncated, e.path, e.bit);
+            else
+                EXPECT_STATUS(read_keeping(cut, Arrays{}), bitrep::error::truncated, "Arrays.#3", 139u);
+        }
+    }
 }
 
 struct LateWide {

@@ -44,7 +44,9 @@ struct loop_frame {
                                               int depth) noexcept
 {
     for (; node != nullptr; node = node->parent) {
-        if (node->id == nullptr) {
+        if (node->unrolled != 0) {
+            failure.enter_index(node->unrolled - 1);
+        } else if (node->id == nullptr) {
             --depth;
             if (node->indexed)
                 failure.enter_index(frames[depth].index);
@@ -491,8 +493,6 @@ struct run_context {
         return true;                                                                                                \
     } while (false)
 #endif
-
-constexpr bool is_fixed_leaf(op o) noexcept { return o <= op::quat; }
 
 /// The handlers of the programs run on Stream: one per op, each running
 /// its instruction on a stream made from the registers, then going on to

@@ -158,7 +158,7 @@ public:
             const field_entry& e = table.fields[i];
             if (!carried(e))
                 continue;
-            add(e, base + table.offsets[i].load(std::memory_order_relaxed), node(path_node{&table.ids[i], parent}));
+            add(e, base + table.offsets[i].load(std::memory_order_relaxed), node(path_node{.id = &table.ids[i], .parent = parent}));
         }
     }
 
@@ -185,9 +185,13 @@ public:
             add_proxy(e, offset, path);
             return;
         }
+        if (unrolled(e)) {
+            add_unrolled(e, offset, path);
+            return;
+        }
         const std::uint32_t at = emit(leaf_or_loop(e, offset, path));
         if (e.kind == kind::vector || e.kind == kind::array || e.kind == kind::optional || e.kind == kind::map) {
-            const path_node* element = node(path_node{nullptr, path, e.kind != kind::optional});
+            const path_node* element = node(path_node{.parent = path, .indexed = e.kind != kind::optional});
             add(*e.element, 0, element);
             // A map's end adds a read entry, refusing a duplicate key at the element.
             if (e.kind == kind::map)
@@ -208,6 +212,21 @@ public:
     }
 
 private:
+    /// Whether e is a std::array of at most unrolled_array_limit fixed-width
+    /// leaves the scope carries: compiled as its elements' instructions one
+    /// after another, which join the run around them, with no loop.
+    bool unrolled(const field_entry& e) const noexcept
+    {
+        return e.kind == kind::array && e.fixed.count <= unrolled_array_limit && e.element->instructions == 1 &&
+               carried(*e.element) && is_fixed_leaf(op_of(*e.element));
+    }
+
+    void add_unrolled(const field_entry& e, std::uint32_t offset, const path_node* path) noexcept
+    {
+        for (std::uint32_t i = 0; i < e.fixed.count; ++i)
+            emit(leaf_or_loop(*e.element, offset + i * e.stride, node(path_node{.parent = path, .unrolled = i + 1})));
+    }
+
     /// A leaf's or a container's instruction, with the constants its
     /// handler takes from the instruction itself.
     static instruction leaf_or_loop(const field_entry& e, std::uint32_t offset, const path_node* path) noexcept
@@ -234,7 +253,7 @@ private:
             emit(instruction{.op = op::alternative, .offset = offset, .constants = {.alternative = k}, .entry = &e, .path = path});
         for (std::uint64_t k = 0; k < alternatives; ++k) {
             code_[at + 1 + k].end = size_;
-            const path_node* held = node(path_node{nullptr, path, false, &e.variant->names[k]});
+            const path_node* held = node(path_node{.parent = path, .alternative = &e.variant->names[k]});
             add(e.element[k], 0, held);
             emit(instruction{.op = op::end_variant, .entry = &e, .path = held});
         }
@@ -256,7 +275,7 @@ private:
             return;
         }
         const std::uint32_t at = emit(instruction{.op = op::proxy, .offset = offset, .entry = &e, .path = path});
-        const path_node* wire = node(path_node{nullptr, path, false});
+        const path_node* wire = node(path_node{.parent = path});
         add(*e.element, 0, wire);
         code_[at].end = emit(instruction{.op = op::end_proxy, .offset = offset, .entry = &e, .path = wire});
     }

@@ -19,6 +19,9 @@ struct path_node {
     const reflect::field_id* id = nullptr; // nullptr: a container's element
     const path_node* parent = nullptr;
     bool indexed = false; // an element the path names by index (not an optional's value)
+    /// An element of an unrolled array (no loop of its own): its index + 1;
+    /// 0 for any other node.
+    std::uint32_t unrolled = 0;
     const std::string_view* alternative = nullptr; // a variant's alternative, named by its type
 };
 
@@ -61,6 +64,9 @@ enum class op : std::uint8_t {
     end_loop, // the end of a container's element body
     done,     // the end of the program
 };
+
+/// Whether an op is a fixed-width leaf (joined into runs): boolean to quat.
+constexpr bool is_fixed_leaf(op o) noexcept { return o <= op::quat; }
 
 struct instruction;
 

@@ -490,6 +490,11 @@ constexpr field_entry sequence_entry()
         e.depth = static_cast<std::uint8_t>(entry_v<element>.depth + 1);
         e.instructions = 2 + entry_v<element>.instructions;
         e.nodes = 1 + entry_v<element>.nodes;
+        if (entry_v<element>.instructions == 1 && std::tuple_size_v<T> <= unrolled_array_limit) {
+            // Perhaps unrolled (a fixed-width leaf): an instruction and a node per element.
+            e.instructions = std::max<std::uint32_t>(e.instructions, std::tuple_size_v<T>);
+            e.nodes = std::max<std::uint32_t>(e.nodes, std::tuple_size_v<T>);
+        }
         e.min_bits = bitrep::detail::multiply_bits(std::tuple_size_v<T>, entry_v<element>.min_bits);
         e.max_bits = bitrep::detail::multiply_bits(std::tuple_size_v<T>, entry_v<element>.max_bits);
         e.slots = 1 + entry_v<element>.slots;

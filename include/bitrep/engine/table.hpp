@@ -333,6 +333,11 @@ struct root {
 /// does not compile).
 inline constexpr std::uint8_t max_depth = 32;
 
+/// A std::array of at most this many fixed-width leaves is compiled as its
+/// elements, one instruction each, with no loop (a position's three
+/// coordinates, a rotation code's three components).
+inline constexpr std::uint64_t unrolled_array_limit = 16;
+
 // The engine: compiled once in the library, for every type, on the streams
 // of every scope (whole values, save files, replication).
 template <scope Scope>
