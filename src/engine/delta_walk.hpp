@@ -241,11 +241,12 @@ struct walk {
             return whole(*e.element, p + at);
         const scratch::mark mark = work.top();
         bytes* wire = proxy_wire<Stream>(e, p, work);
-        const bool ok = whole(*e.element, wire);
-        if (ok)
-            leave_proxy<Stream>(e, p, wire, work, mark);
-        work.release(mark);
-        return ok;
+        if (!whole(*e.element, wire)) {
+            work.release(mark);
+            return false;
+        }
+        leave_proxy<Stream>(e, p, wire, work, mark); // releases it
+        return true;
     }
 
     bool whole(const field_entry& e, bytes* p)
@@ -358,7 +359,8 @@ struct walk {
             changed = !same(e, base, value);
         bool changed_before = false;
         if constexpr (coded)
-            changed_before = older != base && !identical(e, older, base) && !same_value<field_scope>(e, older, base, work);
+            changed_before = older != base && !identical(e, older, base) &&
+                             !same_value<field_scope>(e, older, base, work);
         if (!stream.serialize_changed(changed, changed_before))
             return false;
         if (!changed) {

@@ -158,7 +158,8 @@ public:
             const field_entry& e = table.fields[i];
             if (!carried(e))
                 continue;
-            add(e, base + table.offsets[i].load(std::memory_order_relaxed), node(path_node{.id = &table.ids[i], .parent = parent}));
+            const std::uint32_t at = base + table.offsets[i].load(std::memory_order_relaxed);
+            add(e, at, node(path_node{.id = &table.ids[i], .parent = parent}));
         }
     }
 

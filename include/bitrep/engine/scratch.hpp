@@ -89,11 +89,11 @@ private:
         std::size_t used = 0;
     };
 
-    /// Before each object: how to destroy it and where the stack stood.
+    /// Before each object (it starts `object_at` bytes after its header):
+    /// how to destroy it and where the stack stood.
     struct header {
         const header* below;
         void (*destroy)(void*) noexcept;
-        void* object;
         position before;
     };
 
@@ -118,6 +118,7 @@ private:
     }
 
     static constexpr std::size_t rounded(std::size_t n) noexcept { return (n + align - 1) / align * align; }
+    static constexpr std::size_t object_at = (sizeof(header) + align - 1) / align * align;
 
     std::byte* base(const position& p) noexcept { return p.in == nullptr ? first_ : p.in->room(); }
     std::size_t size(const position& p) const noexcept { return p.in == nullptr ? first_size : p.in->size; }
@@ -125,10 +126,10 @@ private:
     /// Room for a header and then `bytes`: the object's address.
     void* take(std::size_t bytes)
     {
-        const std::size_t need = rounded(sizeof(header)) + rounded(bytes);
+        const std::size_t need = object_at + rounded(bytes);
         if (size(at_) - at_.used < need)
             next_block(need);
-        void* object = base(at_) + at_.used + rounded(sizeof(header));
+        void* object = base(at_) + at_.used + object_at;
         at_.used += need;
         return object;
     }
@@ -155,8 +156,7 @@ private:
 
     void push(const position& before, void* object, void (*destroy)(void*) noexcept) noexcept
     {
-        auto* h = ::new (static_cast<std::byte*>(object) - rounded(sizeof(header))) header{top_, destroy, object, before};
-        top_ = h;
+        top_ = ::new (static_cast<std::byte*>(object) - object_at) header{top_, destroy, before};
     }
 
     void pop() noexcept
@@ -165,7 +165,7 @@ private:
         top_ = h->below;
         at_ = h->before;
         if (h->destroy != nullptr)
-            h->destroy(h->object);
+            h->destroy(const_cast<std::byte*>(reinterpret_cast<const std::byte*>(h)) + object_at);
     }
 
     alignas(align) std::byte first_[first_size];
