@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <bitrep/detail/portability.hpp>
+
 #include "schema_kinds.hpp"
 
 namespace bitrep::detail {
@@ -71,7 +73,7 @@ std::string shown(const schema_node& node)
 /// Records a schema_mismatch whose detail names both sides, e.g. "file has
 /// string, program has ranged integer" (a status keeps its own copy). No bit
 /// of the payload is to blame: the schemas disagree.
-[[gnu::cold]] void record_mismatch(failure_record& failure, std::string_view what, std::string_view file,
+BITREP_COLD void record_mismatch(failure_record& failure, std::string_view what, std::string_view file,
                                    std::string_view program)
 {
     std::string detail(what);

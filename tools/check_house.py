@@ -127,6 +127,14 @@ none is excused today.
    `[...]`. Every other brace there opens a namespace, a class or an
    initialiser. A report names the line of the function's name.
 
+6. One portability header: compiler-specific constructs (GNU and clang
+   attributes such as [[gnu::cold]], __attribute__, __declspec, builtins,
+   asm, pragmas other than `#pragma once`, _Pragma, and the compilers' own
+   macros: __GNUC__, __clang__, _MSC_VER, __x86_64__, ...) appear only in
+   PORTABILITY_HEADER, each there with its fallback. Comments and strings
+   are not read; the standard's feature-test macros (__cpp_...) and
+   __has_include are not compiler-specific and pass.
+
 Each violation is one line, `<path>[:line]: what`, then a count; a clean
 tree prints the layer order and one line saying so.
 """
@@ -315,6 +323,24 @@ def check_src_layers(src_files, layer, problems):
                 elif src_layer[target] > src_layer[path]:
                     problems.append(f'{where} (layer {name(src_layer[path])}) includes "{spelled}" '
                                     f"(layer {name(src_layer[target])})")
+
+
+PORTABILITY_HEADER = "detail/portability.hpp"
+COMPILER_SPECIFIC = re.compile(
+    r'\[\[\s*(?:gnu|clang|msvc)\s*::|__attribute__|__declspec|\b__builtin_\w+|\b(?:__)?asm(?:__)?\s*(?:volatile\s*)?\(|'
+    r'#\s*pragma\s+(?!once\b)|\b_Pragma\b|\b__(?:GNUC|clang|GNUC_MINOR|INTEL_COMPILER|x86_64|aarch64|i386|'
+    r'EXCEPTIONS|OPTIMIZE|has_builtin|has_attribute|has_cpp_attribute)__?\b|\b_MSC_VER\b|\b__int128\b|\b__restrict\b')
+
+
+def check_portability(files, src_files, problems):
+    named = [(f"include/bitrep/{path}", read(path)) for path in files if path != PORTABILITY_HEADER]
+    named += [(f"src/{path}", read_src(path)) for path in src_files]
+    for name, text in named:
+        for number, line in enumerate(code_only(text).split("\n"), start=1):
+            found = COMPILER_SPECIFIC.search(line)
+            if found:
+                problems.append(f"{name}:{number}: {found.group(0).strip()} outside include/bitrep/"
+                                f"{PORTABILITY_HEADER}")
 
 
 def code_only(text):
@@ -597,6 +623,7 @@ def main():
     check_src_layers(src_files, layer, problems)
     check_detail_in_signatures(files, problems)
     check_functions(files, src_files, problems, every=options.functions)
+    check_portability(files, src_files, problems)
     print(f"check_house: {len(files)} headers, {len(src_files)} files in src/, layers (lowest first): "
           + " < ".join(name for name, _ in LAYERS))
     for problem in problems:
@@ -609,7 +636,7 @@ def main():
     if not options.functions:
         checked += " (those NOLINT excuses aside: --functions)"
     print(f"check_house: {checked}, no include against the layers in include/ or src/, no detail:: in a "
-          "public declaration")
+          "public declaration, no compiler-specific construct outside " + PORTABILITY_HEADER)
     return 0
 
 

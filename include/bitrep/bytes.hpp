@@ -10,7 +10,7 @@
 
 #include <bitrep/detail/cross_check.hpp>
 #include <bitrep/detail/exceptions.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/detail/working_object.hpp>
 #include <bitrep/engine/objects.hpp>
 #include <bitrep/reflect.hpp>
@@ -79,7 +79,7 @@ BITREP_ALWAYS_INLINE bool read_value(Stream& stream, T& value)
 
 template <codec_path Path, class T>
     requires(Path == codec_path::engine)
-[[gnu::always_inline]] inline std::size_t bit_size_by(const T& value)
+BITREP_FORCE_INLINE std::size_t bit_size_by(const T& value)
 {
 #if BITREP_CROSS_CHECK
     cross_check<scope::all>(value);
@@ -101,7 +101,7 @@ std::size_t bit_size_by(const T& value)
 
 template <codec_path Path, class T>
     requires(Path == codec_path::engine)
-[[gnu::always_inline]] inline status to_bytes_by(const T& value, std::span<std::uint8_t> buffer,
+BITREP_FORCE_INLINE status to_bytes_by(const T& value, std::span<std::uint8_t> buffer,
                                                  std::size_t& bytes_written)
 {
 #if BITREP_CROSS_CHECK
@@ -288,7 +288,7 @@ BITREP_ALWAYS_INLINE status decode_and_exchange(std::span<const std::uint8_t> by
 
 template <codec_path Path, class T>
     requires(Path == codec_path::engine)
-[[gnu::always_inline]] inline status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
+BITREP_FORCE_INLINE status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
 {
     if constexpr (engine::detail::made_working<T>) {
         return engine::from_bytes(engine::value_type_v<T>, engine::detail::object_ops_v<T>, bytes, &out);

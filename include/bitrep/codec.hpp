@@ -13,7 +13,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 
 namespace bitrep {
 

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include <bitrep/codec.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/engine/delta.hpp>
 #include <bitrep/engine/entries.hpp>
 #include <bitrep/serialize.hpp>

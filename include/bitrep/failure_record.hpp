@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/status.hpp>
 
 namespace bitrep {
@@ -31,7 +32,7 @@ public:
 
     /// Records the first failure only; later calls keep the original cause.
     /// The detail is copied, so a hook may pass text it has just formatted.
-    [[gnu::cold, gnu::noinline]] void record(error code, std::size_t bit, std::string_view detail) noexcept
+    BITREP_COLD BITREP_NOINLINE void record(error code, std::size_t bit, std::string_view detail) noexcept
     {
         if (code_ == error::none) {
             code_ = code;
@@ -44,21 +45,21 @@ public:
 
     /// A primitive built from smaller reads or writes (int64, int_relative,
     /// string, bytes, quat) reports its failures at its own first bit.
-    [[gnu::cold, gnu::noinline]] void move_to(std::size_t start) noexcept { bit_ = start; }
+    BITREP_COLD BITREP_NOINLINE void move_to(std::size_t start) noexcept { bit_ = start; }
 
     /// Called by an enclosing struct, container or optional as the failure
     /// unwinds through it. The segment's text is copied at once (a hook may
     /// name a member with a string it has just built), innermost first, into
     /// the back of a fixed buffer.
-    [[gnu::cold, gnu::noinline]] void enter_member(std::string_view name) noexcept { push(".", name, ""); }
-    [[gnu::cold, gnu::noinline]] void enter_position(std::size_t position) noexcept
+    BITREP_COLD BITREP_NOINLINE void enter_member(std::string_view name) noexcept { push(".", name, ""); }
+    BITREP_COLD BITREP_NOINLINE void enter_position(std::size_t position) noexcept
     {
         number_text digits(position);
         push(".#", digits.view(), "");
     }
     /// A variant's alternative, by its type: `.item<Weapon>`.
-    [[gnu::cold, gnu::noinline]] void enter_alternative(std::string_view type) noexcept { push("<", type, ">"); }
-    [[gnu::cold, gnu::noinline]] void enter_index(std::size_t index) noexcept
+    BITREP_COLD BITREP_NOINLINE void enter_alternative(std::string_view type) noexcept { push("<", type, ">"); }
+    BITREP_COLD BITREP_NOINLINE void enter_index(std::size_t index) noexcept
     {
         number_text digits(index);
         push("[", digits.view(), "]");
@@ -67,7 +68,7 @@ public:
     /// The status of an operation that returned false, with the stream at
     /// `stop`. A hook may return false without recording why; that is still
     /// a failure (hook_failed, at the bit where the stream stopped).
-    [[gnu::cold, gnu::noinline]] status final_status(std::string_view root, std::size_t stop) noexcept
+    BITREP_COLD BITREP_NOINLINE status final_status(std::string_view root, std::size_t stop) noexcept
     {
         if (!failed())
             record(error::hook_failed, stop, "a serialization hook returned false without recording an error");

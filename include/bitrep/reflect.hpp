@@ -21,7 +21,7 @@
 #include <boost/version.hpp>
 
 #include <bitrep/detail/description.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 
 namespace bitrep::reflect {
 

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include <bitrep/codecs/field_flags.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/engine/table.hpp>
 
 #include "kinds.hpp"

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include <bitrep/codecs/classes.hpp>
+#include <bitrep/detail/portability.hpp>
 
 #include "kinds.hpp"
 #include "leaf_stream.hpp"
@@ -40,7 +41,7 @@ struct loop_frame {
 
 /// Names the failing field: each enclosing field and element, innermost
 /// first, as the codecs' walks do when they unwind.
-[[gnu::cold, gnu::noinline]] void record_path(failure_record& failure, const path_node* node, const loop_frame* frames,
+BITREP_COLD BITREP_NOINLINE void record_path(failure_record& failure, const path_node* node, const loop_frame* frames,
                                               int depth) noexcept
 {
     for (; node != nullptr; node = node->parent) {
@@ -217,7 +218,7 @@ BITREP_ALWAYS_INLINE void run_leaves_on(Stream& outer, const instruction* first,
 /// The checked form apart, so that the unchecked one keeps its function's
 /// registers to itself (in one function, g++ spills them in both).
 template <class Stream>
-[[gnu::noinline, gnu::cold]] void run_leaves_checked(Stream& outer, const instruction* first,
+BITREP_COLD BITREP_NOINLINE void run_leaves_checked(Stream& outer, const instruction* first,
                                                      const instruction* last, unsigned char* data, std::size_t count,
                                                      std::uint32_t stride, leaf_failure& failed)
 {
@@ -225,7 +226,7 @@ template <class Stream>
 }
 
 template <class Stream>
-[[gnu::noinline]] void run_leaves(Stream& outer, const instruction* first, const instruction* last,
+BITREP_NOINLINE void run_leaves(Stream& outer, const instruction* first, const instruction* last,
                                   unsigned char* data, std::size_t count, std::uint32_t stride, leaf_failure& failed)
 {
     if (!has_room_for(outer.state(), count, first->run_bits)) [[unlikely]]
@@ -255,7 +256,7 @@ BITREP_ALWAYS_INLINE void run_uniform_leaves_on(Stream& outer, const instruction
 }
 
 template <class Stream>
-[[gnu::noinline, gnu::cold]] void run_uniform_leaves_checked(Stream& outer, const instruction* first,
+BITREP_COLD BITREP_NOINLINE void run_uniform_leaves_checked(Stream& outer, const instruction* first,
                                                              const instruction* last, unsigned char* data,
                                                              std::size_t count, std::uint32_t stride,
                                                              leaf_failure& failed)
@@ -264,7 +265,7 @@ template <class Stream>
 }
 
 template <class Stream>
-[[gnu::noinline]] void run_uniform_leaves(Stream& outer, const instruction* first, const instruction* last,
+BITREP_NOINLINE void run_uniform_leaves(Stream& outer, const instruction* first, const instruction* last,
                                           unsigned char* data, std::size_t count, std::uint32_t stride,
                                           leaf_failure& failed)
 {
@@ -532,7 +533,7 @@ struct machine {
 
     /// A failure: names the field unless the rule has, and keeps where the
     /// stream stood.
-    [[gnu::cold, gnu::noinline]] static bool fail(context* c, const instruction* ip, registers at, bool named)
+    BITREP_COLD BITREP_NOINLINE static bool fail(context* c, const instruction* ip, registers at, bool named)
     {
         if (!named)
             record_path(*c->failure, ip->path, c->frames, c->depth);
@@ -575,7 +576,7 @@ struct machine {
     /// is refused; or one the fast handler declined (a string it does not
     /// move a word at a time), which it may then accept.
     template <op Op>
-    [[gnu::cold, gnu::noinline]] static bool slow_step(const instruction* ip, unsigned char* base, void* run,
+    BITREP_COLD BITREP_NOINLINE static bool slow_step(const instruction* ip, unsigned char* base, void* run,
                                                        std::uint64_t a, std::uint64_t b, std::uint64_t d)
     {
         auto* const c = static_cast<context*>(run);

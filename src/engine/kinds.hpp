@@ -17,7 +17,7 @@
 #include <bitrep/codecs/ranged.hpp>
 #include <bitrep/codecs/scalars.hpp>
 #include <bitrep/codecs/variant.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/engine/table.hpp>
 
 #include "program.hpp"
@@ -78,7 +78,7 @@ inline void store_integer(unsigned char* p, unsigned width, std::uint64_t value)
 /// interpreter's state and handed back, so that the interpreter's stream
 /// never has its address taken.
 template <class Stream>
-[[gnu::noinline]] inline typename Stream::state_type call_codec(const typename Stream::state_type& state,
+BITREP_NOINLINE inline typename Stream::state_type call_codec(const typename Stream::state_type& state,
                                                          failure_record& failure, const codec_access& codec,
                                                          unsigned char* p, bool& ok)
 {
@@ -103,7 +103,7 @@ template <class Stream>
 /// A rarer kind's rule, out of line in the same way, so that its loops do
 /// not crowd the interpreter's own registers.
 template <class Stream, auto Rule, class... Args>
-[[gnu::noinline]] typename Stream::state_type out_of_line(const typename Stream::state_type& state,
+BITREP_NOINLINE typename Stream::state_type out_of_line(const typename Stream::state_type& state,
                                                           failure_record& failure, bool& ok, Args&&... args)
 {
     Stream stream(state, failure);

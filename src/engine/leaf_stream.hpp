@@ -13,7 +13,7 @@
 #include <string>
 #include <type_traits>
 
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/detail/resize.hpp>
 #include <bitrep/wire/bits.hpp>
 #include <bitrep/wire/stream.hpp>
@@ -175,7 +175,7 @@ template <class State>
 BITREP_ALWAYS_INLINE bool has_room_for(const State& state, std::size_t count, std::size_t run_bits) noexcept
 {
     std::size_t bits = 0;
-    if (__builtin_mul_overflow(count, run_bits, &bits)) [[unlikely]]
+    if (bitrep::detail::mul_overflow(count, run_bits, &bits)) [[unlikely]]
         return false;
     if constexpr (requires { state.has_room(bits); })
         return state.has_room(bits);

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include <bitrep/codecs/duration.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/engine/entries.hpp>
 
 #include "kinds.hpp"
@@ -50,7 +51,7 @@ std::uint32_t field_offset(const type_table& t, std::uint32_t i) noexcept
 /// largest float plus half its last step.
 constexpr double float_overflow = 0x1.ffffffp127;
 
-[[gnu::cold, gnu::noinline]] bool does_not_fit(save_read_stream& stream, std::size_t start, std::string_view why)
+BITREP_COLD BITREP_NOINLINE bool does_not_fit(save_read_stream& stream, std::size_t start, std::string_view why)
 {
     return stream.fail(error::out_of_range, start, why);
 }
@@ -58,7 +59,7 @@ constexpr double float_overflow = 0x1.ffffffp127;
 /// Refuses a file's value whose enumerator, flag or alternative `name` the
 /// program's `what` does not have, saying how a renamed one is kept. The
 /// text is composed on the stack: a read path does not allocate to fail.
-[[gnu::cold, gnu::noinline]] bool name_not_in_program(save_read_stream& stream, std::size_t start,
+BITREP_COLD BITREP_NOINLINE bool name_not_in_program(save_read_stream& stream, std::size_t start,
                                                       std::string_view name, std::string_view what)
 {
     const bitrep::detail::status_text<status::max_detail_length + 1> text(
@@ -118,8 +119,8 @@ bool duration_scale(bitrep::detail::duration_period file, bitrep::detail::durati
     // (file.num / file.den) / (program.num / program.den)
     const std::uint64_t g1 = std::gcd(file.num, program.num);
     const std::uint64_t g2 = std::gcd(file.den, program.den);
-    if (__builtin_mul_overflow(file.num / g1, program.den / g2, &scale.num) ||
-        __builtin_mul_overflow(file.den / g2, program.num / g1, &scale.den))
+    if (bitrep::detail::mul_overflow(file.num / g1, program.den / g2, &scale.num) ||
+        bitrep::detail::mul_overflow(file.den / g2, program.num / g1, &scale.den))
         return false;
     const std::uint64_t g = std::gcd(scale.num, scale.den);
     scale.num /= g;
@@ -138,14 +139,14 @@ bool scale_integer(integer_value& value, bitrep::detail::duration_period scale) 
             return false;
         n /= static_cast<std::int64_t>(scale.den);
         std::int64_t result = 0;
-        if (__builtin_mul_overflow(n, static_cast<std::int64_t>(scale.num), &result))
+        if (bitrep::detail::mul_overflow(n, static_cast<std::int64_t>(scale.num), &result))
             return false;
         value.pattern = static_cast<std::uint64_t>(result);
         return true;
     }
     if (value.pattern % scale.den != 0)
         return false;
-    if (__builtin_mul_overflow(value.pattern / scale.den, scale.num, &value.pattern))
+    if (bitrep::detail::mul_overflow(value.pattern / scale.den, scale.num, &value.pattern))
         return false;
     value.is_signed = false; // not negative, whatever its top bit
     return true;

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include <bitrep/detail/portability.hpp>
+
 #include "server/connection.hpp"
 #include "server/scratch.hpp"
 #include "server/shared.hpp"
@@ -271,7 +273,7 @@ private:
     /// and reports each once. Runs only then, so its cost (an encoding of
     /// every entity) is paid only while some value is broken. Returns
     /// whether it found any.
-    [[gnu::cold]] bool mark_unsendable(connection& c, const void* state)
+    BITREP_COLD bool mark_unsendable(connection& c, const void* state)
     {
         forget_unsendable(c);
         struct context {

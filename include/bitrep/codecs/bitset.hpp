@@ -4,7 +4,7 @@
 #pragma once
 
 #include <bitrep/codec.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 
 #include <algorithm>
 #include <bitset>

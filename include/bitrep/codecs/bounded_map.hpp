@@ -8,7 +8,7 @@
 #include <bitrep/codecs/containers.hpp>
 #include <bitrep/codecs/tuple.hpp>
 #include <bitrep/detail/counts.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/status.hpp>
 
 #include <algorithm>

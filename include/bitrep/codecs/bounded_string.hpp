@@ -6,7 +6,7 @@
 
 #include <bitrep/annotations/bounded_string.hpp>
 #include <bitrep/codec.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/kinds/counts.hpp>
 #include <bitrep/wire/bits.hpp>
 

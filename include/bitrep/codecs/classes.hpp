@@ -10,7 +10,7 @@
 
 #include <bitrep/codec.hpp>
 #include <bitrep/codecs/unsupported.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/renames.hpp>
 #include <bitrep/wire/stream.hpp>
@@ -171,7 +171,7 @@ constexpr bool accept_fields()
 
 /// Takes the failure record, not the stream, so that the stream's address
 /// never escapes into this out-of-line cold path.
-[[gnu::cold, gnu::noinline]] inline void enter_field(failure_record& record, const reflect::field_id& id) noexcept
+BITREP_COLD BITREP_NOINLINE inline void enter_field(failure_record& record, const reflect::field_id& id) noexcept
 {
     if (id.is_base)
         return;

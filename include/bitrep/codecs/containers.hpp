@@ -5,7 +5,7 @@
 #include <bitrep/annotations/bounded_vector.hpp>
 #include <bitrep/codec.hpp>
 #include <bitrep/detail/counts.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/detail/resize.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/bits.hpp>

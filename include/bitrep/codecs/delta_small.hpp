@@ -3,7 +3,7 @@
 
 #include <bitrep/annotations/delta_small.hpp>
 #include <bitrep/codec.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 
 namespace bitrep {
 

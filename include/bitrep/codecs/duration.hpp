@@ -9,7 +9,7 @@
 #include <bitrep/annotations/duration.hpp>
 #include <bitrep/codec.hpp>
 #include <bitrep/detail/proxy_traits.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 
 #include <array>
 #include <charconv>

@@ -4,7 +4,7 @@
 #include <bitrep/annotations/entity_array.hpp>
 #include <bitrep/codec.hpp>
 #include <bitrep/codecs/containers.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 
 namespace bitrep {
 

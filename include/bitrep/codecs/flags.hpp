@@ -5,7 +5,7 @@
 #pragma once
 
 #include <bitrep/codec.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/kinds/flags.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/renames.hpp>

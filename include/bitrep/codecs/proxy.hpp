@@ -11,7 +11,7 @@
 #pragma once
 
 #include <bitrep/codec.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/detail/proxy_traits.hpp>
 
 #include <cstddef>

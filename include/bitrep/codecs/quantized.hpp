@@ -5,7 +5,7 @@
 
 #include <bitrep/annotations/quantized.hpp>
 #include <bitrep/codec.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/kinds/quantized.hpp>
 #include <bitrep/status.hpp>
 

@@ -3,7 +3,7 @@
 
 #include <bitrep/annotations/ranged.hpp>
 #include <bitrep/codec.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/kinds/ranged.hpp>
 
 #include <cstdint>

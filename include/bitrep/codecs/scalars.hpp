@@ -4,7 +4,7 @@
 
 #include <bitrep/codec.hpp>
 #include <bitrep/codecs/unsupported.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/kinds/enumeration.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/renames.hpp>

@@ -4,7 +4,7 @@
 
 #include <bitrep/codec.hpp>
 #include <bitrep/codecs/scalars.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/detail/with_index.hpp>
 #include <bitrep/failure_record.hpp>
 #include <bitrep/reflect.hpp>
@@ -114,7 +114,7 @@ BITREP_ALWAYS_INLINE auto& hold_alternative(Variant& value)
 
 /// A failure inside alternative I names it, e.g. `Pickup.item<Weapon>.damage`.
 template <class Alternative>
-[[gnu::cold]] inline void enter_alternative(failure_record& failure) noexcept
+BITREP_COLD inline void enter_alternative(failure_record& failure) noexcept
 {
     failure.enter_alternative(reflect::type_name<Alternative>());
 }

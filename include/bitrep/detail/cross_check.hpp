@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/engine/objects.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/serialize.hpp>
@@ -70,7 +71,7 @@ checked_encoding encode_for_check(const T& value, std::size_t capacity)
 /// The check itself: both encodings of `value` in streams of Scope, into
 /// room for the larger measure (the same for both unless they differ).
 template <scope Scope, class T>
-[[gnu::noinline]] void cross_check(const T& value)
+BITREP_NOINLINE void cross_check(const T& value)
 {
     failure_record failure;
     basic_measure_stream<Scope> measure(failure);

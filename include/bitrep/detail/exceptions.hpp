@@ -6,8 +6,4 @@
 // naming the form that returns a status instead.
 #pragma once
 
-#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
-#define BITREP_HAS_EXCEPTIONS 1
-#else
-#define BITREP_HAS_EXCEPTIONS 0
-#endif
+#include <bitrep/detail/portability.hpp> // BITREP_HAS_EXCEPTIONS

@@ -7,12 +7,12 @@
 
 #include <cstddef>
 
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 
 namespace bitrep::detail {
 
 template <class Container>
-[[gnu::noinline]] void resize_out_of_line(Container& container, std::size_t size)
+BITREP_NOINLINE void resize_out_of_line(Container& container, std::size_t size)
 {
     container.resize(size);
 }

@@ -7,7 +7,7 @@
 #include <type_traits>
 #include <utility>
 
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 
 namespace bitrep::detail {
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <bitrep/annotations/adapted.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/detail/working_object.hpp>
 #include <bitrep/engine/access.hpp>
 #include <bitrep/engine/kind_traits.hpp>
@@ -709,7 +710,7 @@ namespace detail {
 /// type's offsets instantiate one function rather than an accessor chain per
 /// field.
 template <class T>
-[[gnu::always_inline]] inline void field_addresses(T& object, const void** out) noexcept
+BITREP_FORCE_INLINE void field_addresses(T& object, const void** out) noexcept
 {
     if constexpr (reflect::described<T> && !bitrep::detail::std_tuple<T>) {
         using bases = reflect::detail::bases_of<T>;

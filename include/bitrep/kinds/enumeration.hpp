@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/bits.hpp>
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/status.hpp>
 
 namespace bitrep {

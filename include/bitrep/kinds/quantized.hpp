@@ -3,7 +3,7 @@
 // unless the annotation clamps.
 #pragma once
 
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/quantize.hpp>
 

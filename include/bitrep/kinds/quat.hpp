@@ -3,7 +3,7 @@
 #pragma once
 
 #include <bitrep/annotations/quat.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/quantize.hpp>
 
@@ -99,7 +99,7 @@ struct smallest_three_code {
 /// 0.4% of random rotations at 9 bits). Each step moves the offending
 /// component one quantum (one fixed point, see quantizer::settle) towards 0,
 /// which can only shrink it and grow the rebuilt largest, so this ends.
-[[gnu::cold, gnu::noinline]] inline void settle_largest(smallest_three_code& code, const quantizer& q) noexcept
+BITREP_COLD BITREP_NOINLINE inline void settle_largest(smallest_three_code& code, const quantizer& q) noexcept
 {
     const std::uint32_t zero = q.max_integer / 2; // max_integer is even: this quantum decodes to 0
     for (;;) {
@@ -145,7 +145,7 @@ BITREP_ALWAYS_INLINE smallest_three_code quanta_of(const smallest_three_parts& s
 /// Near a tie: replaces s's smaller components by the values of stable
 /// quanta. Those quanta are fixed points, so quantizing the values gives them
 /// back, and the writer sends them as it sends any other rotation.
-[[gnu::cold, gnu::noinline]] inline void settle_near_tie(smallest_three_parts& s, const quantizer& q) noexcept
+BITREP_COLD BITREP_NOINLINE inline void settle_near_tie(smallest_three_parts& s, const quantizer& q) noexcept
 {
     // A finer sufficient test first: each decoded component is within half a
     // quantum (and float rounding) of the one sent, so while max c^2 + sum

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/wire/bits.hpp>
 
 namespace bitrep {

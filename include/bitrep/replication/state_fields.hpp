@@ -8,7 +8,7 @@
 #include <utility>
 
 #include <bitrep/annotations/entity_array.hpp>
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/reflect.hpp>
 #include <bitrep/serialize.hpp>
 

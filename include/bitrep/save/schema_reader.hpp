@@ -9,6 +9,7 @@
 #include <bit>
 #include <cstdint>
 
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/save/schema_node.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/stream.hpp>
@@ -87,10 +88,10 @@ bool read_list_count(save_read_stream& stream, const schema_node& node, std::uin
 bool skip_value(save_read_stream& stream, const schema& tree, std::uint32_t index, walk_budget& budget);
 
 /// Names a file's field in a failure path: by name, else by position.
-[[gnu::cold]] void enter_schema_field(failure_record& record, const schema_node& field) noexcept;
+BITREP_COLD void enter_schema_field(failure_record& record, const schema_node& field) noexcept;
 
 /// Names a file's variant alternative in a failure path: `<Weapon>`, or
 /// `<#2>` for one without a name.
-[[gnu::cold]] void enter_schema_alternative(failure_record& record, const schema_node& alternative) noexcept;
+BITREP_COLD void enter_schema_alternative(failure_record& record, const schema_node& alternative) noexcept;
 
 } // namespace bitrep::detail

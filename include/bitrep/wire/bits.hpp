@@ -10,7 +10,7 @@
 #include <cstring>
 #include <span>
 
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 
 namespace bitrep {
 
@@ -36,16 +36,11 @@ namespace detail {
 // over a small array, cannot prove that guard and warns about the untaken
 // path (-Warray-bounds). Users build with -Werror too, so the false positive
 // is silenced here, at the one guarded store and the one guarded load.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Warray-bounds"
-#pragma GCC diagnostic ignored "-Wstringop-overread"
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-#endif
+BITREP_GUARDED_ACCESS_BEGIN
 inline void store_le32(std::uint8_t* out, std::uint32_t value) noexcept
 {
     if constexpr (std::endian::native == std::endian::big)
-        value = __builtin_bswap32(value);
+        value = byte_swap32(value);
     std::memcpy(out, &value, 4);
 }
 
@@ -54,12 +49,10 @@ inline std::uint32_t load_le32(const std::uint8_t* in) noexcept
     std::uint32_t value;
     std::memcpy(&value, in, 4);
     if constexpr (std::endian::native == std::endian::big)
-        value = __builtin_bswap32(value);
+        value = byte_swap32(value);
     return value;
 }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+BITREP_GUARDED_ACCESS_END
 
 /// The n <= 8 bytes at `bytes` as a little-endian word, loaded within those
 /// n bytes (two overlapping loads, or single bytes below four).

@@ -21,7 +21,7 @@
 #include <span>
 #include <vector>
 
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/status.hpp>
 #include <bitrep/wire/delta_ticks.hpp>
 #include <bitrep/wire/range_coder.hpp>

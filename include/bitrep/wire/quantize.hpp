@@ -7,30 +7,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/wire/bits.hpp>
 
 namespace bitrep::detail {
-
-/// Forces x to be materialised as a float32 value. bitrep's headers are
-/// compiled with the user's flags; under -ffp-contract=fast (GCC's
-/// default in GNU mode) with FMA hardware, `p = n * m; s = p + 0.5f` would be
-/// fused into one rounding and change the wire. An empty asm that claims to
-/// modify x is a fusion barrier that costs no instruction.
-template <class Real>
-    requires std::is_floating_point_v<Real>
-BITREP_ALWAYS_INLINE Real keep_rounded(Real x) noexcept
-{
-#if defined(__GNUC__) && defined(__x86_64__)
-    asm("" : "+x"(x));
-#elif defined(__GNUC__) && defined(__aarch64__)
-    asm("" : "+w"(x));
-#else
-    volatile Real stored = x;
-    x = stored;
-#endif
-    return x;
-}
 
 /// Largest float32 below 2^32: the cap on the number of quanta.
 inline constexpr float max_quanta = 4294967040.0f;
@@ -136,7 +116,7 @@ struct quantizer {
     /// The fixed point q settles on under q -> quantize(dequantize(q)). That
     /// map is monotone (each rounding step is), so from any q its iterates
     /// move one way only, within [0, max_integer], and stop.
-    [[gnu::noinline]] std::uint32_t settle(std::uint32_t q) const noexcept
+    BITREP_NOINLINE std::uint32_t settle(std::uint32_t q) const noexcept
     {
         for (std::uint32_t next = quantize(dequantize(q)); next != q; next = quantize(dequantize(q)))
             q = next;

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <span>
 
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 
 namespace bitrep::detail {
 

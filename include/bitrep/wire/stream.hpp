@@ -12,7 +12,7 @@
 #include <span>
 #include <string>
 
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/detail/resize.hpp>
 #include <bitrep/failure_record.hpp>
 #include <bitrep/status.hpp>
@@ -392,7 +392,7 @@ protected:
         return w;
     }
 
-    [[gnu::noinline]] static bool valid_utf8(const unsigned char* bytes, std::size_t size) noexcept
+    BITREP_NOINLINE static bool valid_utf8(const unsigned char* bytes, std::size_t size) noexcept
     {
         return detail::is_valid_utf8(bytes, size);
     }

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <bitrep/detail/portability.hpp>
+
 #include "shared.hpp"
 
 namespace bitrep::replication::server_side {
@@ -208,7 +210,7 @@ private:
     const server_shared* s_;
 
     /// Room for more candidates.
-    [[gnu::noinline]] void grow()
+    BITREP_NOINLINE void grow()
     {
         const std::size_t size = std::max<std::size_t>(64, candidates.size() * 2);
         candidates.resize(size);

@@ -11,6 +11,7 @@
 
 #include "connection.hpp"
 #include "scratch.hpp"
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/engine/delta_cost.hpp>
 
 namespace bitrep::replication::server_side {
@@ -91,7 +92,7 @@ private:
     /// relevancy or a value that cannot be encoded makes the target differ
     /// per client). A slot whose target equals the baseline's value on the
     /// wire takes the target's ref, so it is not compared again.
-    [[gnu::noinline]] void collect_shared_candidates(const entity_array_layout& array)
+    BITREP_NOINLINE void collect_shared_candidates(const entity_array_layout& array)
     {
         const std::size_t first = array.first_slot;
         const std::size_t capacity = array.capacity;

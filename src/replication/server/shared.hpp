@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include <bitrep/detail/inline.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/engine/delta.hpp>
 #include <bitrep/replication/protocol.hpp>
 #include <bitrep/replication/state_layout.hpp>
