@@ -231,14 +231,20 @@ struct field_entry {
     /// decodes it (std::pair<K, V>, or K); proxy: the wire type.
     const field_entry* element = nullptr;
     std::uint32_t stride = 0;
-    const container_access* container = nullptr;
-    const bit_vector_access* bits = nullptr;
-    const bitset_access* bitset = nullptr;
-    const optional_access* maybe = nullptr;
-    const variant_access* variant = nullptr;
-    const map_access* map = nullptr;
-    const proxy_access* proxy = nullptr;
-    const codec_access* codec = nullptr;
+    /// How the engine reaches into the kind's C++ object (a std::vector's
+    /// elements, a std::optional's value, ...): the member its kind names,
+    /// none for the kinds whose object the engine reads as it lies.
+    union {
+        const void* no_access = nullptr; // boolean to quat, string, array, structure
+        const container_access* container; // vector
+        const bit_vector_access* bits;     // bit_vector
+        const bitset_access* bitset;       // bitset
+        const optional_access* maybe;      // optional
+        const variant_access* variant;     // variant
+        const map_access* map;             // map
+        const proxy_access* proxy;         // proxy
+        const codec_access* codec;         // codec
+    };
     /// What a save file's schema needs beyond the above (nullptr: nothing).
     const schema_info* schema = nullptr;
     /// The coded streams' model slots the value's delta uses (coded_stream.hpp):
