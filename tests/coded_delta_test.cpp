@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/quat_frame.hpp" // src/: the library's own, not installed
 #include "replication_world.hpp"
 
 #include <algorithm>

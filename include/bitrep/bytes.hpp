@@ -3,7 +3,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <type_traits>
 #include <vector>
@@ -313,9 +312,15 @@ status from_bytes_by(std::span<const std::uint8_t> bytes, T& out)
         return result;
     } else {
         // On the heap: a T with containers may be large for a stack.
-        const auto working = std::make_unique<T>();
+        struct on_heap {
+            T* object = new T();
+            on_heap() = default;
+            on_heap(const on_heap&) = delete;
+            on_heap& operator=(const on_heap&) = delete;
+            ~on_heap() { delete object; }
+        } working;
         engine::exchange_steps unused;
-        return decode_and_exchange<Path>(bytes, *working, out, unused);
+        return decode_and_exchange<Path>(bytes, *working.object, out, unused);
     }
 }
 } // namespace detail

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include <bitrep/quat_code.hpp>
+#include "quat_frame.hpp"
 
 #include "delta_walk.hpp"
 

@@ -2,7 +2,6 @@
 // index is the entity's id on the wire and in replication.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cassert>
 #include <concepts>
@@ -154,7 +153,7 @@ public:
             return;
         slots_[id].reset();
         --size_;
-        next_free_ = std::min(next_free_, id);
+        next_free_ = id < next_free_ ? id : next_free_;
     }
     void clear() noexcept
     {

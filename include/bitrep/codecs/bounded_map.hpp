@@ -15,8 +15,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <memory>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -103,7 +101,7 @@ void sort_entries(const T& value, Pointer* sorted)
     using entry = typename traits::entry;
     Pointer* end = sorted;
     for (const auto& e : traits::entries(value))
-        *end++ = std::addressof(e);
+        *end++ = bitrep::detail::address_of(e);
     if constexpr (keys_ordered<T>() && !iterates_in_key_order<typename traits::container>)
         std::sort(sorted, end, [](Pointer a, Pointer b) {
             return traits::key_of(*static_cast<const entry*>(a)) < traits::key_of(*static_cast<const entry*>(b));

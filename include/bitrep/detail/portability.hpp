@@ -118,6 +118,19 @@ constexpr std::uint32_t byte_swap32(std::uint32_t value) noexcept
 #endif
 }
 
+/// The address of object, even where its class overloads unary `&`
+/// (std::addressof without <memory>, whose std::unique_ptr brings <ostream>
+/// into every file that includes bitrep in C++20 with libstdc++ 12).
+template <class T>
+constexpr T* address_of(T& object) noexcept
+{
+#if defined(__GNUC__)
+    return __builtin_addressof(object);
+#else
+    return reinterpret_cast<T*>(&const_cast<char&>(reinterpret_cast<const volatile char&>(object)));
+#endif
+}
+
 /// *result = a * b; true if the exact product does not fit (then *result is
 /// the product wrapped, as the compilers' builtin leaves it).
 template <class Int>

@@ -7,7 +7,6 @@
 #include <bitset>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include <bitrep/annotations/entity_array.hpp>
+#include <bitrep/detail/portability.hpp>
 #include <bitrep/detail/proxy_traits.hpp>
 #include <bitrep/wire/coded_stream.hpp>
 #include <bitrep/engine/in_place.hpp>
@@ -154,7 +154,7 @@ const void* keyed_find(const void* m, const void* entry)
 {
     const auto& entries = keyed<T>::entries(*static_cast<const T*>(m));
     const auto it = entries.find(key_of_stored<T>(entry));
-    return it == entries.end() ? nullptr : std::addressof(*it);
+    return it == entries.end() ? nullptr : bitrep::detail::address_of(*it);
 }
 template <class T>
 void keyed_erase(void* m, const void* entry)
